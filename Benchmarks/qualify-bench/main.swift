@@ -1,0 +1,173 @@
+// `make bench`: speed figures of the harness, printed with their targets. Nothing here
+// asserts; the numbers are for reading and for comparing runs.
+import Artifacts
+import CCurl
+import CMicroHTTPD
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+import QualifyCrypto
+
+func median(_ samples: [TimeInterval]) -> TimeInterval {
+  let sorted = samples.sorted()
+  return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func measure(iterations: Int, warmup: Int = 20, _ body: () throws -> Void) rethrows
+  -> [TimeInterval]
+{
+  for _ in 0..<warmup { try body() }
+  var samples: [TimeInterval] = []
+  samples.reserveCapacity(iterations)
+  for _ in 0..<iterations {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    samples.append(TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+  }
+  return samples
+}
+
+func line(_ name: String, _ value: String, _ note: String = "") {
+  print(
+    name.padding(toLength: 46, withPad: " ", startingAt: 0)
+      + value.padding(toLength: 14, withPad: " ", startingAt: 0) + note)
+}
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .deletingLastPathComponent()
+  .deletingLastPathComponent().path
+let authority = try CertificateAuthority(commonName: "bench CA")
+let credentials = try authority.credentials(for: ["api.bench"])
+
+// MARK: Baseline: bare libmicrohttpd + libcurl, keep-alive HTTPS, no recording.
+
+let bareHandler: MHD_AccessHandlerCallback = { _, connection, _, _, _, _, uploadSize, context in
+  guard let context else { return .NO }
+  if context.pointee == nil {
+    context.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+    return .YES
+  }
+  if let uploadSize, uploadSize.pointee > 0 {
+    uploadSize.pointee = 0
+    return .YES
+  }
+  let body: StaticString = "{\"status\":\"ok\"}"
+  let response = MHD_create_response_from_buffer(
+    body.utf8CodeUnitCount, UnsafeMutableRawPointer(mutating: body.utf8Start), .RESPMEM_PERSISTENT)
+  defer { MHD_destroy_response(response) }
+  return MHD_queue_response(connection, 200, response)
+}
+var address = sockaddr_in()
+address.sin_family = sa_family_t(AF_INET)
+address.sin_addr.s_addr = inet_addr("127.0.0.1")
+let keyCopy = strdup(credentials.privateKeyPEM)
+let certCopy = strdup(credentials.certificatePEM)
+let uriLogger: CMHD_uri_logger = { _, _, _ in nil }
+let completed: MHD_RequestCompletedCallback = { _, _, _, _ in }
+let bareDaemon = withUnsafePointer(to: &address) {
+  CMHD_start_daemon(
+    UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
+      | UInt32(MHD_USE_TLS.rawValue),
+    $0, bareHandler, nil, uriLogger, nil, completed, nil, keyCopy, certCopy, 32 * 1024, 30)
+}
+guard let bareDaemon else { fatalError("the baseline daemon did not start") }
+let barePort = CMHD_daemon_port(bareDaemon)
+curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+guard let curl = curl_easy_init() else { fatalError("curl_easy_init") }
+let sink: CCurl_data_callback = { _, size, count, _ in size * count }
+var caBytes = Array(authority.certificatePEM.utf8)
+let resolve = curl_slist_append(nil, "api.bench:443:127.0.0.1:\(barePort)")
+caBytes.withUnsafeMutableBytes { raw in
+  var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+  _ = CCurl_easy_setopt_blob(curl, CURLOPT_CAINFO_BLOB, &blob)
+}
+_ = CCurl_easy_setopt_slist(curl, CURLOPT_CONNECT_TO, resolve)
+_ = CCurl_easy_setopt_string(curl, CURLOPT_URL, "https://api.bench/health")
+_ = CCurl_easy_setopt_data_callback(curl, CURLOPT_WRITEFUNCTION, sink)
+_ = CCurl_easy_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
+let bare = measure(iterations: 2000) {
+  guard curl_easy_perform(curl) == CURLE_OK else { fatalError("baseline request failed") }
+}
+
+// MARK: qualify's server and client, recording every exchange as evidence.
+
+let server = try HTTPServer(
+  handler: ClosureHandler { _ in .json(["status": "ok"]) }, tls: credentials)
+let client = try HTTPClient(
+  configuration: .init(
+    trustedCertificatesPEM: authority.certificatePEM, origins: ["api.bench:443": server.port]))
+let redactor = Redactor()
+let log = EvidenceLog()
+client.onExchange { exchange in
+  log.append(exchange.evidence(source: "bench", redactor: redactor, time: VirtualClock.epoch))
+}
+let ours = measure(iterations: 2000) {
+  guard client.send(ClientRequest(url: "https://api.bench/health")).response?.status == 200 else {
+    fatalError("request failed")
+  }
+}
+
+// MARK: A fresh stack per scenario.
+
+let app = try AppRepository(directory: packageRoot + "/Scenarios/apps/messages")
+guard let build = try app.builds(for: .prod)[.ios] else {
+  fatalError("the sample app has no iOS build")
+}
+let material = try StackMaterial(hosts: try StackTopology(build: build).secureHosts)
+let stackStarts = try measure(iterations: 200, warmup: 10) {
+  let context = StackContext(
+    clock: VirtualClock(), random: RandomSource(seed: 1), evidence: EvidenceLog(),
+    redactor: redactor,
+    channel: .prod, behaviours: StackBehaviours())
+  let stack = try Stack(build: build, material: material, context: context)
+  stack.stop()
+}
+
+// MARK: The whole run, as `make qualify` runs it (release build).
+
+func wholeRun(_ arguments: [String]) throws -> TimeInterval {
+  let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "qualify-bench-\(UUID().uuidString.prefix(6))")
+  try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: scratch) }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: packageRoot + "/.build/release/qualify")
+  process.arguments =
+    arguments + [
+      "--scenarios", packageRoot + "/Scenarios", "--app", packageRoot + "/Scenarios/apps/messages",
+      "--seed", "1",
+    ]
+  process.currentDirectoryURL = scratch
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  let start = Date()
+  try process.run()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    fatalError("qualify \(arguments) exited \(process.terminationStatus)")
+  }
+  return Date().timeIntervalSince(start)
+}
+let runs = try (0..<5).map { _ in try wholeRun(["--channel", "prod"]) }
+
+// MARK: Report
+
+let bareMedian = median(bare)
+let oursMedian = median(ours)
+print("qualify bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, release build\n")
+line("measure", "median", "target / ratio")
+line("HTTPS round trip, bare MHD + libcurl", Durations.format(bareMedian), "(baseline, keep-alive)")
+line(
+  "HTTPS round trip, qualify client + server", Durations.format(oursMedian),
+  String(format: "%.2f× baseline (target ≤ 3×)", oursMedian / bareMedian))
+line(
+  "fresh stack for one scenario (start + stop)", Durations.format(median(stackStarts)),
+  "target < 5ms")
+line(
+  "whole run, qualify --channel prod", Durations.format(median(runs)),
+  "wall time, median of \(runs.count)")
+MHD_stop_daemon(bareDaemon)
+curl_easy_cleanup(curl)
+curl_slist_free_all(resolve)
+server.stop()

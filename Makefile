@@ -1,0 +1,45 @@
+# qualify — release qualification harness.
+# `make qualify` and `make test` each install what they need (Debian -dev packages) first.
+
+SWIFT ?= swift
+# The C libraries the package wraps, and pkg-config to find them.
+BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev
+# What the tests drive besides the package: the real browser for the HTML report, and
+# Python's `cryptography` for the independent OIDC and Capgo implementations.
+TEST_DEPS = chromium python3-cryptography
+
+ARGS ?=
+
+.PHONY: deps test-deps build qualify test bench lint format clean
+
+deps:
+	@./scripts/apt-install $(BUILD_DEPS)
+
+test-deps: deps
+	@./scripts/apt-install $(TEST_DEPS)
+
+build: deps
+	$(SWIFT) build
+
+# The main job: qualify the bundled sample app on the prod channel against the embedded stack.
+qualify: build
+	.build/debug/qualify --channel prod $(ARGS)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Speed and memory figures (release build); prints medians and ratios, asserts nothing.
+bench: deps
+	$(SWIFT) build -c release --product qualify
+	$(SWIFT) build -c release --product qualify-bench
+	.build/release/qualify-bench
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Benchmarks Package.swift
+
+clean:
+	rm -rf .build Reports/runs Reports/latest.html Reports/qualify.sqlite*

@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+// qualify — release qualification harness for Capacitor-style WebView shells.
+// No outside Swift package: the toolchain plus Debian's C libraries, each wrapped as a
+// system-library target (see docs/architecture.md).
+import PackageDescription
+
+let package = Package(
+  name: "qualify",
+  products: [
+    .executable(name: "qualify", targets: ["qualify"])
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(
+      name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+    .target(name: "QualifyCore"),
+    .target(name: "QualifyCrypto", dependencies: ["COpenSSL", "QualifyCore"]),
+    .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD", "QualifyCrypto", "QualifyCore"]),
+    .target(name: "Artifacts", dependencies: ["QualifyCore"]),
+    .target(
+      name: "MockStack", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "QualifyCore"]),
+    .target(name: "Devices", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "QualifyCore"]),
+    .target(
+      name: "Scenarios",
+      dependencies: ["MockStack", "Devices", "Artifacts", "HTTP", "QualifyCrypto", "QualifyCore"]),
+    .target(name: "Results", dependencies: ["CSQLite", "Scenarios", "QualifyCore"]),
+    .executableTarget(
+      name: "qualify",
+      dependencies: [
+        "Results", "Scenarios", "MockStack", "Devices", "Artifacts", "HTTP", "QualifyCrypto",
+        "QualifyCore",
+      ]),
+    .executableTarget(
+      name: "qualify-bench",
+      dependencies: [
+        "Scenarios", "MockStack", "HTTP", "QualifyCrypto", "QualifyCore", "CCurl", "CMicroHTTPD",
+      ],
+      path: "Benchmarks/qualify-bench"),
+
+    .target(
+      name: "QualifyTestSupport",
+      dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"],
+      path: "Tests/QualifyTestSupport"),
+    .testTarget(name: "QualifyCoreTests", dependencies: ["QualifyCore"]),
+    .testTarget(name: "QualifyCryptoTests", dependencies: ["QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "QualifyTestSupport"]),
+    .testTarget(name: "MockStackTests", dependencies: ["MockStack", "QualifyTestSupport"]),
+    .testTarget(
+      name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),
+    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "QualifyTestSupport"]),
+    .testTarget(name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"]),
+    .testTarget(
+      name: "QualifyCLITests", dependencies: ["qualify", "Results", "QualifyTestSupport"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

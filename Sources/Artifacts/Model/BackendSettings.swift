@@ -1,0 +1,107 @@
+import Foundation
+import QualifyCore
+
+/// The mobile-relevant backend settings of one channel, read from its env files.
+public struct BackendSettings: Sendable {
+  public var env: EnvLayers
+
+  public init(env: EnvLayers) {
+    self.env = env
+  }
+
+  /// `MOBILE_AUTH_CALLBACK_SCHEMES`: a JSON list; empty disables mobile login.
+  public var callbackSchemes: [String] {
+    guard let raw = env["MOBILE_AUTH_CALLBACK_SCHEMES"] else { return [] }
+    return BackendSettings.list(raw)
+  }
+
+  /// `MOBILE_AUTH_TOKEN_TTL` in seconds (default 60).
+  public var tokenTTL: TimeInterval { env["MOBILE_AUTH_TOKEN_TTL"].flatMap(Double.init) ?? 60 }
+
+  /// `SESSION_COOKIE_AGE` in seconds (Django's default: 12 h here, as seed 000 says).
+  public var sessionAge: TimeInterval { env["SESSION_COOKIE_AGE"].flatMap(Double.init) ?? 43_200 }
+
+  public var appId: String? { env["MOBILE_APP_ID"] }
+
+  /// `MOBILE_OTA_MANIFEST_URL`, served through `/config`; unset disables OTA.
+  public var otaManifestURL: String? {
+    env["MOBILE_OTA_MANIFEST_URL"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  public var oidcAuthorizationEndpoint: String? { env["OIDC_OP_AUTHORIZATION_ENDPOINT"] }
+  public var oidcTokenEndpoint: String? { env["OIDC_OP_TOKEN_ENDPOINT"] }
+  public var oidcJWKSEndpoint: String? { env["OIDC_OP_JWKS_ENDPOINT"] }
+  public var oidcUserinfoEndpoint: String? { env["OIDC_OP_USER_ENDPOINT"] }
+  public var oidcLogoutEndpoint: String? { env["OIDC_OP_LOGOUT_ENDPOINT"] }
+  public var oidcClientId: String? { env["OIDC_RP_CLIENT_ID"] }
+  public var oidcClientSecret: String? { env["OIDC_RP_CLIENT_SECRET"] }
+
+  /// `OIDC_AUTH_REQUEST_EXTRA_PARAMS` (JSON object), e.g. `{"acr_values": "eidas1"}`.
+  public var oidcExtraParams: [String: String] {
+    guard let raw = env["OIDC_AUTH_REQUEST_EXTRA_PARAMS"],
+      let object = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any]
+    else { return [:] }
+    return object.compactMapValues { "\($0)" }
+  }
+
+  /// `CSRF_TRUSTED_ORIGINS`: comma-separated or a JSON list.
+  public var csrfTrustedOrigins: [String] {
+    env["CSRF_TRUSTED_ORIGINS"].map(BackendSettings.list) ?? []
+  }
+
+  public var pushEnabled: Bool { BackendSettings.flag(env["PUSH_ENABLED"]) ?? false }
+  public var apnsUseSandbox: Bool? { BackendSettings.flag(env["PUSH_APNS_USE_SANDBOX"]) }
+  public var apnsBundleId: String? { env["PUSH_APNS_BUNDLE_ID"] }
+  public var fcmProjectId: String? { env["PUSH_FCM_PROJECT_ID"] }
+
+  /// A Django-style boolean (`True`, `1`, `yes`, `on`).
+  public static func flag(_ raw: String?) -> Bool? {
+    guard let raw else { return nil }
+    switch raw.lowercased() {
+    case "1", "true", "yes", "on": return true
+    case "0", "false", "no", "off", "": return false
+    default: return nil
+    }
+  }
+
+  /// A JSON list, or comma-separated values.
+  public static func list(_ raw: String) -> [String] {
+    let trimmed = raw.trimmingCharacters(in: .whitespaces)
+    if trimmed.hasPrefix("["),
+      let array = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [Any]
+    {
+      return array.map { "\($0)" }
+    }
+    return trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+  }
+}
+
+/// What the mock IdP takes from a Keycloak realm export.
+public struct RealmSettings: Sendable {
+  public struct Client: Sendable {
+    public var clientId: String
+    public var secret: String?
+    public var redirectURIs: [String]
+    public var postLogoutRedirectURIs: [String]
+    /// `acr.loa.map`: ACR value → level of assurance; empty forces re-authentication.
+    public var acrLevels: [String: Int]
+    public var acrMapLine: Int?
+  }
+
+  public struct User: Sendable {
+    public var username: String
+    public var password: String
+    public var email: String?
+    public var firstName: String?
+    public var lastName: String?
+  }
+
+  public var file: String
+  public var realm: String
+  public var rememberMe: Bool
+  public var clients: [Client]
+  public var users: [User]
+
+  public func client(_ id: String) -> Client? { clients.first { $0.clientId == id } }
+}

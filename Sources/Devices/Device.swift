@@ -1,0 +1,79 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+
+/// A simulated phone: a platform, its system browser and the system cookie store that
+/// browser shares between apps (Safari's on iOS, Chrome's on Android).
+public final class Device: @unchecked Sendable {
+  public let name: String
+  public let platform: Platform
+  public let environment: DeviceEnvironment
+  /// The system browser's cookie store (shared across apps where the browser kind shares it).
+  public let systemCookies: CookieJar
+  /// Whether Google Play services are installed (Android): without them Custom Tabs are
+  /// unavailable and the auth flow falls back to an isolated WebView.
+  public let hasPlayServices: Bool
+  public private(set) var apps: [App] = []
+
+  public init(
+    name: String, platform: Platform, hasPlayServices: Bool = true, environment: DeviceEnvironment
+  ) {
+    self.name = name
+    self.platform = platform
+    self.hasPlayServices = hasPlayServices
+    self.environment = environment
+    systemCookies = CookieJar(clock: environment.clock)
+  }
+
+  /// Installs `build` on this device.
+  @discardableResult
+  public func install(_ build: AppBuild, name: String? = nil, behaviours: ShellBehaviours) throws
+    -> App
+  {
+    let app = try App(name: name ?? build.name, build: build, device: self, behaviours: behaviours)
+    apps.append(app)
+    return app
+  }
+}
+
+/// A simulated app on a device: its build, native HTTP stack, local storage.
+public final class App: @unchecked Sendable {
+  public let name: String
+  public let build: AppBuild
+  public unowned let device: Device
+  public let native: NativeHTTPStack
+  public let behaviours: ShellBehaviours
+  /// WebView `localStorage` (the cached CSRF token lives here).
+  public var localStorage: [String: String] = [:]
+
+  init(name: String, build: AppBuild, device: Device, behaviours: ShellBehaviours) throws {
+    self.name = name
+    self.build = build
+    self.device = device
+    self.behaviours = behaviours
+    native = try NativeHTTPStack(
+      source: "\(device.platform.rawValue)/\(name)",
+      policy: TransportPolicy(build: build, behaviours: behaviours), environment: device.environment
+    )
+  }
+
+  /// The API origin the build calls.
+  public var apiOrigin: Origin? { Origin(url: build.frontend.apiOrigin.value) }
+
+  /// Resolves `pathOrURL` against the API origin; `scheme` forces http or https.
+  public func apiURL(_ pathOrURL: String, scheme: String? = nil) -> String {
+    if pathOrURL.contains("://") { return pathOrURL }
+    guard var origin = apiOrigin else { return pathOrURL }
+    if let scheme, scheme != origin.scheme {
+      origin = Origin(
+        scheme: scheme, host: origin.host, port: origin.hasDefaultPort ? nil : origin.port)
+    }
+    return origin.url(pathOrURL)
+  }
+
+  /// `GET /api/v1.0/config/` through the native stack, as `bootstrap.tsx` does.
+  public func fetchConfig() -> NativeHTTPStack.Result {
+    native.send(ClientRequest(url: apiURL("/api/v1.0/config/")))
+  }
+}

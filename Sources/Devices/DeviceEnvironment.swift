@@ -1,0 +1,49 @@
+import Foundation
+import HTTP
+import QualifyCore
+
+/// What every device of one world shares: time, randomness, the evidence log, and how to
+/// reach the stack.
+public final class DeviceEnvironment: @unchecked Sendable {
+  public let clock: VirtualClock
+  public let random: RandomSource
+  public let evidence: EvidenceLog
+  public let redactor: Redactor
+  /// The CA the devices trust (the run's test CA), nil for the system store.
+  public let trustedCertificatesPEM: String?
+  /// Public authority → loopback port.
+  public let origins: [String: UInt16]
+  public let allowsOutsideOrigins: Bool
+  public let requestTimeout: TimeInterval
+
+  public init(
+    clock: VirtualClock, random: RandomSource, evidence: EvidenceLog, redactor: Redactor,
+    trustedCertificatesPEM: String?, origins: [String: UInt16], allowsOutsideOrigins: Bool = false,
+    requestTimeout: TimeInterval = 10
+  ) {
+    self.clock = clock
+    self.random = random
+    self.evidence = evidence
+    self.redactor = redactor
+    self.trustedCertificatesPEM = trustedCertificatesPEM
+    self.origins = origins
+    self.allowsOutsideOrigins = allowsOutsideOrigins
+    self.requestTimeout = requestTimeout
+  }
+
+  /// A fresh HTTP client (its own connection, as a separate network stack has).
+  public func makeClient(userAgent: String) throws -> HTTPClient {
+    try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: trustedCertificatesPEM, origins: origins,
+        allowsOutsideOrigins: allowsOutsideOrigins, timeout: requestTimeout, userAgent: userAgent))
+  }
+
+  /// Records a decision of a shell component.
+  public func decision(_ source: String, _ summary: String, detail: String = "") {
+    evidence.append(
+      Evidence(
+        kind: .decision, source: source, summary: redactor.redact(summary),
+        detail: redactor.redact(detail), time: clock.now))
+  }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HTTP
+import QualifyCore
+
+/// The app's native HTTP stack (CapacitorHttp): its own cookie jar, the platform's transport
+/// policy, every exchange recorded.
+public final class NativeHTTPStack: @unchecked Sendable {
+  /// What happened to a request.
+  public enum Result: Sendable {
+    /// The platform refused to send it (no packet left the device).
+    case refused(String)
+    /// It was sent; the exchange may still carry a transport error.
+    case sent(HTTPExchange)
+  }
+
+  public let jar: CookieJar
+  public let policy: TransportPolicy
+  let client: HTTPClient
+  let environment: DeviceEnvironment
+  let source: String
+
+  init(source: String, policy: TransportPolicy, environment: DeviceEnvironment) throws {
+    self.source = source
+    self.policy = policy
+    self.environment = environment
+    jar = CookieJar(clock: environment.clock)
+    client = try environment.makeClient(userAgent: "qualify-native/\(policy.platform.rawValue)")
+  }
+
+  /// Sends `request` with the jar's cookies and stores the response's cookies.
+  public func send(_ request: ClientRequest) -> Result {
+    if let reason = policy.refusal(for: request.url) {
+      environment.decision(source, "refused \(request.method) \(request.url): \(reason)")
+      return .refused(reason)
+    }
+    var outgoing = request
+    if let cookie = jar.header(for: request.url) { outgoing.headers.set("Cookie", cookie) }
+    let exchange = client.send(outgoing)
+    if let response = exchange.response {
+      jar.store(response.headers.values("Set-Cookie"), from: request.url)
+    }
+    environment.evidence.append(
+      exchange.evidence(source: source, redactor: environment.redactor, time: environment.clock.now)
+    )
+    return .sent(exchange)
+  }
+}

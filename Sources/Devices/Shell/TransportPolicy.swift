@@ -1,0 +1,40 @@
+import Artifacts
+import HTTP
+
+/// What the platform's network security lets the native HTTP stack reach, derived from the
+/// build as it ships (DESIGN.md fidelity rule 16): iOS App Transport Security from the
+/// shipped Info.plist, Android's cleartext policy from the manifest and Capacitor's
+/// `server.cleartext`.
+public struct TransportPolicy: Sendable {
+  public let platform: Platform
+  let transport: TransportSettings
+  let ignored: Bool
+
+  public init(build: AppBuild, behaviours: ShellBehaviours) {
+    platform = build.platform
+    transport = build.transport
+    ignored = behaviours.ignoresTransportPolicy
+  }
+
+  /// Why a request to `url` is refused before it leaves the device, or nil when allowed.
+  public func refusal(for url: String) -> String? {
+    guard !ignored, let origin = Origin(url: url), !origin.isSecure else { return nil }
+    switch platform {
+    case .ios:
+      if origin.isIPLiteral { return nil }  // ATS does not apply to IP literals.
+      if transport.allowsArbitraryLoads?.value == true { return nil }
+      if origin.isLocal, transport.allowsLocalNetworking?.value == true { return nil }
+      if transport.insecureExceptionDomains.contains(where: {
+        origin.host == $0.value || origin.host.hasSuffix("." + $0.value)
+      }) {
+        return nil
+      }
+      return
+        "App Transport Security has blocked a cleartext HTTP (http://) resource load to \(origin.hostHeader): the shipped Info.plist has no NSAppTransportSecurity exception for it"
+    case .android:
+      if transport.usesCleartextTraffic?.value == true { return nil }
+      return
+        "CLEARTEXT communication to \(origin.host) not permitted by network security policy (android:usesCleartextTraffic / server.cleartext not set)"
+    }
+  }
+}

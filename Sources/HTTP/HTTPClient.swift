@@ -1,0 +1,274 @@
+import CCurl
+import Foundation
+
+/// A request a simulated client sends.
+public struct ClientRequest: Sendable {
+  public var method: String
+  public var url: String
+  public var headers: HTTPHeaders
+  public var body: [UInt8]
+
+  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+  }
+}
+
+/// One request and what came back (or why nothing did), with its wall-clock cost.
+public struct HTTPExchange: Sendable {
+  public var request: ClientRequest
+  public var response: HTTPResponse?
+  public var error: HTTPClientError?
+  /// Seconds from the start of the transfer to its end, as libcurl measured it.
+  public var duration: TimeInterval
+}
+
+/// Why a request got no response.
+public struct HTTPClientError: Error, CustomStringConvertible, Sendable, Hashable {
+  public enum Kind: String, Sendable {
+    /// The URL's origin is not part of the stack under test and outside traffic is off.
+    case originNotInStack
+    /// The URL could not be parsed or uses a scheme the client does not speak.
+    case badURL
+    /// libcurl failed: connection refused, TLS verification failed, timeout, …
+    case transport
+  }
+
+  public var kind: Kind
+  public var message: String
+
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  public var description: String { message }
+}
+
+/// An HTTP(S) client over one libcurl easy handle: keep-alive, redirects never followed, the
+/// run's CA as its only trust anchor, every exchange recorded.
+///
+/// Redirects are returned, not followed, because the simulated browser must see every hop
+/// (a CSP `form-action` check, a custom-scheme hand-off, a cookie set on the way). Origins are
+/// mapped onto local ports (`messages.example:443` → `127.0.0.1:40123`) with
+/// `CURLOPT_CONNECT_TO`, so URLs, `Host` headers, SNI and certificates all carry the real
+/// names while nothing leaves loopback.
+public final class HTTPClient: @unchecked Sendable {
+  public struct Configuration: Sendable {
+    /// PEM of the CA certificates to trust; nil uses the system store (external stacks).
+    public var trustedCertificatesPEM: String?
+    /// `host:port` → loopback port.
+    public var origins: [String: UInt16]
+    /// Whether an origin missing from `origins` may be reached over the network.
+    public var allowsOutsideOrigins: Bool
+    /// Seconds before a request gives up.
+    public var timeout: TimeInterval
+    public var userAgent: String
+
+    public init(
+      trustedCertificatesPEM: String? = nil, origins: [String: UInt16] = [:],
+      allowsOutsideOrigins: Bool = false, timeout: TimeInterval = 10,
+      userAgent: String = "qualify"
+    ) {
+      self.trustedCertificatesPEM = trustedCertificatesPEM
+      self.origins = origins
+      self.allowsOutsideOrigins = allowsOutsideOrigins
+      self.timeout = timeout
+      self.userAgent = userAgent
+    }
+  }
+
+  private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+  public let configuration: Configuration
+  private let handle: UnsafeMutableRawPointer
+  private let lock = NSLock()
+  private var connectTo: UnsafeMutablePointer<curl_slist>?
+  private var observers: [(HTTPExchange) -> Void] = []
+
+  public init(configuration: Configuration) throws {
+    guard HTTPClient.globalInit, let handle = curl_easy_init() else {
+      throw HTTPClientError(.transport, "libcurl could not be initialised")
+    }
+    self.configuration = configuration
+    self.handle = handle
+    for (origin, port) in configuration.origins.sorted(by: { $0.key < $1.key }) {
+      let (host, originPort) = HTTPClient.split(origin)
+      connectTo = curl_slist_append(connectTo, "\(host):\(originPort):127.0.0.1:\(port)")
+    }
+  }
+
+  deinit {
+    curl_easy_cleanup(handle)
+    curl_slist_free_all(connectTo)
+  }
+
+  /// Calls `observer` with every exchange this client makes, failed ones included.
+  public func onExchange(_ observer: @escaping (HTTPExchange) -> Void) {
+    lock.lock()
+    observers.append(observer)
+    lock.unlock()
+  }
+
+  /// Sends `request` and returns the exchange; a transport failure is in `exchange.error`.
+  @discardableResult
+  public func send(_ request: ClientRequest) -> HTTPExchange {
+    lock.lock()
+    let exchange = perform(request)
+    let current = observers
+    lock.unlock()
+    for observer in current { observer(exchange) }
+    return exchange
+  }
+
+  /// Sends `request` and returns its response, throwing when there is none.
+  public func response(to request: ClientRequest) throws -> HTTPResponse {
+    let exchange = send(request)
+    if let error = exchange.error { throw error }
+    guard let response = exchange.response else {
+      throw HTTPClientError(.transport, "no response from \(request.url)")
+    }
+    return response
+  }
+
+  private func perform(_ request: ClientRequest) -> HTTPExchange {
+    func failed(_ error: HTTPClientError) -> HTTPExchange {
+      HTTPExchange(request: request, response: nil, error: error, duration: 0)
+    }
+    guard let components = URLComponents(string: request.url), let scheme = components.scheme,
+      let host = components.host, ["http", "https"].contains(scheme.lowercased())
+    else {
+      return failed(HTTPClientError(.badURL, "not an http(s) URL: \(request.url)"))
+    }
+    let port = components.port ?? (scheme.lowercased() == "https" ? 443 : 80)
+    let origin = "\(host.lowercased()):\(port)"
+    if !configuration.allowsOutsideOrigins && configuration.origins[origin] == nil {
+      return failed(
+        HTTPClientError(
+          .originNotInStack,
+          "\(scheme)://\(host):\(port) is not an origin of the stack under test; refusing to leave loopback"
+        ))
+    }
+
+    curl_easy_reset(handle)
+    let accumulator = ResponseAccumulator()
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    defer { curl_slist_free_all(headerList) }
+    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+    let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+      let h = handle
+      _ = CCurl_easy_setopt_string(h, CURLOPT_URL, request.url)
+      _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
+      _ = CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+      _ = CCurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+      _ = CCurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+      _ = CCurl_easy_setopt_long(
+        h, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
+      _ = CCurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000))
+      _ = CCurl_easy_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
+      _ = CCurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
+      if let connectTo { _ = CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo) }
+      if let pem = configuration.trustedCertificatesPEM {
+        var bytes = Array(pem.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+          var blob = curl_blob(
+            data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+          _ = CCurl_easy_setopt_blob(h, CURLOPT_CAINFO_BLOB, &blob)
+        }
+        _ = CCurl_easy_setopt_string(h, CURLOPT_CAPATH, nil)
+      }
+      switch request.method.uppercased() {
+      case "GET":
+        _ = CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+      case "HEAD":
+        _ = CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+      default:
+        _ = CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.uppercased())
+        _ = CCurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+        if request.body.isEmpty {
+          _ = CCurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
+        } else {
+          request.body.withUnsafeBytes { raw in
+            _ = CCurl_easy_setopt_pointer(
+              h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+          }
+        }
+      }
+      // libcurl adds these on its own; the caller's headers are the whole story.
+      var fields = request.headers.fields.map { "\($0.name): \($0.value)" }
+      if !request.headers.contains("Expect") { fields.append("Expect:") }
+      if !request.headers.contains("Content-Type") && !request.body.isEmpty {
+        fields.append("Content-Type:")
+      }
+      if !request.headers.contains("Accept") { fields.append("Accept: */*") }
+      for field in fields { headerList = curl_slist_append(headerList, field) }
+      _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, headerList)
+
+      let context = Unmanaged.passUnretained(accumulator).toOpaque()
+      _ = CCurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, HTTPClient.writeBody)
+      _ = CCurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, context)
+      _ = CCurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, HTTPClient.writeHeader)
+      _ = CCurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, context)
+      return withExtendedLifetime(accumulator) { curl_easy_perform(h) }
+    }
+
+    var totalMicroseconds: curl_off_t = 0
+    _ = CCurl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &totalMicroseconds)
+    let duration = TimeInterval(totalMicroseconds) / 1_000_000
+    guard code == CURLE_OK else {
+      let detail = String(cString: errorBuffer)
+      let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+      return HTTPExchange(
+        request: request, response: nil,
+        error: HTTPClientError(.transport, "\(request.method) \(request.url): \(reason)"),
+        duration: duration)
+    }
+    var status = 0
+    _ = CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+    return HTTPExchange(
+      request: request,
+      response: HTTPResponse(status: status, headers: accumulator.headers, body: accumulator.body),
+      error: nil, duration: duration)
+  }
+
+  static func split(_ origin: String) -> (String, String) {
+    guard let colon = origin.lastIndex(of: ":") else { return (origin, "443") }
+    return (String(origin[..<colon]), String(origin[origin.index(after: colon)...]))
+  }
+
+  private static let writeBody: CCurl_data_callback = { pointer, size, count, context in
+    guard let pointer, let context else { return 0 }
+    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      accumulator.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+    }
+    return length
+  }
+
+  private static let writeHeader: CCurl_data_callback = { pointer, size, count, context in
+    guard let pointer, let context else { return 0 }
+    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }.trimmingCharacters(in: .newlines)
+    if line.hasPrefix("HTTP/") {
+      // A new status line (after a 100 Continue) starts a new header block.
+      accumulator.headers = HTTPHeaders()
+    } else if let colon = line.firstIndex(of: ":") {
+      let name = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      accumulator.headers.add(name, value)
+    }
+    return length
+  }
+}
+
+private final class ResponseAccumulator {
+  var headers = HTTPHeaders()
+  var body: [UInt8] = []
+}

@@ -1,0 +1,59 @@
+import Artifacts
+import HTTP
+
+/// Where each mock component lives, as the app's build and backend env say: the mocks take
+/// the app's real origins, so the URLs in evidence are the ones a release manager knows.
+public struct StackTopology: Sendable {
+  /// The backend the app calls (`NEXT_PUBLIC_API_ORIGIN`).
+  public var backend: Origin
+  /// The identity provider (from `OIDC_OP_AUTHORIZATION_ENDPOINT`).
+  public var identityProvider: Origin?
+  /// The OTA bucket (from `MOBILE_OTA_MANIFEST_URL`).
+  public var bucket: Origin?
+  /// The backend of the companion La Suite app used to prove cross-app SSO.
+  public var companionBackend: Origin
+  /// Apple's and Google's push gateways.
+  public static let apnsSandbox = Origin(scheme: "https", host: "api.sandbox.push.apple.com")
+  public static let apnsProduction = Origin(scheme: "https", host: "api.push.apple.com")
+  public static let fcm = Origin(scheme: "https", host: "fcm.googleapis.com")
+
+  public init(build: AppBuild) throws {
+    guard let backend = Origin(url: build.frontend.apiOrigin.value) else {
+      throw StackError(
+        "NEXT_PUBLIC_API_ORIGIN is not an http(s) origin: \(build.frontend.apiOrigin.value) (\(build.frontend.apiOrigin.origin))"
+      )
+    }
+    self.backend = backend
+    identityProvider = build.backend.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
+    bucket = build.backend.otaManifestURL.flatMap(Origin.init(url:))
+    companionBackend = StackTopology.companion(of: backend)
+  }
+
+  /// The companion app's backend: a sibling host on https, the next dev port on localhost.
+  static func companion(of backend: Origin) -> Origin {
+    if backend.isLocal {
+      return Origin(scheme: backend.scheme, host: backend.host, port: backend.port + 10)
+    }
+    return Origin(scheme: backend.scheme, host: "calendar." + backend.host, port: backend.port)
+  }
+
+  /// Every origin the stack serves.
+  public var origins: [Origin] {
+    var out = [
+      backend, companionBackend, StackTopology.apnsSandbox, StackTopology.apnsProduction,
+      StackTopology.fcm,
+    ]
+    if let identityProvider { out.append(identityProvider) }
+    if let bucket { out.append(bucket) }
+    return out
+  }
+
+  /// Host names that need a certificate.
+  public var secureHosts: Set<String> { Set(origins.filter(\.isSecure).map(\.host)) }
+}
+
+/// The stack could not be built or started.
+public struct StackError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Removes secrets from text before it reaches the store, the report or the terminal.
+///
+/// Two nets, because either alone leaks: values of parameters, cookies, headers and JSON
+/// fields whose *name* is sensitive (`token=…`, `code_verifier`, `sessionid`, `Authorization`),
+/// and every secret the simulated world minted (registered as it is created), wherever it
+/// appears — inside a deep link, an HTML page or a log line. A redacted value keeps a short
+/// fingerprint (`[REDACTED:1a2b]`) so that an engineer can still see that the token in the
+/// deep link is the one the exchange sent, without seeing the token.
+public final class Redactor: @unchecked Sendable {
+  /// Names whose values are secrets wherever they appear (case-insensitive).
+  public static let sensitiveNames: Set<String> = [
+    "token", "code", "code_verifier", "verifier", "password", "client_secret", "secret",
+    "sessionid", "csrftoken", "csrf_token", "csrfmiddlewaretoken", "x-csrftoken", "id_token",
+    "access_token", "refresh_token", "authorization", "keycloak_identity",
+    "keycloak_identity_legacy", "keycloak_session", "auth_session_id", "form_token",
+    "private_key", "privatekey", "sessionkey", "id_token_hint", "login_token", "push_token",
+    "device_token", "mobile_ota_signing_private_key_b64",
+  ]
+
+  private let lock = NSLock()
+  private var secrets: Set<String> = []
+
+  public init() {}
+
+  /// Registers a value that must never be shown; values shorter than 8 characters are ignored
+  /// because they would also match innocent text.
+  public func register(_ secret: String) {
+    guard secret.count >= 8 else { return }
+    lock.lock()
+    secrets.insert(secret)
+    lock.unlock()
+  }
+
+  /// The marker that stands for `secret`: stable across a run, so equal secrets look equal.
+  public static func marker(for secret: String) -> String {
+    let fingerprint = String(SeededGenerator.fnv1a(secret) & 0xffff, radix: 16)
+    return "[REDACTED:\(String(repeating: "0", count: 4 - fingerprint.count))\(fingerprint)]"
+  }
+
+  /// `text` with every registered secret and every sensitive named value replaced.
+  public func redact(_ text: String) -> String {
+    lock.lock()
+    let known = secrets
+    lock.unlock()
+    var out = text
+    // Longest first, so a secret that contains another is replaced whole.
+    for secret in known.sorted(by: { $0.count > $1.count }) where out.contains(secret) {
+      out = out.replacingOccurrences(of: secret, with: Redactor.marker(for: secret))
+    }
+    return Redactor.redactNamedValues(out)
+  }
+
+  private static let pairPattern: NSRegularExpression? = try? NSRegularExpression(
+    pattern: #"(?i)(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)=([^&;\s"'<>,]+)"#)
+  private static let jsonPattern: NSRegularExpression? = try? NSRegularExpression(
+    pattern: #"(?i)"([A-Za-z0-9_-]+)"\s*:\s*"((?:[^"\\]|\\.)*)""#)
+  private static let headerPattern: NSRegularExpression? = try? NSRegularExpression(
+    pattern: #"(?im)^(authorization|x-csrftoken|proxy-authorization):[ \t]*(.+)$"#)
+
+  /// Replaces values of sensitive names in `name=value` pairs (queries, forms, cookies),
+  /// JSON string fields and credential headers.
+  static func redactNamedValues(_ text: String) -> String {
+    var out = text
+    for pattern in [pairPattern, jsonPattern, headerPattern].compactMap({ $0 }) {
+      out = replaceValues(in: out, pattern: pattern)
+    }
+    return out
+  }
+
+  private static func replaceValues(in text: String, pattern: NSRegularExpression) -> String {
+    let ns = text as NSString
+    let matches = pattern.matches(in: text, range: NSRange(location: 0, length: ns.length))
+    guard !matches.isEmpty else { return text }
+    var out = ""
+    var cursor = 0
+    for match in matches {
+      let name = ns.substring(with: match.range(at: 1)).lowercased()
+      let valueRange = match.range(at: 2)
+      let value = ns.substring(with: valueRange)
+      guard sensitiveNames.contains(name), !value.isEmpty, !value.hasPrefix("[REDACTED") else {
+        continue
+      }
+      out += ns.substring(with: NSRange(location: cursor, length: valueRange.location - cursor))
+      out += marker(for: value)
+      cursor = valueRange.location + valueRange.length
+    }
+    out += ns.substring(from: cursor)
+    return out
+  }
+}

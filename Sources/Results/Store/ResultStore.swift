@@ -1,0 +1,351 @@
+import Artifacts
+import Foundation
+import QualifyCore
+import Scenarios
+
+/// The SQLite results store (`Reports/qualify.sqlite`): runs, scenario results, steps,
+/// controls and evidence.
+///
+/// A run row is written as `running` before anything runs; each scenario result lands in
+/// one transaction; WAL keeps the file readable while a run writes and after a crash. A run
+/// left `running` by a process that is gone is marked `aborted` by the next invocation.
+public final class ResultStore: @unchecked Sendable {
+  let database: Database
+  static let schemaVersion = 1
+
+  /// Opens or creates the store at `path` (its directory is created when missing).
+  public init(path: String) throws {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    database = try Database(path: path)
+    try database.execute(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+    try migrate()
+  }
+
+  private func migrate() throws {
+    let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
+    if version >= Int64(ResultStore.schemaVersion) { return }
+    try database.inTransaction {
+      try database.execute(
+        """
+        CREATE TABLE IF NOT EXISTS runs (
+          id TEXT PRIMARY KEY,
+          started_at TEXT NOT NULL,
+          finished_at TEXT,
+          status TEXT NOT NULL,
+          channel TEXT NOT NULL,
+          app TEXT NOT NULL,
+          app_version TEXT,
+          seed TEXT NOT NULL,
+          filter TEXT,
+          platforms TEXT NOT NULL,
+          pid INTEGER NOT NULL,
+          host TEXT NOT NULL,
+          harness_version TEXT NOT NULL,
+          passed INTEGER NOT NULL DEFAULT 0,
+          failed INTEGER NOT NULL DEFAULT 0,
+          control_did_not_bite INTEGER NOT NULL DEFAULT 0,
+          error INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS scenario_results (
+          id INTEGER PRIMARY KEY,
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          scenario_id TEXT NOT NULL,
+          title TEXT NOT NULL,
+          file TEXT NOT NULL,
+          platform TEXT NOT NULL,
+          channel TEXT NOT NULL,
+          checklist TEXT NOT NULL,
+          tags TEXT NOT NULL,
+          verdict TEXT NOT NULL,
+          message TEXT NOT NULL,
+          duration REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS scenario_results_run ON scenario_results(run_id);
+        CREATE TABLE IF NOT EXISTS executions (
+          id INTEGER PRIMARY KEY,
+          result_id INTEGER NOT NULL REFERENCES scenario_results(id) ON DELETE CASCADE,
+          control TEXT,
+          mutations TEXT,
+          expected_step INTEGER,
+          because TEXT,
+          outcome TEXT,
+          message TEXT,
+          failed_step INTEGER,
+          is_error INTEGER NOT NULL,
+          duration REAL NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS steps (
+          execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+          idx INTEGER NOT NULL,
+          title TEXT NOT NULL,
+          status TEXT NOT NULL,
+          message TEXT,
+          duration REAL NOT NULL,
+          PRIMARY KEY (execution_id, idx)
+        );
+        CREATE TABLE IF NOT EXISTS evidence (
+          execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+          step_idx INTEGER NOT NULL,
+          seq INTEGER NOT NULL,
+          kind TEXT NOT NULL,
+          source TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          detail TEXT NOT NULL,
+          time TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS evidence_execution ON evidence(execution_id, step_idx, seq);
+        PRAGMA user_version = \(ResultStore.schemaVersion);
+        """)
+    }
+  }
+
+  static let timestamp: ISO8601DateFormatter = {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter
+  }()
+
+  public static func format(_ date: Date) -> String { timestamp.string(from: date) }
+  static func parse(_ text: String?) -> Date? { text.flatMap { timestamp.date(from: $0) } }
+
+  // MARK: Runs
+
+  /// Marks `running` runs of processes that no longer exist as `aborted`.
+  /// - Returns: the ids it marked.
+  @discardableResult
+  public func markAbandonedRuns() throws -> [String] {
+    let host = ProcessInfo.processInfo.hostName
+    let rows = try database.query("SELECT id, pid, host FROM runs WHERE status = 'running'")
+    var marked: [String] = []
+    for row in rows {
+      guard let id = row[0].text, let pid = row[1].integer else { continue }
+      let sameHost = row[2].text == host
+      // Another host's run cannot be checked; only this machine's dead processes are marked.
+      guard sameHost,
+        !ResultStore.isAlive(Int32(pid)) || Int32(pid) == ProcessInfo.processInfo.processIdentifier
+      else { continue }
+      try database.run(
+        "UPDATE runs SET status = 'aborted', finished_at = COALESCE(finished_at, ?) WHERE id = ? AND status = 'running'",
+        [.text(ResultStore.format(Date())), .text(id)])
+      marked.append(id)
+    }
+    return marked
+  }
+
+  static func isAlive(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
+  }
+
+  /// Writes the run row as `running`.
+  public func begin(_ run: RunRecord) throws {
+    try database.run(
+      """
+      INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version)
+      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """,
+      [
+        .text(run.id), .text(ResultStore.format(run.startedAt)), .text(run.channel.rawValue),
+        .text(run.app),
+        SQLValue(run.appVersion), .text(String(run.seed)), SQLValue(run.filter),
+        .text(run.platforms.map(\.rawValue).joined(separator: ",")), .integer(Int64(run.pid)),
+        .text(run.host),
+        .text(run.harnessVersion),
+      ])
+  }
+
+  /// Records one scenario result in a single transaction.
+  public func record(_ result: ScenarioResult, run: String) throws {
+    try database.inTransaction {
+      try database.run(
+        """
+        INSERT INTO scenario_results (run_id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .text(run), .text(result.scenarioID), .text(result.title), .text(result.file),
+          .text(result.platform.rawValue),
+          .text(result.channel.rawValue),
+          .text(result.checklist.map(String.init).joined(separator: ",")),
+          .text(result.tags.joined(separator: ",")), .text(result.verdict.rawValue),
+          .text(result.message),
+          .real(result.duration),
+        ])
+      let resultID = database.lastInsertID
+      try insert(result.check, resultID: resultID, control: nil)
+      for control in result.controls {
+        try insert(control.execution, resultID: resultID, control: control)
+      }
+      let column: String
+      switch result.verdict {
+      case .passed: column = "passed"
+      case .failed: column = "failed"
+      case .controlDidNotBite: column = "control_did_not_bite"
+      case .error: column = "error"
+      }
+      try database.run("UPDATE runs SET \(column) = \(column) + 1 WHERE id = ?", [.text(run)])
+    }
+  }
+
+  private func insert(_ execution: ExecutionRecord?, resultID: Int64, control: ControlRecord?)
+    throws
+  {
+    try database.run(
+      """
+      INSERT INTO executions (result_id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """,
+      [
+        .integer(resultID), SQLValue(control?.name),
+        SQLValue(control?.mutations.joined(separator: "\n")),
+        SQLValue(control?.expectedStep), SQLValue(control?.because),
+        SQLValue(control?.outcome.rawValue),
+        SQLValue(control?.message ?? execution?.message), SQLValue(execution?.failedStep),
+        .integer(execution?.isError == true ? 1 : 0), .real(execution?.duration ?? 0),
+      ])
+    let executionID = database.lastInsertID
+    for step in execution?.steps ?? [] {
+      try database.run(
+        "INSERT INTO steps (execution_id, idx, title, status, message, duration) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+          .integer(executionID), .integer(Int64(step.index)), .text(step.title),
+          .text(step.status.rawValue), SQLValue(step.message), .real(step.duration),
+        ])
+      for (seq, evidence) in step.evidence.enumerated() {
+        try database.run(
+          "INSERT INTO evidence (execution_id, step_idx, seq, kind, source, summary, detail, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          [
+            .integer(executionID), .integer(Int64(step.index)), .integer(Int64(seq)),
+            .text(evidence.kind.rawValue),
+            .text(evidence.source), .text(evidence.summary), .text(evidence.detail),
+            .text(ResultStore.format(evidence.time)),
+          ])
+      }
+    }
+  }
+
+  /// Writes the final status.
+  public func finish(run: String, status: RunRecord.Status) throws {
+    try database.run(
+      "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
+      [.text(status.rawValue), .text(ResultStore.format(Date())), .text(run)])
+  }
+
+  // MARK: Reading
+
+  /// The most recent runs, newest first.
+  public func runs(limit: Int = 20) throws -> [RunRecord] {
+    try database.query(
+      "SELECT id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
+      [.integer(Int64(limit))]
+    ).map(ResultStore.runRecord)
+  }
+
+  /// The run `id`, or the latest when `id` is nil or `latest`; ids may be abbreviated to a
+  /// unique prefix.
+  public func run(_ id: String?) throws -> RunRecord? {
+    let columns =
+      "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error"
+    if id == nil || id == "latest" {
+      return try database.query(
+        "SELECT \(columns) FROM runs ORDER BY started_at DESC, id DESC LIMIT 1"
+      ).first.map(ResultStore.runRecord)
+    }
+    let rows = try database.query(
+      "SELECT \(columns) FROM runs WHERE id LIKE ? ORDER BY id", [.text((id ?? "") + "%")])
+    return rows.count == 1
+      ? ResultStore.runRecord(rows[0]) : rows.first { $0[0].text == id }.map(ResultStore.runRecord)
+  }
+
+  static func runRecord(_ row: [SQLValue]) -> RunRecord {
+    var record = RunRecord(
+      id: row[0].text ?? "", startedAt: parse(row[1].text) ?? Date(timeIntervalSince1970: 0),
+      channel: Channel(rawValue: row[4].text ?? "") ?? .prod, app: row[5].text ?? "",
+      appVersion: row[6].text,
+      seed: UInt64(row[7].text ?? "") ?? 0, filter: row[8].text,
+      platforms: (row[9].text ?? "").split(separator: ",").compactMap {
+        Platform(rawValue: String($0))
+      },
+      harnessVersion: row[12].text ?? "")
+    record.finishedAt = parse(row[2].text)
+    record.status = RunRecord.Status(rawValue: row[3].text ?? "") ?? .aborted
+    record.pid = Int32(row[10].integer ?? 0)
+    record.host = row[11].text ?? ""
+    record.counts = [
+      "passed": Int(row[13].integer ?? 0), "failed": Int(row[14].integer ?? 0),
+      "control-did-not-bite": Int(row[15].integer ?? 0), "error": Int(row[16].integer ?? 0),
+    ]
+    return record
+  }
+
+  /// The scenario results of a run, rebuilt from the tables, in scenario order.
+  public func results(run: String) throws -> [ScenarioResult] {
+    let rows = try database.query(
+      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
+      [.text(run)])
+    return try rows.map { row in
+      let resultID = row[0].integer ?? 0
+      let executions = try database.query(
+        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration FROM executions WHERE result_id = ? ORDER BY id",
+        [.integer(resultID)])
+      var check = ExecutionRecord(
+        steps: [], failedStep: nil, message: nil, isError: false, duration: 0)
+      var controls: [ControlRecord] = []
+      for execution in executions {
+        let record = try executionRecord(execution)
+        if let name = execution[1].text {
+          controls.append(
+            ControlRecord(
+              name: name,
+              mutations: (execution[2].text ?? "").split(separator: "\n").map(String.init),
+              expectedStep: Int(execution[3].integer ?? 0), because: execution[4].text,
+              outcome: ControlRecord.Outcome(rawValue: execution[5].text ?? "") ?? .error,
+              message: execution[6].text ?? "",
+              execution: record.steps.isEmpty && record.duration == 0 ? nil : record))
+        } else {
+          check = record
+        }
+      }
+      return ScenarioResult(
+        scenarioID: row[1].text ?? "", title: row[2].text ?? "", file: row[3].text ?? "",
+        platform: Platform(rawValue: row[4].text ?? "") ?? .ios,
+        channel: Channel(rawValue: row[5].text ?? "") ?? .prod,
+        checklist: (row[6].text ?? "").split(separator: ",").compactMap { Int($0) },
+        tags: (row[7].text ?? "").split(separator: ",").map(String.init),
+        verdict: Verdict(rawValue: row[8].text ?? "") ?? .error, message: row[9].text ?? "",
+        check: check,
+        controls: controls, duration: row[10].real ?? 0)
+    }
+  }
+
+  private func executionRecord(_ row: [SQLValue]) throws -> ExecutionRecord {
+    let executionID = row[0].integer ?? 0
+    let evidenceRows = try database.query(
+      "SELECT step_idx, kind, source, summary, detail, time FROM evidence WHERE execution_id = ? ORDER BY step_idx, seq",
+      [.integer(executionID)])
+    var evidence: [Int: [Evidence]] = [:]
+    for e in evidenceRows {
+      evidence[Int(e[0].integer ?? 0), default: []].append(
+        Evidence(
+          kind: Evidence.Kind(rawValue: e[1].text ?? "") ?? .note, source: e[2].text ?? "",
+          summary: e[3].text ?? "",
+          detail: e[4].text ?? "",
+          time: ResultStore.parse(e[5].text) ?? Date(timeIntervalSince1970: 0)))
+    }
+    let steps = try database.query(
+      "SELECT idx, title, status, message, duration FROM steps WHERE execution_id = ? ORDER BY idx",
+      [.integer(executionID)]
+    ).map { s in
+      StepRecord(
+        index: Int(s[0].integer ?? 0), title: s[1].text ?? "",
+        status: StepRecord.Status(rawValue: s[2].text ?? "") ?? .error,
+        message: s[3].text, evidence: evidence[Int(s[0].integer ?? 0)] ?? [],
+        duration: s[4].real ?? 0)
+    }
+    return ExecutionRecord(
+      steps: steps, failedStep: row[7].integer.map { Int($0) }, message: row[6].text,
+      isError: row[8].integer == 1,
+      duration: row[9].real ?? 0)
+  }
+}

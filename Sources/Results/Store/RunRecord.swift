@@ -1,0 +1,65 @@
+import Artifacts
+import Foundation
+
+/// One invocation of `qualify`, as the store keeps it.
+public struct RunRecord: Sendable, Codable {
+  public enum Status: String, Sendable, Codable {
+    /// Written at start; still running, or killed before it could finish.
+    case running
+    /// Finished: every scenario passed and every control bit.
+    case qualified
+    /// Finished: something failed or a control did not bite.
+    case notQualified = "not-qualified"
+    /// Finished with a harness error.
+    case error
+    /// Left `running` by a process that no longer exists.
+    case aborted
+  }
+
+  public var id: String
+  public var startedAt: Date
+  public var finishedAt: Date?
+  public var status: Status
+  public var channel: Channel
+  /// The app directory.
+  public var app: String
+  /// `git describe` of the app, when it is a git checkout.
+  public var appVersion: String?
+  public var seed: UInt64
+  public var filter: String?
+  public var platforms: [Platform]
+  public var pid: Int32
+  public var host: String
+  public var harnessVersion: String
+  public var counts: [String: Int]
+
+  public init(
+    id: String, startedAt: Date, channel: Channel, app: String, appVersion: String?, seed: UInt64,
+    filter: String?, platforms: [Platform], harnessVersion: String
+  ) {
+    self.id = id
+    self.startedAt = startedAt
+    self.status = .running
+    self.channel = channel
+    self.app = app
+    self.appVersion = appVersion
+    self.seed = seed
+    self.filter = filter
+    self.platforms = platforms
+    self.pid = ProcessInfo.processInfo.processIdentifier
+    self.host = ProcessInfo.processInfo.hostName
+    self.harnessVersion = harnessVersion
+    self.counts = [:]
+  }
+
+  /// A new run id: sortable time, then a short random suffix (`20261129-104755-3fa2`).
+  public static func newID(at date: Date = Date()) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd-HHmmss"
+    let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+    return formatter.string(from: date) + "-" + String(repeating: "0", count: 4 - suffix.count)
+      + suffix
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Scenarios
+
+/// JUnit XML as CI systems read it: one testcase per scenario × platform, and one per control
+/// of it, so that a control that did not bite shows up as its own failure.
+public enum JUnitWriter {
+  public static func render(run: RunRecord, results: [ScenarioResult]) -> String {
+    var cases: [String] = []
+    var failures = 0
+    var errors = 0
+    var skipped = 0
+    for result in results {
+      let className =
+        "qualify.\(result.scenarioID.replacingOccurrences(of: "/", with: ".")).\(result.platform.rawValue)"
+      var body = ""
+      switch result.verdict {
+      case .failed:
+        failures += 1
+        body =
+          "<failure type=\"failed\" message=\"\(xml(result.message))\">\(xml(details(result.check)))</failure>"
+      case .error:
+        errors += 1
+        body =
+          "<error type=\"error\" message=\"\(xml(result.message))\">\(xml(details(result.check)))</error>"
+      case .controlDidNotBite, .passed:
+        break
+      }
+      cases.append(
+        testcase(
+          className, "\(result.title) [\(result.platform.rawValue)]", result.check.duration, body,
+          result.file))
+      for control in result.controls {
+        var controlBody = ""
+        switch control.outcome {
+        case .bit: break
+        case .didNotBite, .bitElsewhere:
+          failures += 1
+          controlBody =
+            "<failure type=\"\(control.outcome.rawValue)\" message=\"\(xml(control.message))\">\(xml(control.mutations.joined(separator: "\n")))</failure>"
+        case .error:
+          errors += 1
+          controlBody = "<error type=\"error\" message=\"\(xml(control.message))\"/>"
+        case .notRun:
+          skipped += 1
+          controlBody = "<skipped message=\"\(xml(control.message))\"/>"
+        }
+        cases.append(
+          testcase(
+            className, "control: \(control.name) [\(result.platform.rawValue)]",
+            control.execution?.duration ?? 0, controlBody, result.file))
+      }
+    }
+    let time = results.reduce(0) { $0 + $1.duration }
+    var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    out +=
+      "<testsuites name=\"qualify\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\">\n"
+    out +=
+      "  <testsuite name=\"qualify.\(run.channel.rawValue)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(ResultStore.format(run.startedAt)))\" hostname=\"\(xml(run.host))\">\n"
+    out += "    <properties>\n"
+    for (name, value) in [
+      ("run", run.id), ("channel", run.channel.rawValue), ("app", run.app),
+      ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
+    ] {
+      out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
+    }
+    out += "    </properties>\n"
+    out += cases.joined()
+    out += "  </testsuite>\n</testsuites>\n"
+    return out
+  }
+
+  private static func testcase(
+    _ className: String, _ name: String, _ time: TimeInterval, _ body: String, _ file: String
+  ) -> String {
+    let open =
+      "    <testcase classname=\"\(xml(className))\" name=\"\(xml(name))\" time=\"\(seconds(time))\" file=\"\(xml(file))\""
+    return body.isEmpty ? open + "/>\n" : open + ">\n      \(body)\n    </testcase>\n"
+  }
+
+  private static func details(_ execution: ExecutionRecord) -> String {
+    execution.steps.map {
+      "step \($0.index) \($0.title): \($0.status.rawValue)\($0.message.map { " — \($0)" } ?? "")"
+    }
+    .joined(separator: "\n")
+  }
+
+  static func seconds(_ time: TimeInterval) -> String { String(format: "%.3f", time) }
+
+  /// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
+  static func xml(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&apos;"
+      case "\n": out += "&#10;"
+      case "\t", "\r": out.unicodeScalars.append(scalar)
+      default:
+        if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,136 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// A parsed `.scenario` file: one checklist behaviour, the world it needs, its steps and the
+/// negative controls that must make it fail. See docs/scenario-language.md.
+public struct Scenario: Sendable {
+  /// `<pack>/<name>`, from the file's path below the scenarios root.
+  public var id: String
+  public var title: String
+  public var about: [String] = []
+  /// Items of seed 000's *Release checklist (manual)* this scenario automates.
+  public var checklist: [Int] = []
+  public var platforms: [Platform] = Platform.allCases
+  public var channels: [Channel] = Channel.allCases
+  public var tags: [String] = []
+  /// Wall-clock limit of one execution (the check or one control).
+  public var timeout: TimeInterval = 10
+  /// Overrides the channel's identity-provider profile.
+  public var identityProvider: String?
+  public var devices: [DeviceDeclaration] = []
+  public var apps: [AppDeclaration] = []
+  public var users: [String] = []
+  public var steps: [Step] = []
+  public var controls: [Control] = []
+  public var file: String
+
+  /// The pack: the first component of the id.
+  public var pack: String { String(id.split(separator: "/").first ?? "") }
+
+  public func applies(to platform: Platform, channel: Channel) -> Bool {
+    platforms.contains(platform) && channels.contains(channel)
+  }
+}
+
+/// `device NAME [browser KIND] [without play-services]`.
+public struct DeviceDeclaration: Sendable {
+  public var name: String
+  /// An explicit system-browser kind; nil lets the build decide.
+  public var browser: String?
+  public var hasPlayServices: Bool
+  public var location: FileLocation
+}
+
+/// `app NAME on DEVICE [as companion]`.
+public struct AppDeclaration: Sendable {
+  public enum Role: String, Sendable {
+    /// The app under qualification.
+    case underTest
+    /// A second La Suite app built like the first, registered at the same IdP.
+    case companion
+  }
+
+  public var name: String
+  public var device: String
+  public var role: Role
+  public var location: FileLocation
+}
+
+/// `step "title"` and its lines.
+public struct Step: Sendable {
+  /// 1-based position.
+  public var index: Int
+  public var title: String
+  public var lines: [StepLine] = []
+  public var location: FileLocation
+}
+
+/// One action or expectation of a step, possibly conditional.
+public struct StepLine: Sendable {
+  public enum Kind: Sendable {
+    case action(ActionSpec)
+    case expectation(ExpectationSpec, negated: Bool)
+  }
+
+  public var kind: Kind
+  public var arguments: Arguments
+  public var condition: Condition?
+  /// The actor (`mail` in `mail fetches config`) for app and device actions.
+  public var actor: String?
+  /// The statement as written, for messages.
+  public var text: String
+  public var location: FileLocation
+}
+
+/// `on dev:`, `on release, ios:` — channels OR'd, platforms OR'd, the two AND'd.
+public struct Condition: Sendable, Hashable {
+  public var channels: Set<Channel> = []
+  public var platforms: Set<Platform> = []
+
+  public func holds(platform: Platform, channel: Channel) -> Bool {
+    (channels.isEmpty || channels.contains(channel))
+      && (platforms.isEmpty || platforms.contains(platform))
+  }
+}
+
+/// `control "name"`: a mutation of the world under which the scenario must fail at a step.
+public struct Control: Sendable {
+  public var name: String
+  public var mutations: [MutationUse] = []
+  /// The step at which the scenario must fail (1-based).
+  public var failsAt: Int = 0
+  /// Text the failure message must contain, when given.
+  public var because: String?
+  public var platforms: [Platform]?
+  public var channels: [Channel]?
+  public var location: FileLocation
+
+  public func applies(to platform: Platform, channel: Channel) -> Bool {
+    (platforms?.contains(platform) ?? true) && (channels?.contains(channel) ?? true)
+  }
+}
+
+/// `mutate NAME [ARGS]` inside a control.
+public struct MutationUse: Sendable {
+  public var spec: MutationSpec
+  public var arguments: Arguments
+  public var text: String
+  public var location: FileLocation
+}
+
+/// Typed arguments of a statement, by parameter name.
+public struct Arguments: Sendable {
+  public var values: [String: String] = [:]
+  public var flags: Set<String> = []
+
+  public init() {}
+
+  public subscript(name: String) -> String? { values[name] }
+
+  public func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+  public func duration(_ name: String) -> TimeInterval? { values[name].flatMap(Durations.parse) }
+
+  public func integer(_ name: String) -> Int? { values[name].flatMap { Int($0) } }
+}

@@ -1,0 +1,462 @@
+import Artifacts
+import Devices
+import Foundation
+import MockStack
+import QualifyCore
+
+/// Runs scenarios: each (scenario, platform) gets a fresh world for its check and for each
+/// control, steps run in order, controls after the check.
+public final class Runner: @unchecked Sendable {
+  public struct Options: Sendable {
+    public var seed: UInt64
+    /// Scenario jobs run concurrently.
+    public var jobs: Int
+    /// Whether to run the negative controls (`--no-controls` turns them off).
+    public var runControls: Bool
+    /// Overrides every scenario's timeout.
+    public var timeoutOverride: TimeInterval?
+
+    public init(
+      seed: UInt64, jobs: Int = 1, runControls: Bool = true, timeoutOverride: TimeInterval? = nil
+    ) {
+      self.seed = seed
+      self.jobs = max(1, jobs)
+      self.runControls = runControls
+      self.timeoutOverride = timeoutOverride
+    }
+  }
+
+  public let builds: [Platform: AppBuild]
+  public let material: StackMaterial
+  public let options: Options
+  public let redactor: Redactor
+  /// Called with each evidence entry as it is recorded (for `--trace`), with the execution's
+  /// label.
+  public var trace: (@Sendable (String, Evidence) -> Void)?
+
+  public init(
+    builds: [Platform: AppBuild], material: StackMaterial, options: Options,
+    redactor: Redactor = Redactor()
+  ) {
+    self.builds = builds
+    self.material = material
+    self.options = options
+    self.redactor = redactor
+    for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
+  }
+
+  /// The (scenario, platform) pairs that apply to the channel, in a stable order.
+  public static func jobs(_ scenarios: [Scenario], platforms: [Platform], channel: Channel) -> [(
+    Scenario, Platform
+  )] {
+    scenarios.sorted { $0.id < $1.id }.flatMap { scenario in
+      platforms.sorted().filter { scenario.applies(to: $0, channel: channel) }.map {
+        (scenario, $0)
+      }
+    }
+  }
+
+  /// Runs every job; `onResult` is called as each finishes (from a worker thread, serially).
+  /// - Returns: the results in job order.
+  public func run(
+    _ scenarios: [Scenario], platforms: [Platform], channel: Channel,
+    onStart: (@Sendable (Scenario, Platform) -> Void)? = nil,
+    onResult: (@Sendable (ScenarioResult) -> Void)? = nil
+  ) -> [ScenarioResult] {
+    let jobs = Runner.jobs(scenarios, platforms: platforms, channel: channel)
+    let results = ResultSlots(count: jobs.count)
+    let next = Counter()
+    let callbackLock = NSLock()
+    let group = DispatchGroup()
+    for _ in 0..<min(options.jobs, max(1, jobs.count)) {
+      group.enter()
+      Thread.detachNewThread { [self] in
+        defer { group.leave() }
+        while let index = next.take(below: jobs.count) {
+          let (scenario, platform) = jobs[index]
+          if let onStart {
+            callbackLock.lock()
+            onStart(scenario, platform)
+            callbackLock.unlock()
+          }
+          let result = self.run(scenario, platform: platform, channel: channel)
+          results.set(index, result)
+          if let onResult {
+            callbackLock.lock()
+            onResult(result)
+            callbackLock.unlock()
+          }
+        }
+      }
+    }
+    group.wait()
+    return results.all
+  }
+
+  /// Runs one scenario on one platform: the check, then each applicable control.
+  public func run(_ scenario: Scenario, platform: Platform, channel: Channel) -> ScenarioResult {
+    let started = Date()
+    guard let build = builds[platform] else {
+      let record = ExecutionRecord(
+        steps: [], failedStep: nil, message: "no \(platform.rawValue) build", isError: true,
+        duration: 0)
+      return result(
+        scenario, platform, channel, .error, "the app has no \(platform.displayName) build", record,
+        [], started)
+    }
+    let base = WorldConfiguration(build: build)
+    let label = "\(scenario.id)/\(platform.rawValue)"
+    let check = execute(scenario, configuration: base, label: label)
+    if check.isError {
+      return result(
+        scenario, platform, channel, .error, check.message ?? "error", check,
+        notRun(scenario, platform, channel, "the check did not run to a verdict"), started)
+    }
+    if let failed = check.failedStep {
+      let title = scenario.steps[failed - 1].title
+      return result(
+        scenario, platform, channel, .failed,
+        "step \(failed) \"\(title)\": \(check.message ?? "failed")", check,
+        notRun(scenario, platform, channel, "the check itself failed"), started)
+    }
+    guard options.runControls else {
+      return result(
+        scenario, platform, channel, .passed,
+        "all \(scenario.steps.count) steps held (controls not run)", check, [], started)
+    }
+    let applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
+    guard !applicable.isEmpty else {
+      return result(
+        scenario, platform, channel, .controlDidNotBite,
+        "no negative control applies on \(platform.rawValue)/\(channel.rawValue): a check that cannot fail proves nothing",
+        check, [], started)
+    }
+    var controls: [ControlRecord] = []
+    for control in applicable {
+      var configuration = base
+      for mutation in control.mutations { mutation.spec.apply(&configuration, mutation.arguments) }
+      let execution = execute(
+        scenario, configuration: configuration, label: "\(label)/control:\(control.name)")
+      controls.append(judge(control, execution, scenario))
+    }
+    let errors = controls.filter { $0.outcome == .error }
+    let misses = controls.filter { $0.outcome == .didNotBite || $0.outcome == .bitElsewhere }
+    if let error = errors.first {
+      return result(
+        scenario, platform, channel, .error, "control \"\(error.name)\": \(error.message)", check,
+        controls, started)
+    }
+    if !misses.isEmpty {
+      let names = misses.map { "\"\($0.name)\"" }.joined(separator: ", ")
+      return result(
+        scenario, platform, channel, .controlDidNotBite,
+        "control \(names) did not make the scenario fail as stated: \(misses[0].message)", check,
+        controls, started)
+    }
+    let bitten = controls.count
+    return result(
+      scenario, platform, channel, .passed,
+      "all \(scenario.steps.count) steps held; \(bitten) control\(bitten == 1 ? "" : "s") bit",
+      check, controls, started)
+  }
+
+  private func result(
+    _ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ verdict: Verdict,
+    _ message: String,
+    _ check: ExecutionRecord, _ controls: [ControlRecord], _ started: Date
+  ) -> ScenarioResult {
+    ScenarioResult(
+      scenarioID: scenario.id, title: scenario.title, file: scenario.file, platform: platform,
+      channel: channel,
+      checklist: scenario.checklist, tags: scenario.tags, verdict: verdict,
+      message: redactor.redact(message),
+      check: check, controls: controls, duration: Date().timeIntervalSince(started))
+  }
+
+  private func notRun(_ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ why: String)
+    -> [ControlRecord]
+  {
+    guard options.runControls else { return [] }
+    return scenario.controls.filter { $0.applies(to: platform, channel: channel) }.map {
+      ControlRecord(
+        name: $0.name, mutations: $0.mutations.map(\.text), expectedStep: $0.failsAt,
+        because: $0.because,
+        outcome: .notRun, message: why, execution: nil)
+    }
+  }
+
+  private func judge(_ control: Control, _ execution: ExecutionRecord, _ scenario: Scenario)
+    -> ControlRecord
+  {
+    let outcome: ControlRecord.Outcome
+    let message: String
+    let expected = "step \(control.failsAt) \"\(scenario.steps[control.failsAt - 1].title)\""
+    if execution.isError {
+      outcome = .error
+      message = execution.message ?? "error"
+    } else if let failed = execution.failedStep {
+      let because =
+        control.because.map { execution.message?.lowercased().contains($0.lowercased()) ?? false }
+        ?? true
+      if failed == control.failsAt && because {
+        outcome = .bit
+        message = "failed at \(expected) as stated: \(execution.message ?? "")"
+      } else if failed != control.failsAt {
+        outcome = .bitElsewhere
+        message = "failed at step \(failed) instead of \(expected): \(execution.message ?? "")"
+      } else {
+        outcome = .bitElsewhere
+        message =
+          "failed at \(expected), but not because of \"\(control.because ?? "")\": \(execution.message ?? "")"
+      }
+    } else {
+      outcome = .didNotBite
+      message =
+        "every step still held under \(control.mutations.map(\.text).joined(separator: ", ")); expected a failure at \(expected)"
+    }
+    return ControlRecord(
+      name: control.name, mutations: control.mutations.map(\.text), expectedStep: control.failsAt,
+      because: control.because, outcome: outcome, message: redactor.redact(message),
+      execution: execution)
+  }
+
+  // MARK: Executions
+
+  /// Runs the steps once in a fresh world, bounded by the scenario's timeout.
+  func execute(_ scenario: Scenario, configuration: WorldConfiguration, label: String)
+    -> ExecutionRecord
+  {
+    let timeout = options.timeoutOverride ?? scenario.timeout
+    let progress = ExecutionProgress()
+    let started = Date()
+    let outcome = Runner.withTimeout(timeout) { [self] in
+      self.executeSteps(scenario, configuration: configuration, label: label, progress: progress)
+    }
+    guard let record = outcome else {
+      let step = progress.currentStep
+      var steps = progress.records
+      if step > 0 && step <= scenario.steps.count {
+        steps.append(
+          StepRecord(
+            index: step, title: scenario.steps[step - 1].title, status: .error,
+            message: "timed out", evidence: [], duration: timeout))
+      }
+      return ExecutionRecord(
+        steps: steps, failedStep: nil,
+        message:
+          "timed out after \(Durations.format(timeout))\(step > 0 ? " in step \(step)" : " before the first step")",
+        isError: true, duration: Date().timeIntervalSince(started))
+    }
+    return record
+  }
+
+  private func executeSteps(
+    _ scenario: Scenario, configuration: WorldConfiguration, label: String,
+    progress: ExecutionProgress
+  ) -> ExecutionRecord {
+    let started = Date()
+    let world: World
+    do {
+      world = try World(
+        scenario: scenario, configuration: configuration, material: material, seed: options.seed,
+        label: label, redactor: redactor)
+    } catch {
+      return ExecutionRecord(
+        steps: [], failedStep: nil, message: "the world could not be built: \(error)",
+        isError: true,
+        duration: Date().timeIntervalSince(started))
+    }
+    defer { world.tearDown() }
+    if let trace {
+      world.evidence.observe { trace(label, $0) }
+    }
+    var records: [StepRecord] = []
+    var failedStep: Int?
+    var failure: String?
+    var isError = false
+    for step in scenario.steps {
+      if failedStep != nil || isError {
+        records.append(
+          StepRecord(
+            index: step.index, title: step.title, status: .notRun, message: nil, evidence: [],
+            duration: 0))
+        continue
+      }
+      progress.begin(step.index)
+      let stepStarted = Date()
+      let evidenceStart = world.evidence.count
+      var message: String?
+      do {
+        message = try run(step, in: world, configuration: configuration)
+      } catch {
+        isError = true
+        message = "\(error)"
+      }
+      let status: StepRecord.Status = isError ? .error : message == nil ? .passed : .failed
+      if status == .failed {
+        failedStep = step.index
+        failure = message
+      } else if status == .error {
+        failure = message
+      }
+      let record = StepRecord(
+        index: step.index, title: step.title, status: status, message: message.map(redactor.redact),
+        evidence: world.evidence.since(evidenceStart),
+        duration: Date().timeIntervalSince(stepStarted))
+      records.append(record)
+      progress.finish(record)
+    }
+    return ExecutionRecord(
+      steps: records, failedStep: failedStep, message: failure.map(redactor.redact),
+      isError: isError,
+      duration: Date().timeIntervalSince(started))
+  }
+
+  /// Runs one step's lines; nil when the step held, else why it did not.
+  private func run(_ step: Step, in world: World, configuration: WorldConfiguration) throws
+    -> String?
+  {
+    var problemStep = false
+    for line in step.lines {
+      if let condition = line.condition,
+        !condition.holds(platform: configuration.platform, channel: configuration.channel)
+      {
+        continue
+      }
+      switch line.kind {
+      case .action(let spec):
+        if problemStep, let unexamined = world.unexaminedProblem {
+          return unexamined
+        }
+        let app = line.actor.flatMap { world.apps[$0] }
+        let outcome = try spec.perform(
+          ActionContext(world: world, app: app, arguments: line.arguments))
+        world.lastOutcome = outcome
+        world.problemExamined = false
+        problemStep = outcome.problem != nil
+      case .expectation(let spec, let negated):
+        let context = ExpectationContext(
+          world: world, outcome: world.lastOutcome, arguments: line.arguments, negated: negated)
+        if let failure = spec.check(context) {
+          return "\(line.text): \(failure)"
+        }
+        if spec.acceptsProblem { world.problemExamined = true }
+      }
+    }
+    if problemStep, let unexamined = world.unexaminedProblem { return unexamined }
+    return nil
+  }
+
+  /// Runs `body` on its own thread and waits at most `seconds` for it.
+  static func withTimeout<T>(_ seconds: TimeInterval, _ body: @escaping () -> T) -> T? {
+    let box = TimeoutBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      box.value = body()
+      done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return box.value
+  }
+
+  /// Secrets of the app's configuration that must never be shown.
+  static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
+    for file in build.backend.env.files {
+      for entry in file.entries where isSecretName(entry.key) { redactor.register(entry.value) }
+    }
+    if let key = build.frontend.otaPrivateKey { redactor.register(key.value) }
+    for client in build.realm?.clients ?? [] {
+      if let secret = client.secret { redactor.register(secret) }
+    }
+    for user in build.realm?.users ?? [] { redactor.register(user.password) }
+  }
+
+  static func isSecretName(_ key: String) -> Bool {
+    let upper = key.uppercased()
+    return ["SECRET", "PASSWORD", "PRIVATE_KEY", "CREDENTIALS", "_KEY"].contains {
+      upper.contains($0)
+    }
+      && !upper.hasSuffix("_KEY_ID") && !upper.contains("PUBLIC")
+  }
+}
+
+extension World {
+  /// The last outcome's problem, when no expectation has looked at it.
+  var unexaminedProblem: String? {
+    guard let outcome = lastOutcome, let problem = outcome.problem, !problemExamined else {
+      return nil
+    }
+    return "\(outcome.description): \(problem.message)"
+  }
+}
+
+private final class TimeoutBox<T>: @unchecked Sendable {
+  var value: T?
+}
+
+/// Where an execution got to, readable when it times out.
+private final class ExecutionProgress: @unchecked Sendable {
+  private let lock = NSLock()
+  private var step = 0
+  private var finished: [StepRecord] = []
+
+  func begin(_ index: Int) {
+    lock.lock()
+    step = index
+    lock.unlock()
+  }
+
+  func finish(_ record: StepRecord) {
+    lock.lock()
+    finished.append(record)
+    lock.unlock()
+  }
+
+  var currentStep: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return step
+  }
+
+  var records: [StepRecord] {
+    lock.lock()
+    defer { lock.unlock() }
+    return finished
+  }
+}
+
+private final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+
+  func take(below limit: Int) -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard value < limit else { return nil }
+    value += 1
+    return value - 1
+  }
+}
+
+private final class ResultSlots: @unchecked Sendable {
+  private let lock = NSLock()
+  private var slots: [ScenarioResult?]
+
+  init(count: Int) {
+    slots = Array(repeating: nil, count: count)
+  }
+
+  func set(_ index: Int, _ result: ScenarioResult) {
+    lock.lock()
+    slots[index] = result
+    lock.unlock()
+  }
+
+  var all: [ScenarioResult] {
+    lock.lock()
+    defer { lock.unlock() }
+    return slots.compactMap { $0 }
+  }
+}

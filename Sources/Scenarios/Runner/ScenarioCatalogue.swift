@@ -1,0 +1,77 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// The scenario files under a directory (by default `Scenarios/`), parsed and filtered.
+public enum ScenarioCatalogue {
+  /// Parses every `.scenario` file below `directory` (skipping `apps/`).
+  /// - Throws: `InputError` with every diagnostic of every file when one is malformed.
+  public static func load(directory: String) throws -> [Scenario] {
+    let root = URL(fileURLWithPath: directory).standardizedFileURL
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw InputError("scenario directory not found: \(directory)")
+    }
+    var files: [URL] = []
+    if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) {
+      for case let url as URL in walker {
+        if url.lastPathComponent == "apps" {
+          walker.skipDescendants()
+          continue
+        }
+        if url.pathExtension == "scenario" { files.append(url) }
+      }
+    }
+    files.sort { $0.path < $1.path }
+    let diagnostics = DiagnosticsEngine()
+    var scenarios: [Scenario] = []
+    for file in files {
+      let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
+      let id = String(relative.dropLast(".scenario".count))
+      if let scenario = try parse(file: file, id: id, diagnostics: diagnostics) {
+        scenarios.append(scenario)
+      }
+    }
+    if diagnostics.hasErrors {
+      throw InputError(
+        "\(diagnostics.errorCount) error\(diagnostics.errorCount == 1 ? "" : "s") in the scenario files",
+        diagnostics: diagnostics.diagnostics)
+    }
+    return scenarios
+  }
+
+  /// Parses one file into `diagnostics`.
+  public static func parse(file: URL, id: String? = nil, diagnostics: DiagnosticsEngine) throws
+    -> Scenario?
+  {
+    guard let data = FileManager.default.contents(atPath: file.path) else {
+      throw InputError("cannot read \(display(file))")
+    }
+    return ScenarioParser().parse(
+      text: String(decoding: data, as: UTF8.self), file: display(file), id: id,
+      diagnostics: diagnostics)
+  }
+
+  static func display(_ url: URL) -> String {
+    let cwd = FileManager.default.currentDirectoryPath + "/"
+    return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
+  }
+
+  /// Keeps the scenarios whose id matches `glob` (`sso/*`, `*cleartext*`) and that carry
+  /// `tag`.
+  public static func filter(_ scenarios: [Scenario], glob: String?, tags: [String]) -> [Scenario] {
+    scenarios.filter { scenario in
+      (glob.map { Glob.matches($0, scenario.id) || Glob.matches($0, scenario.pack) } ?? true)
+        && (tags.isEmpty || tags.contains { scenario.tags.contains($0) || scenario.pack == $0 })
+    }
+  }
+}
+
+/// Shell-style globbing: `*` (any run), `?` (one character), `[abc]`.
+public enum Glob {
+  public static func matches(_ pattern: String, _ text: String) -> Bool {
+    fnmatch(pattern, text, 0) == 0
+  }
+}

@@ -1,0 +1,144 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// The verdict of one scenario on one platform (DESIGN.md, *Negative controls*).
+public enum Verdict: String, Sendable, Codable, CaseIterable {
+  /// Every step held and every control made it fail where it said.
+  case passed
+  /// A step did not hold: the app is not qualified.
+  case failed
+  /// The check passed, but a control did not make it fail at its step: the check proves
+  /// nothing, so the run is not qualified either.
+  case controlDidNotBite = "control-did-not-bite"
+  /// The harness could not run it (a timeout, a stack that did not start).
+  case error
+
+  public var isSuccess: Bool { self == .passed }
+}
+
+/// What happened to one step.
+public struct StepRecord: Sendable, Codable {
+  public enum Status: String, Sendable, Codable {
+    case passed, failed, error
+    /// Not reached because an earlier step failed.
+    case notRun = "not-run"
+  }
+
+  public var index: Int
+  public var title: String
+  public var status: Status
+  public var message: String?
+  public var evidence: [Evidence]
+  public var duration: TimeInterval
+
+  public init(
+    index: Int, title: String, status: Status, message: String?, evidence: [Evidence],
+    duration: TimeInterval
+  ) {
+    self.index = index
+    self.title = title
+    self.status = status
+    self.message = message
+    self.evidence = evidence
+    self.duration = duration
+  }
+}
+
+/// One execution of a scenario's steps: the check itself or one control.
+public struct ExecutionRecord: Sendable, Codable {
+  public var steps: [StepRecord]
+  /// The step that failed (1-based), if one did.
+  public var failedStep: Int?
+  public var message: String?
+  /// The execution could not run to a verdict (harness error or timeout).
+  public var isError: Bool
+  public var duration: TimeInterval
+
+  public var passed: Bool { failedStep == nil && !isError }
+
+  public init(
+    steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval
+  ) {
+    self.steps = steps
+    self.failedStep = failedStep
+    self.message = message
+    self.isError = isError
+    self.duration = duration
+  }
+}
+
+/// How a control fared.
+public struct ControlRecord: Sendable, Codable {
+  public enum Outcome: String, Sendable, Codable {
+    /// The scenario failed at the stated step (for the stated reason).
+    case bit
+    /// The scenario still passed under the mutation.
+    case didNotBite = "did-not-bite"
+    /// It failed, but at another step or for another reason than stated.
+    case bitElsewhere = "bit-elsewhere"
+    /// Not run: the check itself did not pass.
+    case notRun = "not-run"
+    case error
+  }
+
+  public var name: String
+  public var mutations: [String]
+  public var expectedStep: Int
+  public var because: String?
+  public var outcome: Outcome
+  public var message: String
+  public var execution: ExecutionRecord?
+
+  public init(
+    name: String, mutations: [String], expectedStep: Int, because: String?, outcome: Outcome,
+    message: String, execution: ExecutionRecord?
+  ) {
+    self.name = name
+    self.mutations = mutations
+    self.expectedStep = expectedStep
+    self.because = because
+    self.outcome = outcome
+    self.message = message
+    self.execution = execution
+  }
+}
+
+/// The result of one scenario on one platform.
+public struct ScenarioResult: Sendable, Codable {
+  public var scenarioID: String
+  public var title: String
+  public var file: String
+  public var platform: Platform
+  public var channel: Channel
+  public var checklist: [Int]
+  public var tags: [String]
+  public var verdict: Verdict
+  /// Why, in one sentence.
+  public var message: String
+  public var check: ExecutionRecord
+  public var controls: [ControlRecord]
+  public var duration: TimeInterval
+
+  /// `sso/cross-app [ios]`.
+  public var displayName: String { "\(scenarioID) [\(platform.rawValue)]" }
+
+  public init(
+    scenarioID: String, title: String, file: String, platform: Platform, channel: Channel,
+    checklist: [Int], tags: [String], verdict: Verdict, message: String, check: ExecutionRecord,
+    controls: [ControlRecord], duration: TimeInterval
+  ) {
+    self.scenarioID = scenarioID
+    self.title = title
+    self.file = file
+    self.platform = platform
+    self.channel = channel
+    self.checklist = checklist
+    self.tags = tags
+    self.verdict = verdict
+    self.message = message
+    self.check = check
+    self.controls = controls
+    self.duration = duration
+  }
+}

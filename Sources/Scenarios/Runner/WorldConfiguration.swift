@@ -1,0 +1,19 @@
+import Artifacts
+import Devices
+import MockStack
+
+/// The world a scenario execution runs in, before it starts: the app's build for the
+/// platform and channel, and the behaviours of the mocks and shells. Controls mutate a copy.
+public struct WorldConfiguration: Sendable {
+  public var channel: Channel
+  public var platform: Platform
+  public var build: AppBuild
+  public var stack = StackBehaviours()
+  public var shell = ShellBehaviours()
+
+  public init(build: AppBuild) {
+    self.build = build
+    channel = build.channel
+    platform = build.platform
+  }
+}

@@ -1,0 +1,63 @@
+import Artifacts
+import QualifyCore
+
+/// Mutations of the spine: trust, transport policy, configuration.
+enum CoreMutations {
+  static let all: [MutationSpec] = [
+    MutationSpec(
+      "tls.untrusted-ca",
+      summary: "The mocks present certificates issued by a CA the devices do not trust.",
+      breaks: "HTTPS verification (a release shell must refuse an untrusted server)"
+    ) { configuration, _ in
+      configuration.stack.untrustedCertificate = true
+    },
+    MutationSpec(
+      "shell.ignores-transport-policy",
+      summary: "The native HTTP stack ignores ATS and the Android cleartext policy.",
+      breaks: "rule 16: the simulated release shell refuses a cleartext request at runtime"
+    ) { configuration, _ in
+      configuration.shell.ignoresTransportPolicy = true
+    },
+    MutationSpec(
+      "app.no-cleartext-exception",
+      summary:
+        "The build loses every cleartext allowance: no ATS exception (iOS), no usesCleartextTraffic or server.cleartext (Android).",
+      breaks: "the dev build's access to the plain-HTTP dev stack (seed 000, Networking & session)"
+    ) { configuration, _ in
+      configuration.build.transport.allowsArbitraryLoads = nil
+      configuration.build.transport.allowsLocalNetworking = nil
+      configuration.build.transport.insecureExceptionDomains = []
+      configuration.build.transport.usesCleartextTraffic = nil
+      configuration.build.capacitor.cleartext = nil
+    },
+    MutationSpec(
+      "backend.config-manifest-url", [.value("url", .text)],
+      summary: "The backend's /config advertises URL as MOBILE_OTA_MANIFEST_URL.",
+      breaks: "rule 16: every origin a release build uses is HTTPS"
+    ) { configuration, arguments in
+      configuration.stack.configManifestURLOverride = arguments["url"] ?? ""
+    },
+    MutationSpec(
+      "backend.unhealthy",
+      summary: "The backend's heartbeat answers 503.",
+      breaks: "the backend's availability"
+    ) { configuration, _ in
+      configuration.stack.backendUnhealthy = true
+    },
+    MutationSpec(
+      "backend.env", [.value("key", .text), .value("value", .text)],
+      summary:
+        "Overrides one setting of the backend's env file (e.g. MOBILE_AUTH_CALLBACK_SCHEMES).",
+      breaks: "whatever the setting configures"
+    ) { configuration, arguments in
+      configuration.build.backend.env.set(arguments["key"] ?? "", arguments["value"] ?? "")
+    },
+    MutationSpec(
+      "app.api-origin", [.value("url", .text)],
+      summary: "The build calls URL as its API origin (NEXT_PUBLIC_API_ORIGIN).",
+      breaks: "rule 16: HTTPS origins on release channels"
+    ) { configuration, arguments in
+      configuration.build.frontend.apiOrigin = Sourced(arguments["url"] ?? "", at: nil)
+    },
+  ]
+}

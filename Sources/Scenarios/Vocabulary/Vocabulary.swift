@@ -1,0 +1,185 @@
+import Artifacts
+import QualifyCore
+
+/// A parameter of an action, expectation or mutation.
+public struct Parameter: Sendable {
+  public enum Kind: Sendable {
+    /// A word from a closed set.
+    case choice([String])
+    /// A word or a quoted string.
+    case text
+    case integer
+    /// `61s`, `10m`, `12h`.
+    case duration
+    /// A user declared with `user NAME`.
+    case user
+    /// An app declared with `app NAME on DEVICE`.
+    case app
+    /// A path on the API origin (`/api/v1.0/config/`) or an absolute URL.
+    case location
+  }
+
+  public var name: String
+  public var kind: Kind
+  /// A word introducing the value (`as` in `as alice`); nil for a positional parameter.
+  public var keyword: String?
+  /// A bare word that is present or not (`remember-me`).
+  public var isFlag: Bool
+  public var isOptional: Bool
+
+  /// A positional parameter.
+  public static func value(_ name: String, _ kind: Kind, optional: Bool = false) -> Parameter {
+    Parameter(name: name, kind: kind, keyword: nil, isFlag: false, isOptional: optional)
+  }
+
+  /// A parameter introduced by `keyword`, always optional.
+  public static func keyword(_ keyword: String, _ name: String, _ kind: Kind) -> Parameter {
+    Parameter(name: name, kind: kind, keyword: keyword, isFlag: false, isOptional: true)
+  }
+
+  /// A bare-word flag.
+  public static func flag(_ word: String) -> Parameter {
+    Parameter(name: word, kind: .text, keyword: nil, isFlag: true, isOptional: true)
+  }
+
+  /// How the parameter reads in a synopsis: `PATH`, `[as USER]`, `[remember-me]`.
+  public var synopsis: String {
+    if isFlag { return "[\(name)]" }
+    let placeholder: String
+    switch kind {
+    case .choice(let words): placeholder = words.joined(separator: "|")
+    default: placeholder = name.uppercased()
+    }
+    let body = keyword.map { "\($0) \(placeholder)" } ?? placeholder
+    return isOptional ? "[\(body)]" : body
+  }
+}
+
+/// Who performs an action.
+public enum Actor: Sendable {
+  /// `mail fetches config`: an app declared in the scenario.
+  case app
+  /// `advance 61s`: the world itself (the clock, the stack).
+  case world
+}
+
+/// An action statement: what a step does.
+public struct ActionSpec: Sendable {
+  public var actor: Actor
+  /// The words after the actor (`fetches config`, `advance`).
+  public var phrase: [String]
+  public var parameters: [Parameter]
+  public var summary: String
+  public var example: String
+  let perform: @Sendable (ActionContext) throws -> Outcome
+
+  public init(
+    _ actor: Actor, _ phrase: String, _ parameters: [Parameter] = [], summary: String,
+    example: String, perform: @escaping @Sendable (ActionContext) throws -> Outcome
+  ) {
+    self.actor = actor
+    self.phrase = phrase.split(separator: " ").map(String.init)
+    self.parameters = parameters
+    self.summary = summary
+    self.example = example
+    self.perform = perform
+  }
+
+  public var synopsis: String {
+    ([actor == .app ? "APP" : nil, phrase.joined(separator: " ")].compactMap { $0 }
+      + parameters.map(\.synopsis)).joined(separator: " ")
+  }
+}
+
+/// An expectation statement: `expect [no] PHRASE ARGS`.
+public struct ExpectationSpec: Sendable {
+  public var phrase: [String]
+  public var parameters: [Parameter]
+  public var summary: String
+  public var example: String
+  /// Whether `expect no …` is meaningful.
+  public var negatable: Bool
+  /// Whether it examines a refused or failed action (and so accepts it).
+  public var acceptsProblem: Bool
+  /// nil when the expectation holds, else why it does not.
+  let check: @Sendable (ExpectationContext) -> String?
+
+  public init(
+    _ phrase: String, _ parameters: [Parameter] = [], negatable: Bool = false,
+    acceptsProblem: Bool = false, summary: String, example: String,
+    check: @escaping @Sendable (ExpectationContext) -> String?
+  ) {
+    self.phrase = phrase.split(separator: " ").map(String.init)
+    self.parameters = parameters
+    self.negatable = negatable
+    self.acceptsProblem = acceptsProblem
+    self.summary = summary
+    self.example = example
+    self.check = check
+  }
+
+  public var synopsis: String {
+    (["expect", negatable ? "[no]" : nil, phrase.joined(separator: " ")].compactMap { $0 }
+      + parameters.map(\.synopsis)).joined(separator: " ")
+  }
+}
+
+/// A named mutation of the world that a control applies.
+public struct MutationSpec: Sendable {
+  public var name: String
+  public var parameters: [Parameter]
+  public var summary: String
+  /// The fidelity rule or seed section it breaks.
+  public var breaks: String
+  let apply: @Sendable (inout WorldConfiguration, Arguments) -> Void
+
+  public init(
+    _ name: String, _ parameters: [Parameter] = [], summary: String, breaks: String,
+    apply: @escaping @Sendable (inout WorldConfiguration, Arguments) -> Void
+  ) {
+    self.name = name
+    self.parameters = parameters
+    self.summary = summary
+    self.breaks = breaks
+    self.apply = apply
+  }
+
+  public var synopsis: String {
+    (["mutate", name] + parameters.map(\.synopsis)).joined(separator: " ")
+  }
+}
+
+/// Everything a scenario file can say, beyond its structural keywords.
+public enum Vocabulary {
+  public static let actions: [ActionSpec] = CoreActions.all
+  public static let expectations: [ExpectationSpec] = CoreExpectations.all
+  public static let mutations: [MutationSpec] = CoreMutations.all
+
+  /// Structural keywords with a one-line summary, in the order a file uses them.
+  public static let keywords: [(String, String)] = [
+    ("scenario", "scenario \"TITLE\" — starts the file"),
+    ("about", "about \"TEXT\" — why this matters (repeatable)"),
+    ("checklist", "checklist N[, N] — seed 000 release checklist items"),
+    ("platforms", "platforms ios|android … — where it applies (default both)"),
+    ("channels", "channels dev|staging|prod|release … — where it applies (default all)"),
+    ("tags", "tags WORD … — for --tag"),
+    ("timeout", "timeout DURATION — wall-clock limit of one execution (default 10s)"),
+    ("idp", "idp keycloak-dev|proconnect — override the channel's identity provider"),
+    ("device", "device NAME [browser KIND] [without play-services]"),
+    ("app", "app NAME on DEVICE [as companion]"),
+    ("user", "user NAME — a test user of the IdP"),
+    ("step", "step \"TITLE\" — starts a step; actions and expectations follow"),
+    ("expect", "expect [no] PHRASE … — an expectation inside a step"),
+    ("on", "on CONDITION[, CONDITION]: STATEMENT — a conditional line"),
+    ("control", "control \"NAME\" — a negative control block"),
+    ("mutate", "mutate MUTATION [ARGS] — inside a control"),
+    ("fails", "fails at step N | fails at \"STEP TITLE\" — inside a control"),
+    ("because", "because \"TEXT\" — the failure message must contain TEXT"),
+  ]
+
+  /// System-browser kinds a `device … browser KIND` may name.
+  public static let browserKinds = [
+    "default", "web-auth-session", "ephemeral-web-auth-session", "safari-view-controller",
+    "custom-tabs", "webview",
+  ]
+}

@@ -1,0 +1,29 @@
+/// The vocabulary as Markdown: the reference section of docs/scenario-language.md is this
+/// text, so the documentation cannot drift from what the parser accepts.
+public enum VocabularyReference {
+  public static func markdown() -> String {
+    var out = "### Actions\n\n"
+    out += "| statement | what it does |\n| --- | --- |\n"
+    for action in Vocabulary.actions {
+      out +=
+        "| `\(escape(action.synopsis))` | \(escape(action.summary)) Example: `\(escape(action.example))` |\n"
+    }
+    out += "\n### Expectations\n\n"
+    out += "| statement | holds when |\n| --- | --- |\n"
+    for expectation in Vocabulary.expectations {
+      out +=
+        "| `\(escape(expectation.synopsis))` | \(escape(expectation.summary)) Example: `\(escape(expectation.example))` |\n"
+    }
+    out += "\n### Mutations (for `control` blocks)\n\n"
+    out += "| statement | what it changes | what it breaks |\n| --- | --- | --- |\n"
+    for mutation in Vocabulary.mutations {
+      out +=
+        "| `\(escape(mutation.synopsis))` | \(escape(mutation.summary)) | \(escape(mutation.breaks)) |\n"
+    }
+    return out
+  }
+
+  private static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "|", with: "\\|")
+  }
+}

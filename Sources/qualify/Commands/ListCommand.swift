@@ -1,0 +1,109 @@
+import Foundation
+import QualifyCore
+import Scenarios
+
+/// `qualify list [--json] [--vocabulary]`.
+struct ListCommand {
+  static let options: [OptionSpec] = [
+    .flag("json", "Print JSON."),
+    .flag(
+      "vocabulary", "List the scenario language's actions, expectations and mutations instead."),
+    .flag("markdown", "With --vocabulary: the reference section of docs/scenario-language.md."),
+    .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
+    .value("filter", "GLOB", "Only scenarios whose id (or pack) matches."),
+    .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
+    .flag("help", "Show this help."),
+  ]
+
+  let parsed: ParsedOptions
+
+  init(arguments: [String]) throws {
+    parsed = try ParsedOptions.parse(arguments, ListCommand.options, command: "qualify list")
+  }
+
+  func execute() throws -> ExitCode {
+    let out = Terminal.standardOutput
+    if parsed.has("help") {
+      out.write(
+        helpText(
+          usage: "qualify list [--json] [--vocabulary]",
+          summary: "Lists the scenarios (or the scenario language's vocabulary).",
+          options: ListCommand.options))
+      return .qualified
+    }
+    if parsed.has("vocabulary") {
+      if parsed.has("markdown") {
+        out.write(VocabularyReference.markdown())
+        return .qualified
+      }
+      return try vocabulary(json: parsed.has("json"))
+    }
+    let all = try ScenarioCatalogue.load(
+      directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
+    let scenarios = ScenarioCatalogue.filter(
+      all, glob: parsed.value("filter"), tags: parsed.all("tag")
+    ).sorted { $0.id < $1.id }
+    if parsed.has("json") {
+      let items: [[String: Any]] = scenarios.map { scenario in
+        [
+          "id": scenario.id, "title": scenario.title, "pack": scenario.pack, "file": scenario.file,
+          "checklist": scenario.checklist, "platforms": scenario.platforms.map(\.rawValue),
+          "channels": scenario.channels.map(\.rawValue), "tags": scenario.tags,
+          "steps": scenario.steps.map(\.title), "controls": scenario.controls.map(\.name),
+        ]
+      }
+      let data = try JSONSerialization.data(
+        withJSONObject: items, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+      return .qualified
+    }
+    let width = (scenarios.map(\.id.count).max() ?? 10) + 2
+    for scenario in scenarios {
+      let applies =
+        "\(scenario.platforms.map(\.rawValue).joined(separator: ","))/\(scenario.channels.count == 3 ? "all" : scenario.channels.map(\.rawValue).joined(separator: ","))"
+      out.line(
+        "\(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0))\(out.style(applies.padding(toLength: 24, withPad: " ", startingAt: 0), .dim))\(scenario.title)"
+      )
+    }
+    out.line(
+      out.style(
+        "\(scenarios.count) scenarios, \(scenarios.reduce(0) { $0 + $1.controls.count }) controls",
+        .dim))
+    return .qualified
+  }
+
+  private func vocabulary(json: Bool) throws -> ExitCode {
+    let out = Terminal.standardOutput
+    if json {
+      let document: [String: Any] = [
+        "keywords": Vocabulary.keywords.map { ["keyword": $0.0, "usage": $0.1] },
+        "actions": Vocabulary.actions.map {
+          ["synopsis": $0.synopsis, "summary": $0.summary, "example": $0.example]
+        },
+        "expectations": Vocabulary.expectations.map {
+          ["synopsis": $0.synopsis, "summary": $0.summary, "example": $0.example]
+        },
+        "mutations": Vocabulary.mutations.map {
+          ["synopsis": $0.synopsis, "summary": $0.summary, "breaks": $0.breaks]
+        },
+      ]
+      let data = try JSONSerialization.data(
+        withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+      return .qualified
+    }
+    out.line(out.style("Keywords", .bold))
+    for (_, usage) in Vocabulary.keywords { out.line("  \(usage)") }
+    out.line(out.style("\nActions", .bold))
+    for action in Vocabulary.actions { out.line("  \(action.synopsis)\n      \(action.summary)") }
+    out.line(out.style("\nExpectations", .bold))
+    for expectation in Vocabulary.expectations {
+      out.line("  \(expectation.synopsis)\n      \(expectation.summary)")
+    }
+    out.line(out.style("\nMutations", .bold))
+    for mutation in Vocabulary.mutations {
+      out.line("  \(mutation.synopsis)\n      \(mutation.summary) Breaks: \(mutation.breaks).")
+    }
+    return .qualified
+  }
+}

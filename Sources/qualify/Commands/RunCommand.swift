@@ -1,0 +1,311 @@
+import Artifacts
+import Foundation
+import MockStack
+import QualifyCore
+import Results
+import Scenarios
+
+/// `qualify [options]` and `qualify run <scenario> [--trace]`: the qualification itself.
+struct RunCommand {
+  static let options: [OptionSpec] = [
+    .value("channel", "dev|staging|prod", "The release channel to qualify (default: prod)."),
+    .value("app", "DIR", "The app repository (default: the bundled sample app)."),
+    .value(
+      "stack", "FILE",
+      "Run against an external stack described in FILE instead of the embedded mocks."),
+    .value("filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*'."),
+    .value("platform", "ios|android", "Only this platform."),
+    .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
+    .value("db", "FILE", "The results database (default: Reports/qualify.sqlite)."),
+    .value("report-dir", "DIR", "Where HTML reports go (default: Reports)."),
+    .value("junit", "FILE", "Also write JUnit XML to FILE."),
+    .flag("json", "Print the results as JSON on stdout (progress goes to stderr)."),
+    .value("seed", "N", "Seed of every random value; the same seed reproduces the run."),
+    .value("jobs", "N", "Scenarios run in parallel (default: the number of cores)."),
+    .value("shard", "I/N", "Run the I-th of N shards of the scenario list."),
+    .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
+    .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
+    .value("timeout", "DURATION", "Override every scenario's timeout (e.g. 30s)."),
+    .flag("trace", "Print every HTTP exchange, event and decision as it happens."),
+    .flag("help", "Show this help."),
+  ]
+
+  static let help = helpText(
+    usage:
+      "qualify [--channel dev|staging|prod] [--app DIR] [options]\n       qualify run <scenario-id|path> [--trace] [options]",
+    summary: """
+      Qualifies a Capacitor-style app for release: starts the embedded mock stack (identity \
+      provider, backend, OTA bucket, push gateways), drives simulated iOS and Android shells \
+      through every scenario and its negative controls, records the evidence and writes the \
+      reports. Exit code: 0 qualified, 1 not qualified, 2 bad input, 3 internal error.
+      """,
+    options: options,
+    footer: """
+      OTHER COMMANDS:
+        qualify list [--json]              the scenarios
+        qualify check FILE...              validate scenario files
+        qualify check-app [--app DIR]      the app's static findings only
+        qualify history                    earlier runs
+        qualify show RUN [SCENARIO]        one run, or one scenario of it
+        qualify report [RUN]               (re)write a run's HTML report
+        qualify serve                      the mock stack for a real device or curl
+        qualify ota keygen|publish|verify  OTA bundle tooling (Capgo v2)
+      Every command takes --help.
+      """)
+
+  let parsed: ParsedOptions
+  /// The scenario `qualify run` names, when it names one.
+  let single: String?
+
+  init(arguments: [String], single: Bool) throws {
+    parsed = try ParsedOptions.parse(
+      arguments, RunCommand.options, command: single ? "qualify run" : "qualify")
+    if single && parsed.has("help") {
+      self.single = parsed.positionals.first ?? ""
+    } else if single {
+      guard let target = parsed.positionals.first, parsed.positionals.count == 1 else {
+        throw InputError(
+          parsed.positionals.isEmpty
+            ? "qualify run needs a scenario id or a .scenario file"
+            : "qualify run takes one scenario",
+          hint: "see: qualify list")
+      }
+      self.single = target
+    } else {
+      if let extra = parsed.positionals.first {
+        throw InputError(
+          "unexpected argument '\(extra)'",
+          hint: Suggestions.closest(to: extra, among: Qualify.commands).map {
+            "did you mean 'qualify \($0)'?"
+          } ?? "see: qualify --help")
+      }
+      self.single = nil
+    }
+  }
+
+  func execute() throws -> ExitCode {
+    if parsed.has("help") {
+      Terminal.standardOutput.write(RunCommand.help)
+      return .qualified
+    }
+    let channel = try channelOption(parsed)
+    let platforms = try platformOption(parsed)
+    let seed = try seedOption(parsed)
+    let jobs =
+      try parsed.value("jobs").map { value -> Int in
+        guard let n = Int(value), n >= 1, n <= 64 else {
+          throw InputError("--jobs must be a number from 1 to 64, got '\(value)'")
+        }
+        return n
+      } ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let timeout = try parsed.value("timeout").map { value -> TimeInterval in
+      guard let seconds = Durations.parse(value), seconds > 0 else {
+        throw InputError("--timeout needs a duration such as 30s, got '\(value)'")
+      }
+      return seconds
+    }
+    if parsed.value("stack") != nil {
+      throw InputError(
+        "--stack (an external stack) is not supported by this version yet",
+        hint:
+          "run against the embedded mock stack (omit --stack), or use `qualify serve` to point a real device at the mocks"
+      )
+    }
+    let json = parsed.has("json")
+    let terminal = json ? Terminal.standardError : Terminal.standardOutput
+
+    // Bad input first: the app and the scenarios are read before anything starts.
+    let appDirectory = parsed.value("app") ?? Paths.sampleApp
+    let repository = try AppRepository(directory: appDirectory)
+    let builds = try repository.builds(for: channel)
+    var scenarios = try loadScenarios()
+    scenarios = try shard(scenarios)
+    let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
+    guard !jobsToRun.isEmpty else {
+      throw InputError(
+        "no scenario applies" + (parsed.value("filter").map { " to --filter '\($0)'" } ?? "")
+          + " on channel \(channel.rawValue)",
+        hint: "see: qualify list")
+    }
+
+    let store = try ResultStore(path: parsed.value("db") ?? Paths.defaultDatabase)
+    for id in try store.markAbandonedRuns() {
+      terminal.line(
+        terminal.style("note:", .yellow)
+          + " run \(id) was left running by a process that is gone; marked aborted")
+    }
+    let topologies = try builds.values.map { try StackTopology(build: $0) }
+    let material = try StackMaterial(
+      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) })
+    var run = RunRecord(
+      id: RunRecord.newID(), startedAt: Date(), channel: channel, app: repository.root.path,
+      appVersion: repository.describeVersion(), seed: seed,
+      filter: single ?? parsed.value("filter"),
+      platforms: platforms, harnessVersion: qualifyVersion)
+    try store.begin(run)
+    let interrupt = InterruptHandler(store: store, run: run.id)
+
+    let runner = Runner(
+      builds: builds, material: material,
+      options: Runner.Options(
+        seed: seed, jobs: single != nil ? 1 : jobs, runControls: !parsed.has("no-controls"),
+        timeoutOverride: timeout))
+    if parsed.has("trace") || single != nil && parsed.has("trace") {
+      let tracer = Tracer(terminal: terminal)
+      runner.trace = { label, evidence in tracer.print(label, evidence) }
+    }
+    let progress = Progress(
+      terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"))
+    terminal.line(
+      "qualify \(qualifyVersion) · app \(repository.profile.name) (\(AppRepository.displayPath(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")"
+    )
+    let storeErrors = StoreErrors()
+    let runID = run.id
+    let results = runner.run(
+      scenarios, platforms: platforms, channel: channel,
+      onStart: { scenario, platform in progress.started(scenario, platform) },
+      onResult: { result in
+        do {
+          try store.record(result, run: runID)
+        } catch {
+          storeErrors.add(error)
+        }
+        progress.finished(result)
+      })
+    interrupt.disarm()
+    if let error = storeErrors.first { throw error }
+
+    let summary = RunSummary(results)
+    try store.finish(run: run.id, status: summary.status)
+    run = try store.run(run.id) ?? run
+    let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
+    let report = try ReportFiles.write(
+      run: run, results: results, history: store.runs(limit: 15), directory: reportDirectory)
+    if let junit = parsed.value("junit") {
+      try ReportFiles.writeText(JUnitWriter.render(run: run, results: results), to: junit)
+    }
+    progress.summary(
+      results, summary: summary, run: run, report: report, junit: parsed.value("junit"))
+    if json {
+      Terminal.standardOutput.write(try JSONWriter.render(run: run, results: results) + "\n")
+    }
+    return summary.exitCode
+  }
+
+  private func loadScenarios() throws -> [Scenario] {
+    let directory = parsed.value("scenarios") ?? Paths.scenariosDirectory
+    if let single {
+      if single.hasSuffix(".scenario") {
+        let diagnostics = DiagnosticsEngine()
+        let url = URL(fileURLWithPath: single)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+          throw InputError("no such scenario file: \(single)")
+        }
+        let scenario = try ScenarioCatalogue.parse(file: url, diagnostics: diagnostics)
+        guard let scenario, !diagnostics.hasErrors else {
+          throw InputError("\(single) has errors", diagnostics: diagnostics.diagnostics)
+        }
+        return [scenario]
+      }
+      let all = try ScenarioCatalogue.load(directory: directory)
+      let matching = all.filter { $0.id == single || Glob.matches(single, $0.id) }
+      guard !matching.isEmpty else {
+        throw InputError(
+          "no scenario '\(single)'",
+          hint: Suggestions.closest(to: single, among: all.map(\.id)).map {
+            "did you mean '\($0)'?"
+          } ?? "see: qualify list")
+      }
+      return matching
+    }
+    let all = try ScenarioCatalogue.load(directory: directory)
+    return ScenarioCatalogue.filter(all, glob: parsed.value("filter"), tags: parsed.all("tag"))
+  }
+
+  private func shard(_ scenarios: [Scenario]) throws -> [Scenario] {
+    guard let value = parsed.value("shard") else { return scenarios }
+    let parts = value.split(separator: "/").compactMap { Int($0) }
+    guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+      throw InputError("--shard must be I/N with 1 ≤ I ≤ N, got '\(value)'")
+    }
+    return scenarios.sorted { $0.id < $1.id }.enumerated().filter {
+      $0.offset % parts[1] == parts[0] - 1
+    }.map(\.element)
+  }
+}
+
+func channelOption(_ parsed: ParsedOptions, default channel: Channel = .prod) throws -> Channel {
+  guard let value = parsed.value("channel") else { return channel }
+  guard let parsedChannel = Channel(rawValue: value) else {
+    throw InputError(
+      "unknown channel '\(value)'",
+      hint: Suggestions.closest(to: value, among: Channel.allCases.map(\.rawValue)).map {
+        "did you mean '\($0)'?"
+      }
+        ?? "channels are dev, staging and prod")
+  }
+  return parsedChannel
+}
+
+func platformOption(_ parsed: ParsedOptions) throws -> [Platform] {
+  guard let value = parsed.value("platform") else { return Platform.allCases }
+  guard let platform = Platform(rawValue: value) else {
+    throw InputError("unknown platform '\(value)'", hint: "platforms are ios and android")
+  }
+  return [platform]
+}
+
+func seedOption(_ parsed: ParsedOptions) throws -> UInt64 {
+  guard let value = parsed.value("seed") else { return UInt64.random(in: 1...999_999) }
+  guard let seed = UInt64(value) else {
+    throw InputError("--seed must be a non-negative whole number, got '\(value)'")
+  }
+  return seed
+}
+
+/// Marks the run aborted when the user interrupts it, then exits 130.
+final class InterruptHandler: @unchecked Sendable {
+  private var sources: [DispatchSourceSignal] = []
+
+  init(store: ResultStore, run: String) {
+    for signalNumber in [SIGINT, SIGTERM] {
+      signal(signalNumber, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+      source.setEventHandler {
+        try? store.finish(run: run, status: .aborted)
+        Terminal.standardError.line("\ninterrupted: run \(run) marked aborted")
+        exit(128 + signalNumber)
+      }
+      source.resume()
+      sources.append(source)
+    }
+  }
+
+  func disarm() {
+    for source in sources { source.cancel() }
+    signal(SIGINT, SIG_DFL)
+    signal(SIGTERM, SIG_DFL)
+  }
+}
+
+private final class StoreErrors: @unchecked Sendable {
+  private let lock = NSLock()
+  private var errors: [Error] = []
+  func add(_ error: Error) {
+    lock.lock()
+    errors.append(error)
+    lock.unlock()
+  }
+  var first: Error? {
+    lock.lock()
+    defer { lock.unlock() }
+    return errors.first
+  }
+}
+
+extension AppRepository {
+  static func displayPath(_ url: URL) -> String {
+    let cwd = FileManager.default.currentDirectoryPath + "/"
+    return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
+  }
+}

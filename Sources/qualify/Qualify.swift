@@ -1,0 +1,48 @@
+import Foundation
+import QualifyCore
+
+/// The `qualify` command: dispatch only; every command lives in `Commands/`.
+@main
+enum Qualify {
+  static let commands = [
+    "run", "list", "check", "check-app", "history", "show", "report", "serve", "ota",
+  ]
+
+  static func main() {
+    setvbuf(stdout, nil, _IOLBF, 0)
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    let code: ExitCode
+    do {
+      code = try dispatch(arguments)
+    } catch {
+      code = ErrorPresenter.present(error)
+    }
+    exit(code.rawValue)
+  }
+
+  static func dispatch(_ arguments: [String]) throws -> ExitCode {
+    if arguments.first == "--version" {
+      Terminal.standardOutput.line("qualify \(qualifyVersion)")
+      return .qualified
+    }
+    guard let first = arguments.first, !first.hasPrefix("-") else {
+      return try RunCommand(arguments: arguments, single: false).execute()
+    }
+    let rest = Array(arguments.dropFirst())
+    switch first {
+    case "run": return try RunCommand(arguments: rest, single: true).execute()
+    case "list": return try ListCommand(arguments: rest).execute()
+    case "check": return try CheckCommand(arguments: rest).execute()
+    case "history": return try HistoryCommand(.history, arguments: rest).execute()
+    case "show": return try HistoryCommand(.show, arguments: rest).execute()
+    case "report": return try HistoryCommand(.report, arguments: rest).execute()
+    case "help": return try RunCommand(arguments: ["--help"], single: false).execute()
+    default:
+      throw InputError(
+        "unknown command '\(first)'",
+        hint: Suggestions.closest(to: first, among: commands).map {
+          "did you mean 'qualify \($0)'?"
+        } ?? "see: qualify --help")
+    }
+  }
+}

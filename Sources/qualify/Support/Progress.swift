@@ -1,0 +1,156 @@
+import Artifacts
+import Foundation
+import QualifyCore
+import Results
+import Scenarios
+
+/// Terminal output of a run: a live line and one line per finished scenario on a TTY, plain
+/// lines otherwise, then the summary table.
+final class Progress: @unchecked Sendable {
+  let terminal: Terminal
+  let total: Int
+  let verbose: Bool
+  private let lock = NSLock()
+  private var done = 0
+  private var running: [String] = []
+
+  init(terminal: Terminal, total: Int, verbose: Bool) {
+    self.terminal = terminal
+    self.total = total
+    self.verbose = verbose
+  }
+
+  func started(_ scenario: Scenario, _ platform: Platform) {
+    lock.lock()
+    running.append("\(scenario.id) [\(platform.rawValue)]")
+    let text = "[\(done)/\(total)] running \(running.joined(separator: ", "))…"
+    lock.unlock()
+    terminal.live(text)
+  }
+
+  func finished(_ result: ScenarioResult) {
+    lock.lock()
+    done += 1
+    running.removeAll { $0 == result.displayName }
+    let count = done
+    let still = running
+    lock.unlock()
+    let mark = Progress.mark(result.verdict, terminal)
+    var line =
+      "\(mark) \(result.displayName)  \(terminal.style(Durations.format(result.duration), .dim))"
+    if result.verdict != .passed {
+      line += "\n    " + terminal.style(result.message, result.verdict == .error ? .yellow : .red)
+    }
+    terminal.line(line)
+    if !still.isEmpty {
+      terminal.live("[\(count)/\(total)] running \(still.joined(separator: ", "))…")
+    }
+  }
+
+  static func mark(_ verdict: Verdict, _ terminal: Terminal) -> String {
+    switch verdict {
+    case .passed: return terminal.style("PASS", .green, .bold)
+    case .failed: return terminal.style("FAIL", .red, .bold)
+    case .controlDidNotBite: return terminal.style("NOBITE", .red, .bold)
+    case .error: return terminal.style("ERROR", .yellow, .bold)
+    }
+  }
+
+  func summary(
+    _ results: [ScenarioResult], summary: RunSummary, run: RunRecord, report: String, junit: String?
+  ) {
+    terminal.line()
+    // Per pack × platform: how many passed.
+    let packs = Array(Set(results.map { String($0.scenarioID.split(separator: "/").first ?? "") }))
+      .sorted()
+    let platforms = Platform.allCases.filter { p in results.contains { $0.platform == p } }
+    let width = max(8, (packs.map(\.count).max() ?? 0) + 2)
+    var header = "pack".padding(toLength: width, withPad: " ", startingAt: 0)
+    for platform in platforms {
+      header += platform.displayName.padding(toLength: 12, withPad: " ", startingAt: 0)
+    }
+    terminal.line(terminal.style(header, .bold))
+    for pack in packs {
+      var row = pack.padding(toLength: width, withPad: " ", startingAt: 0)
+      for platform in platforms {
+        let cell = results.filter { $0.platform == platform && $0.scenarioID.hasPrefix(pack + "/") }
+        let passed = cell.filter { $0.verdict == .passed }.count
+        let text = cell.isEmpty ? "—" : "\(passed)/\(cell.count)"
+        let padded = text.padding(toLength: 12, withPad: " ", startingAt: 0)
+        row += cell.isEmpty ? padded : terminal.style(padded, passed == cell.count ? .green : .red)
+      }
+      terminal.line(row)
+    }
+    terminal.line()
+    let counts = Verdict.allCases.filter { summary.counts[$0, default: 0] > 0 }.map {
+      "\(summary.counts[$0, default: 0]) \($0.rawValue)"
+    }
+    terminal.line(
+      "\(summary.total) scenario runs: \(counts.joined(separator: ", ")); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
+    )
+    let style: Terminal.Style =
+      summary.exitCode == .qualified ? .green : summary.exitCode == .internalError ? .yellow : .red
+    terminal.line(
+      terminal.style(summary.headline, style, .bold)
+        + " — channel \(run.channel.rawValue), run \(run.id), seed \(run.seed)")
+    terminal.line("report: \(report)")
+    if let junit { terminal.line("junit:  \(junit)") }
+  }
+}
+
+/// `--trace`: every evidence entry as it is recorded, labelled with its execution.
+final class Tracer: @unchecked Sendable {
+  let terminal: Terminal
+  private let lock = NSLock()
+  private var lastLabel = ""
+
+  init(terminal: Terminal) {
+    self.terminal = terminal
+  }
+
+  func print(_ label: String, _ evidence: Evidence) {
+    lock.lock()
+    defer { lock.unlock() }
+    if label != lastLabel {
+      terminal.line(terminal.style("── \(label)", .cyan, .bold))
+      lastLabel = label
+    }
+    terminal.line(
+      "  \(terminal.style(evidence.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0), .dim)) \(terminal.style(evidence.source, .bold)) \(evidence.summary)"
+    )
+    if !evidence.detail.isEmpty {
+      for line in evidence.detail.split(separator: "\n", omittingEmptySubsequences: false) {
+        terminal.line("      " + terminal.style(String(line), .dim))
+      }
+    }
+  }
+}
+
+/// Writes report files.
+enum ReportFiles {
+  /// Writes `DIR/runs/<id>/index.html` and `DIR/latest.html`; returns the run's report path.
+  static func write(
+    run: RunRecord, results: [ScenarioResult], history: [RunRecord], directory: String
+  ) throws -> String {
+    let html = HTMLReport.render(run: run, results: results, history: history)
+    let runDirectory = URL(fileURLWithPath: directory).appendingPathComponent("runs")
+      .appendingPathComponent(run.id)
+    try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+    let path = runDirectory.appendingPathComponent("index.html").path
+    try writeText(html, to: path)
+    try writeText(
+      html, to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
+    return AppRepository.displayPath(URL(fileURLWithPath: path))
+  }
+
+  static func writeText(_ text: String, to path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    do {
+      try Data(text.utf8).write(to: url, options: .atomic)
+    } catch {
+      throw InputError("cannot write \(path): \(error.localizedDescription)")
+    }
+  }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import QualifyTestSupport
+import Results
+import Testing
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// Runs the built `qualify` binary, as a user or CI would.
+enum CLI {
+  static let binary: String = {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("qualify").path
+    return Programs.find([beside, Fixtures.root + "/.build/debug/qualify"]) ?? beside
+  }()
+
+  /// Runs `qualify` in a scratch directory with the database and reports inside it.
+  static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:])
+    throws -> ProcessResult
+  {
+    try Programs.run(
+      binary, arguments, in: directory.path,
+      environment: ["NO_COLOR": "1"].merging(environment) { $1 })
+  }
+
+  static var scenarios: String { Fixtures.root + "/Scenarios" }
+}
+
+@Suite struct CLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-cli")
+  }
+
+  var common: [String] {
+    ["--app", Fixtures.sampleApp, "--scenarios", CLI.scenarios, "--seed", "11"]
+  }
+
+  @Test func qualifyProdPassesAndWritesTheStoreAndReports() throws {
+    let result = try CLI.run(["--channel", "prod"] + common, in: scratch)
+    #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+    #expect(result.stdout.contains("QUALIFIED"))
+    #expect(result.stdout.contains("PASS guards/runtime-cleartext [ios]"))
+    #expect(!result.stdout.contains("\u{1B}["), "NO_COLOR output has no escape codes")
+    #expect(
+      FileManager.default.fileExists(
+        atPath: scratch.appendingPathComponent("Reports/qualify.sqlite").path))
+    #expect(
+      FileManager.default.fileExists(
+        atPath: scratch.appendingPathComponent("Reports/latest.html").path))
+    let history = try CLI.run(["history"], in: scratch)
+    #expect(history.status == 0)
+    #expect(history.stdout.contains("qualified"))
+  }
+
+  @Test func junitParsesWithTestcasesForScenariosAndControls() throws {
+    let result = try CLI.run(["--channel", "prod", "--junit", "out.xml"] + common, in: scratch)
+    #expect(result.status == 0, "\(result.stderr)")
+    let xml = try String(contentsOf: scratch.appendingPathComponent("out.xml"), encoding: .utf8)
+    let parser = XMLParser(data: Data(xml.utf8))
+    #expect(parser.parse())
+    #expect(xml.components(separatedBy: "<testcase ").count - 1 >= 12)
+    #expect(xml.contains("name=\"control: "))
+  }
+
+  @Test func listJSONListsTheScenarios() throws {
+    let result = try CLI.run(["list", "--json", "--scenarios", CLI.scenarios], in: scratch)
+    #expect(result.status == 0)
+    let items = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+    #expect(items.contains { $0["id"] as? String == "guards/runtime-cleartext" })
+    #expect(items.allSatisfy { !(($0["controls"] as? [String]) ?? []).isEmpty })
+  }
+
+  @Test func checkOnTheBrokenFileExits2WithCompilerStyleErrors() throws {
+    let result = try CLI.run(["check", Fixtures.file("broken.scenario")], in: scratch)
+    #expect(result.status == 2)
+    let errors = result.stderr.split(separator: "\n").filter {
+      $0.contains("broken.scenario:") && $0.contains(": error: ")
+    }
+    #expect(errors.count >= 10, "\(result.stderr)")
+    #expect(result.stderr.contains("broken.scenario:11:10: error: unknown action 'fetchs config'"))
+    #expect(result.stderr.contains("hint: did you mean 'fetches config'?"))
+    #expect(result.stderr.contains("^"))
+  }
+
+  @Test func checkOnTheShippedScenariosSucceeds() throws {
+    let result = try CLI.run(["check", CLI.scenarios], in: scratch)
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  @Test func runTracePrintsEveryHTTPExchange() throws {
+    let result = try CLI.run(
+      ["run", "guards/runtime-cleartext", "--trace", "--platform", "android"] + common, in: scratch)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("GET https://messages.example/api/v1.0/config/ → 200"))
+    #expect(result.stdout.contains("refused GET http://messages.example/__heartbeat__/"))
+    #expect(result.stdout.contains("control:"))
+  }
+
+  @Test func jsonGoesToStdoutAlone() throws {
+    let result = try CLI.run(["--json", "--filter", "guards/https-manifest"] + common, in: scratch)
+    #expect(result.status == 0)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["verdict"] as? String == "qualified")
+    #expect(result.stderr.contains("QUALIFIED"))
+  }
+
+  @Test(arguments: [
+    (["--chanel", "prod"], "did you mean '--channel'?"),
+    (["--channel", "production"], "unknown channel 'production'"),
+    (["--app", "/nonexistent/app"], "app directory not found"),
+    (["--filter", "nothing/*"], "no scenario applies"),
+    (["lsit"], "did you mean 'qualify list'?"),
+    (["--jobs", "0"], "--jobs must be"),
+  ])
+  func badInputExits2WithAClearMessage(arguments: [String], message: String) throws {
+    let result = try CLI.run(arguments + ["--scenarios", CLI.scenarios], in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains(message), "\(result.stderr)")
+  }
+
+  @Test func malformedAppFileExits2WithFileAndLine() throws {
+    let app = scratch.appendingPathComponent("app")
+    try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+    try Data(#"{ "name": "broken", "base": "\#(Fixtures.sampleApp)" }"#.utf8).write(
+      to: app.appendingPathComponent("qualify.json"))
+    let manifest = app.appendingPathComponent("android/app/src/main")
+    try FileManager.default.createDirectory(at: manifest, withIntermediateDirectories: true)
+    try Data("<manifest>\n  <application>\n</manifest>\n".utf8).write(
+      to: manifest.appendingPathComponent("AndroidManifest.xml"))
+    let result = try CLI.run(["--app", app.path, "--scenarios", CLI.scenarios], in: scratch)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("AndroidManifest.xml:3:"), "\(result.stderr)")
+  }
+
+  @Test func everyCommandHasHelp() throws {
+    for command in [[], ["run"], ["list"], ["check"], ["history"], ["show"], ["report"]] {
+      let result = try CLI.run(command + ["--help"], in: scratch)
+      #expect(result.status == 0, "\(command)")
+      #expect(result.stdout.hasPrefix("USAGE: qualify"), "\(command): \(result.stdout.prefix(80))")
+    }
+  }
+
+  /// A crash mid-run leaves earlier results readable, and the next invocation marks the run
+  /// aborted.
+  @Test func sigkillMidRunLeavesTheStoreReadableAndTheRunAborted() throws {
+    // Enough scenario copies that the run is still going when it is killed.
+    let scenarios = scratch.appendingPathComponent("scenarios/guards")
+    try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+    let source = try String(
+      contentsOfFile: CLI.scenarios + "/guards/runtime-cleartext.scenario", encoding: .utf8)
+    for index in 0..<300 {
+      try Data(source.utf8).write(to: scenarios.appendingPathComponent("copy\(index).scenario"))
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = [
+      "--app", Fixtures.sampleApp, "--scenarios", scratch.appendingPathComponent("scenarios").path,
+      "--jobs", "1",
+    ]
+    process.currentDirectoryURL = scratch
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let database = scratch.appendingPathComponent("Reports/qualify.sqlite").path
+    var recorded = 0
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline && process.isRunning {
+      if FileManager.default.fileExists(atPath: database),
+        let store = try? ResultStore(path: database),
+        let run = try? store.run(nil)
+      {
+        recorded = run.counts.values.reduce(0, +)
+        if recorded >= 3 { break }
+      }
+      usleep(2000)
+    }
+    #expect(process.isRunning, "the run finished before it could be killed")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+
+    let store = try ResultStore(path: database)
+    let killed = try #require(try store.run(nil))
+    #expect(killed.status == .running)
+    #expect(try store.results(run: killed.id).count >= 3)
+
+    let history = try CLI.run(["history"], in: scratch)
+    #expect(history.status == 0)
+    #expect(history.stdout.contains("aborted"), "\(history.stdout)")
+    #expect(try store.run(killed.id)?.status == .aborted)
+  }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Paths of the repository's fixtures, found from this source file.
+public enum Fixtures {
+  /// The package root.
+  public static let root: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+      url.deleteLastPathComponent()
+      if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        return url.path
+      }
+    }
+    return FileManager.default.currentDirectoryPath
+  }()
+
+  /// The bundled sample app.
+  public static var sampleApp: String { root + "/Scenarios/apps/messages" }
+
+  /// The regression fixtures, by name.
+  public static var regressionsDirectory: String { root + "/Scenarios/apps/regressions" }
+
+  /// A file under `Tests/Fixtures`.
+  public static func file(_ name: String) -> String { root + "/Tests/Fixtures/" + name }
+
+  /// A fresh temporary directory, removed by the caller.
+  public static func temporaryDirectory(_ label: String = "qualify") throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}

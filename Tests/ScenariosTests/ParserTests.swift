@@ -1,0 +1,242 @@
+import Foundation
+import QualifyCore
+import QualifyTestSupport
+import Scenarios
+import Testing
+
+@Suite struct ParserTests {
+  func parse(_ text: String) -> (Scenario?, [Diagnostic]) {
+    let engine = DiagnosticsEngine()
+    let scenario = ScenarioParser().parse(
+      text: text, file: "t.scenario", id: "pack/t", diagnostics: engine)
+    return (scenario, engine.diagnostics)
+  }
+
+  /// Expects exactly one error at `marker`, whose message contains `message`.
+  func expectError(
+    _ marked: String, _ message: String, hint: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let source = MarkedText(marked)
+    let (scenario, diagnostics) = parse(source.text)
+    #expect(scenario == nil, sourceLocation: sourceLocation)
+    guard let position = source.markers["1️⃣"] else {
+      Issue.record("no 1️⃣ marker", sourceLocation: sourceLocation)
+      return
+    }
+    let match = diagnostics.first {
+      $0.location?.line == position.line && $0.location?.column == position.column
+    }
+    #expect(
+      match != nil,
+      "no diagnostic at \(position) among \(diagnostics.map { "\($0.location?.description ?? "?") \($0.message)" })",
+      sourceLocation: sourceLocation)
+    #expect(
+      match?.message.contains(message) == true, "message: \(match?.message ?? "none")",
+      sourceLocation: sourceLocation)
+    if let hint {
+      #expect(
+        match?.hint?.contains(hint) == true, "hint: \(match?.hint ?? "none")",
+        sourceLocation: sourceLocation)
+    }
+  }
+
+  static let valid = """
+    scenario "A valid scenario"
+      about "why"
+      checklist 7
+      platforms ios
+      channels release
+      tags guards transport
+      timeout 5s
+
+      device phone
+      app mail on phone
+
+      step "fetch"
+        mail fetches config
+        expect status 200
+        on dev: expect status 200
+        on release, ios: expect json MOBILE_OTA_MANIFEST_URL starts-with "https://"
+
+      step "cleartext"
+        mail gets /x over http
+        expect refused "cleartext"
+        advance 61s
+
+      control "untrusted"
+        mutate tls.untrusted-ca
+        fails at step 1
+        because "certificate"
+
+      control "by title"
+        platforms ios
+        mutate shell.ignores-transport-policy
+        fails at "cleartext"
+    """
+
+  @Test func parsesAValidScenario() throws {
+    let (scenario, diagnostics) = parse(ParserTests.valid)
+    #expect(diagnostics.isEmpty, "\(diagnostics.map(\.message))")
+    let s = try #require(scenario)
+    #expect(s.title == "A valid scenario")
+    #expect(s.checklist == [7])
+    #expect(s.platforms == [.ios])
+    #expect(s.channels == [.staging, .prod])
+    #expect(s.tags == ["guards", "transport"])
+    #expect(s.timeout == 5)
+    #expect(s.steps.count == 2)
+    #expect(s.steps[0].lines.count == 4)
+    #expect(s.steps[0].lines[2].condition?.channels == [.dev])
+    #expect(s.steps[0].lines[3].condition?.platforms == [.ios])
+    #expect(s.steps[1].lines[0].arguments["scheme"] == "http")
+    #expect(s.steps[1].lines[0].arguments["location"] == "/x")
+    #expect(s.controls.map(\.failsAt) == [1, 2])
+    #expect(s.controls[0].because == "certificate")
+    #expect(s.controls[1].platforms == [.ios])
+  }
+
+  @Test func unknownStatementSuggestsTheKeyword() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          1️⃣expcet status 200
+      """, "unknown statement 'expcet'", hint: "expect")
+  }
+
+  @Test func unknownActionSuggestsTheClosestPhrase() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail 1️⃣fetchs config
+          expect status 200
+      """, "unknown action", hint: "fetches config")
+  }
+
+  @Test func unknownMutationIsReported() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate 1️⃣tls.untrusted
+          fails at step 1
+      """, "unknown mutation", hint: "tls.untrusted-ca")
+  }
+
+  @Test func badArgumentTypesAreReported() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 1️⃣ok
+      """, "not a whole number")
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          advance 1️⃣soon
+          expect status 200
+      """, "not a duration")
+  }
+
+  @Test func missingArgumentPointsAtTheEndOfTheLine() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status1️⃣
+      """, "expected CODE")
+  }
+
+  @Test func aScenarioWithoutControlIsRejected() {
+    let (scenario, diagnostics) = parse(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+      """)
+    #expect(scenario == nil)
+    #expect(diagnostics.contains { $0.message.contains("no negative control") })
+  }
+
+  @Test func aStepWithoutExpectationIsRejected() {
+    let (_, diagnostics) = parse(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    #expect(diagnostics.contains { $0.message.contains("expects nothing") })
+  }
+
+  @Test func controlMustNameAnExistingStep() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1️⃣3
+      """, "there is no step 3")
+  }
+
+  @Test func declarationsAfterTheFirstStepAreRejected() {
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        1️⃣device tablet
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """, "belongs before the first step")
+  }
+
+  @Test func everyErrorOfTheBrokenFixtureIsReported() throws {
+    let path = Fixtures.file("broken.scenario")
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let (_, diagnostics) = parse(text)
+    let lines = Set(diagnostics.compactMap { $0.location?.line })
+    // checklist 9, windows, chrome, tablet, fetchs, expcet, two-hundred, the unterminated
+    // string, 61x, step 7: ten problems on ten different lines.
+    #expect(
+      lines.isSuperset(of: [4, 5, 7, 8, 11, 12, 13, 15, 16, 19]),
+      "\(diagnostics.map { "\($0.location?.line ?? 0): \($0.message)" })")
+    #expect(diagnostics.allSatisfy { $0.sourceLine != nil })
+  }
+}

@@ -1,0 +1,256 @@
+import Artifacts
+import Foundation
+import MockStack
+import QualifyCore
+import QualifyTestSupport
+import Testing
+
+@testable import Scenarios
+
+/// The sample app's prod builds and one run's material, shared by the runner tests.
+enum SampleRun {
+  static let builds: [Platform: AppBuild] = {
+    do { return try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod) } catch {
+      fatalError("\(error)")
+    }
+  }()
+
+  static let devBuilds: [Platform: AppBuild] = {
+    do { return try AppRepository(directory: Fixtures.sampleApp).builds(for: .dev) } catch {
+      fatalError("\(error)")
+    }
+  }()
+
+  static let material: StackMaterial = {
+    do {
+      let hosts = try (Array(builds.values) + Array(devBuilds.values)).map {
+        try StackTopology(build: $0).secureHosts
+      }
+      return try StackMaterial(hosts: hosts.reduce(Set<String>()) { $0.union($1) })
+    } catch { fatalError("\(error)") }
+  }()
+
+  static func runner(_ builds: [Platform: AppBuild] = builds, timeout: TimeInterval? = nil)
+    -> Runner
+  {
+    Runner(
+      builds: builds, material: material, options: .init(seed: 1, jobs: 2, timeoutOverride: timeout)
+    )
+  }
+
+  static func scenario(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> Scenario
+  {
+    let engine = DiagnosticsEngine()
+    let scenario = ScenarioParser().parse(
+      text: text, file: "t.scenario", id: "test/t", diagnostics: engine)
+    #expect(
+      !engine.hasErrors, "\(engine.diagnostics.map(\.message))", sourceLocation: sourceLocation)
+    return try #require(scenario, sourceLocation: sourceLocation)
+  }
+}
+
+@Suite struct RunnerTests {
+  @Test func aHoldingScenarioWithBitingControlsPasses() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "config"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "untrusted"
+          mutate tls.untrusted-ca
+          fails at step 1
+          because "certificate"
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
+    #expect(result.verdict == .passed, "\(result.message)")
+    #expect(result.controls.map(\.outcome) == [.bit])
+    #expect(result.check.steps.first?.evidence.contains { $0.kind == .http } == true)
+  }
+
+  @Test func aControlThatDoesNotBiteFailsTheScenario() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "config"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "irrelevant"
+          mutate backend.unhealthy
+          fails at step 1
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .android, channel: .prod)
+    #expect(result.verdict == .controlDidNotBite)
+    #expect(result.controls.first?.outcome == .didNotBite)
+    #expect(result.message.contains("irrelevant"))
+  }
+
+  @Test func aControlThatBitesAtAnotherStepDoesNotCount() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "two steps"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        step "heartbeat"
+          mail gets /__heartbeat__/
+          expect status 200
+        control "wrong step"
+          mutate tls.untrusted-ca
+          fails at step 2
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
+    #expect(result.verdict == .controlDidNotBite)
+    #expect(result.controls.first?.outcome == .bitElsewhere)
+    #expect(result.controls.first?.message.contains("step 1 instead of step 2") == true)
+  }
+
+  @Test func aFailingStepFailsTheScenarioAndSkipsTheControls() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "wrong status"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 500
+        step "never reached"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
+    #expect(result.verdict == .failed)
+    #expect(result.check.failedStep == 1)
+    #expect(result.message.contains("expected status 500, got 200"))
+    #expect(result.check.steps.map(\.status) == [.failed, .notRun])
+    #expect(result.controls.map(\.outcome) == [.notRun])
+  }
+
+  @Test func anUnexaminedRefusalFailsTheStep() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "cleartext unexamined"
+        device phone
+        app mail on phone
+        step "cleartext"
+          mail gets /__heartbeat__/ over http
+          expect no json status present
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .android, channel: .prod)
+    #expect(result.verdict == .failed)
+    #expect(result.message.contains("refused") || result.message.contains("CLEARTEXT"))
+  }
+
+  @Test func conditionalLinesFollowTheChannel() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "channel aware"
+        device phone
+        app mail on phone
+        step "cleartext"
+          mail gets /__heartbeat__/ over http
+          on release: expect refused "cleartext"
+          on dev: expect status 200
+        control "c"
+          mutate app.no-cleartext-exception
+          channels dev
+          fails at step 1
+      """)
+    let dev = SampleRun.runner(SampleRun.devBuilds).run(scenario, platform: .ios, channel: .dev)
+    #expect(dev.verdict == .passed, "\(dev.message)")
+    let prod = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
+    // No control applies on prod: the run says so rather than passing unproven.
+    #expect(prod.verdict == .controlDidNotBite, "\(prod.message)")
+    #expect(prod.message.contains("no negative control"))
+  }
+
+  @Test func aHungExecutionBecomesAnErrorNotAHungRun() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "timeout"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    let result = SampleRun.runner(timeout: 0.000_001).run(scenario, platform: .ios, channel: .prod)
+    #expect(result.verdict == .error)
+    #expect(result.message.contains("timed out"))
+  }
+
+  @Test func withTimeoutReturnsNilForASlowBody() {
+    #expect(
+      Runner.withTimeout(0.05) {
+        Thread.sleep(forTimeInterval: 0.5)
+        return 1
+      } == nil)
+    #expect(Runner.withTimeout(1) { 2 } == 2)
+  }
+
+  @Test func sameSeedGivesTheSameEvidence() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "config"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    func summaries() -> [String] {
+      SampleRun.runner().run(scenario, platform: .ios, channel: .prod).check.steps.flatMap(
+        \.evidence
+      )
+      .map {
+        $0.summary.replacingOccurrences(of: #"\(\S+\)$"#, with: "", options: .regularExpression)
+      }
+    }
+    #expect(summaries() == summaries())
+  }
+
+  @Test func jobsRunInParallelAndComeBackInOrder() throws {
+    let scenarios = try ["a", "b", "c"].map { name in
+      var s = try SampleRun.scenario(
+        """
+        scenario "\(name)"
+          device phone
+          app mail on phone
+          step "fetch"
+            mail fetches config
+            expect status 200
+          control "c"
+            mutate tls.untrusted-ca
+            fails at step 1
+        """)
+      s.id = "test/\(name)"
+      return s
+    }
+    let results = SampleRun.runner().run(scenarios, platforms: [.ios, .android], channel: .prod)
+    #expect(
+      results.map(\.displayName) == [
+        "test/a [ios]", "test/a [android]", "test/b [ios]", "test/b [android]", "test/c [ios]",
+        "test/c [android]",
+      ])
+    #expect(results.allSatisfy { $0.verdict == .passed })
+  }
+}
