@@ -55,7 +55,9 @@ let package = Package(
     .testTarget(
       name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "QualifyTestSupport"]),
-    .testTarget(name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"]),
+    .testTarget(
+      name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"],
+      exclude: ["__Snapshots__"]),
     .testTarget(
       name: "QualifyCLITests", dependencies: ["qualify", "Results", "QualifyTestSupport"]),
   ],

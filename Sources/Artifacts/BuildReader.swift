@@ -69,9 +69,7 @@ struct BuildReader {
         transport: TransportSettings(), authSession: AuthSessionSettings(),
         push: PushShellSettings(), guards: BuildGuardSettings(), frontend: frontend,
         backend: backend, realm: realm, identityProvider: files.identityProvider,
-        files: profile.paths.filter {
-          $0.key.hasPrefix(platform.rawValue + ".") || $0.key == "realm"
-        })
+        files: resolvedFiles(for: platform))
       build.push.requiredBannerKeys = profile.bannerKeys
       switch platform {
       case .ios: readIOS(into: &build)
@@ -80,6 +78,16 @@ struct BuildReader {
       builds[platform] = build
     }
     return builds
+  }
+
+  /// The platform's artifacts by name, as display paths where the file exists.
+  private func resolvedFiles(for platform: Platform) -> [String: String] {
+    var out: [String: String] = [:]
+    for (name, path) in profile.paths
+    where name.hasPrefix(platform.rawValue + ".") || name == "realm" {
+      out[name] = repository.locate(path).map(AppRepository.display) ?? path
+    }
+    return out
   }
 
   private mutating func collect(_ error: Error) {
@@ -187,25 +195,23 @@ struct BuildReader {
           }
         }
         if let ats = plist["NSAppTransportSecurity"] {
-          build.transport.atsDictionaryInSource = Sourced(
-            true, at: location(file, plist.line(of: "NSAppTransportSecurity")))
-          var shipped = TransportSettings()
+          var settings = ATSSettings(
+            location: location(file, plist.line(of: "NSAppTransportSecurity")))
           if let v = ats["NSAllowsArbitraryLoads"]?.bool {
-            shipped.allowsArbitraryLoads = Sourced(
+            settings.allowsArbitraryLoads = Sourced(
               v, at: location(file, ats.line(of: "NSAllowsArbitraryLoads")))
           }
           if let v = ats["NSAllowsLocalNetworking"]?.bool {
-            shipped.allowsLocalNetworking = Sourced(
+            settings.allowsLocalNetworking = Sourced(
               v, at: location(file, ats.line(of: "NSAllowsLocalNetworking")))
           }
           for domain in ats["NSExceptionDomains"]?.entries ?? []
           where domain.value["NSExceptionAllowsInsecureHTTPLoads"]?.bool == true {
-            shipped.insecureExceptionDomains.append(
+            settings.insecureExceptionDomains.append(
               Sourced(domain.key, at: location(file, domain.line)))
           }
-          build.transport.allowsArbitraryLoads = shipped.allowsArbitraryLoads
-          build.transport.allowsLocalNetworking = shipped.allowsLocalNetworking
-          build.transport.insecureExceptionDomains = shipped.insecureExceptionDomains
+          build.transport.atsInSource = settings
+          build.transport.atsShipped = settings
         }
       } catch {
         collect(error)
@@ -230,7 +236,8 @@ struct BuildReader {
       }
     }
 
-    // The auth-session plugin: its ephemeral flag and its registration.
+    // The auth-session plugin: its ephemeral flag, its class name and its registration.
+    var pluginClass = "WebAuthSessionPlugin"
     if let path = paths["ios.authPlugin"], let (text, file) = repository.text(path) {
       build.authSession.usesWebAuthenticationSession = true
       for (index, line) in SourceText.codeLines(text) {
@@ -240,6 +247,9 @@ struct BuildReader {
           let value = line[range].hasSuffix("true")
           build.authSession.prefersEphemeral = Sourced(value, at: location(file, index + 1))
         }
+        if let name = SourceText.capture(#"class\s+(\w+)\s*:\s*CAPPlugin"#, in: line) {
+          pluginClass = name
+        }
       }
     } else {
       // Without the plugin the app falls back to the default Browser plugin.
@@ -247,11 +257,9 @@ struct BuildReader {
     }
     if let path = paths["ios.viewController"], let (text, file) = repository.text(path) {
       var registered: Sourced<Bool> = Sourced(false, at: location(file, nil))
+      let pattern = #"registerPluginInstance\(\s*"# + pluginClass + #"\(\s*\)\s*\)"#
       for (index, line) in SourceText.codeLines(text)
-      where line.range(
-        of: #"registerPluginInstance\(\s*WebAuthSessionPlugin\(\s*\)\s*\)"#,
-        options: .regularExpression) != nil
-      {
+      where line.range(of: pattern, options: .regularExpression) != nil {
         registered = Sourced(true, at: location(file, index + 1))
       }
       build.authSession.pluginRegistered = registered
@@ -267,9 +275,7 @@ struct BuildReader {
       build.guards.iosStripATSPhase = Sourced(phase != nil, at: location(file, phase))
     }
     if channel.isRelease && build.guards.iosStripATSPhase?.value == true {
-      build.transport.allowsArbitraryLoads = nil
-      build.transport.allowsLocalNetworking = nil
-      build.transport.insecureExceptionDomains = []
+      build.transport.atsShipped = nil
     }
 
     readStrings(.ios, into: &build)
@@ -411,6 +417,17 @@ enum SourceText {
       out.append((index, line))
     }
     return out
+  }
+}
+
+extension SourceText {
+  /// The first capture group of `pattern` in `line`.
+  static func capture(_ pattern: String, in line: String) -> String? {
+    guard let regex = try? NSRegularExpression(pattern: pattern),
+      let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+      match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: line)
+    else { return nil }
+    return String(line[range])
   }
 }
 

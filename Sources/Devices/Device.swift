@@ -77,3 +77,41 @@ public final class App: @unchecked Sendable {
     native.send(ClientRequest(url: apiURL("/api/v1.0/config/")))
   }
 }
+
+/// What the WebView shows after a launch.
+public enum WebViewContent: Sendable, Equatable {
+  /// The embedded `dist/` bundle (`capacitor://localhost` / `https://localhost`).
+  case embedded
+  /// The dev server at this URL (hot reload).
+  case devServer(String)
+  /// Nothing: the configured source could not be loaded.
+  case blank(String)
+}
+
+extension App {
+  /// Launches the app: the WebView loads `server.url` when the build carries one (through the
+  /// platform's transport policy, like any WebView load), the embedded bundle otherwise.
+  public func launch() -> WebViewContent {
+    let source = "\(device.platform.rawValue)/\(name)"
+    guard let url = build.capacitor.serverURL?.value else {
+      device.environment.decision(source, "launched: the WebView loads the embedded bundle")
+      return .embedded
+    }
+    switch native.send(ClientRequest(url: url)) {
+    case .refused(let reason):
+      device.environment.decision(
+        source, "launched: the WebView is blank, \(url) was refused: \(reason)")
+      return .blank("\(url) refused: \(reason)")
+    case .sent(let exchange):
+      guard let response = exchange.response, response.status == 200 else {
+        let why = exchange.error?.message ?? "HTTP \(exchange.response?.status ?? 0)"
+        device.environment.decision(
+          source, "launched: the WebView is blank, the dev server \(url) is unreachable: \(why)")
+        return .blank("dev server \(url) unreachable: \(why)")
+      }
+      device.environment.decision(
+        source, "launched: the WebView loads the dev server \(url) (hot reload)")
+      return .devServer(url)
+    }
+  }
+}

@@ -36,6 +36,7 @@ public final class Stack: @unchecked Sendable {
       }
     }
     serve(topology.backend, backend)
+    if let devServer = topology.devServer { serve(devServer, DevServer()) }
 
     let credentials =
       context.behaviours.untrustedCertificate ? material.untrustedCredentials : material.credentials

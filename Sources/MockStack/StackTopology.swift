@@ -12,6 +12,8 @@ public struct StackTopology: Sendable {
   public var bucket: Origin?
   /// The backend of the companion La Suite app used to prove cross-app SSO.
   public var companionBackend: Origin
+  /// The Vite dev server of a dev build (`server.url`), on the dev channel only.
+  public var devServer: Origin?
   /// Apple's and Google's push gateways.
   public static let apnsSandbox = Origin(scheme: "https", host: "api.sandbox.push.apple.com")
   public static let apnsProduction = Origin(scheme: "https", host: "api.push.apple.com")
@@ -27,6 +29,9 @@ public struct StackTopology: Sendable {
     identityProvider = build.backend.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
     bucket = build.backend.otaManifestURL.flatMap(Origin.init(url:))
     companionBackend = StackTopology.companion(of: backend)
+    if build.channel == .dev {
+      devServer = build.capacitor.serverURL.flatMap { Origin(url: $0.value) }
+    }
   }
 
   /// The companion app's backend: a sibling host on https, the next dev port on localhost.
@@ -45,6 +50,7 @@ public struct StackTopology: Sendable {
     ]
     if let identityProvider { out.append(identityProvider) }
     if let bucket { out.append(bucket) }
+    if let devServer { out.append(devServer) }
     return out
   }
 

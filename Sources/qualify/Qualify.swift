@@ -33,6 +33,7 @@ enum Qualify {
     case "run": return try RunCommand(arguments: rest, single: true).execute()
     case "list": return try ListCommand(arguments: rest).execute()
     case "check": return try CheckCommand(arguments: rest).execute()
+    case "check-app": return try CheckAppCommand(arguments: rest).execute()
     case "history": return try HistoryCommand(.history, arguments: rest).execute()
     case "show": return try HistoryCommand(.show, arguments: rest).execute()
     case "report": return try HistoryCommand(.report, arguments: rest).execute()

@@ -21,8 +21,8 @@ import Testing
     #expect(android.capacitor.cleartext == nil)
     // The strip phase removes the dev ATS exception from release products.
     #expect(ios.guards.iosStripATSPhase?.value == true)
-    #expect(ios.transport.allowsLocalNetworking == nil)
-    #expect(ios.transport.atsDictionaryInSource?.value == true)
+    #expect(ios.transport.atsShipped == nil)
+    #expect(ios.transport.atsInSource?.allowsLocalNetworking?.value == true)
     #expect(ios.authSession.prefersEphemeral?.value == false)
     #expect(ios.authSession.pluginRegistered?.value == true)
     #expect(ios.authSession.usesWebAuthenticationSession)
@@ -45,7 +45,7 @@ import Testing
     #expect(ios.capacitor.serverURL?.origin.hasSuffix("frontend.dev:3") == true)
     #expect(android.transport.usesCleartextTraffic?.value == true)
     // Debug keeps the ATS exception.
-    #expect(ios.transport.allowsLocalNetworking?.value == true)
+    #expect(ios.transport.atsShipped?.allowsLocalNetworking?.value == true)
     #expect(ios.push.apsEnvironment?.value == "development")
     #expect(ios.identityProvider == "keycloak-dev")
   }
@@ -64,5 +64,28 @@ import Testing
     #expect(flag.origin.hasSuffix("WebAuthSessionPlugin.swift:35"))
     let scheme = try #require(ios.registeredSchemes.first)
     #expect(scheme.origin.hasSuffix("Info.plist:28"))
+  }
+}
+
+/// An app no one here wrote: another layout, another name, described only by its profile.
+@Suite struct ForeignLayoutTests {
+  @Test func readersFindEveryFileThroughTheProfile() throws {
+    let app = try AppRepository(directory: Fixtures.file("apps/agenda"))
+    #expect(app.profile.name == "agenda")
+    let builds = try app.builds(for: .prod)
+    let ios = try #require(builds[.ios])
+    let android = try #require(builds[.android])
+    #expect(ios.registers(scheme: "stagenda") && android.registers(scheme: "stagenda"))
+    #expect(ios.authSession.pluginRegistered?.value == true)
+    #expect(ios.authSession.pluginRegistered?.origin.contains("AgendaViewController.swift") == true)
+    #expect(
+      ios.authSession.prefersEphemeral?.origin.contains("SystemBrowserAuthPlugin.swift") == true)
+    #expect(ios.guards.iosStripATSPhase?.value == true)
+    #expect(android.guards.androidReleaseGuard?.value == true)
+    #expect(android.push.firebaseProjectId?.value == "agenda-prod")
+    #expect(ios.frontend.apiOrigin.value == "https://agenda.example")
+    #expect(ios.frontend.apiOrigin.origin.contains("ops/env/web-prod.env"))
+    #expect(try app.realm()?.file.contains("idp/realm-export.json") == true)
+    #expect(BuildGuards.findings(for: ios).isEmpty && BuildGuards.findings(for: android).isEmpty)
   }
 }

@@ -195,3 +195,38 @@ enum CLI {
     #expect(try store.run(killed.id)?.status == .aborted)
   }
 }
+
+@Suite struct ForeignAppCLITests {
+  @Test func aForeignLayoutQualifiesThroughItsProfile() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-foreign")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try CLI.run(
+      ["--app", Fixtures.file("apps/agenda"), "--scenarios", CLI.scenarios, "--seed", "2"],
+      in: scratch)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("app agenda"))
+  }
+
+  @Test(arguments: [
+    (
+      "mobile/apple/Agenda/Info.plist", "<plist>\n<dict>\n  <key>A</key>\n</plist>\n",
+      "Info.plist:4:"
+    ),
+    (
+      "mobile/droid/src/main/assets/capacitor.config.json",
+      "{\n  \"appId\": \"x\",\n  \"server\": {,}\n}\n", "capacitor.config.json:3:"
+    ),
+    ("qualify.json", "{\n  \"name\": \"agenda\"\n  \"appId\": \"x\"\n}\n", "qualify.json:3:"),
+  ])
+  func malformedFilesExit2WithFileAndLine(file: String, content: String, location: String) throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-foreign")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = scratch.appendingPathComponent("agenda")
+    try FileManager.default.copyItem(atPath: Fixtures.file("apps/agenda"), toPath: app.path)
+    try Data(content.utf8).write(to: app.appendingPathComponent(file))
+    let result = try CLI.run(["check-app", "--app", app.path], in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stderr.contains(location) && result.stderr.contains("error:"), "\(result.stderr)")
+  }
+}

@@ -59,16 +59,42 @@ public struct CapacitorConfig: Sendable {
   }
 }
 
-/// What the platform's transport security lets through.
-public struct TransportSettings: Sendable {
-  /// iOS `NSAppTransportSecurity` keys as the built product ships them.
+/// An iOS `NSAppTransportSecurity` dictionary.
+public struct ATSSettings: Sendable {
+  /// Where the dictionary starts in Info.plist.
+  public var location: FileLocation?
   public var allowsArbitraryLoads: Sourced<Bool>?
   public var allowsLocalNetworking: Sourced<Bool>?
-  /// iOS exception domains allowing insecure HTTP loads.
+  /// Exception domains allowing insecure HTTP loads.
   public var insecureExceptionDomains: [Sourced<String>] = []
-  /// Whether the plist in the repository has an ATS dictionary at all (before stripping).
-  public var atsDictionaryInSource: Sourced<Bool>?
-  /// Android `android:usesCleartextTraffic`.
+
+  public init(location: FileLocation?) {
+    self.location = location
+  }
+
+  /// The exceptions it grants, as `key = value` with where each is written.
+  public var exceptions: [(String, FileLocation?)] {
+    var out: [(String, FileLocation?)] = []
+    if let v = allowsArbitraryLoads, v.value {
+      out.append(("NSAllowsArbitraryLoads = true", v.location))
+    }
+    if let v = allowsLocalNetworking, v.value {
+      out.append(("NSAllowsLocalNetworking = true", v.location))
+    }
+    for domain in insecureExceptionDomains {
+      out.append(("NSExceptionAllowsInsecureHTTPLoads for \(domain.value)", domain.location))
+    }
+    return out
+  }
+}
+
+/// What the platform's transport security lets through.
+public struct TransportSettings: Sendable {
+  /// iOS: the Info.plist's ATS dictionary as written in the repository.
+  public var atsInSource: ATSSettings?
+  /// iOS: the ATS dictionary the built product carries (nil when a build phase strips it).
+  public var atsShipped: ATSSettings?
+  /// Android `android:usesCleartextTraffic` (or Capacitor's `server.cleartext`, which sets it).
   public var usesCleartextTraffic: Sourced<Bool>?
 
   public init() {}

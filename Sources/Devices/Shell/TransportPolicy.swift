@@ -22,9 +22,10 @@ public struct TransportPolicy: Sendable {
     switch platform {
     case .ios:
       if origin.isIPLiteral { return nil }  // ATS does not apply to IP literals.
-      if transport.allowsArbitraryLoads?.value == true { return nil }
-      if origin.isLocal, transport.allowsLocalNetworking?.value == true { return nil }
-      if transport.insecureExceptionDomains.contains(where: {
+      let ats = transport.atsShipped
+      if ats?.allowsArbitraryLoads?.value == true { return nil }
+      if origin.isLocal, ats?.allowsLocalNetworking?.value == true { return nil }
+      if (ats?.insecureExceptionDomains ?? []).contains(where: {
         origin.host == $0.value || origin.host.hasSuffix("." + $0.value)
       }) {
         return nil

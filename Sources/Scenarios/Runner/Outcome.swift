@@ -25,6 +25,8 @@ public struct Outcome: Sendable {
   public var problem: Problem?
   /// Named facts for expectations (`login-form`: `shown`).
   public var facts: [String: String] = [:]
+  /// Static findings, for `is inspected`.
+  public var findings: [Finding] = []
 
   public init(_ description: String, response: HTTPResponse? = nil, problem: Problem? = nil) {
     self.description = description

@@ -24,9 +24,7 @@ enum CoreMutations {
         "The build loses every cleartext allowance: no ATS exception (iOS), no usesCleartextTraffic or server.cleartext (Android).",
       breaks: "the dev build's access to the plain-HTTP dev stack (seed 000, Networking & session)"
     ) { configuration, _ in
-      configuration.build.transport.allowsArbitraryLoads = nil
-      configuration.build.transport.allowsLocalNetworking = nil
-      configuration.build.transport.insecureExceptionDomains = []
+      configuration.build.transport.atsShipped = nil
       configuration.build.transport.usesCleartextTraffic = nil
       configuration.build.capacitor.cleartext = nil
     },
@@ -36,6 +34,33 @@ enum CoreMutations {
       breaks: "rule 16: every origin a release build uses is HTTPS"
     ) { configuration, arguments in
       configuration.stack.configManifestURLOverride = arguments["url"] ?? ""
+    },
+    MutationSpec(
+      "app.api-origin-cleartext",
+      summary: "The build calls its own API origin over http:// instead of https://.",
+      breaks: "rule 16: HTTPS origins on release channels"
+    ) { configuration, _ in
+      let origin = configuration.build.frontend.apiOrigin
+      configuration.build.frontend.apiOrigin = Sourced(
+        CoreMutations.cleartext(origin.value), at: origin.location)
+    },
+    MutationSpec(
+      "backend.manifest-url-cleartext",
+      summary: "The backend's /config advertises its OTA manifest URL over http://.",
+      breaks: "rule 16: every origin a release build uses is HTTPS (OTA over HTTPS)"
+    ) { configuration, _ in
+      let url = configuration.build.backend.otaManifestURL ?? "https://ota.invalid/manifest.json"
+      configuration.stack.configManifestURLOverride = CoreMutations.cleartext(url)
+    },
+    MutationSpec(
+      "backend.env-cleartext", [.value("key", .text)],
+      summary:
+        "The URL in the backend setting KEY is downgraded to http:// (e.g. OIDC_OP_AUTHORIZATION_ENDPOINT).",
+      breaks: "rule 16: HTTPS origins for the IdP and the OTA bucket"
+    ) { configuration, arguments in
+      let key = arguments["key"] ?? ""
+      let value = configuration.build.backend.env[key] ?? "https://unset.invalid/"
+      configuration.build.backend.env.set(key, CoreMutations.cleartext(value))
     },
     MutationSpec(
       "backend.unhealthy",
@@ -60,4 +85,9 @@ enum CoreMutations {
       configuration.build.frontend.apiOrigin = Sourced(arguments["url"] ?? "", at: nil)
     },
   ]
+
+  /// `url` with its scheme downgraded to http.
+  static func cleartext(_ url: String) -> String {
+    url.lowercased().hasPrefix("https://") ? "http://" + url.dropFirst("https://".count) : url
+  }
 }

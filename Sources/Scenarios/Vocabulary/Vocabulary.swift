@@ -151,9 +151,10 @@ public struct MutationSpec: Sendable {
 
 /// Everything a scenario file can say, beyond its structural keywords.
 public enum Vocabulary {
-  public static let actions: [ActionSpec] = CoreActions.all
-  public static let expectations: [ExpectationSpec] = CoreExpectations.all
-  public static let mutations: [MutationSpec] = CoreMutations.all
+  public static let actions: [ActionSpec] = CoreActions.all + GuardVocabulary.actions
+  public static let expectations: [ExpectationSpec] =
+    CoreExpectations.all + GuardVocabulary.expectations
+  public static let mutations: [MutationSpec] = CoreMutations.all + GuardVocabulary.mutations
 
   /// Structural keywords with a one-line summary, in the order a file uses them.
   public static let keywords: [(String, String)] = [

@@ -1,0 +1,237 @@
+import Artifacts
+import Devices
+import Foundation
+import QualifyCore
+
+/// The guards pack: static inspection of the build, the launch, and the artifact edits that
+/// controls make (DESIGN.md fidelity rules 16 and 17).
+enum GuardVocabulary {
+  static let actions: [ActionSpec] = [
+    ActionSpec(
+      .app, "is inspected",
+      summary:
+        "Runs the static build guards on the app's build (what `qualify check-app` prints) and records each finding as evidence.",
+      example: "mail is inspected"
+    ) { context in
+      let app = try context.requireApp()
+      let findings = BuildGuards.findings(for: app.build)
+      for finding in findings {
+        context.world.evidence.append(
+          Evidence(
+            kind: .finding, source: "\(app.build.platform.rawValue)/\(app.name)",
+            summary: context.world.redactor.redact(
+              "[\(finding.severity.rawValue)] \(finding.rule): \(finding.description)"),
+            detail: "fix: \(finding.fix)", time: context.world.clock.now))
+      }
+      var outcome = Outcome(
+        "inspected the \(app.build.platform.displayName) \(app.build.channel.rawValue) build: \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+      )
+      outcome.findings = findings
+      return outcome
+    },
+    ActionSpec(
+      .app, "launches",
+      summary:
+        "Launches the app: its WebView loads the dev server when the build carries `server.url`, the embedded bundle otherwise.",
+      example: "mail launches"
+    ) { context in
+      let app = try context.requireApp()
+      let content = app.launch()
+      var outcome: Outcome
+      switch content {
+      case .embedded:
+        outcome = Outcome("launched: embedded bundle")
+        outcome.facts["webview"] = "embedded"
+      case .devServer(let url):
+        outcome = Outcome("launched: dev server \(url)")
+        outcome.facts["webview"] = "dev-server"
+      case .blank(let why):
+        outcome = Outcome("launched: blank WebView")
+        outcome.facts["webview"] = "blank"
+        outcome.facts["webview-why"] = why
+      }
+      return outcome
+    },
+  ]
+
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "finding", [.value("rule", .choice(BuildGuards.rules.map(\.id)))], negatable: true,
+      summary:
+        "The last inspection reported (or, with `no`, did not report as an error) a finding of RULE. `expect no finding` ignores what the dev channel allows.",
+      example: "expect no finding dev-server-url"
+    ) { context in
+      let rule = context.arguments["rule"] ?? ""
+      guard let outcome = context.outcome, outcome.description.hasPrefix("inspected") else {
+        return "expected an inspection (APP is inspected) before this expectation"
+      }
+      let matching = outcome.findings.filter { $0.rule == rule }
+      if context.negated {
+        let errors = matching.filter { $0.severity == .error }
+        return errors.isEmpty ? nil : errors.map(\.description).joined(separator: "; ")
+      }
+      return matching.isEmpty ? "expected a \(rule) finding, the build has none" : nil
+    },
+    ExpectationSpec(
+      "blocking findings", negatable: true,
+      summary:
+        "The last inspection reported findings that block a release (errors; what the dev channel allows does not count).",
+      example: "expect no blocking findings"
+    ) { context in
+      guard let outcome = context.outcome, outcome.description.hasPrefix("inspected") else {
+        return "expected an inspection (APP is inspected) before this expectation"
+      }
+      let errors = outcome.findings.filter { $0.severity == .error }
+      if context.negated {
+        return errors.isEmpty
+          ? nil : errors.map { "\($0.rule): \($0.description)" }.joined(separator: "; ")
+      }
+      return errors.isEmpty ? "expected blocking findings, there are none" : nil
+    },
+    ExpectationSpec(
+      "webview loads", [.value("source", .choice(["embedded", "dev-server"]))],
+      summary:
+        "After a launch, the WebView shows the embedded bundle, or the dev server (hot reload).",
+      example: "expect webview loads embedded"
+    ) { context in
+      let wanted = context.arguments["source"] ?? "embedded"
+      guard let actual = context.outcome?.facts["webview"] else {
+        return "expected a launch (APP launches) before this expectation"
+      }
+      if actual == wanted { return nil }
+      if actual == "blank" {
+        return
+          "expected the WebView to load the \(wanted), it is blank: \(context.outcome?.facts["webview-why"] ?? "")"
+      }
+      return "expected the WebView to load the \(wanted), it loads the \(actual)"
+    },
+  ]
+
+  static let mutations: [MutationSpec] = [
+    MutationSpec(
+      "app.server-url", [.value("url", .text)],
+      summary: "The synced capacitor.config.json carries server.url = URL (a dev build left over).",
+      breaks: "checklist item 7: no dev server baked in"
+    ) { configuration, arguments in
+      configuration.build.capacitor.serverURL = Sourced(
+        arguments["url"] ?? "",
+        at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
+    },
+    MutationSpec(
+      "app.server-url-cleared",
+      summary:
+        "The build carries no server.url (a dev build synced without MOBILE_DEV_SERVER_URL).",
+      breaks: "hot reload in dev builds (seed 000, Hot reload)"
+    ) { configuration, _ in
+      configuration.build.capacitor.serverURL = nil
+    },
+    MutationSpec(
+      "app.server-cleartext",
+      summary: "The synced capacitor.config.json carries server.cleartext = true.",
+      breaks: "rule 16: no server.cleartext in a release build"
+    ) { configuration, _ in
+      let at = FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1)
+      configuration.build.capacitor.cleartext = Sourced(true, at: at)
+      if configuration.platform == .android {
+        configuration.build.transport.usesCleartextTraffic = Sourced(true, at: at)
+      }
+    },
+    MutationSpec(
+      "app.uses-cleartext-traffic",
+      summary: "AndroidManifest.xml sets android:usesCleartextTraffic=\"true\".",
+      breaks: "rule 16: no usesCleartextTraffic"
+    ) { configuration, _ in
+      guard configuration.platform == .android else { return }
+      configuration.build.transport.usesCleartextTraffic = Sourced(
+        true,
+        at: FileLocation(
+          file: configuration.build.files["android.manifest"] ?? "AndroidManifest.xml", line: 0,
+          column: 1))
+    },
+    MutationSpec(
+      "app.strip-phase-removed",
+      summary:
+        "The iOS project loses its \"Strip dev ATS exception\" build phase: the dev ATS exception ships.",
+      breaks: "rule 16: no NSAppTransportSecurity exception in the shipped Info.plist"
+    ) { configuration, _ in
+      guard configuration.platform == .ios else { return }
+      configuration.build.guards.iosStripATSPhase = Sourced(false, at: nil)
+      configuration.build.transport.atsShipped = configuration.build.transport.atsInSource
+    },
+    MutationSpec(
+      "app.ats-arbitrary-loads",
+      summary: "The shipped Info.plist allows arbitrary loads (NSAllowsArbitraryLoads = true).",
+      breaks: "rule 16: no ATS exception"
+    ) { configuration, _ in
+      guard configuration.platform == .ios else { return }
+      let file = configuration.build.files["ios.infoPlist"] ?? "Info.plist"
+      var ats =
+        configuration.build.transport.atsShipped
+        ?? ATSSettings(location: FileLocation(file: file, line: 0, column: 1))
+      ats.allowsArbitraryLoads = Sourced(true, at: FileLocation(file: file, line: 0, column: 1))
+      configuration.build.transport.atsShipped = ats
+    },
+    MutationSpec(
+      "app.auth-session-ephemeral",
+      summary: "WebAuthSessionPlugin.swift sets prefersEphemeralWebBrowserSession = true.",
+      breaks: "rules 7 and 17: the auth session shares Safari's persistent cookies"
+    ) { configuration, _ in
+      guard configuration.platform == .ios else { return }
+      configuration.build.authSession.prefersEphemeral = Sourced(
+        true,
+        at: FileLocation(
+          file: configuration.build.files["ios.authPlugin"] ?? "WebAuthSessionPlugin.swift",
+          line: 0, column: 1))
+    },
+    MutationSpec(
+      "app.auth-plugin-unregistered",
+      summary:
+        "MainViewController.swift no longer registers WebAuthSessionPlugin: the app falls back to SFSafariViewController.",
+      breaks: "rule 17: the auth plugin stays registered"
+    ) { configuration, _ in
+      guard configuration.platform == .ios else { return }
+      configuration.build.authSession.pluginRegistered = Sourced(
+        false,
+        at: FileLocation(
+          file: configuration.build.files["ios.viewController"] ?? "MainViewController.swift",
+          line: 0, column: 1))
+      configuration.build.authSession.usesWebAuthenticationSession = false
+    },
+    MutationSpec(
+      "app.scheme-unregistered",
+      summary:
+        "The callback scheme is removed from CFBundleURLTypes (iOS) or the intent-filters (Android).",
+      breaks: "rule 17: the callback scheme is registered on both platforms"
+    ) { configuration, _ in
+      let scheme = configuration.build.callbackScheme.value.lowercased()
+      configuration.build.registeredSchemes.removeAll { $0.value.lowercased() == scheme }
+    },
+    MutationSpec(
+      "app.release-guard-removed",
+      summary: "android/app/build.gradle loses its preReleaseBuild guard.",
+      breaks: "checklist item 7: Android release builds fail on a leftover server.url"
+    ) { configuration, _ in
+      guard configuration.platform == .android else { return }
+      configuration.build.guards.androidReleaseGuard = Sourced(false, at: nil)
+    },
+    MutationSpec(
+      "app.native-http-disabled",
+      summary: "capacitor.config.json turns CapacitorHttp off: fetch stays in the WebView.",
+      breaks: "seed 000, Networking & session: the session lives in the native jar"
+    ) { configuration, _ in
+      configuration.build.capacitor.nativeHTTP = Sourced(
+        false, at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
+    },
+    MutationSpec(
+      "app.banner-string-missing", [.value("key", .text)],
+      summary: "The French strings lose the loc-key KEY.",
+      breaks: "checklist item 8: banners render from strings present in the build"
+    ) { configuration, arguments in
+      let key = arguments["key"] ?? ""
+      let locale =
+        configuration.build.push.bannerStrings.keys.contains("fr")
+        ? "fr" : configuration.build.push.bannerStrings.keys.sorted().first ?? "en"
+      configuration.build.push.bannerStrings[locale]?[key] = nil
+    },
+  ]
+}
