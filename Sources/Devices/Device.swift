@@ -14,14 +14,18 @@ public final class Device: @unchecked Sendable {
   /// Whether Google Play services are installed (Android): without them Custom Tabs are
   /// unavailable and the auth flow falls back to an isolated WebView.
   public let hasPlayServices: Bool
+  /// A browser kind the scenario imposes on every app of the device.
+  public let forcedBrowser: BrowserKind?
   public private(set) var apps: [App] = []
 
   public init(
-    name: String, platform: Platform, hasPlayServices: Bool = true, environment: DeviceEnvironment
+    name: String, platform: Platform, hasPlayServices: Bool = true, browser: BrowserKind? = nil,
+    environment: DeviceEnvironment
   ) {
     self.name = name
     self.platform = platform
     self.hasPlayServices = hasPlayServices
+    self.forcedBrowser = browser
     self.environment = environment
     systemCookies = CookieJar(clock: environment.clock)
   }
@@ -46,16 +50,31 @@ public final class App: @unchecked Sendable {
   public let behaviours: ShellBehaviours
   /// WebView `localStorage` (the cached CSRF token lives here).
   public var localStorage: [String: String] = [:]
+  /// The verifier of the login in progress (`generateCodeVerifier`).
+  public internal(set) var pendingVerifier: String?
+  /// The `S://auth?token=…` link the last login delivered, not yet exchanged.
+  public internal(set) var pendingDeepLink: String?
+  /// The last deep link the app exchanged (for replays).
+  public internal(set) var lastExchangedDeepLink: String?
+  /// The authorization URL of a login that stopped on the IdP's form.
+  public internal(set) var abandonedLoginPage: String?
+  /// `SFSafariViewController`'s cookie store: the app's own.
+  let inAppBrowserCookies: CookieJar
+  /// The fallback WebView's cookie store (Android without Play services).
+  let webViewCookies: CookieJar
 
   init(name: String, build: AppBuild, device: Device, behaviours: ShellBehaviours) throws {
     self.name = name
     self.build = build
     self.device = device
     self.behaviours = behaviours
+    inAppBrowserCookies = CookieJar(clock: device.environment.clock)
+    webViewCookies = CookieJar(clock: device.environment.clock)
     native = try NativeHTTPStack(
       source: "\(device.platform.rawValue)/\(name)",
-      policy: TransportPolicy(build: build, behaviours: behaviours), environment: device.environment
-    )
+      policy: TransportPolicy(build: build, behaviours: behaviours),
+      environment: device.environment,
+      keepsCookies: !behaviours.nativeJarDisabled)
   }
 
   /// The API origin the build calls.

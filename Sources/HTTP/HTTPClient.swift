@@ -23,6 +23,15 @@ public struct HTTPExchange: Sendable {
   public var error: HTTPClientError?
   /// Seconds from the start of the transfer to its end, as libcurl measured it.
   public var duration: TimeInterval
+
+  public init(
+    request: ClientRequest, response: HTTPResponse?, error: HTTPClientError?, duration: TimeInterval
+  ) {
+    self.request = request
+    self.response = response
+    self.error = error
+    self.duration = duration
+  }
 }
 
 /// Why a request got no response.

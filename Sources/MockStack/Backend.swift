@@ -4,25 +4,89 @@ import HTTP
 import QualifyCore
 
 /// The mock of the app's Django backend (seed 000): the configuration endpoint the app
-/// bootstraps from, the heartbeat, and — in the authentication world — the confidential
-/// OIDC client, the mobile session exchange and the protected API.
+/// bootstraps from, the heartbeat, the confidential OIDC client with the mobile flow
+/// (`Backend+Authentication.swift`) and the protected API behind CSRF (`Backend+API.swift`).
 public final class Backend: HTTPHandler, @unchecked Sendable {
+  /// A Django session (`CSRF_USE_SESSIONS`: the CSRF secret lives here).
+  struct Session {
+    var key: String
+    var user: String?
+    var csrfSecret: String
+    var expires: Date
+    var oidcState: String?
+    var oidcNonce: String?
+    var idToken: String?
+    var mobileFlag: MobileFlag?
+    var logoutFlag: (scheme: String, state: String)?
+  }
+
+  /// `{scheme, code_challenge, state, created_at}` stored by `authenticate` (rule 2).
+  struct MobileFlag {
+    var scheme: String
+    var codeChallenge: String
+    var state: String
+    var createdAt: Date
+  }
+
+  /// The one-time token's cache entry: `{session_key, code_challenge}` (rule 4).
+  struct TokenEntry {
+    var sessionKey: String
+    var codeChallenge: String
+    var expires: Date
+  }
+
   public let origin: Origin
-  public let settings: BackendSettings
+  public var settings: BackendSettings
+  /// Who the backend is in the evidence (`backend`, `companion-backend`).
+  public let name: String
   let context: StackContext
+  let sessionCookie: String
+  /// Sends a request to another component of the stack in-process (the back channel to the
+  /// identity provider), returning its response or nil when the origin is not served.
+  let backChannel: @Sendable (ClientRequest) -> HTTPResponse?
+  let lock = NSRecursiveLock()
+  var sessions: [String: Session] = [:]
+  var tokens: [String: TokenEntry] = [:]
+  var jwks: [String: Any]?
   private var router = Router()
 
-  init(origin: Origin, settings: BackendSettings, context: StackContext) {
+  init(
+    origin: Origin, settings: BackendSettings, name: String = "backend",
+    sessionCookie: String = "sessionid",
+    context: StackContext, backChannel: @escaping @Sendable (ClientRequest) -> HTTPResponse?
+  ) {
     self.origin = origin
     self.settings = settings
+    self.name = name
+    self.sessionCookie = sessionCookie
     self.context = context
+    self.backChannel = backChannel
     router.get("/api/v1.0/config/") { [unowned self] request in self.config(request) }
     router.get("/__heartbeat__/") { [unowned self] _ in self.heartbeat() }
     router.get("/__lbheartbeat__/") { [unowned self] _ in self.heartbeat() }
+    router.get("/api/v1.0/authenticate/") { [unowned self] in self.authenticate($0) }
+    router.get("/api/v1.0/callback/") { [unowned self] in self.callback($0) }
+    router.post("/api/v1.0/mobile/auth/exchange/") { [unowned self] in self.exchange($0) }
+    router.get("/api/v1.0/logout/") { [unowned self] in self.logout($0) }
+    router.get("/api/v1.0/logout-callback/") { [unowned self] in self.logoutCallback($0) }
+    router.post("/api/v1.0/mobile/auth/logout/") { [unowned self] in
+      self.protected($0, unsafe: true) { self.mobileLogout($0, $1) }
+    }
+    router.get("/api/v1.0/users/me/") { [unowned self] in self.protected($0) { self.me($0, $1) } }
+    router.get("/api/v1.0/threads/") { [unowned self] in self.protected($0) { self.threads($0, $1) }
+    }
+    router.get("/api/v1.0/blob/*") { [unowned self] in self.protected($0) { self.download($0, $1) }
+    }
+    router.post("/api/v1.0/blob/upload/") { [unowned self] in
+      self.protected($0, unsafe: true) { self.upload($0, $1) }
+    }
+    router.get("/") { [unowned self] in self.home($0) }
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
-    router.handle(request)
+    lock.lock()
+    defer { lock.unlock() }
+    return router.handle(request)
   }
 
   /// `/api/v1.0/config/`: what the app resolves at bootstrap (seed 000, *OTA updates*: the
@@ -42,5 +106,55 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
     context.behaviours.backendUnhealthy
       ? .json(["status": "error", "database": "unreachable"], status: 503)
       : .json(["status": "ok"])
+  }
+
+  func home(_ request: HTTPRequest) -> HTTPResponse {
+    let user = session(of: request)?.user
+    return .html(
+      "<!doctype html><html><head><title>Messages</title></head><body><p>\(user.map { "Signed in as \(escapeHTML($0))" } ?? "Not signed in")</p></body></html>"
+    )
+  }
+
+  // MARK: Sessions
+
+  /// The live session named by the request's cookie.
+  func session(of request: HTTPRequest) -> Session? {
+    guard let key = request.cookies[sessionCookie], let session = sessions[key] else { return nil }
+    guard session.expires > context.clock.now else {
+      sessions[key] = nil
+      return nil
+    }
+    return session
+  }
+
+  func newSession() -> Session {
+    let session = Session(
+      key: context.secret(byteCount: 24), user: nil, csrfSecret: context.secret(byteCount: 24),
+      expires: context.clock.now.addingTimeInterval(settings.sessionAge))
+    sessions[session.key] = session
+    return session
+  }
+
+  /// `Set-Cookie` for the session cookie (persistent, as Django's default is).
+  func sessionCookieHeader(_ session: Session?) -> String {
+    guard let session else {
+      return "\(sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
+        + (origin.isSecure ? "; Secure" : "")
+    }
+    let age = Int(session.expires.timeIntervalSince(context.clock.now))
+    return "\(sessionCookie)=\(session.key); Path=/; Max-Age=\(age); HttpOnly; SameSite=Lax"
+      + (origin.isSecure ? "; Secure" : "")
+  }
+
+  /// How many live sessions belong to `user` (what the harness observes of the backend).
+  public func liveSessions(of user: String) -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    let now = context.clock.now
+    return sessions.values.filter { $0.user == user && $0.expires > now }.count
+  }
+
+  func event(_ summary: String) {
+    context.event(name, summary)
   }
 }

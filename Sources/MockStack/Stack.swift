@@ -12,19 +12,80 @@ public final class Stack: @unchecked Sendable {
   public let topology: StackTopology
   public let context: StackContext
   public let backend: Backend
+  /// The second La Suite app's backend (cross-app SSO proofs).
+  public let companionBackend: Backend
+  public let identityProvider: IdentityProvider?
   private let secure: HTTPServer
   private let cleartext: HTTPServer
+  private let channel: BackChannel
   /// Public authority (`host:port`) → loopback port.
   public let origins: [String: UInt16]
 
-  /// Starts a fresh stack for `build`.
-  public init(build: AppBuild, material: StackMaterial, context: StackContext) throws {
+  /// Starts a fresh stack for `build`; `identityProvider` overrides the build's IdP profile.
+  public init(
+    build: AppBuild, material: StackMaterial, context: StackContext,
+    identityProvider profileName: String? = nil
+  ) throws {
     topology = try StackTopology(build: build)
     self.context = context
-    backend = Backend(origin: topology.backend, settings: build.backend, context: context)
-
     let secureHosts = VirtualHosts()
     let cleartextHosts = VirtualHosts()
+    let channel = BackChannel(secure: secureHosts, cleartext: cleartextHosts, context: context)
+    self.channel = channel
+
+    // The identity provider, configured like the real one of the channel.
+    let profile =
+      IdentityProvider.Profile(rawValue: profileName ?? build.identityProvider) ?? .keycloakDev
+    let users = build.realm?.users ?? Stack.testUsers(context)
+    let companionSecret = context.secret(byteCount: 24)
+    var idp: IdentityProvider?
+    if let origin = topology.identityProvider {
+      let appClientID = build.backend.oidcClientId ?? build.name
+      let appCallback = topology.backend.url("/api/v1.0/callback/")
+      var clients: [IdentityProvider.Client] = []
+      var appACR: [String: Int] = ["eidas1": 1]
+      if profile == .keycloakDev, let realm = build.realm {
+        for client in realm.clients {
+          clients.append(
+            IdentityProvider.Client(
+              id: client.clientId, secret: client.secret ?? "", redirectURIs: client.redirectURIs,
+              postLogoutRedirectURIs: client.postLogoutRedirectURIs, acrLevels: client.acrLevels))
+        }
+        appACR = realm.client(appClientID)?.acrLevels ?? [:]
+      } else {
+        // ProConnect: the partner registration the backend's env describes.
+        clients.append(
+          IdentityProvider.Client(
+            id: appClientID, secret: build.backend.oidcClientSecret ?? "",
+            redirectURIs: [appCallback],
+            postLogoutRedirectURIs: [topology.backend.url("/api/v1.0/logout-callback/")],
+            acrLevels: appACR))
+      }
+      // The companion app is registered in the same realm, configured like the app's client.
+      clients.append(
+        IdentityProvider.Client(
+          id: Companion.clientID, secret: companionSecret,
+          redirectURIs: [topology.companionBackend.url("/*")],
+          postLogoutRedirectURIs: [topology.companionBackend.url("/*")], acrLevels: appACR))
+      idp = IdentityProvider(
+        origin: origin, profile: profile, realm: build.realm, clients: clients, users: users,
+        context: context,
+        signingKey: material.signingKey, keyID: material.signingKeyID)
+    }
+    identityProvider = idp
+
+    backend = Backend(
+      origin: topology.backend, settings: build.backend, context: context,
+      backChannel: channel.send("backend"))
+    var companionSettings = build.backend
+    companionSettings.env.set("OIDC_RP_CLIENT_ID", Companion.clientID)
+    companionSettings.env.set("OIDC_RP_CLIENT_SECRET", companionSecret)
+    companionSettings.env.set("MOBILE_AUTH_CALLBACK_SCHEMES", "[\"\(Companion.scheme)\"]")
+    companionBackend = Backend(
+      origin: topology.companionBackend, settings: companionSettings, name: "companion-backend",
+      sessionCookie: Companion.sessionCookie, context: context,
+      backChannel: channel.send("companion-backend"))
+
     func serve(_ origin: Origin, _ handler: HTTPHandler) {
       if origin.isSecure {
         secureHosts.add(origin.hostHeader, handler)
@@ -36,6 +97,8 @@ public final class Stack: @unchecked Sendable {
       }
     }
     serve(topology.backend, backend)
+    serve(topology.companionBackend, companionBackend)
+    if let idp, let origin = topology.identityProvider { serve(origin, idp) }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
 
     let credentials =
@@ -59,6 +122,20 @@ public final class Stack: @unchecked Sendable {
     self.origins = origins
   }
 
+  /// Test users for an identity provider without a realm export (seeded passwords).
+  static func testUsers(_ context: StackContext) -> [RealmSettings.User] {
+    ["alice", "bob", "carol"].map { name in
+      RealmSettings.User(
+        username: name, password: context.secret(byteCount: 12), email: "\(name)@example.org",
+        firstName: name.capitalized, lastName: "Test")
+    }
+  }
+
+  /// The test user named `name`, with their password.
+  public func user(_ name: String) -> RealmSettings.User? {
+    identityProvider?.user(name)
+  }
+
   /// Stops both listeners.
   public func stop() {
     secure.stop()
@@ -70,11 +147,57 @@ public final class Stack: @unchecked Sendable {
   }
 }
 
+extension IdentityProvider {
+  func user(_ name: String) -> RealmSettings.User? {
+    testUsers.first { $0.username == name }
+  }
+}
+
 /// Answers every cleartext request for an HTTPS site with a permanent redirect to it.
 struct RedirectToHTTPS: HTTPHandler {
   let origin: Origin
 
   func handle(_ request: HTTPRequest) -> HTTPResponse {
     .redirect(to: origin.url(request.target), status: 301)
+  }
+}
+
+/// Server-to-server requests between mocks (the backend redeeming a code at the IdP),
+/// dispatched in-process to the same virtual hosts — the same endpoint code, no socket, so a
+/// handler never waits on its own server's thread. Recorded as evidence like any exchange.
+final class BackChannel: @unchecked Sendable {
+  private weak var secure: VirtualHosts?
+  private weak var cleartext: VirtualHosts?
+  private let context: StackContext
+
+  init(secure: VirtualHosts, cleartext: VirtualHosts, context: StackContext) {
+    self.secure = secure
+    self.cleartext = cleartext
+    self.context = context
+  }
+
+  func send(_ source: String) -> @Sendable (ClientRequest) -> HTTPResponse? {
+    { [weak self] request in self?.dispatch(request, source: source) }
+  }
+
+  private func dispatch(_ request: ClientRequest, source: String) -> HTTPResponse? {
+    guard let origin = Origin(url: request.url),
+      let components = URLComponents(string: request.url),
+      let hosts = origin.isSecure ? secure : cleartext
+    else { return nil }
+    var headers = request.headers
+    headers.set("Host", origin.hostHeader)
+    let target =
+      (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+      + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    let incoming = HTTPRequest(
+      method: request.method, target: target, headers: headers, body: request.body,
+      scheme: origin.scheme)
+    let response = hosts.handle(incoming)
+    let exchange = HTTPExchange(request: request, response: response, error: nil, duration: 0)
+    context.evidence.append(
+      exchange.evidence(
+        source: "\(source) → back channel", redactor: context.redactor, time: context.clock.now))
+    return response.status == 421 ? nil : response
   }
 }

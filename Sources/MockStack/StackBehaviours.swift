@@ -1,12 +1,50 @@
-/// Behaviours of the mocks that a negative control can switch off or on, each breaking one
-/// fidelity rule of DESIGN.md on purpose.
+/// Behaviours of the mocks that a negative control can switch, each breaking one fidelity
+/// rule of DESIGN.md on purpose.
 public struct StackBehaviours: Sendable, Hashable {
+  // Transport and configuration.
   /// The servers present a certificate from a CA the clients do not trust.
   public var untrustedCertificate = false
   /// `/config` advertises this manifest URL instead of the env's.
   public var configManifestURLOverride: String?
   /// The heartbeat answers 503.
   public var backendUnhealthy = false
+
+  // Identity provider.
+  /// The identity cookie is persistent even without remember-me (breaks rule 3).
+  public var identityCookieAlwaysPersistent = false
+  /// `end_session` redirects but keeps the IdP session (breaks rule 9).
+  public var idpKeepsSessionOnLogout = false
+
+  // Backend, mobile authentication (rules 2, 4, 5, 9).
+  /// The mobile logout skips the IdP's end_session and returns straight to the scheme.
+  public var backendSkipsIdPLogout = false
+  /// The callback answers with a 302 to the custom scheme instead of the hand-off page.
+  public var backendRedirectsDirectlyToScheme = false
+  /// The callback consumes a mobile flag whatever its state.
+  public var backendFlagIgnoresState = false
+  /// The callback consumes a mobile flag whatever its age.
+  public var backendFlagIgnoresAge = false
+  /// The exchange verifies before deleting the token, so a failed attempt can be retried.
+  public var backendVerifiesBeforeDeleting = false
+  /// The exchange never deletes the token: it can be replayed.
+  public var backendTokenReusable = false
+  /// The exchange ignores the token's TTL.
+  public var backendIgnoresTokenTTL = false
+  /// The exchange does not check the PKCE verifier.
+  public var backendSkipsPKCE = false
+  /// `authenticate` accepts any mobile scheme.
+  public var backendSkipsSchemeAllowlist = false
+  /// A browser that already holds a valid backend session gets a mobile token without a
+  /// round-trip to the IdP (the false positive of seed 000).
+  public var backendShortCircuitsValidSession = false
+  /// The mobile logout endpoint does not end the session.
+  public var backendIgnoresMobileLogout = false
+
+  // Backend, CSRF (rule 6).
+  /// HTTPS unsafe requests are accepted without a trusted `Origin`.
+  public var backendSkipsOriginCheck = false
+  /// Unsafe requests are accepted without the CSRF token.
+  public var backendSkipsCSRFToken = false
 
   public init() {}
 }

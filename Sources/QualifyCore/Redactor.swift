@@ -25,9 +25,17 @@ public final class Redactor: @unchecked Sendable {
   public init() {}
 
   /// Registers a value that must never be shown; values shorter than 8 characters are ignored
-  /// because they would also match innocent text.
+  /// because they would also match innocent text. Secrets are token-shaped: a secret with
+  /// other characters is registered by its token-shaped parts.
   public func register(_ secret: String) {
     guard secret.count >= 8 else { return }
+    let parts = secret.unicodeScalars.split { !Redactor.isTokenScalar($0) && $0 != "=" }.map {
+      String(String.UnicodeScalarView($0))
+    }
+    if parts.count > 1 {
+      for part in parts { register(part) }
+      return
+    }
     lock.lock()
     secrets.insert(secret)
     lock.unlock()
@@ -44,12 +52,52 @@ public final class Redactor: @unchecked Sendable {
     lock.lock()
     let known = secrets
     lock.unlock()
-    var out = text
-    // Longest first, so a secret that contains another is replaced whole.
-    for secret in known.sorted(by: { $0.count > $1.count }) where out.contains(secret) {
-      out = out.replacingOccurrences(of: secret, with: Redactor.marker(for: secret))
+    return Redactor.redactNamedValues(known.isEmpty ? text : Redactor.replace(known, in: text))
+  }
+
+  /// Replaces registered secrets in one pass: secrets are token-shaped (base64, base64url,
+  /// hex, JWTs), so every maximal run of token characters — with any `=` padding — is looked
+  /// up in the set.
+  static func replace(_ secrets: Set<String>, in text: String) -> String {
+    let scalars = Array(text.unicodeScalars)
+    var out = String.UnicodeScalarView()
+    var index = 0
+    var changed = false
+    while index < scalars.count {
+      guard isTokenScalar(scalars[index]) else {
+        out.append(scalars[index])
+        index += 1
+        continue
+      }
+      var end = index
+      while end < scalars.count && isTokenScalar(scalars[end]) { end += 1 }
+      var padded = end
+      while padded < scalars.count && padded - end < 2 && scalars[padded] == "=" { padded += 1 }
+      let run = String(String.UnicodeScalarView(scalars[index..<end]))
+      let withPadding =
+        padded > end ? String(String.UnicodeScalarView(scalars[index..<padded])) : run
+      if padded > end, secrets.contains(withPadding) {
+        out.append(contentsOf: marker(for: withPadding).unicodeScalars)
+        index = padded
+        changed = true
+      } else if secrets.contains(run) {
+        out.append(contentsOf: marker(for: run).unicodeScalars)
+        index = end
+        changed = true
+      } else {
+        out.append(contentsOf: scalars[index..<end])
+        index = end
+      }
     }
-    return Redactor.redactNamedValues(out)
+    return changed ? String(out) : text
+  }
+
+  private static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
+    switch c.value {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+    case 0x2D, 0x5F, 0x2E, 0x7E, 0x2B, 0x2F: return true  // - _ . ~ + /
+    default: return false
+    }
   }
 
   private static let pairPattern: NSRegularExpression? = try? NSRegularExpression(

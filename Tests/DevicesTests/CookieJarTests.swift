@@ -1,5 +1,6 @@
 import Devices
 import Foundation
+import HTTP
 import QualifyCore
 import Testing
 

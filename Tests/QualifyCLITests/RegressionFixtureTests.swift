@@ -7,17 +7,28 @@ import Testing
 /// exactly where dev allows the setting.
 @Suite struct RegressionFixtureTests {
   struct Fixture: Decodable, CustomTestStringConvertible {
+    struct Also: Decodable {
+      var scenario: String
+      var platform: String
+      var message: String
+    }
+
     var name = ""
+    /// The scenario that must fail, on which platform, naming which file and value.
     var breaks: String
     var platform: String
     var file: String
     var value: String
-    var devPasses: Bool
+    /// Channels on which the run must fail, and those the change is allowed on.
+    var failsOn: [String]
+    var passesOn: [String]
+    /// Other scenarios that must fail too, with a word of their message.
+    var alsoBreaks: [Also]?
 
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
-      case breaks, platform, file, value, devPasses
+      case breaks, platform, file, value, failsOn, passesOn, alsoBreaks
     }
   }
 
@@ -40,46 +51,63 @@ import Testing
   }
 
   @Test(arguments: fixtures)
-  func prodCatchesTheRegressionNamingFileAndValue(fixture: Fixture) throws {
+  func theRegressionIsCaughtNamingFileAndValue(fixture: Fixture) throws {
     let scratch = try Fixtures.temporaryDirectory("qualify-regression")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = Fixtures.regressionsDirectory + "/" + fixture.name
-    let result = try CLI.run(
-      ["--app", app, "--channel", "prod", "--scenarios", CLI.scenarios, "--seed", "5"], in: scratch)
-    #expect(result.status == 1, "\(fixture.name): \(result.stdout)\(result.stderr)")
-    let lines = result.stdout.split(separator: "\n").map(String.init)
-    let header = "FAIL \(fixture.breaks) [\(fixture.platform)]"
-    let index = try #require(
-      lines.firstIndex { $0.hasPrefix(header) },
-      "\(fixture.name): no '\(header)' in\n\(result.stdout)")
-    let message = lines[index + 1]
-    #expect(
-      message.contains(fixture.file),
-      "\(fixture.name): the message does not name \(fixture.file): \(message)")
-    #expect(
-      message.contains(fixture.value),
-      "\(fixture.name): the message does not show \(fixture.value): \(message)")
+    for channel in fixture.failsOn {
+      let result = try CLI.run(
+        ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
+        in: scratch)
+      #expect(result.status == 1, "\(fixture.name) on \(channel): \(result.stdout)\(result.stderr)")
+      let lines = result.stdout.split(separator: "\n").map(String.init)
+      func message(_ scenario: String, _ platform: String) throws -> String {
+        let header = "FAIL \(scenario) [\(platform)]"
+        let index = try #require(
+          lines.firstIndex { $0.hasPrefix(header) },
+          "\(fixture.name) on \(channel): no '\(header)' in\n\(result.stdout)")
+        return lines[index + 1]
+      }
+      let main = try message(fixture.breaks, fixture.platform)
+      #expect(
+        main.contains(fixture.file),
+        "\(fixture.name): the message does not name \(fixture.file): \(main)")
+      #expect(
+        main.contains(fixture.value),
+        "\(fixture.name): the message does not show \(fixture.value): \(main)")
+      for also in fixture.alsoBreaks ?? [] {
+        let text = try message(also.scenario, also.platform)
+        #expect(
+          text.contains(also.message),
+          "\(fixture.name): \(also.scenario) does not name \(also.message): \(text)")
+      }
+    }
   }
 
   @Test(arguments: fixtures)
-  func devAcceptsOnlyWhatDevAllows(fixture: Fixture) throws {
+  func channelsThatAllowTheChangePass(fixture: Fixture) throws {
     let scratch = try Fixtures.temporaryDirectory("qualify-regression")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = Fixtures.regressionsDirectory + "/" + fixture.name
-    let result = try CLI.run(
-      ["--app", app, "--channel", "dev", "--scenarios", CLI.scenarios, "--seed", "5"], in: scratch)
-    #expect(
-      result.status == (fixture.devPasses ? 0 : 1),
-      "\(fixture.name): \(result.stdout)\(result.stderr)")
+    for channel in fixture.passesOn {
+      let result = try CLI.run(
+        ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
+        in: scratch)
+      #expect(result.status == 0, "\(fixture.name) on \(channel): \(result.stdout)\(result.stderr)")
+    }
   }
 
   @Test(arguments: fixtures)
   func checkAppReportsTheSameFinding(fixture: Fixture) throws {
     let scratch = try Fixtures.temporaryDirectory("qualify-regression")
     defer { try? FileManager.default.removeItem(at: scratch) }
+    let channel = fixture.failsOn.first ?? "prod"
     let result = try CLI.run(
-      ["check-app", "--app", Fixtures.regressionsDirectory + "/" + fixture.name], in: scratch)
-    #expect(result.status == 1)
+      [
+        "check-app", "--channel", channel, "--app",
+        Fixtures.regressionsDirectory + "/" + fixture.name,
+      ], in: scratch)
+    #expect(result.status == 1, "\(fixture.name): \(result.stdout)")
     #expect(
       result.stdout.contains(fixture.file) && result.stdout.contains(fixture.value),
       "\(result.stdout)")

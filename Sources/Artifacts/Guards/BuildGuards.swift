@@ -176,6 +176,35 @@ public enum BuildGuards {
       },
       fix: "register the scheme on both platforms (source of truth: AUTH_CALLBACK_SCHEME)"),
     GuardRule(
+      id: "acr-mapped", title: "The requested ACR is mapped in the dev realm",
+      source: "seed 000, Cross-app SSO conditions (acr.loa.map); checklist items 1 and 2",
+      devAllows: false,
+      check: { build in
+        guard build.identityProvider == "keycloak-dev", let realm = build.realm,
+          let acr = build.backend.oidcExtraParams["acr_values"], !acr.isEmpty
+        else { return [] }
+        let clientID = build.backend.oidcClientId ?? build.name
+        guard let client = realm.client(clientID) else {
+          return [
+            (
+              "the realm has no client \"\(clientID)\" (OIDC_RP_CLIENT_ID)",
+              FileLocation(file: realm.file, line: 0, column: 1), clientID
+            )
+          ]
+        }
+        guard client.acrLevels[acr] == nil else { return [] }
+        let map =
+          client.acrLevels.isEmpty
+          ? "empty" : client.acrLevels.keys.sorted().joined(separator: ", ")
+        return [
+          (
+            "acr.loa.map of client \"\(clientID)\" does not map \(acr) (map: \(map)): Keycloak re-authenticates on every flow and cross-app SSO is lost",
+            FileLocation(file: realm.file, line: client.acrMapLine ?? 0, column: 1), "acr.loa.map"
+          )
+        ]
+      },
+      fix: "map the requested ACR in the client's acr.loa.map (e.g. {\"eidas1\":1})"),
+    GuardRule(
       id: "native-http", title: "API calls go through the native HTTP stack",
       source: "seed 000, Networking & session", devAllows: false,
       check: { build in

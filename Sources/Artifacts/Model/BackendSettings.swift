@@ -95,6 +95,16 @@ public struct RealmSettings: Sendable {
     public var email: String?
     public var firstName: String?
     public var lastName: String?
+
+    public init(
+      username: String, password: String, email: String?, firstName: String?, lastName: String?
+    ) {
+      self.username = username
+      self.password = password
+      self.email = email
+      self.firstName = firstName
+      self.lastName = lastName
+    }
   }
 
   public var file: String

@@ -19,7 +19,13 @@ public final class NativeHTTPStack: @unchecked Sendable {
   let environment: DeviceEnvironment
   let source: String
 
-  init(source: String, policy: TransportPolicy, environment: DeviceEnvironment) throws {
+  let keepsCookies: Bool
+
+  init(
+    source: String, policy: TransportPolicy, environment: DeviceEnvironment,
+    keepsCookies: Bool = true
+  ) throws {
+    self.keepsCookies = keepsCookies
     self.source = source
     self.policy = policy
     self.environment = environment
@@ -34,9 +40,11 @@ public final class NativeHTTPStack: @unchecked Sendable {
       return .refused(reason)
     }
     var outgoing = request
-    if let cookie = jar.header(for: request.url) { outgoing.headers.set("Cookie", cookie) }
+    if keepsCookies, let cookie = jar.header(for: request.url) {
+      outgoing.headers.set("Cookie", cookie)
+    }
     let exchange = client.send(outgoing)
-    if let response = exchange.response {
+    if keepsCookies, let response = exchange.response {
       jar.store(response.headers.values("Set-Cookie"), from: request.url)
     }
     environment.evidence.append(

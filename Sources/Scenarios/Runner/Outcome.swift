@@ -17,6 +17,14 @@ public struct Outcome: Sendable {
 
     public var kind: Kind
     public var message: String
+    /// A finer reason expectations can recognise (`login-form`, `blocked`, `exchange`).
+    public var reason: String?
+
+    public init(kind: Kind, message: String, reason: String? = nil) {
+      self.kind = kind
+      self.message = message
+      self.reason = reason
+    }
   }
 
   /// One line describing what happened (`GET https://… → 200`).

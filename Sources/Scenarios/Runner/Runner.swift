@@ -104,7 +104,8 @@ public final class Runner: @unchecked Sendable {
         scenario, platform, channel, .error, "the app has no \(platform.displayName) build", record,
         [], started)
     }
-    let base = WorldConfiguration(build: build)
+    var base = WorldConfiguration(build: build)
+    base.identityProvider = scenario.identityProvider
     let label = "\(scenario.id)/\(platform.rawValue)"
     let check = execute(scenario, configuration: base, label: label)
     if check.isError {
@@ -283,6 +284,7 @@ public final class Runner: @unchecked Sendable {
         continue
       }
       progress.begin(step.index)
+      world.beginStep()
       let stepStarted = Date()
       let evidenceStart = world.evidence.count
       var message: String?
@@ -338,9 +340,17 @@ public final class Runner: @unchecked Sendable {
         let context = ExpectationContext(
           world: world, outcome: world.lastOutcome, arguments: line.arguments, negated: negated)
         if let failure = spec.check(context) {
+          // The action's own problem is usually the root cause: say it.
+          if let problem = world.unexaminedProblem,
+            !(world.lastOutcome?.problem.map(spec.examines.matches) ?? false)
+          {
+            return "\(line.text): \(failure) — after \(problem)"
+          }
           return "\(line.text): \(failure)"
         }
-        if spec.acceptsProblem { world.problemExamined = true }
+        if let problem = world.lastOutcome?.problem, spec.examines.matches(problem) {
+          world.problemExamined = true
+        }
       }
     }
     if problemStep, let unexamined = world.unexaminedProblem { return unexamined }

@@ -16,12 +16,16 @@ public final class World: @unchecked Sendable {
   public let environment: DeviceEnvironment
   public private(set) var devices: [String: Device] = [:]
   public private(set) var apps: [String: App] = [:]
-  /// Declared users, by name.
-  public private(set) var users: [String: String] = [:]
+  /// Declared users, with their credentials from the identity provider.
+  public private(set) var users: [String: RealmSettings.User] = [:]
   /// The outcome of the last action.
   var lastOutcome: Outcome?
   /// Whether an expectation has examined the last outcome's problem.
   var problemExamined = false
+  /// How many IdP events there were when the current step began.
+  private(set) var stepEventStart = 0
+  /// How much evidence there was when the current step began.
+  private(set) var stepEvidenceStart = 0
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
@@ -35,32 +39,77 @@ public final class World: @unchecked Sendable {
     let context = StackContext(
       clock: clock, random: random, evidence: evidence, redactor: redactor,
       channel: configuration.channel, behaviours: configuration.stack)
-    stack = try Stack(build: configuration.build, material: material, context: context)
+    stack = try Stack(
+      build: configuration.build, material: material, context: context,
+      identityProvider: configuration.identityProvider)
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor, trustedCertificatesPEM: material.authority.certificatePEM,
       origins: stack.origins)
     do {
       for declaration in scenario.devices {
+        let browser =
+          configuration.forcedBrowser
+          ?? declaration.browser.flatMap {
+            $0 == "default" ? nil : BrowserKind(rawValue: $0)
+          }
         devices[declaration.name] = Device(
           name: declaration.name, platform: configuration.platform,
-          hasPlayServices: declaration.hasPlayServices, environment: environment)
+          hasPlayServices: declaration.hasPlayServices && !configuration.withoutPlayServices,
+          browser: browser,
+          environment: environment)
       }
       for declaration in scenario.apps {
         guard let device = devices[declaration.device] else { continue }
+        let build = declaration.role == .companion ? companionBuild() : configuration.build
         apps[declaration.name] = try device.install(
-          configuration.build, name: declaration.name, behaviours: configuration.shell)
+          build, name: declaration.name, behaviours: configuration.shell)
       }
-      for user in scenario.users { users[user] = user }
+      for user in scenario.users {
+        guard let credentials = stack.user(user) else {
+          throw ScenarioRuntimeError(
+            "no test user \"\(user)\" at the identity provider (the realm export's users are: \(stack.identityProvider?.testUsers.map(\.username).joined(separator: ", ") ?? "none"))"
+          )
+        }
+        users[user] = credentials
+      }
     } catch {
       stack.stop()
       throw error
     }
   }
 
+  /// The second La Suite app: built like the app (same shell), with its own identity,
+  /// scheme and backend, correctly registered — the reference other app of a cross-app SSO
+  /// proof.
+  func companionBuild() -> AppBuild {
+    var build = configuration.build
+    build.name = Companion.name
+    build.appId = Sourced(build.appId.value + ".companion", at: nil)
+    build.callbackScheme = Sourced(Companion.scheme, at: nil)
+    build.registeredSchemes = [Sourced(Companion.scheme, at: nil)]
+    build.frontend.apiOrigin = Sourced(stack.topology.companionBackend.description, at: nil)
+    build.backend = stack.companionBackend.settings
+    build.authSession.usesWebAuthenticationSession = true
+    build.authSession.prefersEphemeral = Sourced(false, at: nil)
+    build.authSession.pluginRegistered = Sourced(true, at: nil)
+    return build
+  }
+
   /// Stops the stack's servers.
   func tearDown() {
     stack.stop()
+  }
+
+  /// Marks the start of a step (expectations about IdP events look at the current step).
+  func beginStep() {
+    stepEventStart = stack.identityProvider?.events.count ?? 0
+    stepEvidenceStart = evidence.count
+  }
+
+  /// The IdP events recorded during the current step.
+  var stepEvents: [IdentityProvider.Event] {
+    Array((stack.identityProvider?.events ?? []).dropFirst(stepEventStart))
   }
 
   /// Records a note in the evidence.
@@ -83,6 +132,21 @@ public struct ActionContext {
   func requireApp() throws -> App {
     guard let app else { throw ScenarioRuntimeError("this action needs an app") }
     return app
+  }
+
+  /// The declared app named by parameter `name`.
+  func app(_ name: String) throws -> App {
+    guard let value = arguments[name], let app = world.apps[value] else {
+      throw ScenarioRuntimeError("no app \(arguments[name] ?? name) in this world")
+    }
+    return app
+  }
+
+  /// The credentials of the user named by parameter `name`, if given.
+  func credentials(_ name: String = "user") -> Credentials? {
+    guard let user = arguments[name].flatMap({ world.users[$0] }) else { return nil }
+    return Credentials(
+      username: user.username, password: user.password, rememberMe: arguments.has("remember-me"))
   }
 }
 

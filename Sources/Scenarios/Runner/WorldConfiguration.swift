@@ -10,6 +10,12 @@ public struct WorldConfiguration: Sendable {
   public var build: AppBuild
   public var stack = StackBehaviours()
   public var shell = ShellBehaviours()
+  /// The scenario's identity-provider profile, overriding the channel's.
+  public var identityProvider: String?
+  /// A browser kind a control imposes on every device.
+  public var forcedBrowser: BrowserKind?
+  /// Devices lose Google Play services (Android).
+  public var withoutPlayServices = false
 
   public init(build: AppBuild) {
     self.build = build

@@ -17,7 +17,7 @@ enum CoreExpectations {
         ? nil : "expected status \(wanted), got \(response.status)\(excerpt(response))"
     },
     ExpectationSpec(
-      "refused", [.value("reason", .text, optional: true)], acceptsProblem: true,
+      "refused", [.value("reason", .text, optional: true)], examines: .kind(.refused),
       summary:
         "The shell refused the last action before anything was sent (transport policy, unregistered scheme); REASON must appear in the refusal.",
       example: "expect refused \"cleartext\""
@@ -36,7 +36,8 @@ enum CoreExpectations {
       return nil
     },
     ExpectationSpec(
-      "transport error", [.value("reason", .text, optional: true)], acceptsProblem: true,
+      "transport error", [.value("reason", .text, optional: true)],
+      examines: .kind(.transport),
       summary:
         "The last request was sent but got no HTTP response (TLS verification, connection); REASON must appear in the error.",
       example: "expect transport error \"certificate\""

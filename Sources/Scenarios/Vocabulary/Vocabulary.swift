@@ -55,6 +55,29 @@ public struct Parameter: Sendable {
   }
 }
 
+/// Which problems of an action an expectation examines.
+public struct ProblemFilter: Sendable {
+  let kinds: Set<Outcome.Problem.Kind>
+  let reasons: Set<String>
+
+  /// Examines nothing: a problem left by the action still fails the step.
+  public static let none = ProblemFilter(kinds: [], reasons: [])
+
+  /// Examines every problem of this kind.
+  public static func kind(_ kind: Outcome.Problem.Kind) -> ProblemFilter {
+    ProblemFilter(kinds: [kind], reasons: [])
+  }
+
+  /// Examines the problems with one of these reasons.
+  public static func reasons(_ reasons: String...) -> ProblemFilter {
+    ProblemFilter(kinds: [], reasons: Set(reasons))
+  }
+
+  func matches(_ problem: Outcome.Problem) -> Bool {
+    kinds.contains(problem.kind) || problem.reason.map(reasons.contains) == true
+  }
+}
+
 /// Who performs an action.
 public enum Actor: Sendable {
   /// `mail fetches config`: an app declared in the scenario.
@@ -99,20 +122,21 @@ public struct ExpectationSpec: Sendable {
   public var example: String
   /// Whether `expect no …` is meaningful.
   public var negatable: Bool
-  /// Whether it examines a refused or failed action (and so accepts it).
-  public var acceptsProblem: Bool
+  /// The problems of the last action it examines (so the step does not fail on them).
+  let examines: ProblemFilter
   /// nil when the expectation holds, else why it does not.
   let check: @Sendable (ExpectationContext) -> String?
 
   public init(
     _ phrase: String, _ parameters: [Parameter] = [], negatable: Bool = false,
-    acceptsProblem: Bool = false, summary: String, example: String,
+    examines: ProblemFilter = .none, summary: String,
+    example: String,
     check: @escaping @Sendable (ExpectationContext) -> String?
   ) {
     self.phrase = phrase.split(separator: " ").map(String.init)
     self.parameters = parameters
     self.negatable = negatable
-    self.acceptsProblem = acceptsProblem
+    self.examines = examines
     self.summary = summary
     self.example = example
     self.check = check
@@ -151,10 +175,15 @@ public struct MutationSpec: Sendable {
 
 /// Everything a scenario file can say, beyond its structural keywords.
 public enum Vocabulary {
-  public static let actions: [ActionSpec] = CoreActions.all + GuardVocabulary.actions
+  public static let actions: [ActionSpec] =
+    CoreActions.all + GuardVocabulary.actions + AuthenticationVocabulary.actions
+    + AuthenticationVocabulary.moreActions
   public static let expectations: [ExpectationSpec] =
     CoreExpectations.all + GuardVocabulary.expectations
-  public static let mutations: [MutationSpec] = CoreMutations.all + GuardVocabulary.mutations
+    + AuthenticationVocabulary.expectations + AuthenticationVocabulary.moreExpectations
+  public static let mutations: [MutationSpec] =
+    CoreMutations.all + GuardVocabulary.mutations
+    + AuthenticationVocabulary.mutations
 
   /// Structural keywords with a one-line summary, in the order a file uses them.
   public static let keywords: [(String, String)] = [

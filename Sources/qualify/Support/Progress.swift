@@ -116,7 +116,7 @@ final class Tracer: @unchecked Sendable {
       lastLabel = label
     }
     terminal.line(
-      "  \(terminal.style(evidence.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0), .dim)) \(terminal.style(evidence.source, .bold)) \(evidence.summary)"
+      "  \(terminal.style(evidence.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0), .dim)) \(terminal.style(evidence.source, .bold)) \(evidence.summary)"
     )
     if !evidence.detail.isEmpty {
       for line in evidence.detail.split(separator: "\n", omittingEmptySubsequences: false) {

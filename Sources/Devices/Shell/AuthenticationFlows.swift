@@ -1,0 +1,213 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+import QualifyCrypto
+
+/// The app's `nativeLogin()` and `nativeLogout()` (seed 000, *Authentication architecture*,
+/// *Logout*): the OIDC flow in the system browser, the PKCE-bound exchange through the native
+/// stack, the CSRF token cached in local storage.
+extension App {
+  /// The browser kind this app's auth flows open (rule 7): what the build and the device give.
+  public var browserKind: BrowserKind {
+    if let forced = device.forcedBrowser { return forced }
+    switch device.platform {
+    case .ios:
+      guard build.authSession.usesWebAuthenticationSession else { return .safariViewController }
+      return build.authSession.prefersEphemeral?.value == true
+        ? .ephemeralWebAuthSession : .webAuthSession
+    case .android:
+      return device.hasPlayServices ? .customTabs : .webView
+    }
+  }
+
+  /// The local-storage key of the cached CSRF token (`csrf.ts`).
+  public var csrfStorageKey: String { "\(build.name)_native-csrf-token" }
+
+  /// Runs `url` in a fresh system-browser session of the app's kind.
+  public func openInSystemBrowser(_ url: String, credentials: Credentials?) throws -> BrowserResult
+  {
+    let kind = browserKind
+    let jar: CookieJar
+    switch kind {
+    case .webAuthSession:
+      // Shares Safari's persistent cookies; session cookies stay in this session.
+      jar = CookieJar(clock: device.environment.clock)
+      jar.insert(device.systemCookies.all.filter(\.isPersistent))
+    case .ephemeralWebAuthSession:
+      jar = CookieJar(clock: device.environment.clock)
+    case .safariViewController:
+      jar = inAppBrowserCookies
+    case .customTabs:
+      jar = device.systemCookies
+    case .webView:
+      jar = webViewCookies
+    }
+    let navigator = try BrowserNavigator(
+      kind: kind, jar: jar, environment: device.environment,
+      source: "\(device.platform.rawValue)/\(name) \(kind.rawValue)",
+      callbackScheme: build.callbackScheme.value,
+      registeredSchemes: build.registeredSchemes.map(\.value),
+      authorizeEndpoint: build.backend.oidcAuthorizationEndpoint)
+    device.environment.decision(
+      "\(device.platform.rawValue)/\(name)", "opens \(url) in \(kind.rawValue)",
+      detail: "cookies at start:\n" + jar.snapshot(redactor: device.environment.redactor))
+    let result = navigator.run(from: url, credentials: credentials)
+    switch kind {
+    case .webAuthSession:
+      device.systemCookies.insert(jar.all.filter(\.isPersistent))
+    case .safariViewController:
+      jar.removeSessionCookies()
+    default:
+      break
+    }
+    return result
+  }
+
+  /// The browser half of `nativeLogin()`: a fresh PKCE verifier, `authenticate` in the
+  /// system browser, and the deep link it delivers (kept for `exchange`).
+  public func startLogin(credentials: Credentials?) throws -> BrowserResult {
+    let verifier = device.environment.random.token(byteCount: 48)
+    device.environment.redactor.register(verifier)
+    pendingVerifier = verifier
+    pendingDeepLink = nil
+    let challenge = Digest.pkceChallenge(verifier: verifier)
+    let url = apiURL(
+      "/api/v1.0/authenticate/?"
+        + Query.encode([
+          ("mobile_scheme", build.callbackScheme.value), ("code_challenge", challenge),
+          ("code_challenge_method", "S256"),
+        ]))
+    return try followLogin(url, credentials: credentials)
+  }
+
+  /// Opens the login page a previous attempt stopped on again (the user comes back to it),
+  /// typing `credentials` this time.
+  public func resumeLogin(credentials: Credentials?) throws -> BrowserResult? {
+    guard let page = abandonedLoginPage else { return nil }
+    return try followLogin(page, credentials: credentials)
+  }
+
+  private func followLogin(_ url: String, credentials: Credentials?) throws -> BrowserResult {
+    let result = try openInSystemBrowser(url, credentials: credentials)
+    if let link = result.delivered,
+      link.lowercased().hasPrefix(build.callbackScheme.value.lowercased() + "://auth")
+    {
+      pendingDeepLink = link
+    }
+    if case .loginForm = result.end, let page = result.hops.last(where: { $0.hasPrefix("http") }) {
+      abandonedLoginPage =
+        result.hops.first { $0.contains("client_id=") && $0.contains("state=") } ?? page
+    } else {
+      abandonedLoginPage = nil
+    }
+    return result
+  }
+
+  /// The token of a delivered `S://auth?token=…` link.
+  public static func token(in deepLink: String) -> String? {
+    URLComponents(string: deepLink)?.queryItems?.first { $0.name == "token" }?.value
+  }
+
+  /// `POST /api/v1.0/mobile/auth/exchange/ {token, code_verifier}` through the native stack;
+  /// on success the session cookies land in the native jar and the CSRF token in local storage.
+  public func exchange(token: String, verifier: String) -> NativeHTTPStack.Result {
+    let body =
+      (try? JSONSerialization.data(withJSONObject: ["token": token, "code_verifier": verifier]))
+      ?? Data()
+    let result = native.send(
+      ClientRequest(
+        method: "POST", url: apiURL("/api/v1.0/mobile/auth/exchange/"),
+        headers: ["Content-Type": "application/json"], body: Array(body)))
+    if case .sent(let exchange) = result, let response = exchange.response, response.status == 200,
+      let csrf = (response.jsonObject as? [String: Any])?["csrf_token"] as? String
+    {
+      localStorage[csrfStorageKey] = csrf
+    }
+    return result
+  }
+
+  /// The logout of seed 000: the RP-initiated logout in the system browser, then the
+  /// safety-net POST, then the native cookies and the cached CSRF token are cleared.
+  public func logout() throws -> (browser: BrowserResult?, safetyNet: NativeHTTPStack.Result?) {
+    var browser: BrowserResult?
+    if !behaviours.logoutSkipsBrowser {
+      browser = try openInSystemBrowser(
+        apiURL(
+          "/api/v1.0/logout/?" + Query.encode([("mobile_scheme", build.callbackScheme.value)])),
+        credentials: nil)
+    }
+    let safetyNet =
+      behaviours.logoutSkipsSafetyNet
+      ? nil : send(method: "POST", apiURL("/api/v1.0/mobile/auth/logout/"), body: [])
+    native.jar.removeAll()
+    localStorage[csrfStorageKey] = nil
+    device.environment.decision(
+      "\(device.platform.rawValue)/\(name)", "native cookies and the cached CSRF token cleared")
+    return (browser, safetyNet)
+  }
+
+  /// An API call as `getHeaders()` makes it: unsafe methods echo the cached CSRF token as
+  /// `X-CSRFToken` and carry an `Origin` the backend trusts (the API origin).
+  public func send(
+    method: String, _ url: String, body: [UInt8], contentType: String? = nil, csrf: Bool = true,
+    origin: Bool = true
+  ) -> NativeHTTPStack.Result {
+    var headers = HTTPHeaders()
+    if method != "GET" && method != "HEAD" {
+      if csrf && !behaviours.csrfTokenNotSent, let token = localStorage[csrfStorageKey] {
+        headers.add("X-CSRFToken", token)
+      }
+      if origin && !behaviours.originNotSent, let apiOrigin {
+        headers.add("Origin", apiOrigin.description)
+      }
+    }
+    if let contentType { headers.add("Content-Type", contentType) }
+    return native.send(ClientRequest(method: method, url: url, headers: headers, body: body))
+  }
+}
+
+extension App {
+  /// Exchanges the pending deep link with the pending verifier (or a wrong one), as the app
+  /// does once the browser hands the link back. Returns nil when no link is pending.
+  public func exchangePendingDeepLink(wrongVerifier: Bool = false) -> (
+    link: String, result: NativeHTTPStack.Result
+  )? {
+    guard let link = pendingDeepLink, let token = App.token(in: link),
+      let verifier = pendingVerifier
+    else { return nil }
+    pendingDeepLink = nil
+    lastExchangedDeepLink = link
+    let used = wrongVerifier ? device.environment.random.token(byteCount: 48) : verifier
+    if wrongVerifier { device.environment.redactor.register(used) }
+    return (link, exchange(token: token, verifier: used))
+  }
+
+  /// Exchanges the last deep link again with the right verifier (a replay).
+  public func replayLastDeepLink() -> NativeHTTPStack.Result? {
+    guard let link = lastExchangedDeepLink, let token = App.token(in: link),
+      let verifier = pendingVerifier
+    else { return nil }
+    return exchange(token: token, verifier: verifier)
+  }
+
+  /// Redeems a deep link meant for `victim` with this app's own verifier: what an app that
+  /// claimed the victim's custom scheme can do with a stolen link.
+  public func redeem(deepLinkOf victim: App) -> NativeHTTPStack.Result? {
+    guard let link = victim.pendingDeepLink ?? victim.lastExchangedDeepLink,
+      let token = App.token(in: link)
+    else {
+      return nil
+    }
+    let verifier = device.environment.random.token(byteCount: 48)
+    device.environment.redactor.register(verifier)
+    let body =
+      (try? JSONSerialization.data(withJSONObject: ["token": token, "code_verifier": verifier]))
+      ?? Data()
+    return native.send(
+      ClientRequest(
+        method: "POST", url: victim.apiURL("/api/v1.0/mobile/auth/exchange/"),
+        headers: ["Content-Type": "application/json"],
+        body: Array(body)))
+  }
+}

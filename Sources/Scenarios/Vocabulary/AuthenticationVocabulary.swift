@@ -1,0 +1,509 @@
+import Artifacts
+import Devices
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+
+/// The authentication world (DESIGN.md fidelity rules 1–9): login and logout through the
+/// system browser, the one-time token, the IdP events that prove cross-app SSO, the
+/// protected API behind CSRF.
+enum AuthenticationVocabulary {
+  static let actions: [ActionSpec] = [
+    ActionSpec(
+      .app, "logs in", [.keyword("as", "user", .user), .flag("remember-me")],
+      summary:
+        "`nativeLogin()`: authenticate in the system browser (typing USER's credentials if the IdP shows its form, ticking remember-me when asked), then the PKCE-bound exchange through the native stack.",
+      example: "mail logs in as alice remember-me"
+    ) { context in
+      let app = try context.requireApp()
+      let label = "\(app.name) logs in"
+      var outcome = browserOutcome(
+        try app.startLogin(credentials: context.credentials()), label: label, world: context.world)
+      guard outcome.problem == nil else { return outcome }
+      guard let (_, result) = app.exchangePendingDeepLink() else {
+        outcome.problem = .init(kind: .failed, message: "the browser delivered no auth deep link")
+        return outcome
+      }
+      outcome = exchangeOutcome(result, into: outcome, label: label)
+      if let response = outcome.response, response.status != 200, outcome.problem == nil {
+        outcome.problem = .init(
+          kind: .failed, message: "the exchange answered \(response.status)\(excerpt(response))",
+          reason: "exchange")
+      }
+      return outcome
+    },
+    ActionSpec(
+      .app, "starts login", [.keyword("as", "user", .user), .flag("remember-me")],
+      summary:
+        "The browser half of `nativeLogin()` only: the deep link the browser delivers is kept for `exchanges the deep link`.",
+      example: "mail starts login as alice"
+    ) { context in
+      let app = try context.requireApp()
+      return browserOutcome(
+        try app.startLogin(credentials: context.credentials()), label: "\(app.name) starts login",
+        world: context.world)
+    },
+    ActionSpec(
+      .app, "exchanges the deep link",
+      summary:
+        "`POST /api/v1.0/mobile/auth/exchange/` with the pending deep link's token and the app's verifier.",
+      example: "mail exchanges the deep link"
+    ) { context in
+      let app = try context.requireApp()
+      guard let (_, result) = app.exchangePendingDeepLink() else {
+        throw ScenarioRuntimeError("\(app.name) has no pending deep link: start a login first")
+      }
+      return exchangeOutcome(
+        result, into: Outcome(""), label: "\(app.name) exchanges the deep link")
+    },
+    ActionSpec(
+      .app, "exchanges the deep link with a wrong verifier",
+      summary:
+        "The exchange with a verifier that is not the one the challenge was made from (the token is burnt).",
+      example: "mail exchanges the deep link with a wrong verifier"
+    ) { context in
+      let app = try context.requireApp()
+      guard let (_, result) = app.exchangePendingDeepLink(wrongVerifier: true) else {
+        throw ScenarioRuntimeError("\(app.name) has no pending deep link: start a login first")
+      }
+      return exchangeOutcome(
+        result, into: Outcome(""), label: "\(app.name) exchanges with a wrong verifier")
+    },
+    ActionSpec(
+      .app, "replays the deep link",
+      summary: "Exchanges the last exchanged deep link again, with the right verifier.",
+      example: "mail replays the deep link"
+    ) { context in
+      let app = try context.requireApp()
+      guard let result = app.replayLastDeepLink() else {
+        throw ScenarioRuntimeError("\(app.name) has exchanged no deep link yet")
+      }
+      return exchangeOutcome(result, into: Outcome(""), label: "\(app.name) replays the deep link")
+    },
+    ActionSpec(
+      .app, "redeems the deep link of", [.value("victim", .app)],
+      summary:
+        "An app that claimed the victim's scheme redeems the victim's deep link with its own verifier (the stolen deep link of seed 000).",
+      example: "thief redeems the deep link of mail"
+    ) { context in
+      let app = try context.requireApp()
+      let victim = try context.app("victim")
+      guard let result = app.redeem(deepLinkOf: victim) else {
+        throw ScenarioRuntimeError("\(victim.name) has no deep link to steal")
+      }
+      return exchangeOutcome(
+        result, into: Outcome(""), label: "\(app.name) redeems \(victim.name)'s deep link")
+    },
+    ActionSpec(
+      .app, "logs out",
+      summary:
+        "`nativeLogout()`: the RP-initiated logout in the system browser, the safety-net POST, then the native cookies and the cached CSRF token are cleared.",
+      example: "mail logs out"
+    ) { context in
+      let app = try context.requireApp()
+      let (browser, safetyNet) = try app.logout()
+      var outcome =
+        browser.map { browserOutcome($0, label: "\(app.name) logs out", world: context.world) }
+        ?? Outcome("\(app.name) logs out (no browser round-trip)")
+      if let browser, browser.delivered?.hasSuffix("://logout") != true, outcome.problem == nil {
+        outcome.problem = .init(
+          kind: .failed,
+          message:
+            "the logout did not come back on \(app.build.callbackScheme.value)://logout: \(browser.summary)"
+        )
+      }
+      if case .sent(let exchange) = safetyNet {
+        outcome.facts["safety-net"] = String(exchange.response?.status ?? 0)
+      }
+      return outcome
+    },
+    ActionSpec(
+      .app, "posts",
+      [.value("location", .location), .flag("without-csrf"), .flag("without-origin")],
+      summary:
+        "POST to the API through the native stack, with the cached CSRF token as `X-CSRFToken` and a trusted `Origin` unless told otherwise.",
+      example: "mail posts /api/v1.0/blob/upload/ without-origin"
+    ) { context in
+      let app = try context.requireApp()
+      let url = app.apiURL(context.arguments["location"] ?? "/")
+      let result = app.send(
+        method: "POST", url, body: Array("{}".utf8), contentType: "application/json",
+        csrf: !context.arguments.has("without-csrf"),
+        origin: !context.arguments.has("without-origin"))
+      return Outcome.from(result, label: "POST \(url)")
+    },
+    ActionSpec(
+      .app, "downloads attachment", [.value("id", .text)],
+      summary:
+        "`nativeDownloadFile()`: GET the attachment through the native stack, carrying the session.",
+      example: "mail downloads attachment quarterly-report"
+    ) { context in
+      let app = try context.requireApp()
+      let url = app.apiURL("/api/v1.0/blob/\(context.arguments["id"] ?? "attachment")/download/")
+      return Outcome.from(app.send(method: "GET", url, body: []), label: "download \(url)")
+    },
+    ActionSpec(
+      .app, "uploads a file", [.flag("without-csrf"), .flag("without-origin")],
+      summary:
+        "POST an attachment to `/api/v1.0/blob/upload/` through the native stack (the CSRF token path).",
+      example: "mail uploads a file"
+    ) { context in
+      let app = try context.requireApp()
+      let url = app.apiURL("/api/v1.0/blob/upload/")
+      let result = app.send(
+        method: "POST", url, body: Array("attachment bytes".utf8),
+        contentType: "application/octet-stream",
+        csrf: !context.arguments.has("without-csrf"),
+        origin: !context.arguments.has("without-origin"))
+      return Outcome.from(result, label: "upload \(url)")
+    },
+    ActionSpec(
+      .app, "opens outside the app", [.value("location", .location)],
+      summary:
+        "What an `<a download>` does on native: the URL escapes the WebView into a browser that has none of the app's native session.",
+      example: "mail opens outside the app /api/v1.0/blob/quarterly-report/download/"
+    ) { context in
+      let app = try context.requireApp()
+      let url = app.apiURL(context.arguments["location"] ?? "/")
+      let client = try app.device.environment.makeClient(userAgent: "qualify-browser/escaped")
+      let exchange = client.send(ClientRequest(url: url))
+      context.world.evidence.append(
+        exchange.evidence(
+          source: "\(app.device.platform.rawValue) browser (outside the app)",
+          redactor: context.world.redactor, time: context.world.clock.now))
+      guard let response = exchange.response else {
+        return Outcome(
+          "GET \(url) outside the app",
+          problem: .init(kind: .transport, message: exchange.error?.message ?? "no response"))
+      }
+      return Outcome("GET \(url) outside the app → \(response.status)", response: response)
+    },
+    ActionSpec(
+      .world, "web login on", [.value("device", .text), .keyword("as", "user", .user)],
+      summary:
+        "The user signs in to the web app in the device's own browser (Safari / Chrome), sharing its cookies — an overlapping web flow.",
+      example: "web login on phone as alice"
+    ) { context in
+      guard let device = context.arguments["device"].flatMap({ context.world.devices[$0] }) else {
+        throw ScenarioRuntimeError("no device \(context.arguments["device"] ?? "")")
+      }
+      guard let app = device.apps.first else {
+        throw ScenarioRuntimeError("no app on \(device.name) to take the web origin from")
+      }
+      let result = try device.webLogin(
+        at: app.apiURL("/api/v1.0/authenticate/"),
+        authorizeEndpoint: app.build.backend.oidcAuthorizationEndpoint,
+        credentials: context.credentials())
+      return browserOutcome(
+        result, label: "web login on \(device.name)", world: context.world, allowPage: true)
+    },
+  ]
+
+  /// The outcome of a browser session: facts for the expectations, a problem when the flow
+  /// did not end in the app.
+  static func browserOutcome(
+    _ result: BrowserResult, label: String, world: World, allowPage: Bool = false
+  ) -> Outcome {
+    var outcome = Outcome("\(label) (\(result.kind.rawValue)): \(result.summary)")
+    outcome.facts["login-form"] = result.formShown ? "shown" : "not-shown"
+    outcome.facts["browser-kind"] = result.kind.rawValue
+    outcome.facts["authorize"] = result.authorizeReached ? "reached" : "not-reached"
+    outcome.facts["browser"] = result.summary
+    let idp = world.stack.topology.identityProvider
+    func place(_ url: String) -> String {
+      guard let origin = Origin(url: url) else { return "other" }
+      if origin == idp { return "idp" }
+      if origin == world.stack.topology.backend || origin == world.stack.topology.companionBackend {
+        return "web"
+      }
+      return "other"
+    }
+    switch result.end {
+    case .delivered:
+      outcome.facts["ends"] = "app"
+      outcome.facts["hand-off"] = result.deliveredFromPage ? "page" : "redirect"
+    case .loginForm(let url):
+      outcome.facts["ends"] = place(url)
+      outcome.facts["stopped"] = "login-form"
+      outcome.problem = .init(
+        kind: .failed,
+        message:
+          "the login stopped on the identity provider's form (\(url)) with no credentials to type",
+        reason: "login-form")
+    case .loginRejected(let url):
+      outcome.facts["ends"] = place(url)
+      outcome.problem = .init(
+        kind: .failed, message: "the identity provider refused the credentials at \(url)",
+        reason: "login-form")
+    case .blocked(let why):
+      outcome.facts["ends"] = "idp"
+      outcome.facts["stopped"] = "blocked"
+      outcome.problem = .init(
+        kind: .failed, message: "the browser stayed stuck on the identity provider: \(why)",
+        reason: "blocked")
+    case .undeliverable(let why):
+      outcome.facts["stopped"] = "undeliverable"
+      outcome.problem = .init(
+        kind: .refused, message: "the deep link never reached the app: \(why)")
+    case .page(let url, let status):
+      outcome.facts["ends"] = place(url)
+      if !allowPage || status >= 400 {
+        outcome.problem = .init(
+          kind: .failed,
+          message: "the browser ended on \(url) (\(status)) instead of returning to the app",
+          reason: "page")
+      }
+    case .failed(let why):
+      outcome.problem = .init(kind: .transport, message: why)
+    }
+    return outcome
+  }
+
+  /// Folds an exchange's response into `outcome`.
+  static func exchangeOutcome(
+    _ result: NativeHTTPStack.Result, into outcome: Outcome, label: String
+  ) -> Outcome {
+    var outcome = outcome
+    switch result {
+    case .refused(let reason):
+      outcome.problem = .init(kind: .refused, message: reason)
+    case .sent(let exchange):
+      guard let response = exchange.response else {
+        outcome.problem = .init(kind: .transport, message: exchange.error?.message ?? "no response")
+        return outcome
+      }
+      outcome.response = response
+      outcome.description = "\(label): exchange → \(response.status)"
+      outcome.facts["exchange"] = String(response.status)
+    }
+    return outcome
+  }
+}
+
+extension AuthenticationVocabulary {
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "login form", negatable: true, examines: .reasons("login-form"),
+      summary:
+        "The identity provider showed its login form during the last login (a silent SSO login shows none).",
+      example: "expect no login form"
+    ) { context in
+      guard let shown = context.outcome?.facts["login-form"] else {
+        return "expected a login or logout before this expectation"
+      }
+      let wasShown = shown == "shown"
+      if wasShown != context.negated { return nil }
+      return context.negated
+        ? "the identity provider showed its login form: the login was not silent (\(context.world.formCause(context.outcome)))"
+        : "expected the identity provider's login form, the login went through silently (\(context.outcome?.facts["browser"] ?? ""))"
+    },
+    ExpectationSpec(
+      "authorize reached", negatable: true,
+      summary:
+        "The last browser flow went through the IdP's authorization endpoint (a login that never reaches it proves nothing about SSO).",
+      example: "expect authorize reached"
+    ) { context in
+      guard let reached = context.outcome?.facts["authorize"] else {
+        return "expected a browser flow before this expectation"
+      }
+      if (reached == "reached") != context.negated { return nil }
+      return context.negated
+        ? "the flow reached the IdP's authorization endpoint"
+        : "the flow never reached /authorize (the IdP's authorization endpoint): it proves nothing about IdP SSO (seed 000, false positive to avoid)"
+    },
+    ExpectationSpec(
+      "silent sso",
+      summary:
+        "The objective proof of cross-app SSO (rule 8): the last login reached the IdP's /authorize, showed no login form, and this step recorded CODE_TO_TOKEN without LOGIN at the IdP.",
+      example: "expect silent sso"
+    ) { context in
+      guard let outcome = context.outcome, outcome.facts["authorize"] != nil else {
+        return "expected a login before this expectation"
+      }
+      var missing: [String] = []
+      if outcome.facts["authorize"] != "reached" {
+        missing.append(
+          "the login never reached /authorize (a still-valid backend session proves nothing)")
+      }
+      if outcome.facts["login-form"] == "shown" {
+        missing.append("the IdP showed its login form (\(context.world.formCause(outcome)))")
+      }
+      let types = context.world.stepEvents.map(\.type)
+      if !types.contains("CODE_TO_TOKEN") { missing.append("no CODE_TO_TOKEN event at the IdP") }
+      if types.contains("LOGIN") {
+        missing.append("a LOGIN event: the user typed credentials again")
+      }
+      if outcome.problem != nil && outcome.facts["ends"] != "app" {
+        missing.append(outcome.problem?.message ?? "")
+      }
+      return missing.isEmpty
+        ? nil
+        : "not a silent SSO login: " + missing.joined(separator: "; ")
+          + " (IdP events this step: \(types.isEmpty ? "none" : types.joined(separator: ", ")))"
+    },
+    ExpectationSpec(
+      "idp event",
+      [
+        .value("type", .choice(["LOGIN", "LOGIN_ERROR", "CODE_TO_TOKEN", "LOGOUT"])),
+        .keyword("by", "app", .app), .keyword("for", "user", .user),
+      ],
+      negatable: true,
+      summary:
+        "The identity provider recorded an event of TYPE during this step (by the IdP client of APP, for USER).",
+      example: "expect idp event CODE_TO_TOKEN by calendar"
+    ) { context in
+      let type = context.arguments["type"] ?? ""
+      var events = context.world.stepEvents.filter { $0.type == type }
+      if let appName = context.arguments["app"], let app = context.world.apps[appName] {
+        let client = app.build.backend.oidcClientId
+        events = events.filter { $0.clientId == client }
+      }
+      if let user = context.arguments["user"] { events = events.filter { $0.userId == user } }
+      if events.isEmpty != context.negated {
+        let all = context.world.stepEvents.map {
+          "\($0.type)\($0.clientId.map { " (\($0))" } ?? "")"
+        }
+        return context.negated
+          ? "the identity provider recorded \(type) this step (\(events.count)×)"
+          : "the identity provider recorded no \(type) this step (events: \(all.isEmpty ? "none" : all.joined(separator: ", ")))"
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "session for", [.value("app", .app), .keyword("as", "user", .user)], negatable: true,
+      summary:
+        "APP's native stack has a live backend session (`GET /api/v1.0/users/me/` answers 200, as USER).",
+      example: "expect session for mail as alice"
+    ) { context in
+      guard let name = context.arguments["app"], let app = context.world.apps[name] else {
+        return "unknown app"
+      }
+      let url = app.apiURL("/api/v1.0/users/me/")
+      guard case .sent(let exchange) = app.send(method: "GET", url, body: []),
+        let response = exchange.response
+      else {
+        return "could not ask the backend who \(name) is"
+      }
+      let who = (response.jsonObject as? [String: Any])?["id"] as? String
+      let live = response.status == 200 && (context.arguments["user"].map { $0 == who } ?? true)
+      if live != context.negated { return nil }
+      return context.negated
+        ? "\(name) still has a backend session (as \(who ?? "?"))"
+        : "\(name) has no backend session for \(context.arguments["user"] ?? "anyone") (GET \(url) → \(response.status)\(who.map { " as \($0)" } ?? ""))"
+    },
+    ExpectationSpec(
+      "csrf token cached for", [.value("app", .app)], negatable: true,
+      summary: "APP holds the CSRF token the exchange returned, in local storage (`csrf.ts`).",
+      example: "expect csrf token cached for mail"
+    ) { context in
+      guard let name = context.arguments["app"], let app = context.world.apps[name] else {
+        return "unknown app"
+      }
+      let cached = app.localStorage[app.csrfStorageKey] != nil
+      if cached != context.negated { return nil }
+      return context.negated
+        ? "\(name) still caches a CSRF token" : "\(name) has no CSRF token in local storage"
+    },
+    ExpectationSpec(
+      "browser ends in", [.value("place", .choice(["app", "web", "idp"]))],
+      examines: .reasons("login-form", "blocked", "page"),
+      summary:
+        "Where the last browser flow ended: handed to the `app` by its scheme, on the `web` app, or stuck at the `idp`.",
+      example: "expect browser ends in web"
+    ) { context in
+      let wanted = context.arguments["place"] ?? "app"
+      guard let outcome = context.outcome, outcome.facts["browser"] != nil else {
+        return "expected a browser flow before this expectation"
+      }
+      return outcome.facts["ends"] == wanted
+        ? nil : "expected the browser to end in the \(wanted), it \(outcome.facts["browser"] ?? "")"
+    },
+    ExpectationSpec(
+      "browser blocked", [.value("reason", .text, optional: true)],
+      examines: .reasons("blocked"),
+      summary:
+        "The last browser flow was blocked (a CSP `form-action` violation); REASON must appear in the message.",
+      example: "expect browser blocked \"form-action\""
+    ) { context in
+      guard let problem = context.outcome?.problem, problem.reason == "blocked" else {
+        return
+          "expected the browser to be blocked, it \(context.outcome?.facts["browser"] ?? "did not run")"
+      }
+      if let reason = context.arguments["reason"], !problem.message.contains(reason) {
+        return "blocked, but not for \"\(reason)\": \(problem.message)"
+      }
+      return nil
+    },
+  ]
+}
+
+extension AuthenticationVocabulary {
+  static let moreActions: [ActionSpec] = [
+    ActionSpec(
+      .app, "resumes login", [.keyword("as", "user", .user), .flag("remember-me")],
+      summary:
+        "The user comes back to the login page an earlier attempt stopped on and signs in there.",
+      example: "mail resumes login as alice"
+    ) { context in
+      let app = try context.requireApp()
+      guard let result = try app.resumeLogin(credentials: context.credentials()) else {
+        throw ScenarioRuntimeError(
+          "\(app.name) has no abandoned login page: start a login without credentials first")
+      }
+      return browserOutcome(
+        result, label: "\(app.name) resumes login", world: context.world, allowPage: true)
+    }
+  ]
+
+  static let moreExpectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "hand-off page", negatable: true,
+      summary:
+        "The deep link of the last login left from the backend's 200 hand-off page (auto-redirect / \"open the app\"), not from a 302 — what survives a strict CSP `form-action`.",
+      example: "expect hand-off page"
+    ) { context in
+      guard let outcome = context.outcome, outcome.facts["browser"] != nil else {
+        return "expected a login before this expectation"
+      }
+      let fromPage = outcome.facts["hand-off"] == "page"
+      if fromPage != context.negated { return nil }
+      return context.negated
+        ? "the deep link left from a hand-off page"
+        : "the deep link did not leave from a 200 hand-off page (\(outcome.facts["browser"] ?? "")): a direct redirect to the scheme is blocked by a strict CSP after the IdP's form"
+    },
+    ExpectationSpec(
+      "backend session for", [.value("user", .user)], negatable: true,
+      summary:
+        "The backend holds a live session of USER (observed in the mock, whatever the app's jar says).",
+      example: "expect no backend session for alice"
+    ) { context in
+      let user = context.arguments["user"] ?? ""
+      let count = context.world.stack.backend.liveSessions(of: user)
+      if (count > 0) != context.negated { return nil }
+      return context.negated
+        ? "the backend still holds \(count) live session\(count == 1 ? "" : "s") of \(user)"
+        : "the backend holds no session of \(user)"
+    },
+  ]
+}
+
+extension World {
+  /// Why the IdP showed its form: its own reason when it gave one, else the browser kind the
+  /// login ran in (an isolated cookie store shares no IdP session).
+  func formCause(_ outcome: Outcome?) -> String {
+    let kind = outcome?.facts["browser-kind"] ?? "?"
+    let reason = evidence.since(stepEvidenceStart).last {
+      $0.source == "idp" && $0.summary.contains("re-authentication is required")
+    }?.summary
+    var isolated = ""
+    switch kind {
+    case "ephemeral-web-auth-session": isolated = "an ephemeral auth session starts with no cookie"
+    case "safari-view-controller":
+      isolated = "SFSafariViewController's cookie store is isolated from Safari"
+    case "webview": isolated = "the fallback WebView's cookies are isolated (no Play services)"
+    default: isolated = "the \(kind) session carried no usable IdP session cookie"
+    }
+    return reason.map { "the IdP says: \($0)" } ?? "the login ran in \(kind): \(isolated)"
+  }
+}
