@@ -59,7 +59,7 @@ let package = Package(
       name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"],
       exclude: ["__Snapshots__"]),
     .testTarget(
-      name: "QualifyCLITests", dependencies: ["qualify", "Results", "QualifyTestSupport"]),
+      name: "QualifyCLITests", dependencies: ["qualify", "Results", "HTTP", "QualifyTestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -17,7 +17,6 @@ public final class Device: @unchecked Sendable {
   /// A browser kind the scenario imposes on every app of the device.
   public let forcedBrowser: BrowserKind?
   public private(set) var apps: [App] = []
-
   public init(
     name: String, platform: Platform, hasPlayServices: Bool = true, browser: BrowserKind? = nil,
     environment: DeviceEnvironment

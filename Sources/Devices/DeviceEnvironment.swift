@@ -19,7 +19,7 @@ public final class DeviceEnvironment: @unchecked Sendable {
   public init(
     clock: VirtualClock, random: RandomSource, evidence: EvidenceLog, redactor: Redactor,
     trustedCertificatesPEM: String?, origins: [String: UInt16], allowsOutsideOrigins: Bool = false,
-    requestTimeout: TimeInterval = 10
+    requestTimeout: TimeInterval = 10, pool: HTTPClient? = nil
   ) {
     self.clock = clock
     self.random = random
@@ -29,14 +29,27 @@ public final class DeviceEnvironment: @unchecked Sendable {
     self.origins = origins
     self.allowsOutsideOrigins = allowsOutsideOrigins
     self.requestTimeout = requestTimeout
+    pool?.update(origins: origins)
+    self.pool = pool
   }
 
-  /// A fresh HTTP client (its own connection, as a separate network stack has).
-  public func makeClient(userAgent: String) throws -> HTTPClient {
-    try HTTPClient(
+  private let lock = NSLock()
+  private var pool: HTTPClient?
+
+  /// The world's connection pool. Every simulated stack trusts the same CA and reaches the
+  /// same loopback listeners, so sharing connections changes nothing a server can observe
+  /// but the number of TLS handshakes; cookies, transport policy and evidence stay with each
+  /// app and browser session.
+  public func client() throws -> HTTPClient {
+    lock.lock()
+    defer { lock.unlock() }
+    if let pool { return pool }
+    let client = try HTTPClient(
       configuration: .init(
         trustedCertificatesPEM: trustedCertificatesPEM, origins: origins,
-        allowsOutsideOrigins: allowsOutsideOrigins, timeout: requestTimeout, userAgent: userAgent))
+        allowsOutsideOrigins: allowsOutsideOrigins, timeout: requestTimeout, userAgent: "qualify"))
+    pool = client
+    return client
   }
 
   /// Records a decision of a shell component.

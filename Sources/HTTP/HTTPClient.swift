@@ -91,7 +91,7 @@ public final class HTTPClient: @unchecked Sendable {
 
   private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-  public let configuration: Configuration
+  public private(set) var configuration: Configuration
   private let handle: UnsafeMutableRawPointer
   private let lock = NSLock()
   private var connectTo: UnsafeMutablePointer<curl_slist>?
@@ -103,10 +103,52 @@ public final class HTTPClient: @unchecked Sendable {
     }
     self.configuration = configuration
     self.handle = handle
-    for (origin, port) in configuration.origins.sorted(by: { $0.key < $1.key }) {
-      let (host, originPort) = HTTPClient.split(origin)
-      connectTo = curl_slist_append(connectTo, "\(host):\(originPort):127.0.0.1:\(port)")
+    connectTo = HTTPClient.connectList(configuration.origins)
+    configureOnce()
+  }
+
+  /// The options that never change between requests, set once: the handle keeps them, and
+  /// a request no longer pays for re-parsing the CA or resetting the handle.
+  private func configureOnce() {
+    let h = handle
+    _ = CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+    _ = CCurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+    _ = CCurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+    _ = CCurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
+    _ = CCurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000))
+    _ = CCurl_easy_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
+    _ = CCurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
+    if let pem = configuration.trustedCertificatesPEM {
+      var bytes = Array(pem.utf8)
+      bytes.withUnsafeMutableBytes { raw in
+        var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+        _ = CCurl_easy_setopt_blob(h, CURLOPT_CAINFO_BLOB, &blob)
+      }
+      _ = CCurl_easy_setopt_string(h, CURLOPT_CAPATH, nil)
     }
+    _ = CCurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, HTTPClient.writeBody)
+    _ = CCurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, HTTPClient.writeHeader)
+  }
+
+  private static func connectList(_ origins: [String: UInt16]) -> UnsafeMutablePointer<curl_slist>?
+  {
+    var list: UnsafeMutablePointer<curl_slist>?
+    for (origin, port) in origins.sorted(by: { $0.key < $1.key }) {
+      let (host, originPort) = HTTPClient.split(origin)
+      list = curl_slist_append(list, "\(host):\(originPort):127.0.0.1:\(port)")
+    }
+    return list
+  }
+
+  /// Points the client at another set of origins, keeping its open connections (a pooled
+  /// client serving one world after another).
+  public func update(origins: [String: UInt16]) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard origins != configuration.origins else { return }
+    curl_slist_free_all(connectTo)
+    configuration.origins = origins
+    connectTo = HTTPClient.connectList(origins)
   }
 
   deinit {
@@ -161,7 +203,6 @@ public final class HTTPClient: @unchecked Sendable {
         ))
     }
 
-    curl_easy_reset(handle)
     let accumulator = ResponseAccumulator()
     var headerList: UnsafeMutablePointer<curl_slist>?
     defer { curl_slist_free_all(headerList) }
@@ -171,24 +212,9 @@ public final class HTTPClient: @unchecked Sendable {
       let h = handle
       _ = CCurl_easy_setopt_string(h, CURLOPT_URL, request.url)
       _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
-      _ = CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-      _ = CCurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-      _ = CCurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-      _ = CCurl_easy_setopt_long(
-        h, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
-      _ = CCurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000))
-      _ = CCurl_easy_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
-      _ = CCurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
-      if let connectTo { _ = CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo) }
-      if let pem = configuration.trustedCertificatesPEM {
-        var bytes = Array(pem.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-          var blob = curl_blob(
-            data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
-          _ = CCurl_easy_setopt_blob(h, CURLOPT_CAINFO_BLOB, &blob)
-        }
-        _ = CCurl_easy_setopt_string(h, CURLOPT_CAPATH, nil)
-      }
+      _ = CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo)
+      _ = CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
+      _ = CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 0)
       switch request.method.uppercased() {
       case "GET":
         _ = CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
@@ -217,11 +243,13 @@ public final class HTTPClient: @unchecked Sendable {
       _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, headerList)
 
       let context = Unmanaged.passUnretained(accumulator).toOpaque()
-      _ = CCurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, HTTPClient.writeBody)
       _ = CCurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, context)
-      _ = CCurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, HTTPClient.writeHeader)
       _ = CCurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, context)
-      return withExtendedLifetime(accumulator) { curl_easy_perform(h) }
+      let code = withExtendedLifetime(accumulator) { curl_easy_perform(h) }
+      // The buffers these point at die with this call.
+      _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, nil)
+      _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, nil)
+      return code
     }
 
     var totalMicroseconds: curl_off_t = 0

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something that answers requests: a mock component, a router, a virtual-host table.
 public protocol HTTPHandler: Sendable {
   func handle(_ request: HTTPRequest) -> HTTPResponse
@@ -85,5 +87,27 @@ public final class VirtualHosts: HTTPHandler, @unchecked Sendable {
     }
     return HTTPResponse.problem(
       421, "No origin \(host.isEmpty ? "(no Host)" : host) on this server.")
+  }
+}
+
+/// A handler whose target can be switched: a listener that serves one world after another.
+public final class SwitchableHandler: HTTPHandler, @unchecked Sendable {
+  private let lock = NSLock()
+  private var target: HTTPHandler?
+
+  public init() {}
+
+  public func mount(_ handler: HTTPHandler?) {
+    lock.lock()
+    target = handler
+    lock.unlock()
+  }
+
+  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    lock.lock()
+    let current = target
+    lock.unlock()
+    return current?.handle(request)
+      ?? HTTPResponse.problem(503, "No world is mounted on this listener.")
   }
 }

@@ -197,6 +197,15 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
     return recorded
   }
 
+  /// The registered clients without their secrets, for `qualify serve`.
+  public var clientSummaries: [[String: Any]] {
+    lock.lock()
+    defer { lock.unlock() }
+    return clients.values.sorted { $0.id < $1.id }.map {
+      ["client_id": $0.id, "redirect_uris": $0.redirectURIs]
+    }
+  }
+
   /// Registers a client at run time (the harness's companion app on ProConnect).
   public func register(_ client: Client) {
     lock.lock()

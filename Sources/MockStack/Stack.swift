@@ -15,16 +15,20 @@ public final class Stack: @unchecked Sendable {
   /// The second La Suite app's backend (cross-app SSO proofs).
   public let companionBackend: Backend
   public let identityProvider: IdentityProvider?
-  private let secure: HTTPServer
-  private let cleartext: HTTPServer
+  /// Listeners of this stack alone, or nil when it is mounted on shared ones.
+  private let own: (secure: HTTPServer, cleartext: HTTPServer)?
+  private let shared: StackListeners?
   private let channel: BackChannel
   /// Public authority (`host:port`) → loopback port.
   public let origins: [String: UInt16]
 
-  /// Starts a fresh stack for `build`; `identityProvider` overrides the build's IdP profile.
+  /// Starts a fresh stack for `build`; `identityProvider` overrides the build's IdP profile;
+  /// `requested` fixes the loopback ports (HTTPS, HTTP) instead of ephemeral ones.
   public init(
     build: AppBuild, material: StackMaterial, context: StackContext,
-    identityProvider profileName: String? = nil
+    identityProvider profileName: String? = nil,
+    listeningOn requested: (https: UInt16, http: UInt16) = (0, 0),
+    sharing listeners: StackListeners? = nil
   ) throws {
     topology = try StackTopology(build: build)
     self.context = context
@@ -101,22 +105,35 @@ public final class Stack: @unchecked Sendable {
     if let idp, let origin = topology.identityProvider { serve(origin, idp) }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
 
-    let credentials =
-      context.behaviours.untrustedCertificate ? material.untrustedCredentials : material.credentials
-    secure = try HTTPServer(handler: secureHosts, tls: credentials)
-    do {
-      cleartext = try HTTPServer(handler: cleartextHosts)
-    } catch {
-      secure.stop()
-      throw error
+    // A world whose servers must present another certificate cannot share listeners.
+    if let listeners, !context.behaviours.untrustedCertificate {
+      listeners.mount(secure: secureHosts, cleartext: cleartextHosts)
+      shared = listeners
+      own = nil
+    } else {
+      let credentials =
+        context.behaviours.untrustedCertificate
+        ? material.untrustedCredentials : material.credentials
+      let secure = try HTTPServer(handler: secureHosts, tls: credentials, port: requested.https)
+      do {
+        own = (secure, try HTTPServer(handler: cleartextHosts, port: requested.http))
+      } catch {
+        secure.stop()
+        throw error
+      }
+      shared = nil
     }
+    let ports =
+      shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
+        own?.secure.port ?? 0, own?.cleartext.port ?? 0
+      )
     var origins: [String: UInt16] = [:]
     for origin in topology.origins {
       if origin.isSecure {
-        origins[origin.authority] = secure.port
-        origins[Origin(scheme: "http", host: origin.host).authority] = cleartext.port
+        origins[origin.authority] = ports.0
+        origins[Origin(scheme: "http", host: origin.host).authority] = ports.1
       } else {
-        origins[origin.authority] = cleartext.port
+        origins[origin.authority] = ports.1
       }
     }
     self.origins = origins
@@ -136,10 +153,28 @@ public final class Stack: @unchecked Sendable {
     identityProvider?.user(name)
   }
 
-  /// Stops both listeners.
+  /// The loopback ports of the HTTPS and HTTP listeners.
+  public var ports: (https: UInt16, http: UInt16) {
+    shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
+      own?.secure.port ?? 0, own?.cleartext.port ?? 0
+    )
+  }
+
+  private let stopLock = NSLock()
+  private var stopped = false
+
+  /// Stops its own listeners, or unmounts from shared ones; only the first call acts (a late
+  /// deinit must not unmount the next world).
   public func stop() {
-    secure.stop()
-    cleartext.stop()
+    stopLock.lock()
+    defer { stopLock.unlock() }
+    guard !stopped else { return }
+    stopped = true
+    if let own {
+      own.secure.stop()
+      own.cleartext.stop()
+    }
+    shared?.mount(secure: nil, cleartext: nil)
   }
 
   deinit {

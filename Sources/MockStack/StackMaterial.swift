@@ -14,13 +14,16 @@ public final class StackMaterial: @unchecked Sendable {
   /// The key id published in the JWKS.
   public let signingKeyID: String
 
-  /// - Parameter hosts: every host name the mocks will serve over HTTPS in this run.
-  public init(hosts: Set<String>) throws {
+  /// - Parameters:
+  ///   - hosts: every host name the mocks will serve over HTTPS in this run.
+  ///   - seed: the run's seed; the IdP's key is derived from it.
+  public init(hosts: Set<String>, seed: UInt64 = 0) throws {
     authority = try CertificateAuthority(commonName: "qualify run CA")
     credentials = try authority.credentials(for: hosts.union(["localhost", "127.0.0.1"]))
     untrustedCredentials = try CertificateAuthority(commonName: "an untrusted CA")
       .credentials(for: hosts.union(["localhost", "127.0.0.1"]))
-    signingKey = try Key.generateRSA(bits: 2048)
+    var generator = SeededGenerator(seed: seed, label: "idp-signing-key")
+    signingKey = try Key.generateRSA(bits: 2048, seededBy: &generator)
     let (modulus, _) = try signingKey.rsaPublicNumbers()
     signingKeyID = String(Hex.encode(Digest.sha256(modulus)).prefix(16))
   }

@@ -21,6 +21,7 @@ public final class Redactor: @unchecked Sendable {
 
   private let lock = NSLock()
   private var secrets: Set<String> = []
+  private var secretLengths: Set<Int> = []
 
   public init() {}
 
@@ -38,6 +39,7 @@ public final class Redactor: @unchecked Sendable {
     }
     lock.lock()
     secrets.insert(secret)
+    secretLengths.insert(secret.utf8.count)
     lock.unlock()
   }
 
@@ -51,90 +53,192 @@ public final class Redactor: @unchecked Sendable {
   public func redact(_ text: String) -> String {
     lock.lock()
     let known = secrets
+    let lengths = secretLengths
     lock.unlock()
-    return Redactor.redactNamedValues(known.isEmpty ? text : Redactor.replace(known, in: text))
+    return Redactor.redactNamedValues(
+      known.isEmpty ? text : Redactor.replace(known, lengths: lengths, in: text))
   }
 
-  /// Replaces registered secrets in one pass: secrets are token-shaped (base64, base64url,
-  /// hex, JWTs), so every maximal run of token characters — with any `=` padding — is looked
-  /// up in the set.
-  static func replace(_ secrets: Set<String>, in text: String) -> String {
-    let scalars = Array(text.unicodeScalars)
-    var out = String.UnicodeScalarView()
+  /// Replaces registered secrets in one pass over the UTF-8 bytes: secrets are token-shaped
+  /// (base64, base64url, hex, JWTs), so every maximal run of token characters — with any `=`
+  /// padding — whose length is that of some secret is looked up in the set.
+  static func replace(_ secrets: Set<String>, lengths: Set<Int>, in text: String) -> String {
+    var utf8 = Array(text.utf8)
+    var out: [UInt8] = []
+    var copied = 0
     var index = 0
     var changed = false
-    while index < scalars.count {
-      guard isTokenScalar(scalars[index]) else {
-        out.append(scalars[index])
+    while index < utf8.count {
+      guard isTokenByte(utf8[index]) else {
         index += 1
         continue
       }
       var end = index
-      while end < scalars.count && isTokenScalar(scalars[end]) { end += 1 }
+      while end < utf8.count && isTokenByte(utf8[end]) { end += 1 }
       var padded = end
-      while padded < scalars.count && padded - end < 2 && scalars[padded] == "=" { padded += 1 }
-      let run = String(String.UnicodeScalarView(scalars[index..<end]))
-      let withPadding =
-        padded > end ? String(String.UnicodeScalarView(scalars[index..<padded])) : run
-      if padded > end, secrets.contains(withPadding) {
-        out.append(contentsOf: marker(for: withPadding).unicodeScalars)
-        index = padded
+      while padded < utf8.count && padded - end < 2 && utf8[padded] == UInt8(ascii: "=") {
+        padded += 1
+      }
+      var matchEnd: Int?
+      if padded > end, lengths.contains(padded - index),
+        secrets.contains(String(decoding: utf8[index..<padded], as: UTF8.self))
+      {
+        matchEnd = padded
+      } else if lengths.contains(end - index),
+        secrets.contains(String(decoding: utf8[index..<end], as: UTF8.self))
+      {
+        matchEnd = end
+      }
+      if let matchEnd {
+        out.append(contentsOf: utf8[copied..<index])
+        out.append(
+          contentsOf: marker(for: String(decoding: utf8[index..<matchEnd], as: UTF8.self)).utf8)
+        copied = matchEnd
         changed = true
-      } else if secrets.contains(run) {
-        out.append(contentsOf: marker(for: run).unicodeScalars)
-        index = end
-        changed = true
+        index = matchEnd
       } else {
-        out.append(contentsOf: scalars[index..<end])
         index = end
       }
     }
-    return changed ? String(out) : text
+    guard changed else { return text }
+    out.append(contentsOf: utf8[copied...])
+    utf8 = out
+    return String(decoding: utf8, as: UTF8.self)
   }
 
-  private static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
-    switch c.value {
+  static func isTokenByte(_ c: UInt8) -> Bool {
+    switch c {
     case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
     case 0x2D, 0x5F, 0x2E, 0x7E, 0x2B, 0x2F: return true  // - _ . ~ + /
     default: return false
     }
   }
 
-  private static let pairPattern: NSRegularExpression? = try? NSRegularExpression(
-    pattern: #"(?i)(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)=([^&;\s"'<>,]+)"#)
-  private static let jsonPattern: NSRegularExpression? = try? NSRegularExpression(
-    pattern: #"(?i)"([A-Za-z0-9_-]+)"\s*:\s*"((?:[^"\\]|\\.)*)""#)
-  private static let headerPattern: NSRegularExpression? = try? NSRegularExpression(
-    pattern: #"(?im)^(authorization|x-csrftoken|proxy-authorization):[ \t]*(.+)$"#)
-
-  /// Replaces values of sensitive names in `name=value` pairs (queries, forms, cookies),
-  /// JSON string fields and credential headers.
-  static func redactNamedValues(_ text: String) -> String {
-    var out = text
-    for pattern in [pairPattern, jsonPattern, headerPattern].compactMap({ $0 }) {
-      out = replaceValues(in: out, pattern: pattern)
-    }
-    return out
+  private static func isTokenScalar(_ c: Unicode.Scalar) -> Bool {
+    c.isASCII && isTokenByte(UInt8(c.value))
   }
 
-  private static func replaceValues(in text: String, pattern: NSRegularExpression) -> String {
-    let ns = text as NSString
-    let matches = pattern.matches(in: text, range: NSRange(location: 0, length: ns.length))
-    guard !matches.isEmpty else { return text }
-    var out = ""
-    var cursor = 0
-    for match in matches {
-      let name = ns.substring(with: match.range(at: 1)).lowercased()
-      let valueRange = match.range(at: 2)
-      let value = ns.substring(with: valueRange)
-      guard sensitiveNames.contains(name), !value.isEmpty, !value.hasPrefix("[REDACTED") else {
+  /// Replaces values of sensitive names in `name=value` pairs (queries, forms, cookies),
+  /// JSON string fields (`"name": "value"`) and credential header lines, in one scan of the
+  /// UTF-8 bytes.
+  static func redactNamedValues(_ text: String) -> String {
+    let bytes = Array(text.utf8)
+    var out: [UInt8] = []
+    var copied = 0
+    var changed = false
+    var index = 0
+
+    func replace(_ start: Int, _ end: Int) {
+      guard end > start else { return }
+      let value = String(decoding: bytes[start..<end], as: UTF8.self)
+      guard !value.hasPrefix("[REDACTED") else { return }
+      out.append(contentsOf: bytes[copied..<start])
+      out.append(contentsOf: marker(for: value).utf8)
+      copied = end
+      changed = true
+    }
+
+    /// The name ending just before `end` (name characters), if it is sensitive.
+    func sensitiveName(endingAt end: Int) -> Bool {
+      var start = end
+      while start > 0 && isNameByte(bytes[start - 1]) { start -= 1 }
+      guard start < end, end - start <= 64 else { return false }
+      if start > 0 && isNameByte(bytes[start - 1]) { return false }
+      return sensitiveNames.contains(
+        String(decoding: bytes[start..<end], as: UTF8.self).lowercased())
+    }
+
+    while index < bytes.count {
+      let c = bytes[index]
+      if c == UInt8(ascii: "=") && index > copied && sensitiveName(endingAt: index) {
+        // name=value: the value runs to a delimiter.
+        var end = index + 1
+        while end < bytes.count && !isValueDelimiter(bytes[end]) { end += 1 }
+        replace(index + 1, end)
+        index = max(end, index + 1)
         continue
       }
-      out += ns.substring(with: NSRange(location: cursor, length: valueRange.location - cursor))
-      out += marker(for: value)
-      cursor = valueRange.location + valueRange.length
+      if c == UInt8(ascii: "\"") && index + 1 < bytes.count {
+        // "name" : "value"
+        var close = index + 1
+        while close < bytes.count && isNameByte(bytes[close]) { close += 1 }
+        if close < bytes.count, bytes[close] == UInt8(ascii: "\""), close > index + 1,
+          sensitiveNames.contains(
+            String(decoding: bytes[(index + 1)..<close], as: UTF8.self).lowercased())
+        {
+          var cursor = close + 1
+          while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
+            cursor += 1
+          }
+          if cursor < bytes.count && bytes[cursor] == UInt8(ascii: ":") {
+            cursor += 1
+            while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
+              cursor += 1
+            }
+            if cursor < bytes.count && bytes[cursor] == UInt8(ascii: "\"") {
+              var end = cursor + 1
+              while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
+                end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+              }
+              end = min(end, bytes.count)
+              replace(cursor + 1, end)
+              index = end
+              continue
+            }
+          }
+        }
+      }
+      if c == UInt8(ascii: ":") && index > copied {
+        // A credential header at the start of a line: `Authorization: Bearer …`.
+        var start = index
+        while start > 0 && isNameByte(bytes[start - 1]) { start -= 1 }
+        var lineStart = start
+        while lineStart > 0
+          && (bytes[lineStart - 1] == 0x20 || bytes[lineStart - 1] == UInt8(ascii: ">")
+            || bytes[lineStart - 1] == UInt8(ascii: "<"))
+        {
+          lineStart -= 1
+        }
+        let atLineStart = lineStart == 0 || bytes[lineStart - 1] == 0x0A
+        let name = String(decoding: bytes[start..<index], as: UTF8.self).lowercased()
+        if atLineStart && Redactor.credentialHeaders.contains(name) {
+          var valueStart = index + 1
+          while valueStart < bytes.count && (bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09)
+          { valueStart += 1 }
+          var end = valueStart
+          while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+          replace(valueStart, end)
+          index = max(end, index + 1)
+          continue
+        }
+      }
+      index += 1
     }
-    out += ns.substring(from: cursor)
-    return out
+    guard changed else { return text }
+    out.append(contentsOf: bytes[copied...])
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  static let credentialHeaders: Set<String> = [
+    "authorization", "x-csrftoken", "proxy-authorization",
+  ]
+
+  private static func isNameByte(_ c: UInt8) -> Bool {
+    switch c {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: return true
+    default: return false
+    }
+  }
+
+  private static func isValueDelimiter(_ c: UInt8) -> Bool {
+    switch c {
+    case UInt8(ascii: "&"), UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"),
+      UInt8(ascii: "\n"),
+      UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"),
+      UInt8(ascii: ">"),
+      UInt8(ascii: ","):
+      return true
+    default: return false
+    }
   }
 }

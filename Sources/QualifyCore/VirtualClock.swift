@@ -11,16 +11,27 @@ public final class VirtualClock: @unchecked Sendable {
 
   private let lock = NSLock()
   private var current: Date
+  private let followsRealTime: Bool
 
   public init(start: Date = VirtualClock.epoch) {
     current = start
+    followsRealTime = false
   }
+
+  private init(realTime: Void) {
+    current = Date(timeIntervalSince1970: 0)
+    followsRealTime = true
+  }
+
+  /// A clock that follows the wall clock (`qualify serve`, where real clients wait in real
+  /// time); `advance` still moves it ahead.
+  public static func realTime() -> VirtualClock { VirtualClock(realTime: ()) }
 
   /// The current virtual instant.
   public var now: Date {
     lock.lock()
     defer { lock.unlock() }
-    return current
+    return followsRealTime ? Date().addingTimeInterval(current.timeIntervalSince1970) : current
   }
 
   /// Moves the clock forward; a negative interval is a programming error and is ignored.

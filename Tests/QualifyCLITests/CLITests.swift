@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import QualifyTestSupport
 import Results
 import Testing
@@ -228,5 +229,48 @@ enum CLI {
     #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
     #expect(
       result.stderr.contains(location) && result.stderr.contains("error:"), "\(result.stderr)")
+  }
+}
+
+@Suite struct ServeTests {
+  /// `qualify serve` on loopback answers a client that knows only what it printed.
+  @Test func serveAnswersOnLoopbackUntilInterrupted() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-serve")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = [
+      "serve", "--channel", "prod", "--app", Fixtures.sampleApp, "--json", "--ca-out", "ca.pem",
+    ]
+    process.currentDirectoryURL = scratch
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = out.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    let document = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+    let components = try #require(document["components"] as? [[String: Any]])
+    let backend = try #require(components.first { $0["name"] as? String == "backend" })
+    #expect((backend["loopback"] as? String)?.hasPrefix("127.0.0.1:") == true)
+    let port = try #require(
+      UInt16((backend["loopback"] as? String ?? "").split(separator: ":").last ?? ""))
+    let ca = try String(contentsOf: scratch.appendingPathComponent("ca.pem"), encoding: .utf8)
+    let client = try HTTPClient(
+      configuration: .init(trustedCertificatesPEM: ca, origins: ["messages.example:443": port]))
+    let response = try client.response(
+      to: ClientRequest(url: "https://messages.example/api/v1.0/config/"))
+    #expect(response.status == 200)
+    #expect((response.jsonObject as? [String: Any])?["ENVIRONMENT"] as? String == "prod")
+    #expect(
+      try !RawSocket.isListening(host: RawSocket.nonLoopbackAddress() ?? "203.0.113.1", port: port))
+    process.interrupt()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
   }
 }

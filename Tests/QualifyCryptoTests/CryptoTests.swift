@@ -130,3 +130,26 @@ import Testing
     #expect(a.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
   }
 }
+
+@Suite struct SeededRSATests {
+  @Test func theSameSeedGivesTheSameWorkingKey() throws {
+    var a = SeededGenerator(seed: 99, label: "k")
+    var b = SeededGenerator(seed: 99, label: "k")
+    let first = try Key.generateRSA(bits: 2048, seededBy: &a)
+    let second = try Key.generateRSA(bits: 2048, seededBy: &b)
+    #expect(first.bits == 2048)
+    #expect(try first.pkcs1PublicPEM() == second.pkcs1PublicPEM())
+    let data = Array("jws input".utf8)
+    #expect(first.verifySHA256(data, signature: try first.signSHA256(data)))
+    let reparsed = try Key.privateKey(pem: try first.pkcs1PrivatePEM())
+    #expect(try reparsed.publicDecrypt(first.privateEncrypt([1, 2, 3])) == [1, 2, 3])
+  }
+
+  @Test func anotherSeedGivesAnotherKey() throws {
+    var a = SeededGenerator(seed: 1, label: "k")
+    var b = SeededGenerator(seed: 2, label: "k")
+    #expect(
+      try Key.generateRSA(bits: 2048, seededBy: &a).pkcs1PublicPEM()
+        != Key.generateRSA(bits: 2048, seededBy: &b).pkcs1PublicPEM())
+  }
+}

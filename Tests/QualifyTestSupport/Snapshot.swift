@@ -48,10 +48,11 @@ public struct ProcessResult {
 }
 
 public enum Programs {
-  /// Runs `executable` with `arguments` in `directory`, waiting for it to end.
+  /// Runs `executable` with `arguments` in `directory`, feeding it `stdinData`, and waits
+  /// for it to end.
   public static func run(
     _ executable: String, _ arguments: [String], in directory: String? = nil,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], input stdinData: Data? = nil
   ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -64,7 +65,13 @@ public enum Programs {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let input = Pipe()
+    if stdinData != nil { process.standardInput = input }
     try process.run()
+    if let stdinData {
+      input.fileHandleForWriting.write(stdinData)
+      try input.fileHandleForWriting.close()
+    }
     // Read before waiting, or a full pipe blocks the child.
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()

@@ -113,5 +113,13 @@ public struct RealmSettings: Sendable {
   public var clients: [Client]
   public var users: [User]
 
+  public init(file: String, realm: String, rememberMe: Bool, clients: [Client], users: [User]) {
+    self.file = file
+    self.realm = realm
+    self.rememberMe = rememberMe
+    self.clients = clients
+    self.users = users
+  }
+
   public func client(_ id: String) -> Client? { clients.first { $0.clientId == id } }
 }

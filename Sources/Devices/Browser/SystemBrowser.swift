@@ -109,10 +109,10 @@ final class BrowserNavigator {
   let authorizeEndpoint: String?
 
   init(
-    kind: BrowserKind, jar: CookieJar, environment: DeviceEnvironment, source: String,
-    callbackScheme: String?,
-    registeredSchemes: [String], authorizeEndpoint: String?
-  ) throws {
+    kind: BrowserKind, jar: CookieJar, client: HTTPClient, environment: DeviceEnvironment,
+    source: String,
+    callbackScheme: String?, registeredSchemes: [String], authorizeEndpoint: String?
+  ) {
     self.kind = kind
     self.jar = jar
     self.environment = environment
@@ -120,7 +120,7 @@ final class BrowserNavigator {
     self.callbackScheme = callbackScheme
     self.registeredSchemes = registeredSchemes.map { $0.lowercased() }
     self.authorizeEndpoint = authorizeEndpoint
-    client = try environment.makeClient(userAgent: "qualify-browser/\(kind.rawValue)")
+    self.client = client
   }
 
   /// Navigates from `start` until the flow ends.
@@ -378,8 +378,8 @@ extension Device {
     -> BrowserResult
   {
     let kind: BrowserKind = platform == .ios ? .safariViewController : .customTabs
-    let navigator = try BrowserNavigator(
-      kind: kind, jar: systemCookies, environment: environment,
+    let navigator = BrowserNavigator(
+      kind: kind, jar: systemCookies, client: try environment.client(), environment: environment,
       source: "\(platform.rawValue) \(platform == .ios ? "Safari" : "Chrome")", callbackScheme: nil,
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
       authorizeEndpoint: authorizeEndpoint)

@@ -43,8 +43,9 @@ extension App {
     case .webView:
       jar = webViewCookies
     }
-    let navigator = try BrowserNavigator(
-      kind: kind, jar: jar, environment: device.environment,
+    let navigator = BrowserNavigator(
+      kind: kind, jar: jar, client: try device.environment.client(),
+      environment: device.environment,
       source: "\(device.platform.rawValue)/\(name) \(kind.rawValue)",
       callbackScheme: build.callbackScheme.value,
       registeredSchemes: build.registeredSchemes.map(\.value),

@@ -30,7 +30,7 @@ public final class NativeHTTPStack: @unchecked Sendable {
     self.policy = policy
     self.environment = environment
     jar = CookieJar(clock: environment.clock)
-    client = try environment.makeClient(userAgent: "qualify-native/\(policy.platform.rawValue)")
+    client = try environment.client()
   }
 
   /// Sends `request` with the jar's cookies and stores the response's cookies.

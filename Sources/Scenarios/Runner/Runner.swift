@@ -72,6 +72,7 @@ public final class Runner: @unchecked Sendable {
       group.enter()
       Thread.detachNewThread { [self] in
         defer { group.leave() }
+        let transport = WorkerTransport()
         while let index = next.take(below: jobs.count) {
           let (scenario, platform) = jobs[index]
           if let onStart {
@@ -79,7 +80,8 @@ public final class Runner: @unchecked Sendable {
             onStart(scenario, platform)
             callbackLock.unlock()
           }
-          let result = self.run(scenario, platform: platform, channel: channel)
+          let result = self.run(
+            scenario, platform: platform, channel: channel, transport: transport)
           results.set(index, result)
           if let onResult {
             callbackLock.lock()
@@ -95,6 +97,12 @@ public final class Runner: @unchecked Sendable {
 
   /// Runs one scenario on one platform: the check, then each applicable control.
   public func run(_ scenario: Scenario, platform: Platform, channel: Channel) -> ScenarioResult {
+    run(scenario, platform: platform, channel: channel, transport: WorkerTransport())
+  }
+
+  func run(_ scenario: Scenario, platform: Platform, channel: Channel, transport: WorkerTransport)
+    -> ScenarioResult
+  {
     let started = Date()
     guard let build = builds[platform] else {
       let record = ExecutionRecord(
@@ -107,7 +115,7 @@ public final class Runner: @unchecked Sendable {
     var base = WorldConfiguration(build: build)
     base.identityProvider = scenario.identityProvider
     let label = "\(scenario.id)/\(platform.rawValue)"
-    let check = execute(scenario, configuration: base, label: label)
+    let check = execute(scenario, configuration: base, label: label, transport: transport)
     if check.isError {
       return result(
         scenario, platform, channel, .error, check.message ?? "error", check,
@@ -137,7 +145,8 @@ public final class Runner: @unchecked Sendable {
       var configuration = base
       for mutation in control.mutations { mutation.spec.apply(&configuration, mutation.arguments) }
       let execution = execute(
-        scenario, configuration: configuration, label: "\(label)/control:\(control.name)")
+        scenario, configuration: configuration, label: "\(label)/control:\(control.name)",
+        transport: transport)
       controls.append(judge(control, execution, scenario))
     }
     let errors = controls.filter { $0.outcome == .error }
@@ -224,16 +233,20 @@ public final class Runner: @unchecked Sendable {
   // MARK: Executions
 
   /// Runs the steps once in a fresh world, bounded by the scenario's timeout.
-  func execute(_ scenario: Scenario, configuration: WorldConfiguration, label: String)
-    -> ExecutionRecord
-  {
+  func execute(
+    _ scenario: Scenario, configuration: WorldConfiguration, label: String,
+    transport: WorkerTransport
+  ) -> ExecutionRecord {
     let timeout = options.timeoutOverride ?? scenario.timeout
     let progress = ExecutionProgress()
     let started = Date()
     let outcome = Runner.withTimeout(timeout) { [self] in
-      self.executeSteps(scenario, configuration: configuration, label: label, progress: progress)
+      self.executeSteps(
+        scenario, configuration: configuration, label: label, progress: progress,
+        transport: transport)
     }
     guard let record = outcome else {
+      transport.reset()
       let step = progress.currentStep
       var steps = progress.records
       if step > 0 && step <= scenario.steps.count {
@@ -253,14 +266,14 @@ public final class Runner: @unchecked Sendable {
 
   private func executeSteps(
     _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    progress: ExecutionProgress
+    progress: ExecutionProgress, transport: WorkerTransport
   ) -> ExecutionRecord {
     let started = Date()
     let world: World
     do {
       world = try World(
         scenario: scenario, configuration: configuration, material: material, seed: options.seed,
-        label: label, redactor: redactor)
+        label: label, redactor: redactor, transport: transport)
     } catch {
       return ExecutionRecord(
         steps: [], failedStep: nil, message: "the world could not be built: \(error)",

@@ -59,11 +59,13 @@ public enum ScenarioCatalogue {
     return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
   }
 
-  /// Keeps the scenarios whose id matches `glob` (`sso/*`, `*cleartext*`) and that carry
-  /// `tag`.
-  public static func filter(_ scenarios: [Scenario], glob: String?, tags: [String]) -> [Scenario] {
+  /// Keeps the scenarios whose id (or pack) matches one of `globs` (`sso/*`, `*cleartext*`)
+  /// and that carry one of `tags`; an empty list keeps everything.
+  public static func filter(_ scenarios: [Scenario], globs: [String], tags: [String]) -> [Scenario]
+  {
     scenarios.filter { scenario in
-      (glob.map { Glob.matches($0, scenario.id) || Glob.matches($0, scenario.pack) } ?? true)
+      (globs.isEmpty
+        || globs.contains { Glob.matches($0, scenario.id) || Glob.matches($0, scenario.pack) })
         && (tags.isEmpty || tags.contains { scenario.tags.contains($0) || scenario.pack == $0 })
     }
   }

@@ -29,7 +29,7 @@ public final class World: @unchecked Sendable {
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
-    label: String, redactor: Redactor
+    label: String, redactor: Redactor, transport: WorkerTransport? = nil
   ) throws {
     self.configuration = configuration
     self.redactor = redactor
@@ -41,11 +41,11 @@ public final class World: @unchecked Sendable {
       channel: configuration.channel, behaviours: configuration.stack)
     stack = try Stack(
       build: configuration.build, material: material, context: context,
-      identityProvider: configuration.identityProvider)
+      identityProvider: configuration.identityProvider, sharing: try transport?.listeners(material))
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor, trustedCertificatesPEM: material.authority.certificatePEM,
-      origins: stack.origins)
+      origins: stack.origins, pool: try transport?.client(material))
     do {
       for declaration in scenario.devices {
         let browser =
@@ -163,4 +163,34 @@ public struct ExpectationContext {
 public struct ScenarioRuntimeError: Error, CustomStringConvertible, Sendable {
   public var description: String
   public init(_ description: String) { self.description = description }
+}
+
+/// What one runner worker reuses from world to world: the listeners the worlds mount their
+/// virtual hosts on and the client pool the devices share. State never crosses worlds;
+/// sockets and TLS connections do.
+final class WorkerTransport: @unchecked Sendable {
+  private var shared: StackListeners?
+  private var pool: HTTPClient?
+
+  func listeners(_ material: StackMaterial) throws -> StackListeners {
+    if let shared { return shared }
+    let listeners = try StackListeners(material: material)
+    shared = listeners
+    return listeners
+  }
+
+  func client(_ material: StackMaterial) throws -> HTTPClient {
+    if let pool { return pool }
+    let client = try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: material.authority.certificatePEM, userAgent: "qualify"))
+    pool = client
+    return client
+  }
+
+  /// Drops everything: after a timeout, an abandoned execution may still hold them.
+  func reset() {
+    shared = nil
+    pool = nil
+  }
 }

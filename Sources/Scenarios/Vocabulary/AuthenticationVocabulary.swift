@@ -166,7 +166,7 @@ enum AuthenticationVocabulary {
     ) { context in
       let app = try context.requireApp()
       let url = app.apiURL(context.arguments["location"] ?? "/")
-      let client = try app.device.environment.makeClient(userAgent: "qualify-browser/escaped")
+      let client = try app.device.environment.client()
       let exchange = client.send(ClientRequest(url: url))
       context.world.evidence.append(
         exchange.evidence(

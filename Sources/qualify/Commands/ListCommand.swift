@@ -10,7 +10,8 @@ struct ListCommand {
       "vocabulary", "List the scenario language's actions, expectations and mutations instead."),
     .flag("markdown", "With --vocabulary: the reference section of docs/scenario-language.md."),
     .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
-    .value("filter", "GLOB", "Only scenarios whose id (or pack) matches."),
+    .value(
+      "filter", "GLOB", "Only scenarios whose id (or pack) matches (repeatable).", repeatable: true),
     .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
     .flag("help", "Show this help."),
   ]
@@ -41,7 +42,7 @@ struct ListCommand {
     let all = try ScenarioCatalogue.load(
       directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
     let scenarios = ScenarioCatalogue.filter(
-      all, glob: parsed.value("filter"), tags: parsed.all("tag")
+      all, globs: parsed.all("filter"), tags: parsed.all("tag")
     ).sorted { $0.id < $1.id }
     if parsed.has("json") {
       let items: [[String: Any]] = scenarios.map { scenario in

@@ -13,7 +13,9 @@ struct RunCommand {
     .value(
       "stack", "FILE",
       "Run against an external stack described in FILE instead of the embedded mocks."),
-    .value("filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*'."),
+    .value(
+      "filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*' (repeatable).",
+      repeatable: true),
     .value("platform", "ios|android", "Only this platform."),
     .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
     .value("db", "FILE", "The results database (default: Reports/qualify.sqlite)."),
@@ -123,7 +125,9 @@ struct RunCommand {
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
     guard !jobsToRun.isEmpty else {
       throw InputError(
-        "no scenario applies" + (parsed.value("filter").map { " to --filter '\($0)'" } ?? "")
+        "no scenario applies"
+          + (parsed.all("filter").isEmpty
+            ? "" : " to --filter \(parsed.all("filter").joined(separator: ", "))")
           + " on channel \(channel.rawValue)",
         hint: "see: qualify list")
     }
@@ -219,7 +223,7 @@ struct RunCommand {
       return matching
     }
     let all = try ScenarioCatalogue.load(directory: directory)
-    return ScenarioCatalogue.filter(all, glob: parsed.value("filter"), tags: parsed.all("tag"))
+    return ScenarioCatalogue.filter(all, globs: parsed.all("filter"), tags: parsed.all("tag"))
   }
 
   private func shard(_ scenarios: [Scenario]) throws -> [Scenario] {

@@ -1,0 +1,148 @@
+import Artifacts
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+
+/// `qualify serve`: the embedded mock stack on loopback, for a real browser, curl or another
+/// OIDC library, until interrupted.
+struct ServeCommand {
+  static let options: [OptionSpec] = [
+    .value("channel", "dev|staging|prod", "Whose configuration the stack takes (default: dev)."),
+    .value("app", "DIR", "The app repository (default: the bundled sample app)."),
+    .value("https-port", "N", "Loopback port of the HTTPS listener (default: ephemeral)."),
+    .value("http-port", "N", "Loopback port of the HTTP listener (default: ephemeral)."),
+    .value(
+      "ca-out", "FILE", "Where to write the run's CA certificate (default: Reports/serve-ca.pem)."),
+    .flag(
+      "json", "Print the endpoints as one JSON line on stdout (for scripts), events on stderr."),
+    .flag("help", "Show this help."),
+  ]
+
+  let parsed: ParsedOptions
+
+  init(arguments: [String]) throws {
+    parsed = try ParsedOptions.parse(arguments, ServeCommand.options, command: "qualify serve")
+  }
+
+  func execute() throws -> ExitCode {
+    let out = Terminal.standardOutput
+    if parsed.has("help") {
+      out.write(
+        helpText(
+          usage:
+            "qualify serve [--channel C] [--app DIR] [--https-port N] [--http-port N] [--ca-out FILE] [--json]",
+          summary: """
+            Starts the embedded stack (backend, identity provider, OTA bucket, push gateways) on \
+            127.0.0.1 with the app's configuration and serves until interrupted, printing each \
+            component's origin, the CA certificate to trust, the test users and the OIDC clients. \
+            Origins keep their real names: reach them with curl --connect-to (printed), or by \
+            mapping the names to 127.0.0.1.
+            """, options: ServeCommand.options))
+      return .qualified
+    }
+    let channel = try channelOption(parsed, default: .dev)
+    func port(_ name: String) throws -> UInt16 {
+      guard let value = parsed.value(name) else { return 0 }
+      guard let port = UInt16(value) else {
+        throw InputError("--\(name) must be a port number, got '\(value)'")
+      }
+      return port
+    }
+    let ports = (https: try port("https-port"), http: try port("http-port"))
+    let repository = try AppRepository(directory: parsed.value("app") ?? Paths.sampleApp)
+    guard
+      let build = try repository.builds(for: channel)[.ios]
+        ?? repository.builds(for: channel)[.android]
+    else {
+      throw InputError("the app has no build for the \(channel.rawValue) channel")
+    }
+    let topology = try StackTopology(build: build)
+    let material = try StackMaterial(hosts: topology.secureHosts)
+    let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
+    try ReportFiles.writeText(material.authority.certificatePEM, to: caPath)
+
+    let redactor = Redactor()
+    let events = Terminal.standardError
+    let evidence = EvidenceLog()
+    evidence.observe { entry in
+      guard entry.kind == .event || entry.kind == .http else { return }
+      events.line("\(events.style(entry.source, .bold)) \(entry.summary)")
+    }
+    let context = StackContext(
+      clock: .realTime(), random: RandomSource(seed: UInt64.random(in: 1...UInt64.max)),
+      evidence: evidence,
+      redactor: redactor, channel: channel, behaviours: StackBehaviours())
+    let stack = try Stack(build: build, material: material, context: context, listeningOn: ports)
+    defer { stack.stop() }
+
+    var components: [[String: Any]] = []
+    func add(_ name: String, _ origin: Origin?, _ extra: [String: Any] = [:]) {
+      guard let origin else { return }
+      let loopback = origin.isSecure ? stack.ports.https : stack.ports.http
+      var entry: [String: Any] = [
+        "name": name, "origin": origin.description, "loopback": "127.0.0.1:\(loopback)",
+        "connectTo": "\(origin.host):\(origin.port):127.0.0.1:\(loopback)",
+      ]
+      entry.merge(extra) { $1 }
+      components.append(entry)
+    }
+    add("backend", topology.backend, ["config": topology.backend.url("/api/v1.0/config/")])
+    add("companion backend", topology.companionBackend)
+    if let idp = stack.identityProvider {
+      add(
+        "identity provider (\(idp.profile.rawValue))", topology.identityProvider,
+        ["issuer": idp.issuer, "discovery": idp.issuer + "/.well-known/openid-configuration"])
+    }
+    add("OTA bucket", topology.bucket)
+    let users = stack.identityProvider?.testUsers.map(\.username) ?? []
+    let clients = stack.identityProvider?.clientSummaries ?? []
+    if parsed.has("json") {
+      let document: [String: Any] = [
+        "channel": channel.rawValue, "ca": URL(fileURLWithPath: caPath).path,
+        "components": components, "users": users,
+        "clients": clients, "https": stack.ports.https, "http": stack.ports.http,
+      ]
+      let data = try JSONSerialization.data(
+        withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+    } else {
+      out.line(
+        out.style("qualify serve", .bold)
+          + " · \(repository.profile.name) · channel \(channel.rawValue) · loopback only")
+      for component in components {
+        out.line(
+          "  \((component["name"] as? String ?? "").padding(toLength: 34, withPad: " ", startingAt: 0)) \(component["origin"] ?? "") → \(component["loopback"] ?? "")"
+        )
+        if let issuer = component["issuer"] { out.line("      issuer \(issuer)") }
+      }
+      out.line("  CA certificate to trust: \(caPath)")
+      out.line(
+        "  test users: \(users.joined(separator: ", ")) (passwords as in the realm export; not printed)"
+      )
+      for client in clients {
+        out.line(
+          "  OIDC client \(client["client_id"] ?? "") → \((client["redirect_uris"] as? [String])?.joined(separator: " ") ?? "")"
+        )
+      }
+      if let backend = components.first {
+        out.line(
+          "  try: curl --cacert \(caPath) --connect-to \(backend["connectTo"] ?? "") \(backend["config"] ?? "")"
+        )
+      }
+      out.line("serving until interrupted (Ctrl-C)")
+    }
+    let done = DispatchSemaphore(value: 0)
+    var sources: [DispatchSourceSignal] = []
+    for signalNumber in [SIGINT, SIGTERM] {
+      signal(signalNumber, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+      source.setEventHandler { done.signal() }
+      source.resume()
+      sources.append(source)
+    }
+    done.wait()
+    events.line("stopping")
+    return .qualified
+  }
+}

@@ -1,0 +1,112 @@
+import Artifacts
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+import QualifyCrypto
+import QualifyTestSupport
+import Testing
+
+/// The IdP's endpoints driven directly, without a browser.
+@Suite struct IdentityProviderTests {
+  static let key: Key = {
+    do { return try Key.generateRSA(bits: 2048) } catch { fatalError("\(error)") }
+  }()
+
+  func provider(_ profile: IdentityProvider.Profile, acr: [String: Int] = ["eidas1": 1])
+    -> IdentityProvider
+  {
+    let context = StackContext(
+      clock: VirtualClock(), random: RandomSource(seed: 1), evidence: EvidenceLog(),
+      redactor: Redactor(), channel: .prod,
+      behaviours: StackBehaviours())
+    let realm = RealmSettings(
+      file: "realm.json", realm: "messages", rememberMe: true, clients: [], users: [])
+    return IdentityProvider(
+      origin: Origin(scheme: "https", host: "idp.test"), profile: profile,
+      realm: profile == .keycloakDev ? realm : nil,
+      clients: [
+        .init(
+          id: "rp", secret: "rp-secret-value", redirectURIs: ["https://rp.test/cb"],
+          postLogoutRedirectURIs: [], acrLevels: acr)
+      ],
+      users: [
+        .init(
+          username: "alice", password: "alice-password", email: nil, firstName: nil, lastName: nil)
+      ],
+      context: context, signingKey: IdentityProviderTests.key, keyID: "k1")
+  }
+
+  func get(_ idp: IdentityProvider, _ target: String, cookies: String? = nil) -> HTTPResponse {
+    var headers: HTTPHeaders = ["Host": "idp.test"]
+    if let cookies { headers.add("Cookie", cookies) }
+    return idp.handle(HTTPRequest(method: "GET", target: target, headers: headers))
+  }
+
+  func authorize(_ idp: IdentityProvider, _ extra: String = "") -> String {
+    let base =
+      idp.profile == .proconnect
+      ? "/api/v2/authorize" : "/realms/messages/protocol/openid-connect/auth"
+    return base
+      + "?response_type=code&client_id=rp&redirect_uri=https%3A%2F%2Frp.test%2Fcb&state=s&nonce=n"
+      + extra
+  }
+
+  @Test func unknownClientsAndRedirectURIsAreRefused() {
+    let idp = provider(.keycloakDev)
+    #expect(
+      get(idp, authorize(idp).replacingOccurrences(of: "client_id=rp", with: "client_id=other"))
+        .status == 400)
+    #expect(
+      get(idp, authorize(idp).replacingOccurrences(of: "rp.test%2Fcb", with: "evil.test%2Fcb"))
+        .status == 400)
+  }
+
+  @Test func proconnectRequiresEidas1() {
+    let idp = provider(.proconnect)
+    let response = get(idp, authorize(idp))
+    #expect(response.status == 302)
+    #expect(response.headers["Location"]?.contains("error=invalid_request") == true)
+    #expect(get(idp, authorize(idp, "&acr_values=eidas1")).status == 302)
+  }
+
+  @Test func proconnectLoginPageCarriesTheFormActionPolicy() throws {
+    let idp = provider(.proconnect)
+    let redirect = try #require(get(idp, authorize(idp, "&acr_values=eidas1")).headers["Location"])
+    let page = get(idp, String(redirect.dropFirst("https://idp.test".count)))
+    #expect(page.status == 200)
+    #expect(page.headers["Content-Security-Policy"]?.contains("form-action 'self' *") == true)
+    #expect(page.bodyText.contains("name=\"form_token\""))
+  }
+
+  @Test func keycloakShowsItsFormWithoutCSP() {
+    let idp = provider(.keycloakDev)
+    let page = get(idp, authorize(idp))
+    #expect(page.status == 200)
+    #expect(page.headers["Content-Security-Policy"] == nil)
+    #expect(page.bodyText.contains("rememberMe"))
+  }
+
+  @Test func aTokenRequestWithAWrongSecretIsRefused() {
+    let idp = provider(.keycloakDev)
+    let basic = Data("rp:wrong".utf8).base64EncodedString()
+    let response = idp.handle(
+      HTTPRequest(
+        method: "POST", target: "/realms/messages/protocol/openid-connect/token",
+        headers: ["Host": "idp.test", "Authorization": "Basic \(basic)"],
+        body: Array("grant_type=authorization_code&code=x".utf8)))
+    #expect(response.status == 401)
+  }
+
+  @Test func discoveryAndJWKSAgree() throws {
+    let idp = provider(.proconnect)
+    let discovery = try #require(
+      get(idp, "/api/v2/.well-known/openid-configuration").jsonObject as? [String: Any])
+    #expect(discovery["issuer"] as? String == "https://idp.test/api/v2")
+    #expect(discovery["jwks_uri"] as? String == "https://idp.test/api/v2/jwks")
+    let jwks = try #require(get(idp, "/api/v2/jwks").jsonObject as? [String: Any])
+    let keys = try #require(jwks["keys"] as? [[String: Any]])
+    #expect(keys.first?["kid"] as? String == "k1")
+    #expect(keys.first?["alg"] as? String == "RS256")
+  }
+}

@@ -1,0 +1,57 @@
+import Artifacts
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+import QualifyTestSupport
+import Testing
+
+/// The mock IdP against an OpenID Connect client written by someone else: a Python relying
+/// party on the `cryptography` package (Tests/Fixtures/interop/oidc_rp.py) logs in through
+/// the login form and validates the id_token against the published JWKS.
+@Suite struct InteroperabilityTests {
+  static let python = "/usr/bin/python3"
+
+  @Test(arguments: [Channel.prod, Channel.dev])
+  func anIndependentRelyingPartyLogsIn(channel: Channel) throws {
+    let build = try #require(
+      try AppRepository(directory: Fixtures.sampleApp).builds(for: channel)[.ios])
+    let topology = try StackTopology(build: build)
+    let material = try StackMaterial(hosts: topology.secureHosts)
+    let context = StackContext(
+      clock: .realTime(), random: RandomSource(seed: 7), evidence: EvidenceLog(),
+      redactor: Redactor(), channel: channel,
+      behaviours: StackBehaviours())
+    let stack = try Stack(build: build, material: material, context: context)
+    defer { stack.stop() }
+    let idp = try #require(stack.identityProvider)
+    let alice = try #require(stack.user("alice"))
+
+    let scratch = try Fixtures.temporaryDirectory("qualify-interop")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let ca = scratch.appendingPathComponent("ca.pem")
+    try Data(material.authority.certificatePEM.utf8).write(to: ca)
+    // The RP is the app's backend client, as registered at the IdP.
+    let input: [String: Any] = [
+      "issuer": idp.issuer, "client_id": build.backend.oidcClientId ?? "",
+      "client_secret": build.backend.oidcClientSecret ?? "",
+      "redirect_uri": topology.backend.url("/api/v1.0/callback/"), "username": alice.username,
+      "password": alice.password,
+      "acr": build.backend.oidcExtraParams["acr_values"] ?? "", "ca": ca.path,
+      "connect": stack.origins,
+    ]
+    let result = try Programs.run(
+      InteroperabilityTests.python, [Fixtures.file("interop/oidc_rp.py")],
+      input: try JSONSerialization.data(withJSONObject: input))
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let output = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(output["ok"] as? Bool == true)
+    #expect(output["form_seen"] as? Bool == true)
+    #expect(output["sub"] as? String == "alice")
+    #expect(output["acr"] as? String == "eidas1")
+    #expect(output["issuer"] as? String == idp.issuer)
+    // The events endpoint recorded the flow as Keycloak would.
+    #expect(idp.events.map(\.type) == ["LOGIN", "CODE_TO_TOKEN"])
+  }
+}
