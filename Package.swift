@@ -22,24 +22,29 @@ let package = Package(
     .target(name: "QualifyCore"),
     .target(name: "QualifyCrypto", dependencies: ["COpenSSL", "QualifyCore"]),
     .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD", "QualifyCrypto", "QualifyCore"]),
-    .target(name: "Artifacts", dependencies: ["QualifyCore"]),
+    .target(name: "Artifacts", dependencies: ["QualifyCrypto", "QualifyCore"]),
+    .target(name: "OTA", dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"]),
     .target(
-      name: "MockStack", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "QualifyCore"]),
-    .target(name: "Devices", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "QualifyCore"]),
+      name: "MockStack", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "QualifyCore"]),
+    .target(
+      name: "Devices", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "QualifyCore"]),
     .target(
       name: "Scenarios",
-      dependencies: ["MockStack", "Devices", "Artifacts", "HTTP", "QualifyCrypto", "QualifyCore"]),
+      dependencies: [
+        "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
+      ]),
     .target(name: "Results", dependencies: ["CSQLite", "Scenarios", "QualifyCore"]),
     .executableTarget(
       name: "qualify",
       dependencies: [
-        "Results", "Scenarios", "MockStack", "Devices", "Artifacts", "HTTP", "QualifyCrypto",
+        "Results", "Scenarios", "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto",
         "QualifyCore",
       ]),
     .executableTarget(
       name: "qualify-bench",
       dependencies: [
-        "Scenarios", "MockStack", "HTTP", "QualifyCrypto", "QualifyCore", "CCurl", "CMicroHTTPD",
+        "Scenarios", "MockStack", "OTA", "HTTP", "QualifyCrypto", "QualifyCore", "CCurl",
+        "CMicroHTTPD",
       ],
       path: "Benchmarks/qualify-bench"),
 
@@ -50,8 +55,10 @@ let package = Package(
     .testTarget(name: "QualifyCoreTests", dependencies: ["QualifyCore"]),
     .testTarget(name: "QualifyCryptoTests", dependencies: ["QualifyCrypto", "QualifyTestSupport"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
-    .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "QualifyTestSupport"]),
-    .testTarget(name: "MockStackTests", dependencies: ["MockStack", "QualifyTestSupport"]),
+    .testTarget(
+      name: "ArtifactsTests", dependencies: ["Artifacts", "QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(name: "OTATests", dependencies: ["OTA", "QualifyTestSupport"]),
+    .testTarget(name: "MockStackTests", dependencies: ["MockStack", "OTA", "QualifyTestSupport"]),
     .testTarget(
       name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "QualifyTestSupport"]),

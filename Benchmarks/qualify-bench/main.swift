@@ -6,6 +6,7 @@ import CMicroHTTPD
 import Foundation
 import HTTP
 import MockStack
+import OTA
 import QualifyCore
 import QualifyCrypto
 
@@ -189,6 +190,45 @@ func countRuns(_ arguments: [String]) throws -> (runs: Int, controls: Int) {
   return (results.count, controls)
 }
 
+// MARK: OTA: publish then verify a 5 MiB bundle, as `qualify ota publish|verify` do.
+
+let otaKey = try Key.generateRSA()
+let otaPublic = try Key.publicKey(pem: try otaKey.pkcs1PublicPEM())
+var otaGenerator = SeededGenerator(seed: 7, label: "bench-bundle")
+// Incompressible content, the worst case for a stored zip's CRC and AES.
+let otaPayload = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &otaGenerator) }
+let otaZip = ZipArchive(entries: [
+  .init(name: "index.html", data: Array("<!doctype html><title>bench</title>".utf8)),
+  .init(name: "assets/app.bin", data: otaPayload),
+])
+let otaBucketRoot = FileManager.default.temporaryDirectory.appendingPathComponent(
+  "qualify-bench-ota-\(UUID().uuidString.prefix(6))")
+defer { try? FileManager.default.removeItem(at: otaBucketRoot) }
+var otaCount = 1000
+let otaPublishes = try measure(iterations: 10, warmup: 2) {
+  otaCount += 1
+  let publisher = Publisher(
+    store: DirectoryBucket(root: otaBucketRoot), privateKey: otaKey,
+    random: { try SecureRandom.bytes($0) })
+  _ = try publisher.publish(zip: otaZip, channel: "bench", version: "\(otaCount)-abcdef0")
+}
+let otaManifest = try Manifest.parse(
+  try DirectoryBucket(root: otaBucketRoot).get(Manifest.key(channel: "bench")) ?? [],
+  source: "bench")
+let otaSealed =
+  try DirectoryBucket(root: otaBucketRoot).get(
+    Manifest.bundleKey(channel: "bench", version: otaManifest.version)) ?? []
+let otaVerifies = try measure(iterations: 10, warmup: 2) {
+  let report = BundleVerifier.verify(
+    manifest: otaManifest, bundle: otaSealed, publicKey: otaPublic, current: nil)
+  guard report.verified else {
+    fatalError("bench bundle refused: \(String(describing: report.refusal))")
+  }
+}
+let otaPack = ["--channel", "prod", "--filter", "ota/*"]
+let otaRuns = try (0..<5).map { _ in try wholeRun(otaPack) }
+let otaScenarios = try countRuns(otaPack)
+
 // MARK: Report
 
 let bareMedian = median(bare)
@@ -211,6 +251,15 @@ line(
 line(
   "sso + logout + auth + files, both platforms", Durations.format(median(authRuns)),
   "\(authScenarios.runs) runs, \(authScenarios.controls) controls; target well under 1s")
+line(
+  "ota publish, 5 MiB bundle (zip+AES+RSA+write)", Durations.format(median(otaPublishes)),
+  String(format: "%.0f MiB/s", 5 / median(otaPublishes)))
+line(
+  "ota verify, 5 MiB bundle (RSA+AES+SHA-256+CRC)", Durations.format(median(otaVerifies)),
+  String(format: "%.0f MiB/s", 5 / median(otaVerifies)))
+line(
+  "ota pack, both platforms", Durations.format(median(otaRuns)),
+  "\(otaScenarios.runs) runs, \(otaScenarios.controls) controls; target well under 1s")
 MHD_stop_daemon(bareDaemon)
 curl_easy_cleanup(curl)
 curl_slist_free_all(resolve)

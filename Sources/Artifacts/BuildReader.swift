@@ -46,6 +46,7 @@ struct BuildReader {
       guard let value = frontendEnv[key], !value.isEmpty else { return nil }
       return Sourced(value, at: frontendEnv.location(of: key))
     }
+    frontend.envFiles = frontendEnv.files.map(\.path)
     frontend.devServerURL = sourced("MOBILE_DEV_SERVER_URL")
     frontend.allowCleartextForDev = sourced("MOBILE_ALLOW_CLEARTEXT_FOR_DEV").map {
       Sourced(BackendSettings.flag($0.value) ?? false, at: $0.location)

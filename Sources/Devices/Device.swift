@@ -57,6 +57,8 @@ public final class App: @unchecked Sendable {
   public internal(set) var lastExchangedDeepLink: String?
   /// The authorization URL of a login that stopped on the IdP's form.
   public internal(set) var abandonedLoginPage: String?
+  /// The OTA side of the app.
+  public private(set) lazy var updater = OTAUpdater(app: self)
   /// `SFSafariViewController`'s cookie store: the app's own.
   let inAppBrowserCookies: CookieJar
   /// The fallback WebView's cookie store (Android without Play services).
@@ -107,12 +109,48 @@ public enum WebViewContent: Sendable, Equatable {
 }
 
 extension App {
-  /// Launches the app: the WebView loads `server.url` when the build carries one (through the
-  /// platform's transport policy, like any WebView load), the embedded bundle otherwise.
-  public func launch() -> WebViewContent {
+  /// What a launch did.
+  public struct Launch: Sendable {
+    public var webView: WebViewContent
+    /// Whether the running bundle crashed before `notifyAppReady()`.
+    public var crashed: Bool
+    /// The startup OTA check's decision, when it ran.
+    public var update: OTAUpdater.Decision?
+    /// The bundle running after the launch.
+    public var running: String
+  }
+
+  /// Launches the app (seed 000, *OTA updates*): the plugin rolls back an unconfirmed bundle,
+  /// the WebView loads the dev server (`server.url`) or the current bundle, and the bundle's
+  /// startup calls `notifyAppReady()` then `checkAndApplyOtaUpdate()` — unless it crashes first.
+  public func launch() -> Launch {
+    let source = "\(device.platform.rawValue)/\(name)"
+    updater.pluginStart()
+    let webView = loadWebView()
+    if updater.crashesOnBoot {
+      device.environment.decision(
+        source, "the bundle \(updater.current) crashed on boot: notifyAppReady() was never called")
+      return Launch(webView: webView, crashed: true, update: nil, running: updater.current)
+    }
+    updater.notifyAppReady()
+    let update = updater.check()
+    // An applied bundle reloads the WebView: it may die before notifyAppReady() too.
+    let crashed = updater.crashesOnBoot
+    if crashed {
+      device.environment.decision(
+        source,
+        "the new bundle \(updater.current) crashed on boot: notifyAppReady() was never called")
+    }
+    return Launch(webView: webView, crashed: crashed, update: update, running: updater.current)
+  }
+
+  private func loadWebView() -> WebViewContent {
     let source = "\(device.platform.rawValue)/\(name)"
     guard let url = build.capacitor.serverURL?.value else {
-      device.environment.decision(source, "launched: the WebView loads the embedded bundle")
+      device.environment.decision(
+        source,
+        "the WebView loads the bundle \(updater.current)\(updater.current == updater.builtin ? " (embedded)" : "")"
+      )
       return .embedded
     }
     switch native.send(ClientRequest(url: url)) {

@@ -15,6 +15,8 @@ public final class Stack: @unchecked Sendable {
   /// The second La Suite app's backend (cross-app SSO proofs).
   public let companionBackend: Backend
   public let identityProvider: IdentityProvider?
+  /// The OTA bucket, when the backend names a manifest URL.
+  public let bucket: OTABucket?
   /// Listeners of this stack alone, or nil when it is mounted on shared ones.
   private let own: (secure: HTTPServer, cleartext: HTTPServer)?
   private let shared: StackListeners?
@@ -99,6 +101,14 @@ public final class Stack: @unchecked Sendable {
       } else {
         cleartextHosts.add(origin.hostHeader, handler)
       }
+    }
+    if let origin = topology.bucket, let manifest = build.backend.otaManifestURL {
+      let bucket = OTABucket(
+        origin: origin, basePath: OTABucket.basePath(of: manifest), context: context)
+      self.bucket = bucket
+      serve(origin, bucket)
+    } else {
+      bucket = nil
     }
     serve(topology.backend, backend)
     serve(topology.companionBackend, companionBackend)

@@ -13,6 +13,10 @@ public final class StackMaterial: @unchecked Sendable {
   public let signingKey: Key
   /// The key id published in the JWKS.
   public let signingKeyID: String
+  private let seed: UInt64
+  private let lock = NSLock()
+  private var otaKeys: [String: Key] = [:]
+  private var harnessKey: Key?
 
   /// - Parameters:
   ///   - hosts: every host name the mocks will serve over HTTPS in this run.
@@ -22,9 +26,34 @@ public final class StackMaterial: @unchecked Sendable {
     credentials = try authority.credentials(for: hosts.union(["localhost", "127.0.0.1"]))
     untrustedCredentials = try CertificateAuthority(commonName: "an untrusted CA")
       .credentials(for: hosts.union(["localhost", "127.0.0.1"]))
+    self.seed = seed
     var generator = SeededGenerator(seed: seed, label: "idp-signing-key")
     signingKey = try Key.generateRSA(bits: 2048, seededBy: &generator)
     let (modulus, _) = try signingKey.rsaPublicNumbers()
     signingKeyID = String(Hex.encode(Digest.sha256(modulus)).prefix(16))
   }
+
+  /// The OTA signing key a world's pipeline publishes with: the app's own private key when
+  /// its env provides one (parsed once per run), else a harness key derived from the run's
+  /// seed — the world then bakes its public half into the simulated build.
+  public func otaSigningKey(appKey base64: String?) throws -> (key: Key, isAppKey: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    if let base64 {
+      if let known = otaKeys[base64] { return (known, true) }
+      let pem = Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } ?? base64
+      let key = try Key.privateKey(pem: pem)
+      otaKeys[base64] = key
+      return (key, true)
+    }
+    if let harnessKey { return (harnessKey, false) }
+    var generator = SeededGenerator(seed: seed, label: "ota-harness-key")
+    let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+    harnessKey = key
+    return (key, false)
+  }
+
+  /// A key pair the OTA pipeline never signs with, for a build whose baked key is not the
+  /// pipeline's: the IdP's, already made, since generating one costs tens of milliseconds.
+  public var foreignOTAKey: Key { signingKey }
 }

@@ -35,6 +35,7 @@ enum Qualify {
     case "check": return try CheckCommand(arguments: rest).execute()
     case "check-app": return try CheckAppCommand(arguments: rest).execute()
     case "serve": return try ServeCommand(arguments: rest).execute()
+    case "ota": return try OTACommand(arguments: rest).execute()
     case "history": return try HistoryCommand(.history, arguments: rest).execute()
     case "show": return try HistoryCommand(.show, arguments: rest).execute()
     case "report": return try HistoryCommand(.report, arguments: rest).execute()

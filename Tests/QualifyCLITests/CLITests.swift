@@ -26,6 +26,37 @@ enum CLI {
   }
 
   static var scenarios: String { Fixtures.root + "/Scenarios" }
+
+  /// `qualify serve --json` on the sample app, running in `directory` (its CA lands in
+  /// `ca.pem` there), with the one line it prints.
+  static func serve(in directory: URL) throws -> (process: Process, document: [String: Any]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = [
+      "serve", "--channel", "prod", "--app", Fixtures.sampleApp, "--json", "--ca-out", "ca.pem",
+    ]
+    process.currentDirectoryURL = directory
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = out.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    guard let document = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+      process.terminate()
+      throw ServeError(output: String(decoding: line, as: UTF8.self))
+    }
+    return (process, document)
+  }
+
+  struct ServeError: Error, CustomStringConvertible {
+    var output: String
+    var description: String { "qualify serve printed no JSON line: \(output)" }
+  }
 }
 
 @Suite struct CLITests {
@@ -237,24 +268,8 @@ enum CLI {
   @Test func serveAnswersOnLoopbackUntilInterrupted() throws {
     let scratch = try Fixtures.temporaryDirectory("qualify-serve")
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = [
-      "serve", "--channel", "prod", "--app", Fixtures.sampleApp, "--json", "--ca-out", "ca.pem",
-    ]
-    process.currentDirectoryURL = scratch
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let (process, document) = try CLI.serve(in: scratch)
     defer { if process.isRunning { process.terminate() } }
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = out.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    let document = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
     let components = try #require(document["components"] as? [[String: Any]])
     let backend = try #require(components.first { $0["name"] as? String == "backend" })
     #expect((backend["loopback"] as? String)?.hasPrefix("127.0.0.1:") == true)

@@ -205,6 +205,67 @@ public enum BuildGuards {
       },
       fix: "map the requested ACR in the client's acr.loa.map (e.g. {\"eidas1\":1})"),
     GuardRule(
+      id: "ota-public-key", title: "An OTA-enabled build embeds the bundle signing key",
+      source: "seed 000, OTA updates (the key is mandatory as soon as OTA is on); checklist item 4",
+      devAllows: false,
+      check: { build in
+        guard build.backend.otaManifestURL != nil else { return [] }
+        var out: [(String, FileLocation?, String?)] = []
+        if build.capacitor.updaterPublicKey == nil {
+          out.append(
+            (
+              "plugins.CapacitorUpdater.publicKey is missing while the backend serves MOBILE_OTA_MANIFEST_URL: native verification has no key",
+              FileLocation(file: build.capacitor.file, line: 0, column: 1),
+              "CapacitorUpdater.publicKey"
+            ))
+        }
+        if build.frontend.otaPublicKey == nil {
+          let files = build.frontend.envFiles
+          out.append(
+            (
+              "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 is in none of the frontend env files (\(files.joined(separator: ", "))): ota.ts refuses every manifest",
+              files.first.map { FileLocation(file: $0, line: 0, column: 1) },
+              "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"
+            ))
+        }
+        return out
+      },
+      fix:
+        "bake MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 into the build (capacitor.config.ts publicKey) — qualify ota keygen makes a pair"
+    ),
+    GuardRule(
+      id: "ota-key-pair", title: "The baked OTA key matches the signing key",
+      source: "seed 000, Generating the signing key pair (the two halves must stay a matched set)",
+      devAllows: false,
+      check: { build in
+        guard let baked = build.capacitor.updaterPublicKey else { return [] }
+        var out: [(String, FileLocation?, String?)] = []
+        // ota.ts verifies with the env's key and the native plugin with the config's: a
+        // mismatch refuses every bundle on one side only.
+        if let webKey = build.frontend.otaPublicKey, !OTAKeyPair.sameKey(webKey.value, baked.value)
+        {
+          out.append(
+            (
+              "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 and CapacitorUpdater.publicKey are different keys: one verifier refuses every bundle",
+              webKey.location, "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"
+            ))
+        }
+        if let privateKey = build.frontend.otaPrivateKey,
+          let publicHalf = OTAKeyPair.publicHalf(ofPrivate: privateKey.value),
+          !OTAKeyPair.sameKey(publicHalf, baked.value)
+        {
+          out.append(
+            (
+              "CapacitorUpdater.publicKey is not the public half of MOBILE_OTA_SIGNING_PRIVATE_KEY_B64: every bundle would be refused",
+              baked.location, "CapacitorUpdater.publicKey"
+            ))
+        }
+        return out
+      },
+      fix:
+        "bake the public half of the signing key pair into the build (or sign with the matching private key)"
+    ),
+    GuardRule(
       id: "native-http", title: "API calls go through the native HTTP stack",
       source: "seed 000, Networking & session", devAllows: false,
       check: { build in

@@ -158,6 +158,8 @@ public struct FrontendSettings: Sendable {
   public var otaPrivateKey: Sourced<String>?
   /// Whether this is a Vite dev build (`import.meta.env.DEV`).
   public var isDevBuild: Bool
+  /// The env files these settings were read from, in order.
+  public var envFiles: [String] = []
 
   public init(apiOrigin: Sourced<String>, isDevBuild: Bool) {
     self.apiOrigin = apiOrigin

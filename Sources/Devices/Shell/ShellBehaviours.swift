@@ -14,5 +14,17 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// The fetch wrapper does not inject a trusted `Origin`.
   public var originNotSent = false
 
+  // The OTA updater (rules 11 and 12).
+  /// Applies any manifest that differs, lower counts included.
+  public var updaterSkipsDowngradeGuard = false
+  /// Applies a bundle without verifying its checksum and session key.
+  public var updaterSkipsVerification = false
+  /// Forgets failed boots: a broken bundle is downloaded again.
+  public var updaterForgetsFailedBoots = false
+  /// Records a transient download failure like a failed boot.
+  public var updaterRecordsTransientFailures = false
+  /// Checks for updates even when a dev server URL is baked in.
+  public var updaterIgnoresDevServer = false
+
   public init() {}
 }

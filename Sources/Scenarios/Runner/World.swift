@@ -3,12 +3,14 @@ import Devices
 import Foundation
 import HTTP
 import MockStack
+import OTA
 import QualifyCore
+import QualifyCrypto
 
 /// One execution's world: a fresh stack, fresh devices with the scenario's apps installed,
 /// the virtual clock, and the evidence log everything writes to.
 public final class World: @unchecked Sendable {
-  public let configuration: WorldConfiguration
+  public private(set) var configuration: WorldConfiguration
   public let clock: VirtualClock
   public let evidence: EvidenceLog
   public let redactor: Redactor
@@ -26,11 +28,39 @@ public final class World: @unchecked Sendable {
   private(set) var stepEventStart = 0
   /// How much evidence there was when the current step began.
   private(set) var stepEvidenceStart = 0
+  /// Version expressions resolved so far (`builtin+1` → `1201-3fa2c1d`).
+  var versions: [String: String] = [:]
+  /// Manifests the pipeline published, by `channel/version` (for replays).
+  var manifests: [String: Manifest] = [:]
+  /// The key the pipeline signs bundles with.
+  let otaSigningKey: Key
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
     label: String, redactor: Redactor, transport: WorkerTransport? = nil
   ) throws {
+    // The pipeline signs with the app's key when the harness has it; otherwise the simulated
+    // build bakes in a harness key's public half, as a QA build would.
+    let signing = try material.otaSigningKey(
+      appKey: configuration.build.frontend.otaPrivateKey?.value)
+    otaSigningKey = signing.key
+    var configuration = configuration
+    var harnessNote: String?
+    if !signing.isAppKey, configuration.build.capacitor.updaterPublicKey != nil {
+      let publicKey = Sourced(
+        Data(try signing.key.pkcs1PublicPEM().utf8).base64EncodedString(), at: nil)
+      configuration.build.capacitor.updaterPublicKey = publicKey
+      if configuration.build.frontend.otaPublicKey != nil {
+        configuration.build.frontend.otaPublicKey = publicKey
+      }
+      harnessNote =
+        "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
+    }
+    if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
+    {
+      let foreign = Data(try material.foreignOTAKey.pkcs1PublicPEM().utf8).base64EncodedString()
+      configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
+    }
     self.configuration = configuration
     self.redactor = redactor
     clock = VirtualClock()
@@ -77,6 +107,7 @@ public final class World: @unchecked Sendable {
       stack.stop()
       throw error
     }
+    if let harnessNote { note("ota", harnessNote) }
   }
 
   /// The second La Suite app: built like the app (same shell), with its own identity,

@@ -16,9 +16,17 @@ public struct WorldConfiguration: Sendable {
   public var forcedBrowser: BrowserKind?
   /// Devices lose Google Play services (Android).
   public var withoutPlayServices = false
+  /// The pipeline publishes as if `--force` were always given (no downgrade guard).
+  public var publishForces = false
+  /// The build bakes the public half of a key pair the pipeline does not sign with.
+  public var bakesForeignOTAKey = false
+  /// The builtin bundle version the app under test is stamped with, before any mutation:
+  /// version expressions (`builtin+1`) resolve against it.
+  public var stampedBuiltin: String
 
   public init(build: AppBuild) {
     self.build = build
+    stampedBuiltin = build.capacitor.updaterVersion?.value ?? "builtin"
     channel = build.channel
     platform = build.platform
   }

@@ -4,89 +4,71 @@ import MockStack
 
 /// Mutations of the authentication world, each switching off one behaviour of rules 1–9.
 extension AuthenticationVocabulary {
-  private static func stack(
-    _ name: String, _ summary: String, breaks: String,
-    _ change: @escaping @Sendable (inout StackBehaviours) -> Void
-  ) -> MutationSpec {
-    MutationSpec(name, summary: summary, breaks: breaks) { configuration, _ in
-      change(&configuration.stack)
-    }
-  }
-
-  private static func shell(
-    _ name: String, _ summary: String, breaks: String,
-    _ change: @escaping @Sendable (inout ShellBehaviours) -> Void
-  ) -> MutationSpec {
-    MutationSpec(name, summary: summary, breaks: breaks) { configuration, _ in
-      change(&configuration.shell)
-    }
-  }
-
   static let mutations: [MutationSpec] = [
-    stack(
+    .stack(
       "backend.skips-idp-logout",
       "The backend's logout ends its own session and returns to the scheme without the IdP's end_session.",
       breaks: "rule 9: logout ends the IdP session"
     ) { $0.backendSkipsIdPLogout = true },
-    stack(
+    .stack(
       "backend.direct-scheme-redirect",
       "The callback answers with a 302 to the custom scheme instead of the 200 hand-off page.",
       breaks: "rule 4: the hand-off page (a strict CSP blocks the direct redirect)"
     ) { $0.backendRedirectsDirectlyToScheme = true },
-    stack(
+    .stack(
       "backend.flag-ignores-state", "The callback consumes a mobile flag whatever its state.",
       breaks: "rule 2: the flag is bound to its OIDC state"
     ) { $0.backendFlagIgnoresState = true },
-    stack(
+    .stack(
       "backend.flag-ignores-age", "The callback consumes a mobile flag whatever its age.",
       breaks: "rule 2: a flag older than 10 minutes is ignored"
     ) { $0.backendFlagIgnoresAge = true },
-    stack(
+    .stack(
       "backend.verifies-before-deleting",
       "The exchange verifies before deleting the token, so a failed attempt can be retried.",
       breaks: "rule 5: delete before verify"
     ) { $0.backendVerifiesBeforeDeleting = true },
-    stack(
+    .stack(
       "backend.token-reusable",
       "The exchange never deletes a token: a deep link can be redeemed twice.",
       breaks: "rule 5: a token works once"
     ) { $0.backendTokenReusable = true },
-    stack(
+    .stack(
       "backend.ignores-token-ttl", "The exchange accepts a token past MOBILE_AUTH_TOKEN_TTL.",
       breaks: "rule 4: the one-time token lives 60 s"
     ) { $0.backendIgnoresTokenTTL = true },
-    stack(
+    .stack(
       "backend.skips-pkce", "The exchange does not check S256(code_verifier).",
       breaks: "rule 5: a stolen deep link is useless without the verifier"
     ) { $0.backendSkipsPKCE = true },
-    stack(
+    .stack(
       "backend.skips-scheme-allowlist", "authenticate accepts any mobile_scheme.",
       breaks: "rule 2: MOBILE_AUTH_CALLBACK_SCHEMES"
     ) { $0.backendSkipsSchemeAllowlist = true },
-    stack(
+    .stack(
       "backend.short-circuits-valid-session",
       "authenticate mints a mobile token without the IdP when the browser holds a valid backend session.",
       breaks: "rule 8: a login that never reaches /authorize proves nothing"
     ) { $0.backendShortCircuitsValidSession = true },
-    stack(
+    .stack(
       "backend.ignores-mobile-logout",
       "POST /api/v1.0/mobile/auth/logout/ does not end the session.",
       breaks: "rule 9: the safety-net logout"
     ) { $0.backendIgnoresMobileLogout = true },
-    stack(
+    .stack(
       "backend.skips-origin-check", "HTTPS unsafe requests pass without a trusted Origin.",
       breaks: "rule 6: CSRF Origin on HTTPS"
     ) { $0.backendSkipsOriginCheck = true },
-    stack(
+    .stack(
       "backend.skips-csrf-token", "Unsafe requests pass without the CSRF token.",
       breaks: "rule 6: the CSRF token is echoed as X-CSRFToken"
     ) { $0.backendSkipsCSRFToken = true },
-    stack(
+    .stack(
       "idp.identity-cookie-always-persistent",
       "The IdP's identity cookie is persistent even without remember-me.",
       breaks: "rule 3: remember-me makes the identity cookie persistent"
     ) { $0.identityCookieAlwaysPersistent = true },
-    stack(
+    .stack(
       "idp.keeps-session-on-logout", "The IdP's end_session redirects but keeps its session.",
       breaks: "rule 9: the next login stops on the form"
     ) { $0.idpKeepsSessionOnLogout = true },
@@ -99,24 +81,24 @@ extension AuthenticationVocabulary {
       for index in realm.clients.indices { realm.clients[index].acrLevels = [:] }
       configuration.build.realm = realm
     },
-    shell(
+    .shell(
       "app.logout-skips-browser",
       "nativeLogout() only posts the safety net: no RP-initiated logout in the system browser.",
       breaks: "rule 9: logout ends the IdP session"
     ) { $0.logoutSkipsBrowser = true },
-    shell(
+    .shell(
       "app.logout-skips-safety-net", "nativeLogout() does not post /api/v1.0/mobile/auth/logout/.",
       breaks: "rule 9: the safety net"
     ) { $0.logoutSkipsSafetyNet = true },
-    shell(
+    .shell(
       "app.csrf-not-sent", "getHeaders() no longer echoes the cached CSRF token.",
       breaks: "rule 6: X-CSRFToken from local storage"
     ) { $0.csrfTokenNotSent = true },
-    shell(
+    .shell(
       "app.origin-not-sent", "The fetch wrapper no longer injects a trusted Origin.",
       breaks: "rule 6 and seed 000, Production hardening: CSRF Origin on HTTPS"
     ) { $0.originNotSent = true },
-    shell(
+    .shell(
       "app.native-jar-disabled", "The native HTTP stack keeps no cookies.",
       breaks: "rule 6: the session lives in the native cookie jar"
     ) { $0.nativeJarDisabled = true },

@@ -3,8 +3,8 @@ import Devices
 import Foundation
 import QualifyCore
 
-/// The guards pack: static inspection of the build, the launch, and the artifact edits that
-/// controls make (DESIGN.md fidelity rules 16 and 17).
+/// The guards pack: static inspection of the build and the artifact edits that controls make
+/// (DESIGN.md fidelity rules 16 and 17).
 enum GuardVocabulary {
   static let actions: [ActionSpec] = [
     ActionSpec(
@@ -28,30 +28,7 @@ enum GuardVocabulary {
       )
       outcome.findings = findings
       return outcome
-    },
-    ActionSpec(
-      .app, "launches",
-      summary:
-        "Launches the app: its WebView loads the dev server when the build carries `server.url`, the embedded bundle otherwise.",
-      example: "mail launches"
-    ) { context in
-      let app = try context.requireApp()
-      let content = app.launch()
-      var outcome: Outcome
-      switch content {
-      case .embedded:
-        outcome = Outcome("launched: embedded bundle")
-        outcome.facts["webview"] = "embedded"
-      case .devServer(let url):
-        outcome = Outcome("launched: dev server \(url)")
-        outcome.facts["webview"] = "dev-server"
-      case .blank(let why):
-        outcome = Outcome("launched: blank WebView")
-        outcome.facts["webview"] = "blank"
-        outcome.facts["webview-why"] = why
-      }
-      return outcome
-    },
+    }
   ]
 
   static let expectations: [ExpectationSpec] = [

@@ -1,4 +1,6 @@
 import Artifacts
+import Devices
+import MockStack
 import QualifyCore
 
 /// A parameter of an action, expectation or mutation.
@@ -173,17 +175,40 @@ public struct MutationSpec: Sendable {
   }
 }
 
+extension MutationSpec {
+  /// A mutation that switches one behaviour of the mock stack.
+  static func stack(
+    _ name: String, _ summary: String, breaks: String,
+    _ change: @escaping @Sendable (inout StackBehaviours) -> Void
+  ) -> MutationSpec {
+    MutationSpec(name, summary: summary, breaks: breaks) { configuration, _ in
+      change(&configuration.stack)
+    }
+  }
+
+  /// A mutation that switches one behaviour of the simulated shells.
+  static func shell(
+    _ name: String, _ summary: String, breaks: String,
+    _ change: @escaping @Sendable (inout ShellBehaviours) -> Void
+  ) -> MutationSpec {
+    MutationSpec(name, summary: summary, breaks: breaks) { configuration, _ in
+      change(&configuration.shell)
+    }
+  }
+}
+
 /// Everything a scenario file can say, beyond its structural keywords.
 public enum Vocabulary {
   public static let actions: [ActionSpec] =
     CoreActions.all + GuardVocabulary.actions + AuthenticationVocabulary.actions
-    + AuthenticationVocabulary.moreActions
+    + AuthenticationVocabulary.moreActions + OTAVocabulary.actions
   public static let expectations: [ExpectationSpec] =
     CoreExpectations.all + GuardVocabulary.expectations
     + AuthenticationVocabulary.expectations + AuthenticationVocabulary.moreExpectations
+    + OTAVocabulary.expectations
   public static let mutations: [MutationSpec] =
     CoreMutations.all + GuardVocabulary.mutations
-    + AuthenticationVocabulary.mutations
+    + AuthenticationVocabulary.mutations + OTAVocabulary.mutations
 
   /// Structural keywords with a one-line summary, in the order a file uses them.
   public static let keywords: [(String, String)] = [

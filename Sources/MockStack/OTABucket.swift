@@ -1,0 +1,99 @@
+import Foundation
+import HTTP
+import OTA
+import QualifyCore
+
+/// The public object store the OTA channels live in (seed 000: "a public S3 bucket — no
+/// Capgo server"): GET of objects, PUT through the publish path, S3-style listing, one
+/// folder per channel, nothing ever pruned.
+public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
+  public let origin: Origin
+  /// The path the bucket's keys start at (`/messages-ota/` on the dev stack, `/` on a CDN).
+  public let basePath: String
+  let context: StackContext
+  private let lock = NSLock()
+  private var objects: [String: (data: [UInt8], contentType: String)] = [:]
+  private var failuresToServe = 0
+
+  init(origin: Origin, basePath: String, context: StackContext) {
+    self.origin = origin
+    self.basePath = basePath.hasSuffix("/") ? basePath : basePath + "/"
+    self.context = context
+  }
+
+  /// The bucket of a manifest URL: the part before `channels/<channel>/manifest.json`.
+  static func basePath(of manifestURL: String) -> String {
+    guard let path = URLComponents(string: manifestURL)?.path,
+      let range = path.range(of: "channels/")
+    else { return "/" }
+    return String(path[..<range.lowerBound])
+  }
+
+  /// The next bundle downloads answer 503 (a transient failure).
+  public func failNextDownloads(_ count: Int = 1) {
+    lock.lock()
+    failuresToServe = count
+    lock.unlock()
+  }
+
+  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    guard request.path.hasPrefix(basePath) || request.path + "/" == basePath else {
+      return .notFound
+    }
+    let key = String(request.path.dropFirst(min(basePath.count, request.path.count)))
+    lock.lock()
+    defer { lock.unlock() }
+    switch request.method {
+    case "GET", "HEAD":
+      if key.isEmpty, request.query("list-type") == "2" {
+        let prefix = request.query("prefix") ?? ""
+        let keys = objects.keys.filter { $0.hasPrefix(prefix) }.sorted()
+        return HTTPResponse(
+          status: 200, headers: ["Content-Type": "application/xml"],
+          body: Array(ListBucketResult.render(bucket: basePath, prefix: prefix, keys: keys).utf8))
+      }
+      if key.hasSuffix(".zip") && failuresToServe > 0 {
+        failuresToServe -= 1
+        context.event("bucket", "GET \(key) → 503 (transient failure)")
+        return .text("Slow Down", status: 503)
+      }
+      guard let object = objects[key] else {
+        return HTTPResponse(
+          status: 404, headers: ["Content-Type": "application/xml"],
+          body: Array("<Error><Code>NoSuchKey</Code><Key>\(key)</Key></Error>".utf8))
+      }
+      return HTTPResponse(
+        status: 200, headers: ["Content-Type": object.contentType, "Cache-Control": "no-cache"],
+        body: object.data)
+    case "PUT":
+      objects[key] = (request.body, request.headers["Content-Type"] ?? "application/octet-stream")
+      context.event("bucket", "PUT \(key) (\(request.body.count) bytes)")
+      return HTTPResponse(status: 200)
+    default:
+      return HTTPResponse.problem(405, "Method not allowed").with("Allow", "GET, HEAD, PUT")
+    }
+  }
+
+  // MARK: BucketStore (the publish path, in-process)
+
+  public func get(_ key: String) throws -> [UInt8]? {
+    lock.lock()
+    defer { lock.unlock() }
+    return objects[key]?.data
+  }
+
+  public func put(_ key: String, _ data: [UInt8], contentType: String) throws {
+    lock.lock()
+    objects[key] = (data, contentType)
+    lock.unlock()
+    context.event("bucket", "PUT \(key) (\(data.count) bytes)")
+  }
+
+  public func list(prefix: String) throws -> [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return objects.keys.filter { $0.hasPrefix(prefix) }.sorted()
+  }
+
+  public func publicURL(_ key: String) -> String { origin.url(basePath + key) }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import QualifyCore
+import QualifyCrypto
+
+/// Capgo v2 bundle encryption, wire-compatible with what `capgo bundle encrypt` produces and
+/// `@capgo/capacitor-updater` verifies (rule 10): AES-128-CBC with PKCS#7 padding over the
+/// zip; `sessionKey` = `base64(iv):base64(RSA private-key encryption of the AES key)`;
+/// `checksum` = lowercase hex of the RSA private-key encryption of the SHA-256 of the
+/// decrypted zip.
+public enum CapgoBundle {
+  /// An encrypted bundle and the manifest fields that go with it.
+  public struct Sealed: Sendable {
+    public var encrypted: [UInt8]
+    public var checksum: String
+    public var sessionKey: String
+  }
+
+  /// Why a bundle is refused.
+  public struct Refusal: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Reason: String, Sendable {
+      case missingChecksum = "missing-checksum"
+      case checksumNotEncrypted = "checksum-not-encrypted"
+      case checksumMismatch = "checksum-mismatch"
+      case badSessionKey = "bad-session-key"
+      case undecryptable
+      case notAZip = "not-a-zip"
+      case noIndex = "no-index"
+    }
+
+    public var reason: Reason
+    public var description: String
+  }
+
+  /// Encrypts `zip` with a fresh AES key and IV from `randomBytes`, signing both with
+  /// `privateKey`.
+  public static func seal(zip: [UInt8], privateKey: Key, randomBytes: (Int) throws -> [UInt8])
+    throws -> Sealed
+  {
+    let aesKey = try randomBytes(16)
+    let iv = try randomBytes(16)
+    let encrypted = try AES128CBC.encrypt(zip, key: aesKey, iv: iv)
+    let encryptedKey = try privateKey.privateEncrypt(aesKey)
+    let checksum = Hex.encode(try privateKey.privateEncrypt(Digest.sha256(zip)))
+    let sessionKey = Data(iv).base64EncodedString() + ":" + Data(encryptedKey).base64EncodedString()
+    return Sealed(encrypted: encrypted, checksum: checksum, sessionKey: sessionKey)
+  }
+
+  /// Verifies and decrypts a downloaded bundle with the app's public key, as the plugin does:
+  /// the session key and the checksum must decrypt with the public key, and the checksum
+  /// must be the SHA-256 of the decrypted zip.
+  public static func open(
+    encrypted: [UInt8], checksum: String?, sessionKey: String?, publicKey: Key
+  ) throws(Refusal) -> [UInt8] {
+    guard let checksum, !checksum.isEmpty else {
+      throw Refusal(
+        reason: .missingChecksum,
+        description: "the manifest carries no checksum: an unverifiable bundle is refused")
+    }
+    guard let sessionKey, let colon = sessionKey.firstIndex(of: ":"),
+      let iv = Data(base64Encoded: String(sessionKey[..<colon])), iv.count == 16,
+      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...]))
+    else {
+      throw Refusal(
+        reason: .badSessionKey,
+        description: "the sessionKey is not base64(iv):base64(encrypted key)")
+    }
+    let aesKey: [UInt8]
+    do {
+      aesKey = try publicKey.publicDecrypt(Array(encryptedKey))
+    } catch {
+      throw Refusal(
+        reason: .badSessionKey,
+        description:
+          "the session key does not decrypt with the app's public key (signed by another key?)")
+    }
+    guard aesKey.count == 16 else {
+      throw Refusal(reason: .badSessionKey, description: "the session key is not a 16-byte AES key")
+    }
+    guard let signedChecksum = Hex.decode(checksum) else {
+      throw Refusal(reason: .checksumNotEncrypted, description: "the checksum is not hex")
+    }
+    let expected: [UInt8]
+    do {
+      expected = try publicKey.publicDecrypt(Array(signedChecksum))
+    } catch {
+      throw Refusal(
+        reason: .checksumNotEncrypted,
+        description:
+          "the checksum is not RSA-encrypted with the signing key (a bare SHA-256 is \(64) hex characters; this one has \(checksum.count))"
+      )
+    }
+    let zip: [UInt8]
+    do {
+      zip = try AES128CBC.decrypt(encrypted, key: aesKey, iv: Array(iv))
+    } catch {
+      throw Refusal(
+        reason: .undecryptable,
+        description: "the bundle does not decrypt with the session key (substituted or corrupted)")
+    }
+    guard Digest.constantTimeEqual(Digest.sha256(zip), expected) else {
+      throw Refusal(
+        reason: .checksumMismatch,
+        description:
+          "the checksum does not match the decrypted bundle (substituted or corrupted zip)")
+    }
+    return zip
+  }
+
+  /// Checks that a decrypted zip is a bundle: a real zip with `index.html` at its root.
+  public static func validate(zip: [UInt8]) throws(Refusal) -> ZipArchive {
+    let archive: ZipArchive
+    do {
+      archive = try ZipArchive(bytes: zip)
+    } catch {
+      throw Refusal(reason: .notAZip, description: "the decrypted bundle is not a zip: \(error)")
+    }
+    guard archive.entry("index.html") != nil else {
+      throw Refusal(reason: .noIndex, description: "the bundle has no index.html at its root")
+    }
+    return archive
+  }
+
+  /// A key as `make mobile-ota-keygen` prints it: base64 of a PKCS#1 PEM.
+  public static func encode(pem: String) -> String { Data(pem.utf8).base64EncodedString() }
+
+  /// Parses a base64 PEM key (public or private), or a PEM as is.
+  public static func key(base64 text: String, isPrivate: Bool) throws -> Key {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let pem =
+      trimmed.hasPrefix("-----BEGIN")
+      ? trimmed : Data(base64Encoded: trimmed).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    guard pem.hasPrefix("-----BEGIN") else {
+      throw InputError(
+        "the \(isPrivate ? "private" : "public") key is neither a PEM nor base64 of a PEM")
+    }
+    do {
+      return isPrivate ? try Key.privateKey(pem: pem) : try Key.publicKey(pem: pem)
+    } catch {
+      throw InputError("the \(isPrivate ? "private" : "public") key does not parse: \(error)")
+    }
+  }
+}

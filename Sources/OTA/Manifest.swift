@@ -1,0 +1,56 @@
+import Foundation
+import QualifyCore
+
+/// `channels/<channel>/manifest.json`: what a device polls (rule 10).
+public struct Manifest: Codable, Sendable, Equatable {
+  public var version: String
+  /// Where the encrypted bundle is.
+  public var url: String
+  /// Lowercase hex of the RSA private-key encryption of the SHA-256 of the decrypted zip.
+  public var checksum: String?
+  /// `base64(iv):base64(RSA private-key encryption of the AES key)`.
+  public var sessionKey: String?
+
+  public init(version: String, url: String, checksum: String?, sessionKey: String?) {
+    self.version = version
+    self.url = url
+    self.checksum = checksum
+    self.sessionKey = sessionKey
+  }
+
+  /// Parses a manifest, naming what is wrong.
+  public static func parse(_ data: [UInt8], source: String) throws -> Manifest {
+    guard let object = (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
+    else {
+      throw InputError("\(source) is not a JSON object")
+    }
+    guard let version = object["version"] as? String, !version.isEmpty else {
+      throw InputError("\(source) has no \"version\"")
+    }
+    guard let url = object["url"] as? String, !url.isEmpty else {
+      throw InputError("\(source) has no \"url\"")
+    }
+    let checksum = (object["checksum"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+    let sessionKey = (object["sessionKey"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+    return Manifest(version: version, url: url, checksum: checksum, sessionKey: sessionKey)
+  }
+
+  /// The manifest as the bucket serves it.
+  public var json: [UInt8] {
+    var object: [String: Any] = ["version": version, "url": url]
+    if let checksum { object["checksum"] = checksum }
+    if let sessionKey { object["sessionKey"] = sessionKey }
+    return Array(
+      (try? JSONSerialization.data(
+        withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+        ?? Data())
+  }
+
+  /// The object key of a channel's manifest.
+  public static func key(channel: String) -> String { "channels/\(channel)/manifest.json" }
+
+  /// The object key of a channel's bundle.
+  public static func bundleKey(channel: String, version: String) -> String {
+    "channels/\(channel)/bundles/\(version).zip"
+  }
+}

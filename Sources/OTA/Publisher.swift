@@ -1,0 +1,78 @@
+import Foundation
+import QualifyCore
+import QualifyCrypto
+
+/// `ota-publish` (seed 000, *OTA updates*): zip, encrypt, upload the bundle under its
+/// channel, then write the channel's manifest — refusing a version that does not order
+/// above the current manifest unless forced (rule 13). Nothing is ever deleted.
+public struct Publisher: Sendable {
+  public struct Result: Sendable {
+    public var manifest: Manifest
+    public var bundleKey: String
+    /// The version the channel advertised before.
+    public var previous: String?
+  }
+
+  /// The guard refused the version.
+  public struct Refusal: Error, CustomStringConvertible, Sendable {
+    public var description: String
+  }
+
+  let store: BucketStore
+  let privateKey: Key
+  let random: @Sendable (Int) throws -> [UInt8]
+
+  public init(
+    store: BucketStore, privateKey: Key, random: @escaping @Sendable (Int) throws -> [UInt8]
+  ) {
+    self.store = store
+    self.privateKey = privateKey
+    self.random = random
+  }
+
+  /// Publishes `zip` as `version` on `channel`.
+  /// - Parameters:
+  ///   - withoutChecksum: write a manifest without checksum (a broken pipeline; tests only).
+  public func publish(
+    zip: ZipArchive, channel: String, version: String, force: Bool = false,
+    withoutChecksum: Bool = false
+  ) throws -> Result {
+    guard zip.entry("index.html") != nil else {
+      throw InputError(
+        "the bundle has no index.html at its root", hint: "publish the built dist/ directory")
+    }
+    guard Publisher.isSafeVersion(version) else {
+      throw InputError(
+        "version \"\(version)\" is not safe in an object key",
+        hint: "use <count>-<sha>, e.g. 1234-a1b2c3d")
+    }
+    let manifestKey = Manifest.key(channel: channel)
+    var previous: String?
+    if let data = try store.get(manifestKey) {
+      let current = try Manifest.parse(data, source: manifestKey)
+      previous = current.version
+      let verdict = BundleVersion(version).ordersAbove(BundleVersion(current.version))
+      if !verdict.ok && !force {
+        throw Refusal(
+          description:
+            "refusing to publish \(version) on \(channel): \(verdict.rule); pass --force to override"
+        )
+      }
+    }
+    let sealed = try CapgoBundle.seal(zip: zip.bytes, privateKey: privateKey, randomBytes: random)
+    let bundleKey = Manifest.bundleKey(channel: channel, version: version)
+    try store.put(bundleKey, sealed.encrypted, contentType: "application/zip")
+    let manifest = Manifest(
+      version: version, url: store.publicURL(bundleKey),
+      checksum: withoutChecksum ? nil : sealed.checksum,
+      sessionKey: sealed.sessionKey)
+    try store.put(manifestKey, manifest.json, contentType: "application/json")
+    return Result(manifest: manifest, bundleKey: bundleKey, previous: previous)
+  }
+
+  static func isSafeVersion(_ version: String) -> Bool {
+    !version.isEmpty && version.count <= 128
+      && version.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+      && !version.hasPrefix(".")
+  }
+}

@@ -1,0 +1,140 @@
+import Artifacts
+import Devices
+import Foundation
+import MockStack
+import OTA
+import QualifyCore
+import QualifyCrypto
+
+/// The deploy pipeline and the attacker of the OTA scenarios, acting on the world's bucket.
+extension World {
+  /// The concrete version of an expression: `builtin`, `builtin+N`, `builtin-N` (counts
+  /// relative to the build's stamped builtin, a fresh seeded commit each), or a literal.
+  func version(_ expression: String) -> String {
+    if let known = versions[expression] { return known }
+    let builtin = configuration.stampedBuiltin
+    guard expression.hasPrefix("builtin") else { return expression }
+    if expression == "builtin" { return builtin }
+    let offset =
+      Int(expression.dropFirst("builtin".count).replacingOccurrences(of: "+", with: "")) ?? 1
+    let base = BundleVersion(builtin).count ?? 1000
+    let resolved = "\(base + offset)-\(environment.random.hex(byteCount: 4).prefix(7))"
+    versions[expression] = resolved
+    return resolved
+  }
+
+  /// The channel the app follows (`MOBILE_OTA_CHANNEL`), or the channel of its manifest URL.
+  var otaChannel: String {
+    if let channel = configuration.build.frontend.otaChannel?.value { return channel }
+    let url = configuration.build.backend.otaManifestURL ?? ""
+    if let range = url.range(of: "channels/") {
+      return String(url[range.upperBound...].prefix { $0 != "/" })
+    }
+    return configuration.channel.rawValue
+  }
+
+  /// A channel name, with `other` meaning a channel the app does not follow.
+  func channel(_ name: String?) -> String {
+    guard let name else { return otaChannel }
+    guard name == "other" else { return name }
+    return otaChannel == "staging" ? "prod" : "staging"
+  }
+
+  private func bucket() throws -> OTABucket {
+    guard let bucket = stack.bucket else {
+      throw ScenarioRuntimeError(
+        "the backend serves no MOBILE_OTA_MANIFEST_URL: the app has no OTA bucket")
+    }
+    return bucket
+  }
+
+  func publish(
+    version expression: String, channel: String?, content: String?, force: Bool, crashing: Bool,
+    withoutChecksum: Bool
+  )
+    throws -> Outcome
+  {
+    let bucket = try bucket()
+    let version = version(expression)
+    let channel = self.channel(channel)
+    let label = content ?? expression
+    var html = "<!doctype html><html><head><title>\(label)</title>"
+    if crashing { html += "<!-- \(OTAUpdater.crashMarker) -->" }
+    html +=
+      "</head><body><div id=\"root\"></div><script src=\"assets/app.js\"></script></body></html>"
+    let zip = ZipArchive(entries: [
+      .init(name: "index.html", data: Array(html.utf8)),
+      .init(name: "assets/app.js", data: Array("/* \(label) */".utf8)),
+    ])
+    let random = environment.random
+    let publisher = Publisher(store: bucket, privateKey: otaSigningKey) { random.bytes($0) }
+    do {
+      let result = try publisher.publish(
+        zip: zip, channel: channel, version: version, force: force || configuration.publishForces,
+        withoutChecksum: withoutChecksum)
+      manifests["\(channel)/\(version)"] = result.manifest
+      note(
+        "ci",
+        "published \(version) on \(channel)\(crashing ? " (a bundle that crashes on boot)" : "")")
+      var outcome = Outcome("ci published \(version) on \(channel)")
+      outcome.facts["published"] = version
+      return outcome
+    } catch let refusal as Publisher.Refusal {
+      note("ci", "publish refused: \(refusal.description)")
+      return Outcome(
+        "ci publishes \(version)",
+        problem: .init(kind: .refused, message: refusal.description, reason: "publish"))
+    }
+  }
+
+  func substitute(version expression: String, channel: String?) throws -> Outcome {
+    let bucket = try bucket()
+    let version = version(expression)
+    let channel = self.channel(channel)
+    guard let manifestData = try bucket.get(Manifest.key(channel: channel)),
+      let manifest = try? Manifest.parse(manifestData, source: "manifest"),
+      let sessionKey = manifest.sessionKey,
+      let colon = sessionKey.firstIndex(of: ":"),
+      let iv = Data(base64Encoded: String(sessionKey[..<colon])),
+      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...]))
+    else {
+      throw ScenarioRuntimeError("nothing published on \(channel) to substitute")
+    }
+    // The public key ships in every app: the AES key is anyone's to recover.
+    let publicKey = try Key.publicKey(pem: try otaSigningKey.pkcs1PublicPEM())
+    let aesKey = try publicKey.publicDecrypt(Array(encryptedKey))
+    let evil = ZipArchive(entries: [
+      .init(
+        name: "index.html",
+        data: Array("<title>substituted</title><script>exfiltrate()</script>".utf8))
+    ])
+    let encrypted = try AES128CBC.encrypt(evil.bytes, key: aesKey, iv: Array(iv))
+    try bucket.put(
+      Manifest.bundleKey(channel: channel, version: version), encrypted,
+      contentType: "application/zip")
+    note(
+      "attacker",
+      "replaced \(Manifest.bundleKey(channel: channel, version: version)) with their own zip under the same session key"
+    )
+    return Outcome("the attacker substituted \(version)'s zip")
+  }
+
+  func pointManifest(at expression: String, channel: String?) throws -> Outcome {
+    let bucket = try bucket()
+    let version = version(expression)
+    let channel = self.channel(channel)
+    guard
+      let current = try bucket.get(Manifest.key(channel: channel)).flatMap({
+        try? Manifest.parse($0, source: "manifest")
+      })
+    else {
+      throw ScenarioRuntimeError("nothing published on \(channel)")
+    }
+    guard let previous = manifests["\(channel)/\(version)"] else {
+      throw ScenarioRuntimeError("\(version) was never published on \(channel) in this scenario")
+    }
+    try bucket.put(Manifest.key(channel: channel), previous.json, contentType: "application/json")
+    note("bucket", "the \(channel) manifest points back at \(version) (was \(current.version))")
+    return Outcome("the \(channel) manifest points at \(version)")
+  }
+}

@@ -1,0 +1,83 @@
+import Artifacts
+import Devices
+
+/// Mutations of the OTA world, each switching off one behaviour of rules 10–13.
+extension OTAVocabulary {
+  static let mutations: [MutationSpec] = [
+    .shell(
+      "updater.no-downgrade-guard",
+      "The updater applies any manifest that differs, lower counts included.",
+      breaks: "rule 11: strictly greater count"
+    ) { $0.updaterSkipsDowngradeGuard = true },
+    .shell(
+      "updater.skips-verification",
+      "The updater applies a bundle without checking its checksum and session key.",
+      breaks: "rule 12: verified with the baked public key"
+    ) { $0.updaterSkipsVerification = true },
+    .shell(
+      "updater.forgets-failed-boots",
+      "The updater does not mirror the failed-boot record: a broken bundle is downloaded again.",
+      breaks: "rule 12: a failed boot is never re-applied"
+    ) { $0.updaterForgetsFailedBoots = true },
+    .shell(
+      "updater.records-transient-failures",
+      "A transient download failure is recorded like a failed boot.",
+      breaks: "rule 12: a transient failure is retried"
+    ) { $0.updaterRecordsTransientFailures = true },
+    .shell(
+      "updater.ignores-dev-server", "The startup check runs even with a dev server URL baked in.",
+      breaks: "rule 13: no OTA check during hot reload"
+    ) { $0.updaterIgnoresDevServer = true },
+    MutationSpec(
+      "app.ota-public-key-removed",
+      summary:
+        "The build embeds no OTA public key (capacitor.config CapacitorUpdater.publicKey, MOBILE_OTA_SIGNING_PUBLIC_KEY_B64).",
+      breaks: "rule 12: no public key, no OTA"
+    ) { configuration, _ in
+      configuration.build.capacitor.updaterPublicKey = nil
+      configuration.build.frontend.otaPublicKey = nil
+    },
+    MutationSpec(
+      "app.ota-key-mismatch",
+      summary:
+        "capacitor.config's CapacitorUpdater.publicKey is the public half of another key pair than the pipeline signs with.",
+      breaks: "seed 000: the two halves of the signing key must stay a matched set"
+    ) { configuration, _ in
+      configuration.bakesForeignOTAKey = true
+    },
+    MutationSpec(
+      "app.builtin-unstamped",
+      summary:
+        "The store build was synced without MOBILE_OTA_BUILD_ID: its builtin bundle reports the literal \"builtin\".",
+      breaks: "rule 11: the builtin stamp skips a manifest of the same commit"
+    ) { configuration, _ in
+      configuration.build.capacitor.updaterVersion = nil
+    },
+    MutationSpec(
+      "ci.publish-without-guard",
+      summary: "The pipeline publishes without the downgrade guard (as with --force).",
+      breaks: "rule 13: publishing refuses a version that does not order above the channel"
+    ) { configuration, _ in
+      configuration.publishForces = true
+    },
+    MutationSpec(
+      "backend.manifest-channel", [.value("channel", .text)],
+      summary:
+        "The backend's /config names CHANNEL's manifest (`other`: one the app does not follow) — a staging-configured backend serving prod apps.",
+      breaks: "rule 13: bundles never cross channels"
+    ) { configuration, arguments in
+      let url = configuration.build.backend.otaManifestURL ?? ""
+      let followed =
+        url.range(of: "channels/").map { String(url[$0.upperBound...].prefix { $0 != "/" }) } ?? ""
+      var channel = arguments["channel"] ?? "other"
+      if channel == "other" { channel = followed == "staging" ? "prod" : "staging" }
+      if let url = configuration.build.backend.otaManifestURL,
+        let range = url.range(of: "channels/")
+      {
+        let rest = url[range.upperBound...].drop { $0 != "/" }
+        configuration.stack.configManifestURLOverride =
+          String(url[..<range.upperBound]) + channel + rest
+      }
+    },
+  ]
+}

@@ -1,0 +1,231 @@
+import Artifacts
+import Devices
+import Foundation
+import HTTP
+import MockStack
+import OTA
+import QualifyCore
+import QualifyCrypto
+
+/// The app's lifecycle and OTA (DESIGN.md fidelity rules 10–13): launches with the startup
+/// check, the CI pipeline that publishes bundles, an attacker with write access to the
+/// bucket, and the updater's decisions.
+enum OTAVocabulary {
+  static let actions: [ActionSpec] = [
+    ActionSpec(
+      .app, "launches",
+      summary:
+        "Launches the app: an unconfirmed bundle is rolled back, the WebView loads the dev server (`server.url`) or the current bundle, which calls `notifyAppReady()` then runs the startup OTA check — unless it crashes on boot.",
+      example: "mail launches"
+    ) { context in
+      let app = try context.requireApp()
+      return launchOutcome(app.launch(), app: app)
+    },
+    ActionSpec(
+      .app, "checks for updates",
+      summary:
+        "`checkAndApplyOtaUpdate()` alone: /config, the manifest, the ordering rules, download, verification, `set()`.",
+      example: "mail checks for updates"
+    ) { context in
+      let app = try context.requireApp()
+      return updateOutcome(app.updater.check(), app: app)
+    },
+    ActionSpec(
+      .app, "resets its bundle",
+      summary:
+        "`CapacitorUpdater.reset()`: back to the builtin bundle (the per-device safety net).",
+      example: "mail resets its bundle"
+    ) { context in
+      let app = try context.requireApp()
+      app.updater.reset()
+      var outcome = Outcome("\(app.name) reset to its builtin bundle")
+      outcome.facts["running"] = app.updater.current
+      return outcome
+    },
+    ActionSpec(
+      .world, "ci publishes",
+      [
+        .value("version", .text), .keyword("to", "channel", .text),
+        .keyword("content", "content", .text),
+        .flag("force"), .flag("crashing"), .flag("without-checksum"),
+      ],
+      summary:
+        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1` or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content).",
+      example: "ci publishes builtin+1"
+    ) { context in
+      try context.world.publish(
+        version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"],
+        content: context.arguments["content"], force: context.arguments.has("force"),
+        crashing: context.arguments.has("crashing"),
+        withoutChecksum: context.arguments.has("without-checksum"))
+    },
+    ActionSpec(
+      .world, "attacker substitutes the bundle",
+      [.value("version", .text), .keyword("on", "channel", .text)],
+      summary:
+        "Someone with write access to the bucket replaces VERSION's zip with their own, encrypted with the session key recovered through the app's public key (the checksum stays the publisher's).",
+      example: "attacker substitutes the bundle builtin+1"
+    ) { context in
+      try context.world.substitute(
+        version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"])
+    },
+    ActionSpec(
+      .world, "the manifest points at",
+      [.value("version", .text), .keyword("on", "channel", .text)],
+      summary:
+        "The channel's manifest is rewritten to advertise an earlier published VERSION (a replayed old bundle).",
+      example: "the manifest points at builtin+1"
+    ) { context in
+      try context.world.pointManifest(
+        at: context.arguments["version"] ?? "builtin", channel: context.arguments["channel"])
+    },
+    ActionSpec(
+      .world, "the bucket fails the next download",
+      summary: "The bucket answers the next bundle download with 503 (a transient failure).",
+      example: "the bucket fails the next download"
+    ) { context in
+      guard let bucket = context.world.stack.bucket else {
+        throw ScenarioRuntimeError("the app configures no OTA bucket")
+      }
+      bucket.failNextDownloads(1)
+      return Outcome("the next bundle download will fail")
+    },
+  ]
+
+  static func launchOutcome(_ launch: App.Launch, app: App) -> Outcome {
+    var outcome =
+      launch.update.map { updateOutcome($0, app: app) } ?? Outcome("\(app.name) launched")
+    outcome.description =
+      "\(app.name) launched on \(launch.running)"
+      + (launch.update.map { ": update \($0.label)" } ?? "")
+    switch launch.webView {
+    case .embedded: outcome.facts["webview"] = "embedded"
+    case .devServer: outcome.facts["webview"] = "dev-server"
+    case .blank(let why):
+      outcome.facts["webview"] = "blank"
+      outcome.facts["webview-why"] = why
+    }
+    outcome.facts["crashed"] = launch.crashed ? "yes" : "no"
+    outcome.facts["running"] = launch.running
+    outcome.facts["app"] = app.name
+    return outcome
+  }
+
+  static func updateOutcome(_ decision: OTAUpdater.Decision, app: App) -> Outcome {
+    var outcome = Outcome("\(app.name) update check: \(decision.label): \(decision.reason)")
+    outcome.facts["update"] = decision.label
+    outcome.facts["update-reason"] = decision.reason
+    outcome.facts["running"] = app.updater.current
+    outcome.facts["app"] = app.name
+    return outcome
+  }
+
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "update",
+      [
+        .value("decision", .choice(["applied", "skipped", "refused", "failed", "disabled"])),
+        .value("reason", .text, optional: true),
+      ],
+      summary: "The last update check's decision, and a word of its reason.",
+      example: "expect update refused \"not greater\""
+    ) { context in
+      guard let decision = context.outcome?.facts["update"] else {
+        return context.outcome?.facts["crashed"] == "yes"
+          ? "the bundle crashed on boot: no update check ran"
+          : "expected an update check (launches, checks for updates) before this expectation"
+      }
+      let wanted = context.arguments["decision"] ?? ""
+      let reason = context.outcome?.facts["update-reason"] ?? ""
+      guard decision == wanted else {
+        return "expected the update to be \(wanted), it was \(decision): \(reason)"
+      }
+      if let word = context.arguments["reason"], !reason.lowercased().contains(word.lowercased()) {
+        return "the update was \(decision), but not for \"\(word)\": \(reason)"
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "running bundle", [.value("version", .text)],
+      summary: "The app runs this bundle (`builtin` is the build's own, stamped or not).",
+      example: "expect running bundle builtin+1"
+    ) { context in
+      guard let running = context.outcome?.facts["running"] else {
+        return "expected a launch or an update check first"
+      }
+      let wanted = context.world.version(context.arguments["version"] ?? "builtin")
+      return running == wanted ? nil : "expected the app to run \(wanted), it runs \(running)"
+    },
+    ExpectationSpec(
+      "boot crashed", negatable: true,
+      summary: "The last launch's bundle died before `notifyAppReady()`.",
+      example: "expect boot crashed"
+    ) { context in
+      guard let crashed = context.outcome?.facts["crashed"] else {
+        return "expected a launch first"
+      }
+      return (crashed == "yes") != context.negated
+        ? nil : (context.negated ? "the bundle crashed on boot" : "the bundle booted")
+    },
+    ExpectationSpec(
+      "bundle downloaded", negatable: true,
+      summary: "An app downloaded a bundle zip during this step.",
+      example: "expect no bundle downloaded"
+    ) { context in
+      let downloads = context.world.evidence.since(context.world.stepEvidenceStart).filter {
+        $0.kind == .http && $0.summary.hasPrefix("GET ") && $0.summary.contains("/bundles/")
+          && $0.summary.contains(".zip")
+      }
+      if downloads.isEmpty != context.negated {
+        return context.negated
+          ? "a bundle was downloaded: \(downloads[0].summary)"
+          : "no bundle was downloaded this step"
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "published", [.value("version", .text)],
+      summary: "The pipeline's last publish put VERSION on the channel.",
+      example: "expect published builtin+1"
+    ) { context in
+      let wanted = context.world.version(context.arguments["version"] ?? "builtin+1")
+      if let problem = context.outcome?.problem {
+        return "the publish of \(wanted) failed: \(problem.message)"
+      }
+      guard let published = context.outcome?.facts["published"] else {
+        return "expected a publish before this expectation"
+      }
+      return published == wanted
+        ? nil : "expected \(wanted) to be published, the pipeline published \(published)"
+    },
+    ExpectationSpec(
+      "publish refused", [.value("reason", .text, optional: true)], examines: .reasons("publish"),
+      summary: "The pipeline's publish was refused by the downgrade guard.",
+      example: "expect publish refused \"does not order above\""
+    ) { context in
+      guard let problem = context.outcome?.problem, problem.reason == "publish" else {
+        return
+          "expected the publish to be refused, \(context.outcome?.description ?? "nothing was published")"
+      }
+      if let word = context.arguments["reason"], !problem.message.contains(word) {
+        return "refused, but not for \"\(word)\": \(problem.message)"
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "running content", [.value("label", .text)],
+      summary: "The running bundle's index.html carries LABEL (what a revert restores).",
+      example: "expect running content good"
+    ) { context in
+      guard let name = context.outcome?.facts["app"] ?? context.world.apps.keys.sorted().first,
+        let app = context.world.apps[name]
+      else {
+        return "no app"
+      }
+      let label = context.arguments["label"] ?? ""
+      let index = app.updater.runningIndex ?? "<title>builtin</title>"
+      return index.contains("<title>\(label)</title>")
+        ? nil : "the running bundle is not \"\(label)\": \(index.prefix(120))"
+    },
+  ]
+}

@@ -1,0 +1,251 @@
+import Foundation
+import HTTP
+import OTA
+import QualifyCore
+import QualifyCrypto
+
+/// `qualify ota keygen|publish|verify`: the OTA bundle tooling, Capgo v2 compatible.
+struct OTACommand {
+  static let publishOptions: [OptionSpec] = [
+    .value("dir", "DIST", "The built web bundle (index.html at its root)."),
+    .value("channel", "C", "The channel to publish on (dev, staging, prod, …)."),
+    .value("version", "V", "The bundle version, <count>-<sha> (e.g. 1234-a1b2c3d)."),
+    .value(
+      "bucket", "URL|DIR", "Where the channel folders live: an http(s) bucket URL or a directory."),
+    .value("private-key", "B64", "The signing key (default: $MOBILE_OTA_SIGNING_PRIVATE_KEY_B64)."),
+    .value(
+      "public-base-url", "URL",
+      "The device-reachable base URL written into the manifest (MOBILE_OTA_PUBLIC_BASE_URL)."),
+    .value("ca", "FILE", "Trust this CA certificate for an https bucket (e.g. qualify serve's)."),
+    .value(
+      "connect-to", "HOST:PORT:127.0.0.1:PORT2",
+      "Reach HOST:PORT on a loopback port instead (repeatable).", repeatable: true),
+    .flag("force", "Publish even when the version does not order above the channel's manifest."),
+    .flag("help", "Show this help."),
+  ]
+
+  static let verifyOptions: [OptionSpec] = [
+    .value("manifest", "URL|FILE", "The channel's manifest.json."),
+    .value(
+      "public-key", "B64",
+      "The public key the app bakes in (default: $MOBILE_OTA_SIGNING_PUBLIC_KEY_B64)."),
+    .value(
+      "current", "VERSION", "The bundle a device runs now: say whether it would apply the manifest."
+    ),
+    .value("ca", "FILE", "Trust this CA certificate (default: the system's)."),
+    .value(
+      "connect-to", "HOST:PORT:HOST2:PORT2", "Reach HOST:PORT at HOST2:PORT2 instead (repeatable).",
+      repeatable: true),
+    .flag("help", "Show this help."),
+  ]
+
+  let arguments: [String]
+
+  func execute() throws -> ExitCode {
+    let out = Terminal.standardOutput
+    guard let sub = arguments.first, !sub.hasPrefix("-") else {
+      out.write(
+        helpText(
+          usage: "qualify ota keygen | publish | verify [options]",
+          summary: """
+            OTA bundle tooling, wire-compatible with Capgo v2 (AES-128-CBC bundles, RSA-signed \
+            session key and checksum). keygen prints a signing key pair as base64 PKCS#1 PEMs; \
+            publish zips, encrypts and uploads a bundle and writes the channel's manifest, \
+            refusing a downgrade; verify checks a channel's manifest and bundle the way a \
+            device does. Each takes --help.
+            """, options: []))
+      return arguments.contains("--help") || arguments.contains("-h") ? .qualified : .badInput
+    }
+    let rest = Array(arguments.dropFirst())
+    switch sub {
+    case "keygen": return try keygen(rest)
+    case "publish": return try publish(rest)
+    case "verify": return try verify(rest)
+    default:
+      throw InputError(
+        "unknown ota command '\(sub)'",
+        hint: Suggestions.closest(to: sub, among: ["keygen", "publish", "verify"]).map {
+          "did you mean 'qualify ota \($0)'?"
+        })
+    }
+  }
+
+  private func keygen(_ arguments: [String]) throws -> ExitCode {
+    let parsed = try ParsedOptions.parse(
+      arguments, [.flag("help", "Show this help.")], command: "qualify ota keygen")
+    if parsed.has("help") {
+      Terminal.standardOutput.write(
+        helpText(
+          usage: "qualify ota keygen",
+          summary:
+            "Generates an RSA-2048 signing key pair and prints both halves as base64 PKCS#1 PEMs on stdout, ready for an env file or a CI secret store; guidance goes to stderr.",
+          options: []))
+      return .qualified
+    }
+    let key = try Key.generateRSA(bits: 2048)
+    Terminal.standardOutput.line(
+      "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64=\(CapgoBundle.encode(pem: try key.pkcs1PublicPEM()))")
+    Terminal.standardOutput.line(
+      "MOBILE_OTA_SIGNING_PRIVATE_KEY_B64=\(CapgoBundle.encode(pem: try key.pkcs1PrivatePEM()))")
+    let err = Terminal.standardError
+    err.line(
+      "The public half goes into the app's build env (baked into capacitor.config as CapacitorUpdater.publicKey)."
+    )
+    err.line(
+      "The private half signs bundles at publish time: keep it in the CI secret store, never commit it."
+    )
+    err.line("Rotating the pair needs a new store build: the public key is baked in.")
+    return .qualified
+  }
+
+  private func publish(_ arguments: [String]) throws -> ExitCode {
+    let parsed = try ParsedOptions.parse(
+      arguments, OTACommand.publishOptions, command: "qualify ota publish")
+    if parsed.has("help") {
+      Terminal.standardOutput.write(
+        helpText(
+          usage:
+            "qualify ota publish --dir DIST --channel C --version V --bucket URL|DIR [--force]",
+          summary:
+            "Zips DIST (index.html at the root), encrypts it (Capgo v2), uploads channels/C/bundles/V.zip and writes channels/C/manifest.json. Refuses a version that does not order above the channel's current manifest unless --force. Exit 0 published, 1 refused by the guard, 2 bad input.",
+          options: OTACommand.publishOptions))
+      return .qualified
+    }
+    func required(_ name: String) throws -> String {
+      guard let value = parsed.value(name), !value.isEmpty else {
+        throw InputError(
+          "qualify ota publish needs --\(name)", hint: "see: qualify ota publish --help")
+      }
+      return value
+    }
+    let dir = try required("dir")
+    let channel = try required("channel")
+    let version = try required("version")
+    let bucket = try required("bucket")
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw InputError("--dir \(dir) is not a directory")
+    }
+    guard
+      let keyText = parsed.value("private-key")
+        ?? ProcessInfo.processInfo.environment["MOBILE_OTA_SIGNING_PRIVATE_KEY_B64"]
+    else {
+      throw InputError(
+        "no signing key",
+        hint:
+          "pass --private-key or set MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 (qualify ota keygen makes one)"
+      )
+    }
+    let privateKey = try CapgoBundle.key(base64: keyText, isPrivate: true)
+    let store: BucketStore
+    if bucket.hasPrefix("http://") || bucket.hasPrefix("https://") {
+      store = HTTPBucket(
+        base: bucket,
+        client: try client(ca: parsed.value("ca"), connectTo: parsed.all("connect-to")))
+    } else {
+      store = DirectoryBucket(
+        root: URL(fileURLWithPath: bucket), publicBase: parsed.value("public-base-url"))
+    }
+    let zip = try ZipArchive.zipping(directory: URL(fileURLWithPath: dir))
+    let publisher = Publisher(store: store, privateKey: privateKey) { try SecureRandom.bytes($0) }
+    do {
+      let result = try publisher.publish(
+        zip: zip, channel: channel, version: version, force: parsed.has("force"))
+      let out = Terminal.standardOutput
+      out.line(
+        "published \(version) on \(channel): \(result.bundleKey) (\(zip.entries.count) files)")
+      out.line("manifest: \(Manifest.key(channel: channel)) → \(result.manifest.url)")
+      if let previous = result.previous { out.line("previous version: \(previous)") }
+      return .qualified
+    } catch let refusal as Publisher.Refusal {
+      Terminal.standardError.line(
+        Terminal.standardError.style("refused:", .red, .bold) + " \(refusal.description)")
+      return .notQualified
+    }
+  }
+
+  private func verify(_ arguments: [String]) throws -> ExitCode {
+    let parsed = try ParsedOptions.parse(
+      arguments, OTACommand.verifyOptions, command: "qualify ota verify")
+    let out = Terminal.standardOutput
+    if parsed.has("help") {
+      out.write(
+        helpText(
+          usage: "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION]",
+          summary:
+            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input.",
+          options: OTACommand.verifyOptions))
+      return .qualified
+    }
+    guard let manifestLocation = parsed.value("manifest") else {
+      throw InputError(
+        "qualify ota verify needs --manifest", hint: "see: qualify ota verify --help")
+    }
+    guard
+      let keyText = parsed.value("public-key")
+        ?? ProcessInfo.processInfo.environment["MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"]
+    else {
+      throw InputError(
+        "no public key", hint: "pass --public-key (the app's MOBILE_OTA_SIGNING_PUBLIC_KEY_B64)")
+    }
+    let publicKey = try CapgoBundle.key(base64: keyText, isPrivate: false)
+    let fetcher = ObjectFetcher(
+      client: try client(ca: parsed.value("ca"), connectTo: parsed.all("connect-to")))
+    let (manifestBytes, manifestURL) = try fetcher.fetch(manifestLocation)
+    let manifest = try Manifest.parse(manifestBytes, source: manifestLocation)
+    let (bundle, bundleURL) = try fetcher.fetch(manifest.url, relativeTo: manifestURL)
+    let report = BundleVerifier.verify(
+      manifest: manifest, bundle: bundle, publicKey: publicKey,
+      current: parsed.value("current").map(BundleVersion.init))
+    out.line("manifest \(manifestURL): version \(manifest.version)")
+    out.line("bundle   \(bundleURL) (\(bundle.count) bytes)")
+    var code = ExitCode.qualified
+    if let refusal = report.refusal {
+      out.line(
+        out.style("refused:", .red, .bold) + " \(refusal.description) [\(refusal.reason.rawValue)]")
+      code = .notQualified
+    } else {
+      out.line(
+        out.style("verified:", .green, .bold)
+          + " session key and checksum signed by the key; \(report.files.count) files, index.html at the root"
+      )
+    }
+    if let decision = report.decision, let current = parsed.value("current") {
+      if decision.applies {
+        out.line("a device running \(current) would apply \(manifest.version): \(decision.rule)")
+      } else {
+        out.line(
+          out.style("would not apply:", .yellow, .bold)
+            + " a device running \(current) keeps it: \(decision.rule)")
+        code = .notQualified
+      }
+    }
+    return code
+  }
+
+  private func client(ca: String?, connectTo: [String]) throws -> HTTPClient {
+    var pem: String?
+    if let ca {
+      guard let data = FileManager.default.contents(atPath: ca) else {
+        throw InputError("cannot read --ca \(ca)")
+      }
+      pem = String(decoding: data, as: UTF8.self)
+    }
+    var origins: [String: UInt16] = [:]
+    for entry in connectTo {
+      let parts = entry.split(separator: ":")
+      guard parts.count == 4, parts[2] == "127.0.0.1" || parts[2] == "localhost",
+        let port = UInt16(parts[3])
+      else {
+        throw InputError("--connect-to must be HOST:PORT:127.0.0.1:PORT, got '\(entry)'")
+      }
+      origins["\(parts[0]):\(parts[1])"] = port
+    }
+    return try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: pem, origins: origins, allowsOutsideOrigins: true, timeout: 30,
+        userAgent: "qualify-ota"))
+  }
+}

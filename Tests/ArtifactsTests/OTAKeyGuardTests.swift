@@ -1,0 +1,57 @@
+import Artifacts
+import Foundation
+import QualifyCrypto
+import QualifyTestSupport
+import Testing
+
+/// The OTA key guards on the sample app's prod build, with its keys swapped one at a time.
+@Suite struct OTAKeyGuardTests {
+  let build: AppBuild
+
+  init() throws {
+    build = try #require(try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.ios])
+  }
+
+  private func rules(_ build: AppBuild) -> [String] {
+    BuildGuards.findings(for: build).filter { $0.rule.hasPrefix("ota-") }.map(\.rule)
+  }
+
+  private func base64PublicHalf(of key: Key) throws -> String {
+    Data(try key.pkcs1PublicPEM().utf8).base64EncodedString()
+  }
+
+  @Test func theSampleAppsKeysAreOnePair() {
+    #expect(build.frontend.otaPrivateKey != nil)
+    #expect(rules(build).isEmpty)
+  }
+
+  @Test func aConfigKeyFromAnotherPairIsNamed() throws {
+    var broken = build
+    let other = try base64PublicHalf(of: try Key.generateRSA(bits: 1024))
+    broken.capacitor.updaterPublicKey = Sourced(
+      other, at: build.capacitor.updaterPublicKey?.location)
+    let findings = BuildGuards.findings(for: broken).filter { $0.rule == "ota-key-pair" }
+    // Both the web verifier's key and the signing key disagree with the config's.
+    #expect(findings.count == 2)
+    #expect(findings.contains { $0.value == "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64" })
+    #expect(findings.contains { $0.value == "CapacitorUpdater.publicKey" })
+  }
+
+  @Test func aWebKeyFromAnotherPairIsNamedEvenWithoutThePrivateKey() throws {
+    var broken = build
+    broken.frontend.otaPrivateKey = nil
+    let other = try base64PublicHalf(of: try Key.generateRSA(bits: 1024))
+    broken.frontend.otaPublicKey = Sourced(other, at: build.frontend.otaPublicKey?.location)
+    let findings = BuildGuards.findings(for: broken).filter { $0.rule == "ota-key-pair" }
+    #expect(findings.map(\.value) == ["MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"])
+    #expect(findings.first?.message.contains("different keys") == true)
+  }
+
+  @Test func aMissingKeyIsNamedOnlyWhileOTAIsOn() {
+    var broken = build
+    broken.frontend.otaPublicKey = nil
+    #expect(rules(broken) == ["ota-public-key"])
+    broken.backend.env.set("MOBILE_OTA_MANIFEST_URL", "")
+    #expect(rules(broken).isEmpty)
+  }
+}

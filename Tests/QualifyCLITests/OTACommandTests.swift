@@ -1,0 +1,139 @@
+import Foundation
+import QualifyTestSupport
+import Testing
+
+/// `qualify ota keygen | publish | verify`, as a release manager runs them.
+@Suite struct OTACommandTests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-ota")
+    let dist = scratch.appendingPathComponent("dist/assets")
+    try FileManager.default.createDirectory(at: dist, withIntermediateDirectories: true)
+    try Data("<!doctype html><title>app</title>".utf8).write(
+      to: scratch.appendingPathComponent("dist/index.html"))
+    try Data("console.log('app')".utf8).write(to: dist.appendingPathComponent("app.js"))
+  }
+
+  func keys() throws -> (public: String, private: String) {
+    let result = try CLI.run(["ota", "keygen"], in: scratch)
+    #expect(result.status == 0)
+    #expect(result.stderr.contains("CI secret"))
+    var found: [String: String] = [:]
+    for line in result.stdout.split(separator: "\n") {
+      let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+      if parts.count == 2 { found[parts[0]] = parts[1] }
+    }
+    let publicKey = try #require(found["MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"])
+    let privateKey = try #require(found["MOBILE_OTA_SIGNING_PRIVATE_KEY_B64"])
+    #expect(
+      String(decoding: Data(base64Encoded: publicKey) ?? Data(), as: UTF8.self).hasPrefix(
+        "-----BEGIN RSA PUBLIC KEY-----"))
+    #expect(
+      String(decoding: Data(base64Encoded: privateKey) ?? Data(), as: UTF8.self).hasPrefix(
+        "-----BEGIN RSA PRIVATE KEY-----"))
+    #expect(result.stdout.split(separator: "\n").count == 2, "stdout holds the pair alone")
+    return (publicKey, privateKey)
+  }
+
+  func publish(_ version: String, _ privateKey: String, force: Bool = false) throws -> ProcessResult
+  {
+    try CLI.run(
+      [
+        "ota", "publish", "--dir", "dist", "--channel", "prod", "--version", version, "--bucket",
+        "bucket", "--private-key", privateKey,
+      ]
+        + (force ? ["--force"] : []), in: scratch)
+  }
+
+  @Test func publishThenVerifyAcceptsRefusesAFlippedByteAndExplainsADowngrade() throws {
+    let (publicKey, privateKey) = try keys()
+    #expect(try publish("1201-abcdef0", privateKey).status == 0)
+    let verify = [
+      "ota", "verify", "--manifest", "bucket/channels/prod/manifest.json", "--public-key",
+      publicKey,
+    ]
+    let accepted = try CLI.run(verify + ["--current", "1200-0000000"], in: scratch)
+    #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
+    #expect(accepted.stdout.contains("verified"))
+    #expect(accepted.stdout.contains("would apply"))
+
+    let lower = try CLI.run(verify + ["--current", "1202-0000000"], in: scratch)
+    #expect(lower.status == 1)
+    #expect(lower.stdout.contains("would not apply"))
+    #expect(lower.stdout.contains("strictly-greater rule"))
+
+    let bundle = scratch.appendingPathComponent("bucket/channels/prod/bundles/1201-abcdef0.zip")
+    var bytes = try Array(Data(contentsOf: bundle))
+    bytes[bytes.count / 2] ^= 0x01
+    try Data(bytes).write(to: bundle)
+    let flipped = try CLI.run(verify, in: scratch)
+    #expect(flipped.status == 1)
+    #expect(flipped.stdout.contains("checksum"), "\(flipped.stdout)")
+  }
+
+  @Test func publishRefusesADowngradeUnlessForced() throws {
+    let (_, privateKey) = try keys()
+    #expect(try publish("1201-abcdef0", privateKey).status == 0)
+    let refused = try publish("1200-1111111", privateKey)
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("does not order above"))
+    #expect(try publish("1200-1111111", privateKey, force: true).status == 0)
+    let bundles = try FileManager.default.contentsOfDirectory(
+      atPath: scratch.appendingPathComponent("bucket/channels/prod/bundles").path)
+    #expect(bundles.sorted() == ["1200-1111111.zip", "1201-abcdef0.zip"], "nothing is pruned")
+  }
+
+  @Test func aWrongKeyIsNamed() throws {
+    let (_, privateKey) = try keys()
+    let (otherPublic, _) = try keys()
+    #expect(try publish("1201-abcdef0", privateKey).status == 0)
+    let result = try CLI.run(
+      [
+        "ota", "verify", "--manifest", "bucket/channels/prod/manifest.json", "--public-key",
+        otherPublic,
+      ], in: scratch)
+    #expect(result.status == 1)
+    #expect(result.stdout.contains("session key"))
+  }
+
+  @Test(arguments: [
+    (["ota", "publish", "--dir", "dist"], "needs --channel"),
+    (["ota", "verify", "--manifest", "nowhere.json", "--public-key", "aGVsbG8="], "public key"),
+    (["ota", "unpublish"], "did you mean"),
+  ])
+  func badInputIsExit2(arguments: [String], message: String) throws {
+    let result = try CLI.run(arguments, in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains(message), "\(result.stderr)")
+  }
+
+  /// Publishing to and verifying from an HTTPS bucket: the one `qualify serve` runs.
+  @Test func publishAndVerifyOverHTTPS() throws {
+    let (publicKey, privateKey) = try keys()
+    let (serve, document) = try CLI.serve(in: scratch)
+    defer {
+      serve.interrupt()
+      serve.waitUntilExit()
+    }
+    let port = try #require(document["https"] as? Int)
+    let connect = "ota.messages.example:443:127.0.0.1:\(port)"
+    let published = try CLI.run(
+      [
+        "ota", "publish", "--dir", "dist", "--channel", "prod", "--version", "1300-feedbee",
+        "--bucket", "https://ota.messages.example/",
+        "--private-key", privateKey, "--ca", "ca.pem", "--connect-to", connect,
+      ], in: scratch)
+    #expect(published.status == 0, "\(published.stdout)\(published.stderr)")
+    let verified = try CLI.run(
+      [
+        "ota", "verify", "--manifest", "https://ota.messages.example/channels/prod/manifest.json",
+        "--public-key", publicKey,
+        "--ca", "ca.pem", "--connect-to", connect, "--current", "1200-0000000",
+      ], in: scratch)
+    #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+    #expect(
+      verified.stdout.contains(
+        "https://ota.messages.example/channels/prod/bundles/1300-feedbee.zip"))
+  }
+}
