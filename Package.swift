@@ -56,8 +56,9 @@ let package = Package(
     .testTarget(name: "QualifyCryptoTests", dependencies: ["QualifyCrypto", "QualifyTestSupport"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
     .testTarget(
-      name: "ArtifactsTests", dependencies: ["Artifacts", "QualifyCrypto", "QualifyTestSupport"]),
-    .testTarget(name: "OTATests", dependencies: ["OTA", "QualifyTestSupport"]),
+      name: "ArtifactsTests",
+      dependencies: ["Artifacts", "QualifyCore", "QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(name: "OTATests", dependencies: ["OTA", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(name: "MockStackTests", dependencies: ["MockStack", "OTA", "QualifyTestSupport"]),
     .testTarget(
       name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),

@@ -137,8 +137,8 @@ extension Backend {
     }
     let html = """
       <!doctype html><html><head><meta charset="utf-8"><title>Opening the app</title>
-      <meta http-equiv="refresh" content="0;url=\(escapeHTML(target))"></head>
-      <body><p>You are signed in.</p><p><a id="open-app" href="\(escapeHTML(target))">Open the app</a></p></body></html>
+      <meta http-equiv="refresh" content="0;url=\(HTMLText.escape(target))"></head>
+      <body><p>You are signed in.</p><p><a id="open-app" href="\(HTMLText.escape(target))">Open the app</a></p></body></html>
       """
     return HTTPResponse.html(html).with("Set-Cookie", cookie).with("Cache-Control", "no-store")
   }

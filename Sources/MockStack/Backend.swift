@@ -111,7 +111,7 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   func home(_ request: HTTPRequest) -> HTTPResponse {
     let user = session(of: request)?.user
     return .html(
-      "<!doctype html><html><head><title>Messages</title></head><body><p>\(user.map { "Signed in as \(escapeHTML($0))" } ?? "Not signed in")</p></body></html>"
+      "<!doctype html><html><head><title>Messages</title></head><body><p>\(user.map { "Signed in as \(HTMLText.escape($0))" } ?? "Not signed in")</p></body></html>"
     )
   }
 

@@ -261,7 +261,7 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
 
   func authorize(_ request: HTTPRequest) -> HTTPResponse {
     func fail(_ message: String) -> HTTPResponse {
-      .html(page("Error", "<p class=\"error\">\(escapeHTML(message))</p>"), status: 400)
+      .html(page("Error", "<p class=\"error\">\(HTMLText.escape(message))</p>"), status: 400)
     }
     guard request.query("response_type") == "code" else { return fail("unsupported response_type") }
     guard let clientID = request.query("client_id"), let client = clients[clientID] else {
@@ -352,10 +352,10 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
     case .proconnect: action = paths.login + "?uid=\(tab)"
     }
     var body =
-      "<h1>\(profile == .proconnect ? "ProConnect" : "Sign in to \(escapeHTML(realm))")</h1>\n"
-    if let error { body += "<p class=\"error\" id=\"input-error\">\(escapeHTML(error))</p>\n" }
+      "<h1>\(profile == .proconnect ? "ProConnect" : "Sign in to \(HTMLText.escape(realm))")</h1>\n"
+    if let error { body += "<p class=\"error\" id=\"input-error\">\(HTMLText.escape(error))</p>\n" }
     body += """
-      <form id="kc-form-login" action="\(escapeHTML(action))" method="post">
+      <form id="kc-form-login" action="\(HTMLText.escape(action))" method="post">
         <label for="username">Username or email</label><input id="username" name="username" type="text" autocomplete="username">
         <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password">
 
@@ -365,7 +365,7 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
         "  <label><input id=\"rememberMe\" name=\"rememberMe\" type=\"checkbox\"> Remember me</label>\n"
     }
     body += """
-        <input type="hidden" name="form_token" value="\(escapeHTML(pending.formToken))">
+        <input type="hidden" name="form_token" value="\(HTMLText.escape(pending.formToken))">
         <input type="hidden" id="id-hidden-input" name="credentialId" value="">
         <input type="submit" name="login" id="kc-login" value="Sign In">
       </form>
@@ -672,7 +672,7 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
   }
 
   private func page(_ title: String, _ body: String) -> String {
-    "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(escapeHTML(title))</title></head><body>\n\(body)\n</body></html>"
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(HTMLText.escape(title))</title></head><body>\n\(body)\n</body></html>"
   }
 }
 

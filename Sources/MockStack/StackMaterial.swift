@@ -1,4 +1,5 @@
 import Foundation
+import OTA
 import QualifyCore
 import QualifyCrypto
 
@@ -41,8 +42,7 @@ public final class StackMaterial: @unchecked Sendable {
     defer { lock.unlock() }
     if let base64 {
       if let known = otaKeys[base64] { return (known, true) }
-      let pem = Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } ?? base64
-      let key = try Key.privateKey(pem: pem)
+      let key = try CapgoBundle.key(base64: base64, isPrivate: true)
       otaKeys[base64] = key
       return (key, true)
     }

@@ -47,15 +47,7 @@ public struct ObjectFetcher: Sendable {
   public func fetch(_ location: String, relativeTo base: String? = nil) throws -> (
     bytes: [UInt8], resolved: String
   ) {
-    var resolved = location
-    if !location.contains("://") && !location.hasPrefix("/"), let base {
-      resolved =
-        URL(
-          string: location,
-          relativeTo: URL(
-            string: base.contains("://") ? base : URL(fileURLWithPath: base).absoluteString))?
-        .absoluteString ?? location
-    }
+    let resolved = Manifest.resolve(location, against: base)
     if resolved.hasPrefix("http://") || resolved.hasPrefix("https://") {
       guard let client else { throw InputError("cannot fetch \(resolved): no HTTP client") }
       let exchange = client.send(ClientRequest(url: resolved))

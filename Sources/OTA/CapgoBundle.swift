@@ -56,17 +56,14 @@ public enum CapgoBundle {
         reason: .missingChecksum,
         description: "the manifest carries no checksum: an unverifiable bundle is refused")
     }
-    guard let sessionKey, let colon = sessionKey.firstIndex(of: ":"),
-      let iv = Data(base64Encoded: String(sessionKey[..<colon])), iv.count == 16,
-      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...]))
-    else {
+    guard let (iv, encryptedKey) = sessionKey.flatMap(sessionKeyParts), iv.count == 16 else {
       throw Refusal(
         reason: .badSessionKey,
         description: "the sessionKey is not base64(iv):base64(encrypted key)")
     }
     let aesKey: [UInt8]
     do {
-      aesKey = try publicKey.publicDecrypt(Array(encryptedKey))
+      aesKey = try publicKey.publicDecrypt(encryptedKey)
     } catch {
       throw Refusal(
         reason: .badSessionKey,
@@ -91,7 +88,7 @@ public enum CapgoBundle {
     }
     let zip: [UInt8]
     do {
-      zip = try AES128CBC.decrypt(encrypted, key: aesKey, iv: Array(iv))
+      zip = try AES128CBC.decrypt(encrypted, key: aesKey, iv: iv)
     } catch {
       throw Refusal(
         reason: .undecryptable,
@@ -120,16 +117,19 @@ public enum CapgoBundle {
     return archive
   }
 
-  /// A key as `make mobile-ota-keygen` prints it: base64 of a PKCS#1 PEM.
-  public static func encode(pem: String) -> String { Data(pem.utf8).base64EncodedString() }
+  /// The halves of a manifest's `sessionKey`: the IV and the RSA-encrypted AES key.
+  public static func sessionKeyParts(_ sessionKey: String) -> (iv: [UInt8], encryptedKey: [UInt8])?
+  {
+    guard let colon = sessionKey.firstIndex(of: ":"),
+      let iv = Data(base64Encoded: String(sessionKey[..<colon])),
+      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...]))
+    else { return nil }
+    return (Array(iv), Array(encryptedKey))
+  }
 
   /// Parses a base64 PEM key (public or private), or a PEM as is.
   public static func key(base64 text: String, isPrivate: Bool) throws -> Key {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    let pem =
-      trimmed.hasPrefix("-----BEGIN")
-      ? trimmed : Data(base64Encoded: trimmed).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    guard pem.hasPrefix("-----BEGIN") else {
+    guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {
       throw InputError(
         "the \(isPrivate ? "private" : "public") key is neither a PEM nor base64 of a PEM")
     }

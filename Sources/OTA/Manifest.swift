@@ -47,6 +47,17 @@ public struct Manifest: Codable, Sendable, Equatable {
   }
 
   /// The object key of a channel's manifest.
+  /// `location` (a manifest's `url`) resolved against where the manifest was read: a URL, a
+  /// `file://` URL or a file path. An absolute location stays as it is.
+  public static func resolve(_ location: String, against base: String?) -> String {
+    guard !location.contains("://"), let base else { return location }
+    if base.contains("://") {
+      return URL(string: location, relativeTo: URL(string: base))?.absoluteString ?? location
+    }
+    if location.hasPrefix("/") { return location }
+    return URL(string: location, relativeTo: URL(fileURLWithPath: base))?.absoluteString ?? location
+  }
+
   public static func key(channel: String) -> String { "channels/\(channel)/manifest.json" }
 
   /// The object key of a channel's bundle.

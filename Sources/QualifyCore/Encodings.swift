@@ -54,3 +54,34 @@ public enum Hex {
     }
   }
 }
+
+/// Keys as env files carry them (seed 000's `make mobile-ota-keygen`): base64 of a PEM.
+public enum Base64PEM {
+  public static func encode(_ pem: String) -> String { Data(pem.utf8).base64EncodedString() }
+
+  /// The PEM of `text`, which may also be a PEM as is; nil when it is neither.
+  public static func decode(_ text: String) -> String? {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    if trimmed.hasPrefix("-----BEGIN") { return trimmed }
+    return Data(base64Encoded: trimmed).map { String(decoding: $0, as: UTF8.self) }
+  }
+}
+
+/// Text made safe for HTML element content and attribute values.
+public enum HTMLText {
+  public static func escape(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.count)
+    for c in text {
+      switch c {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      default: out.append(c)
+      }
+    }
+    return out
+  }
+}

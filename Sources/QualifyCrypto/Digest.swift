@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import QualifyCore
 
 /// SHA-256 and HMAC-SHA-256.
 public enum Digest {
@@ -27,7 +28,7 @@ public enum Digest {
 
   /// PKCE S256 (RFC 7636 §4.2): base64url(SHA-256(ASCII(verifier))).
   public static func pkceChallenge(verifier: String) -> String {
-    Base64URLBridge.encode(sha256(Array(verifier.utf8)))
+    Base64URL.encode(sha256(Array(verifier.utf8)))
   }
 
   /// Compares two byte strings in time independent of where they differ.

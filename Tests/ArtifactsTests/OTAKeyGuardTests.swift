@@ -1,5 +1,6 @@
 import Artifacts
 import Foundation
+import QualifyCore
 import QualifyCrypto
 import QualifyTestSupport
 import Testing
@@ -17,7 +18,7 @@ import Testing
   }
 
   private func base64PublicHalf(of key: Key) throws -> String {
-    Data(try key.pkcs1PublicPEM().utf8).base64EncodedString()
+    Base64PEM.encode(try key.pkcs1PublicPEM())
   }
 
   @Test func theSampleAppsKeysAreOnePair() {

@@ -144,7 +144,7 @@ import Testing
       .init(name: "index.html", data: Array("<p>from python</p>".utf8))
     ])
     try Data(zip.bytes).write(to: directory.appendingPathComponent("in.zip"))
-    let privateB64 = CapgoBundle.encode(pem: try CapgoBundleTests.key.pkcs1PrivatePEM())
+    let privateB64 = Base64PEM.encode(try CapgoBundleTests.key.pkcs1PrivatePEM())
     let result = try Programs.run(
       "/usr/bin/python3",
       [
@@ -156,7 +156,7 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
     let encrypted = try Array(Data(contentsOf: directory.appendingPathComponent("out.bin")))
     let publicKey = try CapgoBundle.key(
-      base64: CapgoBundle.encode(pem: try CapgoBundleTests.key.pkcs1PublicPEM()), isPrivate: false)
+      base64: Base64PEM.encode(try CapgoBundleTests.key.pkcs1PublicPEM()), isPrivate: false)
     let opened = try CapgoBundle.open(
       encrypted: encrypted, checksum: fields["checksum"], sessionKey: fields["sessionKey"],
       publicKey: publicKey)
@@ -173,7 +173,7 @@ import Testing
     }
     let bundle = directory.appendingPathComponent("b.bin")
     try Data(sealed.encrypted).write(to: bundle)
-    let publicB64 = CapgoBundle.encode(pem: try CapgoBundleTests.key.pkcs1PublicPEM())
+    let publicB64 = Base64PEM.encode(try CapgoBundleTests.key.pkcs1PublicPEM())
     let out = directory.appendingPathComponent("out.zip")
     let result = try Programs.run(
       "/usr/bin/python3",
@@ -223,5 +223,25 @@ import Testing
         zip: ZipArchive(entries: [.init(name: "app.js", data: [1])]), channel: "prod",
         version: "1-a")
     }
+  }
+}
+
+@Suite struct ManifestLocationTests {
+  @Test func bundleLocationsResolveAgainstWhereTheManifestWasRead() {
+    let https = "https://ota.example/app/channels/prod/manifest.json"
+    #expect(
+      Manifest.resolve("bundles/1300-abc.zip", against: https)
+        == "https://ota.example/app/channels/prod/bundles/1300-abc.zip")
+    // A host-absolute path stays on the manifest's host, as a device would fetch it.
+    #expect(
+      Manifest.resolve("/cdn/1300-abc.zip", against: https)
+        == "https://ota.example/cdn/1300-abc.zip")
+    #expect(
+      Manifest.resolve("https://cdn.example/b.zip", against: https) == "https://cdn.example/b.zip")
+    #expect(
+      Manifest.resolve("bundles/b.zip", against: "/tmp/bucket/channels/prod/manifest.json")
+        == "file:///tmp/bucket/channels/prod/bundles/b.zip")
+    #expect(Manifest.resolve("/srv/b.zip", against: "/tmp/manifest.json") == "/srv/b.zip")
+    #expect(Manifest.resolve("b.zip", against: nil) == "b.zip")
   }
 }

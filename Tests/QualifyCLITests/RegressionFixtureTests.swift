@@ -50,15 +50,20 @@ import Testing
     #expect(names.count >= 10)
   }
 
-  @Test(arguments: fixtures)
-  func theRegressionIsCaughtNamingFileAndValue(fixture: Fixture) throws {
+  /// A whole run of the fixture's app on `channel`, in a scratch directory of its own.
+  private func qualify(_ fixture: Fixture, on channel: String) throws -> ProcessResult {
     let scratch = try Fixtures.temporaryDirectory("qualify-regression")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = Fixtures.regressionsDirectory + "/" + fixture.name
+    return try CLI.run(
+      ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
+      in: scratch)
+  }
+
+  @Test(arguments: fixtures)
+  func theRegressionIsCaughtNamingFileAndValue(fixture: Fixture) throws {
     for channel in fixture.failsOn {
-      let result = try CLI.run(
-        ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
-        in: scratch)
+      let result = try qualify(fixture, on: channel)
       #expect(result.status == 1, "\(fixture.name) on \(channel): \(result.stdout)\(result.stderr)")
       let lines = result.stdout.split(separator: "\n").map(String.init)
       func message(_ scenario: String, _ platform: String) throws -> String {
@@ -86,13 +91,8 @@ import Testing
 
   @Test(arguments: fixtures)
   func channelsThatAllowTheChangePass(fixture: Fixture) throws {
-    let scratch = try Fixtures.temporaryDirectory("qualify-regression")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let app = Fixtures.regressionsDirectory + "/" + fixture.name
     for channel in fixture.passesOn {
-      let result = try CLI.run(
-        ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
-        in: scratch)
+      let result = try qualify(fixture, on: channel)
       #expect(result.status == 0, "\(fixture.name) on \(channel): \(result.stdout)\(result.stderr)")
     }
   }

@@ -1,26 +1,23 @@
 import Foundation
+import QualifyCore
 import QualifyCrypto
 
 /// Comparing the halves of an OTA signing key pair as env files write them (base64 PEMs).
 enum OTAKeyPair {
   /// The public half, as PKCS#1 PEM, of a base64 PEM private key; nil when it does not parse.
   static func publicHalf(ofPrivate base64: String) -> String? {
-    guard let pem = decode(base64), let key = try? Key.privateKey(pem: pem) else { return nil }
+    guard let pem = Base64PEM.decode(base64), let key = try? Key.privateKey(pem: pem) else {
+      return nil
+    }
     return try? key.pkcs1PublicPEM()
   }
 
   /// Whether two public keys (PEM, or base64 of a PEM) are the same key.
   static func sameKey(_ a: String, _ b: String) -> Bool {
-    guard let first = decode(a).flatMap({ try? Key.publicKey(pem: $0) }),
-      let second = decode(b).flatMap({ try? Key.publicKey(pem: $0) }),
+    guard let first = Base64PEM.decode(a).flatMap({ try? Key.publicKey(pem: $0) }),
+      let second = Base64PEM.decode(b).flatMap({ try? Key.publicKey(pem: $0) }),
       let x = try? first.rsaPublicNumbers(), let y = try? second.rsaPublicNumbers()
     else { return false }
     return x.modulus == y.modulus && x.exponent == y.exponent
-  }
-
-  private static func decode(_ text: String) -> String? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    if trimmed.hasPrefix("-----BEGIN") { return trimmed }
-    return Data(base64Encoded: trimmed).map { String(decoding: $0, as: UTF8.self) }
   }
 }

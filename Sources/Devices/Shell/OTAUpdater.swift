@@ -176,7 +176,7 @@ public final class OTAUpdater: @unchecked Sendable {
     if failedVersions.contains(version) {
       return decide(.refused("\(version) refused: recorded as a failed boot, never re-applied"))
     }
-    let bundleURL = BundleURL.resolve(manifest.url, against: manifestURL)
+    let bundleURL = Manifest.resolve(manifest.url, against: manifestURL)
     guard case .sent(let download) = app.native.send(ClientRequest(url: bundleURL)),
       let bundle = download.response,
       bundle.status == 200
@@ -228,20 +228,10 @@ extension OTAUpdater {
   /// is one, take the bytes as they are otherwise.
   static func decryptUnverified(_ body: [UInt8], manifest: Manifest, publicKey: String) -> [UInt8]?
   {
-    guard let sessionKey = manifest.sessionKey, let colon = sessionKey.firstIndex(of: ":"),
-      let iv = Data(base64Encoded: String(sessionKey[..<colon])),
-      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...])),
+    guard let (iv, encryptedKey) = manifest.sessionKey.flatMap(CapgoBundle.sessionKeyParts),
       let key = try? CapgoBundle.key(base64: publicKey, isPrivate: false),
-      let aesKey = try? key.publicDecrypt(Array(encryptedKey))
+      let aesKey = try? key.publicDecrypt(encryptedKey)
     else { return body }
-    return try? AES128CBC.decrypt(body, key: aesKey, iv: Array(iv))
-  }
-}
-
-/// Resolves a manifest's bundle URL against the manifest's own.
-enum BundleURL {
-  static func resolve(_ url: String, against manifest: String) -> String {
-    if url.contains("://") { return url }
-    return URL(string: url, relativeTo: URL(string: manifest))?.absoluteString ?? url
+    return try? AES128CBC.decrypt(body, key: aesKey, iv: iv)
   }
 }

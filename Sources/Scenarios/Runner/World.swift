@@ -48,7 +48,7 @@ public final class World: @unchecked Sendable {
     var harnessNote: String?
     if !signing.isAppKey, configuration.build.capacitor.updaterPublicKey != nil {
       let publicKey = Sourced(
-        Data(try signing.key.pkcs1PublicPEM().utf8).base64EncodedString(), at: nil)
+        Base64PEM.encode(try signing.key.pkcs1PublicPEM()), at: nil)
       configuration.build.capacitor.updaterPublicKey = publicKey
       if configuration.build.frontend.otaPublicKey != nil {
         configuration.build.frontend.otaPublicKey = publicKey
@@ -58,7 +58,7 @@ public final class World: @unchecked Sendable {
     }
     if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
     {
-      let foreign = Data(try material.foreignOTAKey.pkcs1PublicPEM().utf8).base64EncodedString()
+      let foreign = Base64PEM.encode(try material.foreignOTAKey.pkcs1PublicPEM())
       configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
     }
     self.configuration = configuration

@@ -84,9 +84,9 @@ struct OTACommand {
     }
     let key = try Key.generateRSA(bits: 2048)
     Terminal.standardOutput.line(
-      "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64=\(CapgoBundle.encode(pem: try key.pkcs1PublicPEM()))")
+      "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64=\(Base64PEM.encode(try key.pkcs1PublicPEM()))")
     Terminal.standardOutput.line(
-      "MOBILE_OTA_SIGNING_PRIVATE_KEY_B64=\(CapgoBundle.encode(pem: try key.pkcs1PrivatePEM()))")
+      "MOBILE_OTA_SIGNING_PRIVATE_KEY_B64=\(Base64PEM.encode(try key.pkcs1PrivatePEM()))")
     let err = Terminal.standardError
     err.line(
       "The public half goes into the app's build env (baked into capacitor.config as CapacitorUpdater.publicKey)."
