@@ -5,14 +5,16 @@ import QualifyCore
 /// `AppBuild` per platform and channel is derived.
 ///
 /// Malformed files are bad input: every diagnostic of every file is collected and thrown
-/// together as an `InputError` (exit code 2).
-public final class AppRepository: @unchecked Sendable {
+/// together as an `InputError` (exit code 2). Paths the profile names are confined to the app
+/// (a pull request to the app must not make qualify read a file elsewhere).
+public final class AppRepository: Sendable {
   public let root: URL
   public let profile: AppProfile
   /// The directories searched for a file, the app's own first (overlays see their base).
   public let searchPath: [URL]
-  private var textCache: [String: String?] = [:]
-  private let lock = NSLock()
+
+  /// The largest app file qualify reads; a bigger one is not a configuration file.
+  public static let maximumFileSize = 16 << 20
 
   /// Opens the app at `directory`, reading `qualify.json` when present.
   public init(directory: String) throws {
@@ -26,55 +28,99 @@ public final class AppRepository: @unchecked Sendable {
         hint: "pass --app DIR pointing at the app repository")
     }
     self.root = root
-    let profileURL = root.appendingPathComponent("qualify.json")
-    var profile = AppProfile.conventional(name: root.lastPathComponent)
-    if let data = FileManager.default.contents(atPath: profileURL.path) {
-      profile = try AppProfile.parse(
-        text: String(decoding: data, as: UTF8.self), file: AppRepository.display(profileURL),
-        directoryName: root.lastPathComponent)
-    }
     var search = [root]
-    var baseName = profile.base
-    var hops = 0
-    var current = root
-    while let base = baseName, hops < 4 {
-      let baseURL =
-        (base.hasPrefix("/") ? URL(fileURLWithPath: base) : current.appendingPathComponent(base))
-        .standardizedFileURL
-      guard FileManager.default.fileExists(atPath: baseURL.path) else {
-        throw InputError(
-          "the base app \(base) named in \(AppRepository.display(profileURL)) does not exist")
-      }
-      search.append(baseURL)
-      let baseProfile = baseURL.appendingPathComponent("qualify.json")
-      baseName = nil
-      if let data = FileManager.default.contents(atPath: baseProfile.path) {
-        let parsed = try AppProfile.parse(
-          text: String(decoding: data, as: UTF8.self), file: AppRepository.display(baseProfile),
-          directoryName: baseURL.lastPathComponent)
-        baseName = parsed.base
-        // An overlay inherits what it does not say itself.
-        if profile.appId == nil { profile.appId = parsed.appId }
-        if profile.callbackScheme == nil { profile.callbackScheme = parsed.callbackScheme }
-        for (key, path) in parsed.paths
-        where profile.paths[key] == AppProfile.conventionalPaths[key] {
-          profile.paths[key] = path
-        }
-        if profile.channels.allSatisfy({
-          $0.value.backendEnv.first == "deploy/env/backend.defaults"
-        }) {
-          profile.channels = parsed.channels
-        }
-      }
-      current = baseURL
-      hops += 1
-    }
+    let profile = try AppRepository.loadProfile(at: root, chain: &search, hops: 0)
     self.profile = profile
     self.searchPath = search
+    try AppRepository.confine(profile)
+  }
+
+  /// Reads the profile at `directory`, resolving its `base` chain first so that an overlay
+  /// inherits everything it does not say itself.
+  private static func loadProfile(at directory: URL, chain: inout [URL], hops: Int) throws
+    -> AppProfile
+  {
+    let profileURL = directory.appendingPathComponent("qualify.json")
+    guard let data = FileManager.default.contents(atPath: profileURL.path) else {
+      return AppProfile.conventional(
+        name: directory.lastPathComponent, capacitorRoot: detectCapacitorRoot(in: [directory]))
+    }
+    let display = AppRepository.display(profileURL)
+    let text = TextDecoding.decode(data).text
+    var inherited: AppProfile?
+    // The base is read before the overlay's own keys apply on top of it.
+    if let base = try? JSONDocument(text: text, file: display).value["base"]?.string {
+      guard hops < 4 else {
+        throw InputError("\(display): the chain of \"base\" apps is longer than 4")
+      }
+      let baseURL =
+        (base.hasPrefix("/")
+        ? URL(fileURLWithPath: base) : directory.appendingPathComponent(base)).standardizedFileURL
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: baseURL.path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
+        throw InputError("the base app \(base) named in \(display) does not exist")
+      }
+      chain.append(baseURL)
+      inherited = try loadProfile(at: baseURL, chain: &chain, hops: hops + 1)
+    }
+    return try AppProfile.parse(
+      text: text, file: display, directoryName: directory.lastPathComponent,
+      inheriting: inherited, capacitorRoot: detectCapacitorRoot(in: chain))
+  }
+
+  /// The first conventional folder holding a Capacitor project.
+  static func detectCapacitorRoot(in directories: [URL]) -> String {
+    for candidate in AppProfile.conventionalCapacitorRoots {
+      for directory in directories {
+        let folder = directory.appendingPathComponent(candidate)
+        let markers = [
+          "capacitor.config.ts", "capacitor.config.json", "capacitor.config.js", "ios/App",
+          "android/app",
+        ]
+        if markers.contains(where: {
+          FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
+        }) {
+          return candidate
+        }
+      }
+    }
+    return "."
+  }
+
+  /// Refuses profile paths that leave the app (absolute, or climbing above its root).
+  private static func confine(_ profile: AppProfile) throws {
+    var diagnostics: [Diagnostic] = []
+    func check(_ path: String, key: String) {
+      let escapes =
+        path.hasPrefix("/") || path.hasPrefix("~")
+        || XcodeProject.join("", path).split(separator: "/").first == ".."
+      if escapes, let file = profile.file {
+        diagnostics.append(
+          .error(
+            at: FileLocation(
+              file: file, line: profile.keyLines[key] ?? profile.keyLines["paths"] ?? 1, column: 1),
+            "the path \"\(path)\" of \(key) leaves the app directory",
+            hint:
+              "paths in qualify.json are relative to the app and stay inside it; pass files from elsewhere on the command line (--backend-env, --frontend-env)"
+          ))
+      }
+    }
+    for (key, path) in profile.paths { check(path, key: "paths.\(key)") }
+    for (channel, files) in profile.channels {
+      for path in files.backendEnv + files.frontendEnv { check(path, key: "channels") }
+      _ = channel
+    }
+    check(profile.capacitorRoot, key: "capacitorRoot")
+    if let generated = profile.generatedXcconfig { check(generated.path, key: "ios") }
+    if !diagnostics.isEmpty {
+      throw InputError("qualify.json names paths outside the app", diagnostics: diagnostics)
+    }
   }
 
   /// A path as messages show it: relative to the working directory when below it.
-  static func display(_ url: URL) -> String {
+  public static func display(_ url: URL) -> String {
     let cwd = FileManager.default.currentDirectoryPath + "/"
     return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
   }
@@ -82,25 +128,46 @@ public final class AppRepository: @unchecked Sendable {
   /// The on-disk location of `relative`, searching the overlay chain.
   public func locate(_ relative: String) -> URL? {
     for directory in searchPath {
-      let url = directory.appendingPathComponent(relative)
+      let url = directory.appendingPathComponent(relative).standardizedFileURL
       if FileManager.default.fileExists(atPath: url.path) { return url }
     }
     return nil
   }
 
-  /// The text of artifact `relative`, nil when absent.
-  func text(_ relative: String) -> (text: String, display: String)? {
+  /// The bytes of artifact `relative`, nil when absent.
+  /// - Throws: a `Diagnostic` when the file resolves outside the app (a symbolic link) or is
+  ///   too large to be a configuration file.
+  func data(_ relative: String) throws -> (data: Data, display: String)? {
     guard let url = locate(relative) else { return nil }
-    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-    return (String(decoding: data, as: UTF8.self), AppRepository.display(url))
+    let display = AppRepository.display(url)
+    let resolved = url.resolvingSymlinksInPath().path
+    let inside = searchPath.contains { directory in
+      let base = directory.resolvingSymlinksInPath().path
+      return resolved == base || resolved.hasPrefix(base + "/")
+    }
+    guard inside else {
+      throw Diagnostic.error(
+        at: FileLocation(file: display, line: 1, column: 1),
+        "\(display) is a link to \(resolved), outside the app: qualify does not follow it")
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    guard size <= AppRepository.maximumFileSize else {
+      throw Diagnostic.error(
+        at: FileLocation(file: display, line: 1, column: 1),
+        "\(display) is \(size) bytes: larger than any app configuration file (limit \(AppRepository.maximumFileSize))"
+      )
+    }
+    guard let data = FileManager.default.contents(atPath: url.path) else {
+      throw Diagnostic.error(
+        at: FileLocation(file: display, line: 1, column: 1), "\(display) cannot be read")
+    }
+    return (data, display)
   }
 
-  func data(_ relative: String) -> (data: Data, display: String)? {
-    guard let url = locate(relative), let data = FileManager.default.contents(atPath: url.path)
-    else {
-      return nil
-    }
-    return (data, AppRepository.display(url))
+  /// The text of artifact `relative` (UTF-8 or UTF-16, with or without a BOM), nil when absent.
+  func text(_ relative: String) throws -> (text: String, display: String)? {
+    guard let (data, display) = try data(relative) else { return nil }
+    return (TextDecoding.decode(data).text, display)
   }
 
   /// A short description of the app's version for the run record: `git describe` when the
@@ -124,10 +191,23 @@ public final class AppRepository: @unchecked Sendable {
     return out.isEmpty ? nil : out
   }
 
+  /// Env files given on the command line, layered over the profile's for every channel.
+  public struct ExtraEnv: Sendable {
+    public var backend: [String]
+    public var frontend: [String]
+
+    public init(backend: [String] = [], frontend: [String] = []) {
+      self.backend = backend
+      self.frontend = frontend
+    }
+  }
+
   /// The builds of every platform for `channel`.
   /// - Throws: `InputError` carrying every diagnostic when a file is malformed or missing.
-  public func builds(for channel: Channel) throws -> [Platform: AppBuild] {
-    var reader = BuildReader(repository: self, channel: channel)
+  public func builds(for channel: Channel, extraEnv: ExtraEnv = ExtraEnv()) throws -> [Platform:
+    AppBuild]
+  {
+    var reader = BuildReader(repository: self, channel: channel, extraEnv: extraEnv)
     let builds = try reader.read()
     if !reader.diagnostics.isEmpty {
       throw InputError(
@@ -138,8 +218,17 @@ public final class AppRepository: @unchecked Sendable {
   }
 
   /// The realm export, when the app has one.
-  public func realm() throws -> RealmSettings? {
-    guard let path = profile.paths["realm"], let (text, display) = text(path) else { return nil }
-    return try RealmReader.read(text: text, file: display)
+  public func realm(clientID: String? = nil) throws -> RealmSettings? {
+    // A realm path the profile names is the only one; otherwise the conventional places.
+    let declared = profile.paths["realm"].flatMap {
+      AppProfile.conventionalRealmPaths.contains($0) ? nil : $0
+    }
+    let candidates = declared.map { [$0] } ?? AppProfile.conventionalRealmPaths
+    for path in candidates {
+      if let (text, display) = try text(path) {
+        return try RealmReader.read(text: text, file: display, clientID: clientID)
+      }
+    }
+    return nil
   }
 }

@@ -2,17 +2,23 @@ import Foundation
 import QualifyCore
 
 /// Reads one channel's builds out of an `AppRepository`, collecting diagnostics.
+///
+/// The channel's build environment is its frontend env files layered in order (what
+/// `make mobile-build` and the native builds read); build variables in the native projects
+/// resolve against it as Xcode and Gradle resolve them.
 struct BuildReader {
   let repository: AppRepository
   let channel: Channel
+  let extraEnv: AppRepository.ExtraEnv
   var diagnostics: [Diagnostic] = []
 
-  init(repository: AppRepository, channel: Channel) {
+  init(repository: AppRepository, channel: Channel, extraEnv: AppRepository.ExtraEnv) {
     self.repository = repository
     self.channel = channel
+    self.extraEnv = extraEnv
   }
 
-  private var profile: AppProfile { repository.profile }
+  var profile: AppProfile { repository.profile }
 
   mutating func read() throws -> [Platform: AppBuild] {
     guard let files = profile.channels[channel] else {
@@ -20,22 +26,31 @@ struct BuildReader {
         "the app \(profile.name) has no \(channel.rawValue) channel",
         hint: "declare it under \"channels\" in qualify.json")
     }
-    let backendEnv = EnvLayers(readEnv(files.backendEnv, role: "backend"))
-    let frontendEnv = EnvLayers(readEnv(files.frontendEnv, role: "frontend"))
+    let dev = profile.channels[.dev]
+    let (backendFiles, backendSupply) = readEnv(
+      files.backendEnv, extra: extraEnv.backend, shared: dev?.backendEnv ?? [], role: "backend",
+      declared: files.declared)
+    let (frontendFiles, frontendSupply) = readEnv(
+      files.frontendEnv, extra: extraEnv.frontend, shared: dev?.frontendEnv ?? [],
+      role: "frontend", declared: files.declared)
+    let backendEnv = EnvLayers(backendFiles)
+    let frontendEnv = EnvLayers(frontendFiles)
+    validate(backendEnv: backendEnv, frontendEnv: frontendEnv)
+    let backend = BackendSettings(env: backendEnv)
     let realm: RealmSettings?
     do {
-      realm = try repository.realm()
+      realm = try repository.realm(clientID: backend.oidcClientId)
     } catch {
       collect(error)
       realm = nil
     }
 
     guard let apiOrigin = frontendEnv["NEXT_PUBLIC_API_ORIGIN"], !apiOrigin.isEmpty else {
-      let searched = files.frontendEnv.joined(separator: ", ")
+      let searched = frontendFiles.map(\.path).joined(separator: ", ")
       diagnostics.append(
         .error(
-          at: nil,
-          "NEXT_PUBLIC_API_ORIGIN is not set for the \(channel.rawValue) channel (\(searched))",
+          at: frontendFiles.last.map { FileLocation(file: $0.path, line: 1, column: 1) },
+          "NEXT_PUBLIC_API_ORIGIN is not set for the \(channel.rawValue) channel (\(searched.isEmpty ? "no frontend env file" : searched))",
           hint: "mobile builds must set the API origin explicitly (seed 000, Configuration)"))
       return [:]
     }
@@ -46,39 +61,103 @@ struct BuildReader {
       guard let value = frontendEnv[key], !value.isEmpty else { return nil }
       return Sourced(value, at: frontendEnv.location(of: key))
     }
-    frontend.envFiles = frontendEnv.files.map(\.path)
+    frontend.envFiles = frontendFiles.map(\.path)
     frontend.devServerURL = sourced("MOBILE_DEV_SERVER_URL")
     frontend.allowCleartextForDev = sourced("MOBILE_ALLOW_CLEARTEXT_FOR_DEV").map {
-      Sourced(BackendSettings.flag($0.value) ?? false, at: $0.location)
+      Sourced(BackendSettings.flag($0.value) ?? true, at: $0.location)
     }
     frontend.otaPublicKey = sourced("MOBILE_OTA_SIGNING_PUBLIC_KEY_B64")
     frontend.otaChannel = sourced("MOBILE_OTA_CHANNEL")
     frontend.otaPrivateKey = sourced("MOBILE_OTA_SIGNING_PRIVATE_KEY_B64")
 
-    let backend = BackendSettings(env: backendEnv)
-    let appIdValue = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId
-    let appId = Sourced(
-      appIdValue ?? "", at: profile.appId != nil ? nil : frontendEnv.location(of: "MOBILE_APP_ID"))
-    let scheme = Sourced(profile.callbackScheme ?? profile.name, at: nil)
+    let scheme = callbackScheme(frontendEnv)
+    var environment = ChannelEnvironment()
+    environment.backend = backendSupply
+    environment.frontend = frontendSupply
+    environment.backendFiles = backendFiles.map(\.path)
+    environment.frontendFiles = frontendFiles.map(\.path)
 
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
-      let capacitor = readCapacitor(platform, frontend: frontend)
+      let capacitor = readCapacitor(
+        platform, frontend: frontend, syncsEnv: frontendSupply == .supplied || channel == .dev,
+        appIdFromEnv: sourced("MOBILE_APP_ID"))
+      let fallbackId = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId ?? ""
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, appId: appId,
-        callbackScheme: scheme, registeredSchemes: [], capacitor: capacitor,
-        transport: TransportSettings(), authSession: AuthSessionSettings(),
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: Sourced(
+          fallbackId,
+          at: profile.appId != nil ? nil : frontendEnv.location(of: "MOBILE_APP_ID")),
+        syncedAppId: capacitor.appId, callbackScheme: scheme, registeredSchemes: [],
+        capacitor: capacitor, transport: TransportSettings(), authSession: AuthSessionSettings(),
         push: PushShellSettings(), guards: BuildGuardSettings(), frontend: frontend,
         backend: backend, realm: realm, identityProvider: files.identityProvider,
         files: resolvedFiles(for: platform))
-      build.push.requiredBannerKeys = profile.bannerKeys
+      build.environment = environment
+      build.testUsers = profile.testUsers
+      build.features = features(backend: backend, frontendEnv: frontendEnv)
+      build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
+      build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
-      case .ios: readIOS(into: &build)
-      case .android: readAndroid(into: &build)
+      case .ios: readIOS(into: &build, environment: frontendEnv)
+      case .android: readAndroid(into: &build, environment: frontendEnv)
       }
       builds[platform] = build
     }
     return builds
+  }
+
+  /// The scheme the app's JS builds its callback URL with: the build variable the profile
+  /// names (`MOBILE_AUTH_SCHEME`), else the profile's default, as seed 000's `auth.ts` does.
+  private func callbackScheme(_ env: EnvLayers) -> Sourced<String> {
+    let variable = profile.callbackSchemeVariable
+    if let value = env[variable], !value.isEmpty {
+      return Sourced(
+        value, at: env.location(of: variable),
+        derivation: [
+          "\(variable) = \(value)\(env.location(of: variable).map { " (\($0.file):\($0.line))" } ?? "")"
+        ])
+    }
+    let fallback = profile.callbackScheme ?? profile.name
+    let location = profile.file.map {
+      FileLocation(file: $0, line: profile.keyLines["callbackScheme"] ?? 1, column: 1)
+    }
+    return Sourced(
+      fallback, at: location,
+      derivation: env[variable] == nil
+        ? [] : ["\(variable) is empty: the default \"\(fallback)\" applies"])
+  }
+
+  private func features(backend: BackendSettings, frontendEnv: EnvLayers) -> FeatureStates {
+    var states = FeatureStates()
+    let env = backend.env
+    func place(_ key: String, _ layers: EnvLayers) -> String {
+      layers.location(of: key).map { " (\($0.file):\($0.line))" } ?? ""
+    }
+    let backendFiles = env.files.map(\.path).joined(separator: ", ")
+    if let url = backend.otaManifestURL {
+      states.ota = FeatureState(
+        enabled: true, use: profile.use(of: .ota),
+        decidedBy: "MOBILE_OTA_MANIFEST_URL = \(url)\(place("MOBILE_OTA_MANIFEST_URL", env))")
+    } else if let url = frontendEnv["NEXT_PUBLIC_MOBILE_OTA_MANIFEST_URL"], !url.isEmpty {
+      states.ota = FeatureState(
+        enabled: true, use: profile.use(of: .ota),
+        decidedBy:
+          "NEXT_PUBLIC_MOBILE_OTA_MANIFEST_URL = \(url)\(place("NEXT_PUBLIC_MOBILE_OTA_MANIFEST_URL", frontendEnv))"
+      )
+    } else {
+      states.ota = FeatureState(
+        enabled: false, use: profile.use(of: .ota),
+        decidedBy:
+          "MOBILE_OTA_MANIFEST_URL is \(env["MOBILE_OTA_MANIFEST_URL"] == nil ? "unset" : "empty") in the backend env (\(backendFiles))"
+      )
+    }
+    let push = BackendSettings.flag(env["PUSH_ENABLED"]) ?? false
+    states.push = FeatureState(
+      enabled: push, use: profile.use(of: .push),
+      decidedBy: env["PUSH_ENABLED"].map { "PUSH_ENABLED = \($0)\(place("PUSH_ENABLED", env))" }
+        ?? "PUSH_ENABLED is unset in the backend env (\(backendFiles)): push is off by default")
+    return states
   }
 
   /// The platform's artifacts by name, as display paths where the file exists.
@@ -91,7 +170,7 @@ struct BuildReader {
     return out
   }
 
-  private mutating func collect(_ error: Error) {
+  mutating func collect(_ error: Error) {
     if let diagnostic = error as? Diagnostic {
       diagnostics.append(diagnostic)
     } else if let input = error as? InputError {
@@ -103,44 +182,140 @@ struct BuildReader {
     }
   }
 
-  private mutating func readEnv(_ paths: [String], role: String) -> [EnvFile] {
+  /// Reads a channel's env files. A file the profile declares must exist; the conventional
+  /// ones may be missing. The channel's env is a *fallback* when every file found is one the
+  /// dev channel reads too (the repository's `*.defaults`): nothing then says what this
+  /// channel runs with.
+  private mutating func readEnv(
+    _ paths: [String], extra: [String], shared: [String], role: String, declared: Bool
+  ) -> ([EnvFile], ChannelEnvironment.Supply) {
     var out: [EnvFile] = []
-    var found = false
+    var own = false
     for path in paths {
-      guard let (text, display) = repository.text(path) else { continue }
-      found = true
       do {
+        guard let (text, display) = try repository.text(path) else {
+          if declared {
+            diagnostics.append(
+              .error(
+                at: profile.file.map {
+                  FileLocation(file: $0, line: profile.keyLines["channels"] ?? 1, column: 1)
+                },
+                "the \(role) env file \(path) listed for the \(channel.rawValue) channel does not exist",
+                hint: "fix the path under channels.\(channel.rawValue).\(role)Env in qualify.json"))
+          }
+          continue
+        }
         out.append(try EnvFile(text: text, path: display))
+        if !shared.contains(path) && !path.hasSuffix(".defaults") { own = true }
       } catch {
         collect(error)
       }
     }
-    if !found && !paths.isEmpty {
+    for path in extra {
+      let url = URL(fileURLWithPath: path)
+      guard let data = FileManager.default.contents(atPath: url.path) else {
+        diagnostics.append(
+          .error(at: nil, "the \(role) env file \(path) given on the command line does not exist"))
+        continue
+      }
+      do {
+        out.append(
+          try EnvFile(
+            text: TextDecoding.decode(data).text, path: AppRepository.display(url)))
+        own = true
+      } catch {
+        collect(error)
+      }
+    }
+    if out.isEmpty && !paths.isEmpty {
       diagnostics.append(
         .error(
           at: nil,
           "no \(role) env file found for the \(channel.rawValue) channel (looked for \(paths.joined(separator: ", ")))",
-          hint: "name the files under channels.\(channel.rawValue).\(role)Env in qualify.json"))
+          hint:
+            "name the files under channels.\(channel.rawValue).\(role)Env in qualify.json, or pass --\(role)-env FILE"
+        ))
     }
-    return out
+    let supply: ChannelEnvironment.Supply =
+      channel == .dev || own ? .supplied : .fallback
+    return (out, supply)
   }
 
-  private func location(_ file: String, _ line: Int?) -> FileLocation {
+  /// Values the backend parses at start-up: a malformed one would stop the real backend, so
+  /// it is bad input here too rather than a silently empty setting.
+  private mutating func validate(backendEnv: EnvLayers, frontendEnv: EnvLayers) {
+    func error(_ env: EnvLayers, _ key: String, _ message: String, hint: String) {
+      diagnostics.append(.error(at: env.location(of: key), message, hint: hint))
+    }
+    if let raw = backendEnv["OIDC_AUTH_REQUEST_EXTRA_PARAMS"], !raw.isEmpty {
+      let parsed = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any]
+      if parsed == nil {
+        error(
+          backendEnv, "OIDC_AUTH_REQUEST_EXTRA_PARAMS",
+          "OIDC_AUTH_REQUEST_EXTRA_PARAMS is not a JSON object: \(raw)",
+          hint: "write it as JSON, e.g. {\"acr_values\": \"eidas1\"}")
+      }
+    }
+    if let raw = backendEnv["MOBILE_AUTH_CALLBACK_SCHEMES"]?.trimmingCharacters(in: .whitespaces),
+      raw.hasPrefix("["),
+      (try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [Any]) == nil
+    {
+      error(
+        backendEnv, "MOBILE_AUTH_CALLBACK_SCHEMES",
+        "MOBILE_AUTH_CALLBACK_SCHEMES is not a JSON list: \(raw)",
+        hint: "write it as a JSON list, e.g. [\"stmessages\"]")
+    }
+    for key in [
+      "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT",
+      "OIDC_OP_USER_ENDPOINT", "OIDC_OP_LOGOUT_ENDPOINT", "MOBILE_OTA_MANIFEST_URL",
+    ] {
+      guard let value = backendEnv[key], !value.isEmpty else { continue }
+      if let problem = URLCheck.problem(value) {
+        error(
+          backendEnv, key, "\(key) = \(value) is not a usable URL: \(problem)",
+          hint: "write an absolute https:// URL")
+      }
+    }
+    if let value = frontendEnv["NEXT_PUBLIC_API_ORIGIN"], !value.isEmpty,
+      let problem = URLCheck.problem(value)
+    {
+      error(
+        frontendEnv, "NEXT_PUBLIC_API_ORIGIN",
+        "NEXT_PUBLIC_API_ORIGIN = \(value) is not a usable origin: \(problem)",
+        hint: "write the backend's origin, e.g. https://messages.example")
+    }
+  }
+
+  func location(_ file: String, _ line: Int?) -> FileLocation {
     FileLocation(file: file, line: line ?? 0, column: 1)
   }
 
   // MARK: Capacitor
 
-  private mutating func readCapacitor(_ platform: Platform, frontend: FrontendSettings)
-    -> CapacitorConfig
-  {
+  /// The synced `capacitor.config.json`, as `cap sync` would write it with this channel's
+  /// env: `MOBILE_DEV_SERVER_URL` becomes `server.url` and, with
+  /// `MOBILE_ALLOW_CLEARTEXT_FOR_DEV`, `server.cleartext` (seed 000, *Hot reload*) — on every
+  /// channel whose env is known, so that a release env inheriting the dev defaults is caught.
+  private mutating func readCapacitor(
+    _ platform: Platform, frontend: FrontendSettings, syncsEnv: Bool,
+    appIdFromEnv: Sourced<String>? = nil
+  ) -> CapacitorConfig {
     let key = "\(platform.rawValue).capacitorConfig"
     let path = profile.paths[key] ?? ""
-    guard let (text, file) = repository.text(path) else {
+    let found: (text: String, display: String)?
+    do {
+      found = try repository.text(path)
+    } catch {
+      collect(error)
+      return CapacitorConfig(file: path)
+    }
+    guard let (text, file) = found else {
       diagnostics.append(
         .error(
           at: nil, "\(platform.displayName) capacitor.config.json not found at \(path)",
-          hint: "run `cap sync`, or name the file as \"\(key)\" under \"paths\" in qualify.json"))
+          hint:
+            "it is written by `cap sync` (and usually gitignored): run `make mobile-build` with the channel's env, or name the file as \"\(key)\" under \"paths\" in qualify.json"
+        ))
       return CapacitorConfig(file: path)
     }
     var config = CapacitorConfig(file: file)
@@ -156,6 +331,7 @@ struct BuildReader {
         guard let value = json.at(path)?.string else { return nil }
         return Sourced(value, at: location(file, json.line(at: path)))
       }
+      config.appId = string("appId")
       config.serverURL = string("server.url").flatMap { $0.value.isEmpty ? nil : $0 }
       config.cleartext = bool("server.cleartext")
       config.nativeHTTP = bool("plugins.CapacitorHttp.enabled")
@@ -169,202 +345,47 @@ struct BuildReader {
     } catch {
       collect(error)
     }
-    // A dev build is synced with the dev env: `cap sync` bakes these in.
-    if channel == .dev {
-      if let url = frontend.devServerURL { config.serverURL = url }
-      if let cleartext = frontend.allowCleartextForDev, cleartext.value {
-        config.cleartext = cleartext
-      }
+    guard syncsEnv else { return config }
+    // Every dev make target re-syncs: a dev build carries the dev env's identity.
+    if channel == .dev, let id = appIdFromEnv {
+      config.appId = id
+    }
+    if let url = frontend.devServerURL {
+      config.serverURL = Sourced(
+        url.value, at: url.location,
+        derivation: [
+          "cap sync bakes MOBILE_DEV_SERVER_URL into server.url: the \(channel.rawValue) env sets it at \(url.origin)"
+        ])
+    }
+    let cleartext = frontend.devServerURL != nil || frontend.allowCleartextForDev?.value == true
+    if cleartext {
+      let source = frontend.allowCleartextForDev?.location ?? frontend.devServerURL?.location
+      let key =
+        frontend.allowCleartextForDev != nil
+        ? "MOBILE_ALLOW_CLEARTEXT_FOR_DEV" : "MOBILE_DEV_SERVER_URL"
+      config.cleartext = Sourced(
+        true, at: source,
+        derivation: [
+          "cap sync sets server.cleartext when \(key) is set: the \(channel.rawValue) env sets it at \(source.map { "\($0.file):\($0.line)" } ?? "?")"
+        ])
     }
     return config
   }
 
-  // MARK: iOS
+  // MARK: Strings
 
-  private mutating func readIOS(into build: inout AppBuild) {
-    let paths = profile.paths
-    // Info.plist: URL schemes and ATS.
-    if let path = paths["ios.infoPlist"], let (data, file) = repository.data(path) {
-      do {
-        let plist = try PropertyListReader.parse(data: data, file: file)
-        for type in plist["CFBundleURLTypes"]?.array ?? [] {
-          let line = type.line(of: "CFBundleURLSchemes")
-          for scheme in type["CFBundleURLSchemes"]?.array ?? [] {
-            if let s = scheme.string {
-              build.registeredSchemes.append(Sourced(s, at: location(file, line)))
-            }
-          }
-        }
-        if let ats = plist["NSAppTransportSecurity"] {
-          var settings = ATSSettings(
-            location: location(file, plist.line(of: "NSAppTransportSecurity")))
-          if let v = ats["NSAllowsArbitraryLoads"]?.bool {
-            settings.allowsArbitraryLoads = Sourced(
-              v, at: location(file, ats.line(of: "NSAllowsArbitraryLoads")))
-          }
-          if let v = ats["NSAllowsLocalNetworking"]?.bool {
-            settings.allowsLocalNetworking = Sourced(
-              v, at: location(file, ats.line(of: "NSAllowsLocalNetworking")))
-          }
-          for domain in ats["NSExceptionDomains"]?.entries ?? []
-          where domain.value["NSExceptionAllowsInsecureHTTPLoads"]?.bool == true {
-            settings.insecureExceptionDomains.append(
-              Sourced(domain.key, at: location(file, domain.line)))
-          }
-          build.transport.atsInSource = settings
-          build.transport.atsShipped = settings
-        }
-      } catch {
-        collect(error)
-      }
-    } else {
-      diagnostics.append(
-        .error(
-          at: nil, "iOS Info.plist not found at \(paths["ios.infoPlist"] ?? "?")",
-          hint: "name it as \"ios.infoPlist\" under \"paths\" in qualify.json"))
-    }
-
-    // Entitlements: aps-environment (the export rewrites it for distribution).
-    if let path = paths["ios.entitlements"], let (data, file) = repository.data(path) {
-      do {
-        let plist = try PropertyListReader.parse(data: data, file: file)
-        if let env = plist["aps-environment"]?.string {
-          let loc = location(file, plist.line(of: "aps-environment"))
-          build.push.apsEnvironment = Sourced(channel.isRelease ? "production" : env, at: loc)
-        }
-      } catch {
-        collect(error)
-      }
-    }
-
-    // The auth-session plugin: its ephemeral flag, its class name and its registration.
-    var pluginClass = "WebAuthSessionPlugin"
-    if let path = paths["ios.authPlugin"], let (text, file) = repository.text(path) {
-      build.authSession.usesWebAuthenticationSession = true
-      for (index, line) in SourceText.codeLines(text) {
-        if let range = line.range(
-          of: #"prefersEphemeralWebBrowserSession\s*=\s*(true|false)"#, options: .regularExpression)
-        {
-          let value = line[range].hasSuffix("true")
-          build.authSession.prefersEphemeral = Sourced(value, at: location(file, index + 1))
-        }
-        if let name = SourceText.capture(#"class\s+(\w+)\s*:\s*CAPPlugin"#, in: line) {
-          pluginClass = name
-        }
-      }
-    } else {
-      // Without the plugin the app falls back to the default Browser plugin.
-      build.authSession.usesWebAuthenticationSession = false
-    }
-    if let path = paths["ios.viewController"], let (text, file) = repository.text(path) {
-      var registered: Sourced<Bool> = Sourced(false, at: location(file, nil))
-      let pattern = #"registerPluginInstance\(\s*"# + pluginClass + #"\(\s*\)\s*\)"#
-      for (index, line) in SourceText.codeLines(text)
-      where line.range(of: pattern, options: .regularExpression) != nil {
-        registered = Sourced(true, at: location(file, index + 1))
-      }
-      build.authSession.pluginRegistered = registered
-      if !registered.value { build.authSession.usesWebAuthenticationSession = false }
-    } else if build.authSession.usesWebAuthenticationSession {
-      build.authSession.pluginRegistered = Sourced(false, at: nil)
-      build.authSession.usesWebAuthenticationSession = false
-    }
-
-    // The Xcode project: the strip phase removes the ATS exception from release products.
-    if let path = paths["ios.project"], let (text, file) = repository.text(path) {
-      let phase = XcodeProject.stripATSPhase(in: text)
-      build.guards.iosStripATSPhase = Sourced(phase != nil, at: location(file, phase))
-    }
-    if channel.isRelease && build.guards.iosStripATSPhase?.value == true {
-      build.transport.atsShipped = nil
-    }
-
-    readStrings(.ios, into: &build)
-  }
-
-  // MARK: Android
-
-  private mutating func readAndroid(into build: inout AppBuild) {
-    let paths = profile.paths
-    if let path = paths["android.manifest"], let (text, file) = repository.text(path) {
-      do {
-        let root = try XMLReader.parse(text: text, file: file)
-        guard root.name == "manifest" else {
-          throw Diagnostic.error(
-            at: location(file, root.line),
-            "expected <manifest> as the root element, found <\(root.name)>")
-        }
-        if let app = root.children("application").first,
-          let raw = app.attributes["android:usesCleartextTraffic"]
-        {
-          build.transport.usesCleartextTraffic = Sourced(
-            raw == "true", at: location(file, app.line))
-        }
-        for filter in root.descendants("intent-filter") {
-          for data in filter.children("data") {
-            if let scheme = data.attributes["android:scheme"], !["http", "https"].contains(scheme) {
-              build.registeredSchemes.append(Sourced(scheme, at: location(file, data.line)))
-            }
-          }
-        }
-        let permission = root.children("uses-permission").first {
-          $0.attributes["android:name"] == "android.permission.POST_NOTIFICATIONS"
-        }
-        build.push.postNotificationsPermission = Sourced(
-          permission != nil, at: location(file, permission?.line))
-      } catch {
-        collect(error)
-      }
-    } else {
-      diagnostics.append(
-        .error(
-          at: nil, "AndroidManifest.xml not found at \(paths["android.manifest"] ?? "?")",
-          hint: "name it as \"android.manifest\" under \"paths\" in qualify.json"))
-    }
-    // Capacitor's server.cleartext turns cleartext on for the WebView and native stack.
-    if build.transport.usesCleartextTraffic == nil
-      || build.transport.usesCleartextTraffic?.value == false,
-      let cleartext = build.capacitor.cleartext, cleartext.value
-    {
-      build.transport.usesCleartextTraffic = cleartext
-    }
-    if let path = paths["android.googleServices"], let (text, file) = repository.text(path) {
-      do {
-        let json = try JSONDocument(text: text, file: file).value
-        if let project = json.at("project_info.project_id")?.string {
-          build.push.firebaseProjectId = Sourced(
-            project, at: location(file, json["project_info"]?.line(of: "project_id")))
-        }
-        for client in json["client"]?.array ?? [] {
-          if let info = client.at("client_info.android_client_info"),
-            let name = info["package_name"]?.string
-          {
-            build.push.firebasePackages.append(
-              Sourced(name, at: location(file, info.line(of: "package_name"))))
-          }
-        }
-      } catch {
-        collect(error)
-      }
-    }
-    if let path = paths["android.buildGradle"], let (text, file) = repository.text(path) {
-      let line = GradleScript.releaseGuardLine(in: text)
-      build.guards.androidReleaseGuard = Sourced(line != nil, at: location(file, line))
-    }
-    readStrings(.android, into: &build)
-  }
-
-  private mutating func readStrings(_ platform: Platform, into build: inout AppBuild) {
+  mutating func readStrings(_ platform: Platform, into build: inout AppBuild) {
     for locale in profile.locales {
       let key = "\(platform.rawValue).strings.\(locale)"
       let path = profile.paths[key] ?? defaultStringsPath(platform, locale)
-      guard let (text, file) = repository.text(path) else { continue }
       do {
+        guard let (text, file) = try repository.text(path) else { continue }
         let strings =
           platform == .ios
           ? try LocalizedStrings.parseStrings(text: text, file: file)
           : try LocalizedStrings.parseAndroid(text: text, file: file)
-        build.push.bannerStrings[locale] = strings
+        build.push.bannerStrings[locale] = strings.mapValues(\.value)
+        build.push.bannerLines[locale] = strings.mapValues(\.line)
         build.push.bannerFiles[locale] = file
       } catch {
         collect(error)
@@ -374,119 +395,30 @@ struct BuildReader {
 
   private func defaultStringsPath(_ platform: Platform, _ locale: String) -> String {
     switch platform {
-    case .ios: return "ios/App/App/\(locale).lproj/Localizable.strings"
+    case .ios:
+      return XcodeProject.join(
+        profile.capacitorRoot, "ios/App/App/\(locale).lproj/Localizable.strings")
     case .android:
-      return "android/app/src/main/res/values\(locale == "en" ? "" : "-\(locale)")/strings.xml"
+      return XcodeProject.join(
+        profile.capacitorRoot,
+        "android/app/src/main/res/values\(locale == "en" ? "" : "-\(locale)")/strings.xml")
     }
   }
 }
 
-/// Source-text helpers for Swift, Kotlin and Gradle files: the guards look for declarations,
-/// so comments must not count.
-enum SourceText {
-  /// `(index, line)` pairs with `//` comments and `/* … */` blocks blanked.
-  static func codeLines(_ text: String) -> [(Int, String)] {
-    var out: [(Int, String)] = []
-    var inBlock = false
-    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      var line = String(raw)
-      var kept = ""
-      var rest = Substring(line)
-      while !rest.isEmpty {
-        if inBlock {
-          guard let end = rest.range(of: "*/") else {
-            rest = ""
-            break
-          }
-          rest = rest[end.upperBound...]
-          inBlock = false
-        } else if let start = rest.range(of: "/*"),
-          rest.range(of: "//").map({ start.lowerBound < $0.lowerBound }) ?? true
-        {
-          kept += rest[..<start.lowerBound]
-          rest = rest[start.upperBound...]
-          inBlock = true
-        } else if let comment = rest.range(of: "//") {
-          kept += rest[..<comment.lowerBound]
-          rest = ""
-        } else {
-          kept += rest
-          rest = ""
-        }
-      }
-      line = kept
-      out.append((index, line))
+/// Why a configured URL cannot be read at all (the real backend would fail to start on it).
+/// A URL that reads but is not `https://` (`ftp://…`, or no scheme) is for the
+/// `https-origins` guard to judge, per channel.
+enum URLCheck {
+  static func problem(_ value: String) -> String? {
+    guard let components = URLComponents(string: value) else {
+      return "it does not parse as a URL"
     }
-    return out
-  }
-}
-
-extension SourceText {
-  /// The first capture group of `pattern` in `line`.
-  static func capture(_ pattern: String, in line: String) -> String? {
-    guard let regex = try? NSRegularExpression(pattern: pattern),
-      let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
-      match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: line)
-    else { return nil }
-    return String(line[range])
-  }
-}
-
-/// What the guards need of an Xcode project file.
-enum XcodeProject {
-  /// The line of a shell-script build phase that deletes `NSAppTransportSecurity` from the
-  /// built product's Info.plist, provided a target lists it among its build phases.
-  static func stripATSPhase(in text: String) -> Int? {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    var index = 0
-    while index < lines.count {
-      let line = lines[index]
-      if line.contains("isa = PBXShellScriptBuildPhase"),
-        let id = phaseIdentifier(lines, from: index)
-      {
-        var end = index
-        var script = ""
-        while end < lines.count && !lines[end].trimmingCharacters(in: .whitespaces).hasPrefix("};")
-        {
-          script += lines[end]
-          end += 1
-        }
-        if script.contains("Delete :NSAppTransportSecurity") {
-          let referenced = lines.enumerated().contains { offset, l in
-            (offset < index - 1 || offset > end) && l.contains(id) && !l.contains("isa =")
-          }
-          if referenced { return index + 1 }
-        }
-        index = end
-      }
-      index += 1
+    if let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      (components.host ?? "").isEmpty
+    {
+      return "it has no host"
     }
     return nil
-  }
-
-  private static func phaseIdentifier(_ lines: [String], from index: Int) -> String? {
-    // The object id opens the block, on this line or the line above.
-    for candidate in [lines[index], index > 0 ? lines[index - 1] : ""] {
-      let trimmed = candidate.trimmingCharacters(in: .whitespaces)
-      if let space = trimmed.firstIndex(of: " "), trimmed.contains("= {") {
-        return String(trimmed[..<space])
-      }
-    }
-    return nil
-  }
-}
-
-/// What the guards need of an Android `build.gradle`.
-enum GradleScript {
-  /// The line of a release guard: a `preReleaseBuild` hook that fails on a synced
-  /// `server.url` or `server.cleartext`.
-  static func releaseGuardLine(in text: String) -> Int? {
-    let lines = SourceText.codeLines(text)
-    guard let hook = lines.first(where: { $0.1.contains("preReleaseBuild") }) else { return nil }
-    let after = lines.drop { $0.0 < hook.0 }.prefix(40).map(\.1).joined(separator: "\n")
-    let checksServer =
-      after.contains("server") && (after.contains("url") || after.contains("cleartext"))
-    let fails = after.contains("GradleException") || after.contains("throw ")
-    return checksServer && fails ? hook.0 + 1 : nil
   }
 }

@@ -407,7 +407,7 @@ public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
     let username = request.formValue("username") ?? ""
     guard let user = testUsers.first(where: { $0.username == username || $0.email == username }),
       Digest.constantTimeEqual(
-        Array(user.password.utf8), Array((request.formValue("password") ?? "").utf8))
+        Array((user.password ?? "").utf8), Array((request.formValue("password") ?? "").utf8))
     else {
       record(
         Event(

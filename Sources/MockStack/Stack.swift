@@ -42,7 +42,15 @@ public final class Stack: @unchecked Sendable {
     // The identity provider, configured like the real one of the channel.
     let profile =
       IdentityProvider.Profile(rawValue: profileName ?? build.identityProvider) ?? .keycloakDev
-    let users = build.realm?.users ?? Stack.testUsers(context)
+    // A realm export holds hashed passwords that cannot be reversed: the mock IdP gives those
+    // users test passwords of its own (from the run's seed).
+    let users =
+      (build.realm?.users.isEmpty == false ? build.realm?.users ?? [] : Stack.testUsers(context))
+      .map { user -> RealmSettings.User in
+        var user = user
+        if user.password == nil { user.password = context.secret(byteCount: 12) }
+        return user
+      }
     let companionSecret = context.secret(byteCount: 24)
     var idp: IdentityProvider?
     if let origin = topology.identityProvider {
@@ -112,7 +120,9 @@ public final class Stack: @unchecked Sendable {
     }
     serve(topology.backend, backend)
     serve(topology.companionBackend, companionBackend)
-    if let idp, let origin = topology.identityProvider { serve(origin, idp) }
+    if let idp {
+      for origin in topology.identityProviderOrigins { serve(origin, idp) }
+    }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
 
     // A world whose servers must present another certificate cannot share listeners.
@@ -151,10 +161,10 @@ public final class Stack: @unchecked Sendable {
 
   /// Test users for an identity provider without a realm export (seeded passwords).
   static func testUsers(_ context: StackContext) -> [RealmSettings.User] {
-    ["alice", "bob", "carol"].map { name in
+    (1...3).map { index in
       RealmSettings.User(
-        username: name, password: context.secret(byteCount: 12), email: "\(name)@example.org",
-        firstName: name.capitalized, lastName: "Test")
+        username: "test-user-\(index)@example.org", password: context.secret(byteCount: 12),
+        email: "test-user-\(index)@example.org", firstName: "Test", lastName: "User \(index)")
     }
   }
 

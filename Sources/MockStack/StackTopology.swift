@@ -6,8 +6,12 @@ import HTTP
 public struct StackTopology: Sendable {
   /// The backend the app calls (`NEXT_PUBLIC_API_ORIGIN`).
   public var backend: Origin
-  /// The identity provider (from `OIDC_OP_AUTHORIZATION_ENDPOINT`).
+  /// The identity provider as browsers reach it (from `OIDC_OP_AUTHORIZATION_ENDPOINT`).
   public var identityProvider: Origin?
+  /// Every origin the backend's env names for the identity provider: in a compose setup the
+  /// browser reaches Keycloak on `localhost:8902` while the backend calls it on
+  /// `keycloak:8802` (seed 000's dev stack); the mock answers on each.
+  public var identityProviderOrigins: [Origin] = []
   /// The OTA bucket (from `MOBILE_OTA_MANIFEST_URL`).
   public var bucket: Origin?
   /// The backend of the companion La Suite app used to prove cross-app SSO.
@@ -27,6 +31,17 @@ public struct StackTopology: Sendable {
     }
     self.backend = backend
     identityProvider = build.backend.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
+    for endpoint in [
+      build.backend.oidcAuthorizationEndpoint, build.backend.oidcTokenEndpoint,
+      build.backend.oidcJWKSEndpoint, build.backend.oidcUserinfoEndpoint,
+      build.backend.oidcLogoutEndpoint,
+    ] {
+      if let origin = endpoint.flatMap(Origin.init(url:)),
+        !identityProviderOrigins.contains(origin)
+      {
+        identityProviderOrigins.append(origin)
+      }
+    }
     bucket = build.backend.otaManifestURL.flatMap(Origin.init(url:))
     companionBackend = StackTopology.companion(of: backend)
     if build.channel == .dev {
@@ -48,7 +63,8 @@ public struct StackTopology: Sendable {
       backend, companionBackend, StackTopology.apnsSandbox, StackTopology.apnsProduction,
       StackTopology.fcm,
     ]
-    if let identityProvider { out.append(identityProvider) }
+    for origin in identityProviderOrigins where !out.contains(origin) { out.append(origin) }
+    if let identityProvider, !out.contains(identityProvider) { out.append(identityProvider) }
     if let bucket { out.append(bucket) }
     if let devServer { out.append(devServer) }
     return out

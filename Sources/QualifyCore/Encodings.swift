@@ -69,19 +69,31 @@ public enum Base64PEM {
 
 /// Text made safe for HTML element content and attribute values.
 public enum HTMLText {
+  /// Escapes text for element content and quoted attribute values.
+  ///
+  /// Works on Unicode scalars, not characters: a grapheme cluster such as U+0600 followed by
+  /// `<` is one `Character` in Swift, and matching characters would let the `<` through.
+  /// Control characters other than tab and newline are written as character references so
+  /// that nothing invisible reaches the page.
   public static func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.count)
-    for c in text {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(c)
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+      case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+      case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+      case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+      case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+      case "\n", "\t":
+        out.append(scalar)
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+          out.append(contentsOf: "&#\(scalar.value);".unicodeScalars)
+        } else {
+          out.append(scalar)
+        }
       }
     }
-    return out
+    return String(out)
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// "Did you mean …" by edit distance, for unknown keywords, flags and names.
 public enum Suggestions {
   /// The candidate closest to `word`, if it is close enough to be a plausible typo.
@@ -35,5 +37,12 @@ public enum Suggestions {
       }
     }
     return table[a.count][b.count]
+  }
+}
+
+/// Shell-style globbing: `*` (any run), `?` (one character), `[abc]`.
+public enum Glob {
+  public static func matches(_ pattern: String, _ text: String) -> Bool {
+    fnmatch(pattern, text, 0) == 0
   }
 }

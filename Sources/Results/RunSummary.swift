@@ -1,16 +1,72 @@
 import Artifacts
+import Foundation
 import QualifyCore
 import Scenarios
 
-/// The verdict of a whole run, from its scenario results.
+/// What a run was asked to cover: the whole catalogue for the channel, or less. Only a full
+/// run may say QUALIFIED (DESIGN.md, *Decisions*: the verdict never claims more than was
+/// checked).
+public struct RunScope: Sendable, Codable, Equatable {
+  public var filters: [String] = []
+  public var tags: [String] = []
+  /// `I/N` of `--shard`.
+  public var shard: String?
+  /// The scenario `qualify run` named.
+  public var scenario: String?
+  public var platforms: [Platform] = Platform.allCases
+  public var controls = true
+  /// Set when the channel's env fell back to dev defaults.
+  public var envWarning: String?
+  /// Scenario runs selected, and how many the whole catalogue has for the channel.
+  public var selectedRuns = 0
+  public var catalogueRuns = 0
+  /// For each checklist item (as text), the platforms on which the whole catalogue has a
+  /// check proving it on this channel: a partial run's cell then reads "not run" rather
+  /// than "not covered".
+  public var catalogueItems: [String: [Platform]] = [:]
+
+  public init() {}
+
+  /// `catalogueItems` as the coverage reads it.
+  public var catalogue: [Int: Set<Platform>] {
+    var out: [Int: Set<Platform>] = [:]
+    for (key, platforms) in catalogueItems {
+      if let item = Int(key) { out[item] = Set(platforms) }
+    }
+    return out
+  }
+
+  /// What makes the run partial, one phrase each (`filter sso/*`, `ios only`).
+  public var limits: [String] {
+    var out: [String] = []
+    if let scenario { out.append("scenario \(scenario)") }
+    if !filters.isEmpty { out.append("filter \(filters.joined(separator: ", "))") }
+    if !tags.isEmpty { out.append("tag \(tags.joined(separator: ", "))") }
+    if let shard { out.append("shard \(shard)") }
+    if Set(platforms) != Set(Platform.allCases) {
+      out.append(platforms.map(\.rawValue).joined(separator: ", ") + " only")
+    }
+    if !controls { out.append("controls off") }
+    if envWarning != nil { out.append("channel env not supplied") }
+    return out
+  }
+
+  public var isFull: Bool { limits.isEmpty }
+}
+
+/// The verdict of a whole run, from its scenario results and its scope.
 public struct RunSummary: Sendable {
   public var counts: [Verdict: Int]
   public var total: Int
   /// Controls that bit, out of those that ran.
   public var controlsBitten: Int
   public var controlsRun: Int
+  public var scope: RunScope
+  /// Results that are not applicable for a reason that makes the run partial (a feature the
+  /// profile does not declare unused, an env not supplied), with their reasons.
+  public var partialReasons: [String]
 
-  public init(_ results: [ScenarioResult]) {
+  public init(_ results: [ScenarioResult], scope: RunScope = RunScope()) {
     var counts: [Verdict: Int] = [:]
     for result in results { counts[result.verdict, default: 0] += 1 }
     self.counts = counts
@@ -18,33 +74,77 @@ public struct RunSummary: Sendable {
     let ran = results.flatMap(\.controls).filter { $0.outcome != .notRun }
     controlsRun = ran.count
     controlsBitten = ran.filter { $0.outcome == .bit }.count
+    self.scope = scope
+    var reasons: [String] = []
+    for result in results where result.verdict == .notApplicable {
+      guard result.notApplicableCause != .declared else { continue }
+      let reason: String
+      if result.message.hasPrefix("OTA is not enabled") {
+        reason = "OTA not enabled in this build (declare features.ota in qualify.json)"
+      } else if result.message.hasPrefix("push is not enabled") {
+        reason = "push not enabled in this build (declare features.push in qualify.json)"
+      } else {
+        reason = "channel env not supplied"
+      }
+      if !reasons.contains(reason)
+        && !(reason == "channel env not supplied" && scope.envWarning != nil)
+      {
+        reasons.append(reason)
+      }
+    }
+    partialReasons = reasons
   }
 
-  /// Qualified: something ran, and every result passed.
-  public var qualified: Bool { total > 0 && counts[.passed, default: 0] == total }
+  public var failures: Int { counts[.failed, default: 0] + counts[.controlDidNotBite, default: 0] }
+  public var passed: Int { counts[.passed, default: 0] }
+  public var notApplicable: Int { counts[.notApplicable, default: 0] }
 
-  /// `0` qualified, `1` not qualified, `3` when only harness errors stand in the way.
+  /// Nothing failed and something passed.
+  public var clean: Bool {
+    total > 0 && failures == 0 && counts[.error, default: 0] == 0 && passed > 0
+  }
+
+  /// A clean full run: every scenario for the channel, both platforms, controls on, nothing
+  /// left out for a reason the profile does not state.
+  public var qualified: Bool { clean && scope.isFull && partialReasons.isEmpty }
+
+  /// What makes a clean run partial.
+  public var partiality: [String] {
+    var out = scope.limits
+    out += partialReasons
+    if scope.catalogueRuns > 0 && total < scope.catalogueRuns {
+      out.append("\(total) of \(scope.catalogueRuns) runs")
+    }
+    return out
+  }
+
+  /// `0` qualified or passed (partial), `1` not qualified, `3` when only harness errors stand
+  /// in the way.
   public var exitCode: ExitCode {
-    if qualified { return .qualified }
-    let failures = counts[.failed, default: 0] + counts[.controlDidNotBite, default: 0]
+    if clean { return .qualified }
     if failures == 0 && counts[.error, default: 0] > 0 { return .internalError }
     return .notQualified
   }
 
   public var status: RunRecord.Status {
+    if qualified { return .qualified }
+    if clean { return .partial }
     switch exitCode {
-    case .qualified: return .qualified
     case .internalError: return .error
     default: return .notQualified
     }
   }
 
-  /// `QUALIFIED` / `NOT QUALIFIED` / `ERROR`.
+  /// `QUALIFIED`, `PASSED (partial: filter sso/*, ios only, 2 of 74 runs)`, `NOT QUALIFIED`,
+  /// `ERROR`.
   public var headline: String {
-    switch exitCode {
+    switch status {
     case .qualified: return "QUALIFIED"
-    case .internalError: return "ERROR"
-    default: return "NOT QUALIFIED"
+    case .partial: return "PASSED (partial: \(partiality.joined(separator: ", ")))"
+    case .error: return "ERROR"
+    case .running: return "IN PROGRESS"
+    case .aborted: return "ABORTED"
+    case .notQualified: return "NOT QUALIFIED"
     }
   }
 }
@@ -61,4 +161,142 @@ public enum ReleaseChecklist {
     (7, "No dev server baked in"),
     (8, "Push environment pairing"),
   ]
+
+  /// The platforms an item is about: items 1 and 2 are one platform's cross-app SSO each.
+  public static func platforms(of item: Int) -> [Platform] {
+    switch item {
+    case 1: return [.ios]
+    case 2: return [.android]
+    default: return Platform.allCases
+    }
+  }
+
+  /// What a release-channel run must say about items 1 and 2 until a run against the real
+  /// IdP backs them (seed 000, checklist item 1).
+  public static let identityProviderCaveat =
+    "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it"
+}
+
+/// One cell of the checklist matrix: an item on a platform.
+public struct ChecklistCell: Sendable, Codable {
+  public enum State: String, Sendable, Codable {
+    /// At least one check proving the item on the platform passed, none failed.
+    case passed
+    /// A check proving it failed (or a control did not bite).
+    case failed
+    /// A check proving it could not run (harness error).
+    case error
+    /// Every check proving it is not applicable to this build.
+    case notApplicable = "not-applicable"
+    /// The catalogue has checks for it, but this (partial) run did not select them, or the
+    /// channel's env was not supplied.
+    case notRun = "not-run"
+    /// No check proves it.
+    case notCovered = "not-covered"
+  }
+
+  public var item: Int
+  public var platform: Platform
+  public var state: State
+  /// Indices into the results that prove it, and those that only support it.
+  public var proving: [Int]
+  public var supporting: [Int]
+  /// How the passing checks proved it (`static`, `simulated`).
+  public var proofs: [Proof]
+  public var failing: [String]
+}
+
+/// The checklist matrix of a run: each item on each platform it concerns.
+public struct ChecklistCoverage: Sendable {
+  public var cells: [ChecklistCell]
+
+  /// - Parameter catalogue: item → platforms for which the whole catalogue has a proving
+  ///   check on this channel (tells "not run" from "not covered" in partial runs).
+  public init(_ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil) {
+    var cells: [ChecklistCell] = []
+    for (item, _) in ReleaseChecklist.items {
+      for platform in ReleaseChecklist.platforms(of: item) {
+        let proving = results.indices.filter {
+          results[$0].checklist.contains(item) && results[$0].platform == platform
+        }
+        let supporting = results.indices.filter {
+          results[$0].supports.contains(item) && results[$0].platform == platform
+        }
+        let verdicts = proving.map { results[$0].verdict }
+        let state: ChecklistCell.State
+        if verdicts.contains(.failed) || verdicts.contains(.controlDidNotBite) {
+          state = .failed
+        } else if verdicts.contains(.error) {
+          state = .error
+        } else if verdicts.contains(.passed) {
+          state = .passed
+        } else if !verdicts.isEmpty
+          && proving.allSatisfy({ results[$0].notApplicableCause == .envNotSupplied })
+        {
+          state = .notRun
+        } else if !verdicts.isEmpty {
+          state = .notApplicable
+        } else if catalogue?[item]?.contains(platform) == true {
+          state = .notRun
+        } else {
+          state = .notCovered
+        }
+        let passing = proving.filter { results[$0].verdict == .passed }
+        cells.append(
+          ChecklistCell(
+            item: item, platform: platform, state: state, proving: proving,
+            supporting: supporting,
+            proofs: Array(Set(passing.map { results[$0].proof })).sorted {
+              $0.rawValue < $1.rawValue
+            },
+            failing: proving.filter {
+              [.failed, .controlDidNotBite, .error].contains(results[$0].verdict)
+            }.map { results[$0].displayName }))
+      }
+    }
+    self.cells = cells
+  }
+
+  public func cells(of item: Int) -> [ChecklistCell] { cells.filter { $0.item == item } }
+
+  /// Items proven on every platform they concern.
+  public var coveredItems: [Int] {
+    ReleaseChecklist.items.map(\.0).filter { item in
+      let own = cells(of: item)
+      return !own.isEmpty && own.allSatisfy { $0.state == .passed }
+    }
+  }
+
+  public var notApplicableItems: [Int] {
+    ReleaseChecklist.items.map(\.0).filter { item in
+      let own = cells(of: item)
+      return !own.isEmpty && own.allSatisfy { $0.state == .notApplicable }
+    }
+  }
+
+  /// `5 of 8 checklist items covered (failed: 6; not covered: 3, 8; not applicable: 4)`.
+  public var summary: String {
+    let all = ReleaseChecklist.items.map(\.0)
+    let covered = coveredItems
+    let applicable = notApplicableItems
+    let failed = all.filter { item in
+      cells(of: item).contains { $0.state == .failed || $0.state == .error }
+    }
+    let missing = all.filter {
+      !covered.contains($0) && !applicable.contains($0) && !failed.contains($0)
+    }
+    var text = "\(covered.count) of \(all.count) checklist items covered"
+    var notes: [String] = []
+    if !failed.isEmpty {
+      notes.append("failed: \(failed.map(String.init).joined(separator: ", "))")
+    }
+    if !missing.isEmpty {
+      notes.append("not covered: \(missing.map(String.init).joined(separator: ", "))")
+    }
+    if !applicable.isEmpty {
+      notes.append("not applicable: \(applicable.map(String.init).joined(separator: ", "))")
+    }
+    if !notes.isEmpty { text += " (\(notes.joined(separator: "; ")))" }
+    return text
+  }
 }

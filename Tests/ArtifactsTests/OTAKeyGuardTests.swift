@@ -52,7 +52,7 @@ import Testing
     var broken = build
     broken.frontend.otaPublicKey = nil
     #expect(rules(broken) == ["ota-public-key"])
-    broken.backend.env.set("MOBILE_OTA_MANIFEST_URL", "")
+    broken.features.ota.enabled = false
     #expect(rules(broken).isEmpty)
   }
 }

@@ -72,7 +72,8 @@ import Testing
   @Test func stringsFilesParse() throws {
     let strings = try LocalizedStrings.parseStrings(
       text: "/* c */\n\"k\" = \"v \\\"q\\\"\";\n// x\n", file: "L.strings")
-    #expect(strings["k"] == "v \"q\"")
+    #expect(strings["k"]?.value == "v \"q\"")
+    #expect(strings["k"]?.line == 2)
   }
 
   @Test func aProfileWithUnknownKeysIsRejectedWithSuggestions() {

@@ -17,6 +17,8 @@ enum SampleResults {
       seed: 42, filter: nil, platforms: [.ios, .android], harnessVersion: "0.1.0")
     run.host = "ci"
     run.finishedAt = start.addingTimeInterval(1.5)
+    run.status = .notQualified
+    run.scope = RunScope()
     return run
   }
 
@@ -208,3 +210,171 @@ struct XMLDocumentProbe {
 #if canImport(FoundationXML)
   import FoundationXML
 #endif
+
+/// The verdict never claims more than was checked (DESIGN.md, *Decisions of 2026-11-30*).
+@Suite struct HonestVerdictTests {
+  static func result(
+    _ id: String, _ platform: Platform, _ verdict: Verdict, checklist: [Int] = [],
+    supports: [Int] = [], proof: Proof = .simulated, cause: NotApplicableCause? = nil
+  ) -> ScenarioResult {
+    var result = ScenarioResult(
+      scenarioID: id, title: id, file: "\(id).scenario", platform: platform, channel: .prod,
+      checklist: checklist, tags: [], verdict: verdict, message: verdict.rawValue,
+      check: ExecutionRecord(steps: [], failedStep: nil, message: nil, isError: false, duration: 0),
+      controls: [], duration: 0)
+    result.supports = supports
+    result.proof = proof
+    result.notApplicableCause = cause
+    return result
+  }
+
+  @Test func aFullCleanRunQualifies() {
+    var scope = RunScope()
+    scope.selectedRuns = 2
+    scope.catalogueRuns = 2
+    let summary = RunSummary(
+      [
+        Self.result("sso/a", .ios, .passed, checklist: [1]),
+        Self.result("sso/a", .android, .passed),
+      ],
+      scope: scope)
+    #expect(summary.status == .qualified)
+    #expect(summary.headline == "QUALIFIED")
+    #expect(summary.exitCode == .qualified)
+  }
+
+  /// Each limit of a run makes it partial, never QUALIFIED; exit stays 0 so shards gate CI.
+  static let limits: [(String, (inout RunScope) -> Void, String)] = [
+    ("filter", { $0.filters = ["sso/*"] }, "filter sso/*"),
+    ("platform", { $0.platforms = [.ios] }, "ios only"),
+    ("tag", { $0.tags = ["sso"] }, "tag sso"),
+    ("shard", { $0.shard = "1/3" }, "shard 1/3"),
+    ("controls", { $0.controls = false }, "controls off"),
+    ("scenario", { $0.scenario = "sso/cross-app" }, "scenario sso/cross-app"),
+    ("env", { $0.envWarning = "no prod env" }, "channel env not supplied"),
+  ]
+
+  @Test(arguments: limits.indices)
+  func aNarrowerRunIsLabelledPartial(index: Int) {
+    let (_, apply, phrase) = Self.limits[index]
+    var scope = RunScope()
+    apply(&scope)
+    scope.selectedRuns = 1
+    scope.catalogueRuns = 74
+    let summary = RunSummary([Self.result("sso/a", .ios, .passed, checklist: [1])], scope: scope)
+    #expect(summary.status == .partial)
+    #expect(summary.headline.hasPrefix("PASSED (partial: "))
+    #expect(summary.headline.contains(phrase))
+    #expect(summary.headline.contains("1 of 74 runs"))
+    #expect(summary.exitCode == .qualified)
+  }
+
+  @Test func aFeatureTheProfileDoesNotDeclareUnusedMakesTheRunPartial() {
+    let off = RunSummary(
+      [
+        Self.result("sso/a", .ios, .passed),
+        {
+          var r = Self.result("ota/a", .ios, .notApplicable, cause: .featureOff)
+          r.message = "OTA is not enabled in this build: MOBILE_OTA_MANIFEST_URL is unset"
+          return r
+        }(),
+      ])
+    #expect(off.status == .partial)
+    #expect(off.headline.contains("OTA not enabled"))
+    let declared = RunSummary(
+      [
+        Self.result("sso/a", .ios, .passed),
+        Self.result("ota/a", .ios, .notApplicable, cause: .declared),
+      ])
+    #expect(declared.status == .qualified)
+  }
+
+  @Test func aFailureIsNotQualifiedWhateverTheScope() {
+    var scope = RunScope()
+    scope.filters = ["sso/*"]
+    let summary = RunSummary([Self.result("sso/a", .ios, .failed, checklist: [1])], scope: scope)
+    #expect(summary.status == .notQualified)
+    #expect(summary.exitCode == .notQualified)
+  }
+
+  @Test func theMatrixCountsOnlyChecksThatProveTheItemOnThatPlatform() {
+    let results = [
+      Self.result("sso/cross-app", .ios, .passed, checklist: [1, 2]),
+      Self.result("guards/banner", .ios, .passed, supports: [8], proof: .static),
+      Self.result("guards/banner", .android, .passed, supports: [8], proof: .static),
+      Self.result("files/download", .android, .failed, checklist: [5]),
+    ]
+    let coverage = ChecklistCoverage(results)
+    // Item 1 is iOS's, item 2 Android's: an iOS pass says nothing about Android.
+    #expect(coverage.cells(of: 1).map(\.platform) == [.ios])
+    #expect(coverage.cells(of: 1).first?.state == .passed)
+    #expect(coverage.cells(of: 2).first?.state == .notCovered)
+    // A supporting check never makes an item passed.
+    #expect(
+      coverage.cells(of: 8).allSatisfy { $0.state == .notCovered && $0.supporting.count == 1 })
+    #expect(coverage.cells(of: 5).first { $0.platform == .android }?.state == .failed)
+    #expect(
+      coverage.cells(of: 5).first { $0.platform == .android }?.failing == [
+        "files/download [android]"
+      ])
+    #expect(coverage.coveredItems == [1])
+    #expect(coverage.summary.hasPrefix("1 of 8 checklist items covered"))
+  }
+
+  @Test func aPartialRunsCellSaysNotRunWhereTheCatalogueHasAProof() {
+    let coverage = ChecklistCoverage(
+      [Self.result("sso/a", .ios, .passed, checklist: [1])], catalogue: [2: [.android]])
+    #expect(coverage.cells(of: 2).first?.state == .notRun)
+    #expect(coverage.cells(of: 3).first?.state == .notCovered)
+  }
+
+  @Test func theReportOfARunInProgressSaysSo() {
+    var run = SampleResults.run
+    run.status = .running
+    run.scope?.selectedRuns = 74
+    let html = HTMLReport.render(run: run, results: SampleResults.results)
+    #expect(html.contains("IN PROGRESS (3 of 74 runs done)"))
+    #expect(!html.contains("QUALIFIED"))
+  }
+
+  @Test func theStoreKeepsTheScopeAndHowEachResultProves() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try ResultStore(path: directory.appendingPathComponent("q.sqlite").path)
+    var run = SampleResults.run
+    var scope = RunScope()
+    scope.filters = ["sso/*"]
+    scope.platforms = [.ios]
+    scope.controls = false
+    run.scope = scope
+    run.appName = "Messages"
+    try store.begin(run)
+    try store.record(
+      Self.result("guards/banner", .ios, .passed, supports: [8], proof: .static), run: run.id)
+    try store.record(Self.result("ota/a", .ios, .notApplicable, cause: .featureOff), run: run.id)
+    try store.finish(run: run.id, status: .partial)
+    let stored = try #require(try store.run(run.id))
+    #expect(stored.scope == scope)
+    #expect(stored.status == .partial)
+    #expect(stored.appName == "Messages")
+    #expect(stored.counts["not-applicable"] == 1)
+    let results = try store.results(run: run.id)
+    #expect(results.first { $0.scenarioID == "guards/banner" }?.supports == [8])
+    #expect(results.first { $0.scenarioID == "guards/banner" }?.proof == .static)
+    #expect(results.first { $0.scenarioID == "ota/a" }?.notApplicableCause == .featureOff)
+  }
+
+  @Test func junitAndJSONCarryTheScope() throws {
+    var run = SampleResults.run
+    run.scope?.filters = ["sso/*"]
+    let xml = JUnitWriter.render(run: run, results: [Self.result("sso/a", .ios, .passed)])
+    #expect(xml.contains("<property name=\"scope\" value=\"partial\"/>"))
+    #expect(xml.contains("<property name=\"verdict\" value=\"passed-partial\"/>"))
+    let json = try JSONWriter.render(run: run, results: [Self.result("sso/a", .ios, .passed)])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    #expect(object["verdict"] as? String == "passed-partial")
+    #expect((object["scope"] as? [String: Any])?["filters"] as? [String] == ["sso/*"])
+    #expect((object["checklist"] as? [Any])?.count == 14)
+  }
+}

@@ -9,39 +9,43 @@ public enum BuildGuards {
     GuardRule(
       id: "dev-server-url", title: "No dev server URL baked in",
       source: "seed 000, Hot reload; checklist item 7", devAllows: true,
+      reads: [.files, .frontendEnv],
       check: { build in
         guard let url = build.capacitor.serverURL else { return [] }
         return [
-          (
-            "server.url = \"\(url.value)\" is baked in: the WebView would load from the dev server instead of the embedded bundle",
-            url.location, url.value
-          )
+          GuardHit(
+            "server.url = \"\(url.value)\" is baked in\(url.because): the WebView would load from the dev server instead of the embedded bundle",
+            at: url.location, value: url.value)
         ]
       },
-      fix: "set MOBILE_DEV_SERVER_URL empty in frontend.local and rerun `make mobile-build`"),
+      fix:
+        "set MOBILE_DEV_SERVER_URL empty in the release env (frontend.local) and rerun `make mobile-build`"
+    ),
     GuardRule(
       id: "server-cleartext", title: "No server.cleartext",
-      source: "seed 000, Production hardening", devAllows: true,
+      source: "seed 000, Production hardening", devAllows: true, reads: [.files, .frontendEnv],
       check: { build in
         guard let cleartext = build.capacitor.cleartext, cleartext.value else { return [] }
         return [
-          ("server.cleartext = true is baked in: plain HTTP is allowed", cleartext.location, "true")
+          GuardHit(
+            "server.cleartext = true is baked in\(cleartext.because): plain HTTP is allowed",
+            at: cleartext.location, value: "true")
         ]
       },
-      fix: "unset MOBILE_ALLOW_CLEARTEXT_FOR_DEV for release builds and rerun `cap sync`"),
+      fix:
+        "set MOBILE_ALLOW_CLEARTEXT_FOR_DEV (and MOBILE_DEV_SERVER_URL) empty in the release env and rerun `cap sync`"
+    ),
     GuardRule(
       id: "uses-cleartext-traffic", title: "No android:usesCleartextTraffic",
       source: "seed 000, Production hardening", devAllows: true,
       check: { build in
         guard build.platform == .android, let flag = build.transport.usesCleartextTraffic,
-          flag.value,
-          flag.location?.file != build.capacitor.file
+          flag.value
         else { return [] }
         return [
-          (
+          GuardHit(
             "AndroidManifest.xml sets android:usesCleartextTraffic=\"true\": the release app may speak plain HTTP",
-            flag.location, "true"
-          )
+            at: flag.location, value: "true")
         ]
       },
       fix:
@@ -52,40 +56,55 @@ public enum BuildGuards {
       source: "seed 000, Production hardening (Strip dev ATS exception)", devAllows: true,
       check: { build in
         guard build.platform == .ios, let shipped = build.transport.atsShipped else { return [] }
-        let strip = build.guards.iosStripATSPhase?.value == true
+        let why =
+          build.channel.isRelease
+          ? " (\(build.guards.iosStripATSProblem ?? "no build phase removes it from release products")\(build.guards.iosStripATSPhase?.location.map { ", \($0.file):\($0.line)" } ?? ""))"
+          : ""
         return shipped.exceptions.map { exception, location in
-          let why =
-            strip || !build.channel.isRelease
-            ? "" : " (no \"Strip dev ATS exception\" build phase removes it from release products)"
-          return ("Info.plist ships \(exception)\(why)", location, exception)
+          GuardHit("Info.plist ships \(exception)\(why)", at: location, value: exception)
         }
       },
       fix:
-        "keep the \"Strip dev ATS exception\" build phase (it deletes NSAppTransportSecurity from every non-Debug product)"
+        "keep the \"Strip dev ATS exception\" build phase deleting NSAppTransportSecurity in every non-Debug configuration"
     ),
     GuardRule(
       id: "https-origins", title: "Every origin is HTTPS",
       source: "seed 000, Production hardening (OTA over HTTPS, CSRF Origin on HTTPS)",
-      devAllows: true,
+      devAllows: true, reads: [.backendEnv, .frontendEnv],
       check: { build in
-        var out: [(String, FileLocation?, String?)] = []
-        let api = build.frontend.apiOrigin
-        if api.value.lowercased().hasPrefix("http://") {
-          out.append(
-            ("NEXT_PUBLIC_API_ORIGIN = \(api.value) is cleartext", api.location, api.value))
+        var out: [GuardHit] = []
+        func judge(_ key: String, _ value: String, _ location: FileLocation?) {
+          let scheme = URLComponents(string: value)?.scheme?.lowercased()
+          switch scheme {
+          case "https":
+            return
+          case "http":
+            out.append(GuardHit("\(key) = \(value) is cleartext", at: location, value: value))
+          case nil:
+            out.append(
+              GuardHit(
+                "\(key) = \(value) has no scheme: clients cannot reach it as https://",
+                at: location, value: value, devAllows: false))
+          case let other?:
+            out.append(
+              GuardHit(
+                "\(key) = \(value) uses \(other):, not https:", at: location, value: value,
+                devAllows: false))
+          }
         }
+        let api = build.frontend.apiOrigin
+        judge("NEXT_PUBLIC_API_ORIGIN", api.value, api.location)
         for key in [
           "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT",
           "OIDC_OP_USER_ENDPOINT", "OIDC_OP_LOGOUT_ENDPOINT", "MOBILE_OTA_MANIFEST_URL",
         ] {
-          if let value = build.backend.env[key], value.lowercased().hasPrefix("http://") {
-            out.append(
-              ("\(key) = \(value) is cleartext", build.backend.env.location(of: key), value))
+          if let value = build.backend.env[key], !value.isEmpty {
+            judge(key, value, build.backend.env.location(of: key))
           }
         }
         return out
       },
-      fix: "serve the API, the identity provider and the OTA bucket over HTTPS"),
+      fix: "serve the API, the identity provider and the OTA bucket over https://"),
     GuardRule(
       id: "android-release-guard", title: "Android release builds fail on a dev server.url",
       source: "seed 000, Production hardening (gradle guard); checklist item 7", devAllows: true,
@@ -94,16 +113,16 @@ public enum BuildGuards {
           return []
         }
         let file = build.files["android.buildGradle"] ?? "android/app/build.gradle"
+        let problem = build.guards.androidReleaseGuardProblem ?? "no preReleaseBuild guard"
         return [
-          (
-            "no preReleaseBuild guard against a synced server.url / server.cleartext",
-            build.guards.androidReleaseGuard?.location
-              ?? FileLocation(file: file, line: 0, column: 1), nil
-          )
+          GuardHit(
+            "\(problem): a release build would ship a synced server.url / server.cleartext",
+            at: build.guards.androidReleaseGuard?.location
+              ?? FileLocation(file: file, line: 0, column: 1))
         ]
       },
       fix:
-        "hook preReleaseBuild to fail when assets/capacitor.config.json carries server.url or server.cleartext"
+        "hook preReleaseBuild to throw when assets/capacitor.config.json carries server.url or server.cleartext"
     ),
     GuardRule(
       id: "non-ephemeral-auth-session", title: "The iOS auth session shares Safari's cookies",
@@ -115,26 +134,23 @@ public enum BuildGuards {
             || build.authSession.pluginRegistered?.value == false
         else {
           return [
-            (
+            GuardHit(
               "no ASWebAuthenticationSession plugin (\(build.files["ios.authPlugin"] ?? "WebAuthSessionPlugin.swift")): the default Browser plugin (SFSafariViewController) has an isolated cookie store",
-              nil, nil
-            )
+              at: build.files["ios.authPlugin"].map { FileLocation(file: $0, line: 0, column: 1) })
           ]
         }
         guard let flag = build.authSession.prefersEphemeral else {
           return [
-            (
+            GuardHit(
               "prefersEphemeralWebBrowserSession is not set in \(build.files["ios.authPlugin"] ?? "the auth plugin"): it must be false to share Safari's cookies",
-              nil, nil
-            )
+              at: build.files["ios.authPlugin"].map { FileLocation(file: $0, line: 0, column: 1) })
           ]
         }
         return flag.value
           ? [
-            (
+            GuardHit(
               "prefersEphemeralWebBrowserSession = true: the auth session does not share Safari's cookies, cross-app SSO is gone",
-              flag.location, "true"
-            )
+              at: flag.location, value: "true")
           ] : []
       },
       fix: "set session.prefersEphemeralWebBrowserSession = false in WebAuthSessionPlugin.swift"),
@@ -146,39 +162,72 @@ public enum BuildGuards {
           !registered.value
         else { return [] }
         let file = build.files["ios.viewController"] ?? "MainViewController.swift"
+        let problem =
+          build.authSession.registrationProblem
+          ?? "the auth plugin is not registered (registerPluginInstance)"
         return [
-          (
-            "the auth plugin is not registered (registerPluginInstance): the JS side falls back to the Browser plugin (SFSafariViewController)",
-            registered.location ?? FileLocation(file: file, line: 0, column: 1), nil
-          )
+          GuardHit(
+            "\(problem): the JS side falls back to the Browser plugin (SFSafariViewController)",
+            at: registered.location ?? FileLocation(file: file, line: 0, column: 1))
         ]
       },
-      fix: "register the plugin in MainViewController.capacitorDidLoad()"),
+      fix:
+        "register the plugin in MainViewController.capacitorDidLoad() (outside #if DEBUG) and make MainViewController the root view controller (SceneDelegate, storyboard)"
+    ),
     GuardRule(
       id: "callback-scheme-registered", title: "The callback scheme is registered natively",
       source: "seed 000, Authentication architecture (CFBundleURLTypes / intent-filter)",
-      devAllows: false,
+      devAllows: false, reads: [.files, .frontendEnv],
       check: { build in
         let scheme = build.callbackScheme.value
         guard !build.registers(scheme: scheme) else { return [] }
         let registry =
           build.platform == .ios
-          ? "CFBundleURLTypes of Info.plist" : "any intent-filter of AndroidManifest.xml"
+          ? "CFBundleURLTypes of Info.plist" : "a browsable intent-filter of AndroidManifest.xml"
         let file =
           build.platform == .ios ? build.files["ios.infoPlist"] : build.files["android.manifest"]
-        let registered = build.registeredSchemes.map(\.value)
+        if let undeliverable = build.undeliverableSchemes.first(where: {
+          $0.scheme.value.lowercased() == scheme.lowercased() || $0.scheme.value.contains("${")
+        }) {
+          return [
+            GuardHit(
+              "the callback scheme \"\(scheme)\"\(build.callbackScheme.because) is declared but cannot be delivered: \(undeliverable.reason)\(undeliverable.scheme.because)",
+              at: undeliverable.scheme.location, value: scheme)
+          ]
+        }
+        let registered = build.registeredSchemes.map {
+          "\"\($0.value)\"\($0.because)"
+        }
         return [
-          (
-            "the callback scheme \"\(scheme)\" is not in \(registry)\(registered.isEmpty ? "" : " (registered: \(registered.joined(separator: ", ")))")",
-            file.map { FileLocation(file: $0, line: 0, column: 1) }, scheme
-          )
+          GuardHit(
+            "the callback scheme \"\(scheme)\"\(build.callbackScheme.because) is not in \(registry)\(registered.isEmpty ? "" : " (registered: \(registered.joined(separator: ", ")))")",
+            at: build.registeredSchemes.first?.location
+              ?? file.map { FileLocation(file: $0, line: 0, column: 1) }, value: scheme)
         ]
       },
-      fix: "register the scheme on both platforms (source of truth: AUTH_CALLBACK_SCHEME)"),
+      fix:
+        "register the scheme on both platforms from the same variable as AUTH_CALLBACK_SCHEME (Info.plist CFBundleURLSchemes, a BROWSABLE intent-filter on an exported activity)"
+    ),
+    GuardRule(
+      id: "synced-identity", title: "The native build has the identity cap sync wrote",
+      source:
+        "seed 000, Configuration (MOBILE_APP_ID is read by cap sync and by the native builds)",
+      devAllows: true, reads: [.files, .frontendEnv],
+      check: { build in
+        guard let synced = build.syncedAppId, !build.appId.value.isEmpty,
+          synced.value != build.appId.value
+        else { return [] }
+        return [
+          GuardHit(
+            "the native build resolves the app id \"\(build.appId.value)\"\(build.appId.because) but cap sync wrote \"\(synced.value)\" into \(synced.origin): the store identity would differ from the synced config",
+            at: build.appId.location ?? synced.location, value: build.appId.value)
+        ]
+      },
+      fix: "export the same MOBILE_APP_ID for cap sync and for the native build"),
     GuardRule(
       id: "acr-mapped", title: "The requested ACR is mapped in the dev realm",
       source: "seed 000, Cross-app SSO conditions (acr.loa.map); checklist items 1 and 2",
-      devAllows: false,
+      devAllows: false, reads: [.files, .backendEnv],
       check: { build in
         guard build.identityProvider == "keycloak-dev", let realm = build.realm,
           let acr = build.backend.oidcExtraParams["acr_values"], !acr.isEmpty
@@ -186,10 +235,9 @@ public enum BuildGuards {
         let clientID = build.backend.oidcClientId ?? build.name
         guard let client = realm.client(clientID) else {
           return [
-            (
-              "the realm has no client \"\(clientID)\" (OIDC_RP_CLIENT_ID)",
-              FileLocation(file: realm.file, line: 0, column: 1), clientID
-            )
+            GuardHit(
+              "the realm \"\(realm.realm)\" has no client \"\(clientID)\" (OIDC_RP_CLIENT_ID\(build.backend.env.location(of: "OIDC_RP_CLIENT_ID").map { " at \($0.file):\($0.line)" } ?? "")); its clients are \(realm.clients.map(\.clientId).joined(separator: ", "))",
+              at: FileLocation(file: realm.file, line: 1, column: 1), value: clientID)
           ]
         }
         guard client.acrLevels[acr] == nil else { return [] }
@@ -197,36 +245,34 @@ public enum BuildGuards {
           client.acrLevels.isEmpty
           ? "empty" : client.acrLevels.keys.sorted().joined(separator: ", ")
         return [
-          (
+          GuardHit(
             "acr.loa.map of client \"\(clientID)\" does not map \(acr) (map: \(map)): Keycloak re-authenticates on every flow and cross-app SSO is lost",
-            FileLocation(file: realm.file, line: client.acrMapLine ?? 0, column: 1), "acr.loa.map"
-          )
+            at: FileLocation(file: realm.file, line: client.acrMapLine ?? 1, column: 1),
+            value: "acr.loa.map")
         ]
       },
       fix: "map the requested ACR in the client's acr.loa.map (e.g. {\"eidas1\":1})"),
     GuardRule(
       id: "ota-public-key", title: "An OTA-enabled build embeds the bundle signing key",
       source: "seed 000, OTA updates (the key is mandatory as soon as OTA is on); checklist item 4",
-      devAllows: false,
+      devAllows: false, reads: [.files, .backendEnv, .frontendEnv],
       check: { build in
-        guard build.backend.otaManifestURL != nil else { return [] }
-        var out: [(String, FileLocation?, String?)] = []
+        guard build.features.ota.enabled else { return [] }
+        var out: [GuardHit] = []
         if build.capacitor.updaterPublicKey == nil {
           out.append(
-            (
-              "plugins.CapacitorUpdater.publicKey is missing while the backend serves MOBILE_OTA_MANIFEST_URL: native verification has no key",
-              FileLocation(file: build.capacitor.file, line: 0, column: 1),
-              "CapacitorUpdater.publicKey"
-            ))
+            GuardHit(
+              "plugins.CapacitorUpdater.publicKey is missing while OTA is on (\(build.features.ota.decidedBy)): native verification has no key",
+              at: FileLocation(file: build.capacitor.file, line: 1, column: 1),
+              value: "CapacitorUpdater.publicKey"))
         }
         if build.frontend.otaPublicKey == nil {
           let files = build.frontend.envFiles
           out.append(
-            (
+            GuardHit(
               "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 is in none of the frontend env files (\(files.joined(separator: ", "))): ota.ts refuses every manifest",
-              files.first.map { FileLocation(file: $0, line: 0, column: 1) },
-              "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"
-            ))
+              at: files.last.map { FileLocation(file: $0, line: 1, column: 1) },
+              value: "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"))
         }
         return out
       },
@@ -236,29 +282,27 @@ public enum BuildGuards {
     GuardRule(
       id: "ota-key-pair", title: "The baked OTA key matches the signing key",
       source: "seed 000, Generating the signing key pair (the two halves must stay a matched set)",
-      devAllows: false,
+      devAllows: false, reads: [.files, .frontendEnv],
       check: { build in
         guard let baked = build.capacitor.updaterPublicKey else { return [] }
-        var out: [(String, FileLocation?, String?)] = []
+        var out: [GuardHit] = []
         // ota.ts verifies with the env's key and the native plugin with the config's: a
         // mismatch refuses every bundle on one side only.
         if let webKey = build.frontend.otaPublicKey, !OTAKeyPair.sameKey(webKey.value, baked.value)
         {
           out.append(
-            (
+            GuardHit(
               "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 and CapacitorUpdater.publicKey are different keys: one verifier refuses every bundle",
-              webKey.location, "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"
-            ))
+              at: webKey.location, value: "MOBILE_OTA_SIGNING_PUBLIC_KEY_B64"))
         }
         if let privateKey = build.frontend.otaPrivateKey,
           let publicHalf = OTAKeyPair.publicHalf(ofPrivate: privateKey.value),
           !OTAKeyPair.sameKey(publicHalf, baked.value)
         {
           out.append(
-            (
-              "CapacitorUpdater.publicKey is not the public half of MOBILE_OTA_SIGNING_PRIVATE_KEY_B64: every bundle would be refused",
-              baked.location, "CapacitorUpdater.publicKey"
-            ))
+            GuardHit(
+              "CapacitorUpdater.publicKey is not the public half of the signing key MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 (\(privateKey.origin)): every bundle would be refused",
+              at: baked.location, value: "CapacitorUpdater.publicKey"))
         }
         return out
       },
@@ -271,34 +315,45 @@ public enum BuildGuards {
       check: { build in
         guard build.capacitor.nativeHTTP?.value != true else { return [] }
         return [
-          (
+          GuardHit(
             "plugins.CapacitorHttp.enabled is not true: the session would live in the WebView's cookie jar",
-            build.capacitor.nativeHTTP?.location
-              ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
-            build.capacitor.nativeHTTP.map { "\($0.value)" }
-          )
+            at: build.capacitor.nativeHTTP?.location
+              ?? FileLocation(file: build.capacitor.file, line: 1, column: 1),
+            value: build.capacitor.nativeHTTP.map { "\($0.value)" })
         ]
       },
       fix: "enable CapacitorHttp in capacitor.config.ts"),
     GuardRule(
       id: "banner-strings", title: "Push banner strings are in the build",
       source: "seed 000, Push notifications (loc-key banners); checklist item 8", devAllows: false,
+      reads: [.files, .backendEnv],
       check: { build in
-        var out: [(String, FileLocation?, String?)] = []
+        guard
+          build.features.push.enabled
+            || (build.features.push.use == .used && build.channel.isRelease)
+        else { return [] }
+        var out: [GuardHit] = []
+        if build.push.requiredBannerKeys.isEmpty {
+          return [
+            GuardHit(
+              "push is on (\(build.features.push.decidedBy)) but qualify.json names no \(build.platform.displayName) banner loc-keys (push.bannerKeys.\(build.platform.rawValue)): the banners cannot be checked",
+              at: nil)
+          ]
+        }
         for locale in build.push.bannerFiles.keys.sorted() {
           let strings = build.push.bannerStrings[locale] ?? [:]
           for key in build.push.requiredBannerKeys where (strings[key] ?? "").isEmpty {
             let file = build.push.bannerFiles[locale] ?? locale
             out.append(
-              (
+              GuardHit(
                 "no \"\(key)\" string: the \(locale) banner would render blank",
-                FileLocation(file: file, line: 0, column: 1), key
-              ))
+                at: FileLocation(file: file, line: 1, column: 1), value: key))
           }
         }
-        if build.push.bannerFiles.isEmpty && !build.push.requiredBannerKeys.isEmpty {
+        if build.push.bannerFiles.isEmpty {
           out.append(
-            ("no push banner strings file found for \(build.platform.displayName)", nil, nil))
+            GuardHit(
+              "no push banner strings file found for \(build.platform.displayName)", at: nil))
         }
         return out
       },
@@ -308,16 +363,38 @@ public enum BuildGuards {
   public static func rule(_ id: String) -> GuardRule? { rules.first { $0.id == id } }
 
   /// The findings of every rule for `build`; on the dev channel, what a dev build may carry
-  /// comes back as `allowed`.
+  /// comes back as `allowed`; a rule over an env the channel did not supply comes back as
+  /// one `unverified` finding.
   public static func findings(for build: AppBuild) -> [Finding] {
-    rules.flatMap { rule in
-      rule.check(build).map { message, location, value in
+    rules.flatMap { rule in findings(of: rule, for: build) }
+  }
+
+  public static func findings(of rule: GuardRule, for build: AppBuild) -> [Finding] {
+    if build.channel.isRelease, let missing = unsuppliedInput(of: rule, in: build) {
+      return [
         Finding(
-          rule: rule.id, platform: build.platform,
-          severity: rule.devAllows && !build.channel.isRelease ? .allowed : .error,
-          message: message,
-          location: location, value: value, fix: rule.fix)
-      }
+          rule: rule.id, platform: build.platform, severity: .unverified,
+          message:
+            "not checked: it reads the \(build.channel.rawValue) \(missing), which was not supplied (only dev defaults were found)",
+          location: nil, value: nil, fix: "supply the release env (--backend-env/--frontend-env)")
+      ]
     }
+    return rule.check(build).map { hit in
+      let allowed = (hit.devAllows ?? rule.devAllows) && !build.channel.isRelease
+      return Finding(
+        rule: rule.id, platform: build.platform, severity: allowed ? .allowed : .error,
+        message: hit.message, location: hit.location, value: hit.value, fix: rule.fix)
+    }
+  }
+
+  /// The env a rule reads that the channel did not supply.
+  static func unsuppliedInput(of rule: GuardRule, in build: AppBuild) -> String? {
+    if rule.reads.contains(.backendEnv) && build.environment.backend == .fallback {
+      return "backend env"
+    }
+    if rule.reads.contains(.frontendEnv) && build.environment.frontend == .fallback {
+      return "frontend env"
+    }
+    return nil
   }
 }

@@ -8,6 +8,9 @@ public struct Finding: Sendable, Codable, Hashable {
     case error
     /// A dev setting the dev channel allows.
     case allowed
+    /// The rule reads an env the channel did not supply (only dev defaults were found): it
+    /// was not checked, and says so.
+    case unverified
   }
 
   /// The rule's id (`dev-server-url`).
@@ -28,6 +31,33 @@ public struct Finding: Sendable, Codable, Hashable {
   }
 }
 
+/// What a guard rule reads, so that a rule over an env the channel did not supply is
+/// reported as unverified rather than failed on dev defaults.
+public enum GuardInput: String, Sendable {
+  /// The app's committed files (and the synced Capacitor config).
+  case files
+  case backendEnv
+  case frontendEnv
+}
+
+/// One hit of a rule.
+public struct GuardHit: Sendable {
+  public var message: String
+  public var location: FileLocation?
+  public var value: String?
+  /// Whether the dev channel allows it (nil: the rule's default).
+  public var devAllows: Bool?
+
+  public init(
+    _ message: String, at location: FileLocation?, value: String? = nil, devAllows: Bool? = nil
+  ) {
+    self.message = message
+    self.location = location
+    self.value = value
+    self.devAllows = devAllows
+  }
+}
+
 /// A build guard of seed 000 (*Production hardening*, *Release checklist* items 1, 7, 8).
 public struct GuardRule: Sendable {
   public var id: String
@@ -36,6 +66,21 @@ public struct GuardRule: Sendable {
   public var source: String
   /// Whether the dev channel allows what the rule forbids on release channels.
   public var devAllows: Bool
-  let check: @Sendable (AppBuild) -> [(message: String, location: FileLocation?, value: String?)]
+  /// What it reads.
+  public var reads: Set<GuardInput>
+  let check: @Sendable (AppBuild) -> [GuardHit]
   public var fix: String
+
+  init(
+    id: String, title: String, source: String, devAllows: Bool, reads: Set<GuardInput> = [.files],
+    check: @escaping @Sendable (AppBuild) -> [GuardHit], fix: String
+  ) {
+    self.id = id
+    self.title = title
+    self.source = source
+    self.devAllows = devAllows
+    self.reads = reads
+    self.check = check
+    self.fix = fix
+  }
 }

@@ -12,11 +12,21 @@ public struct AppBuild: Sendable {
   public var channel: Channel
   /// The app's short name (`messages`).
   public var name: String
+  /// The name reports show.
+  public var displayName: String
+  /// The bundle id / application id the native build resolves (build variables, xcconfig,
+  /// Gradle), with where it came from.
   public var appId: Sourced<String>
+  /// The `appId` `cap sync` wrote into this platform's `capacitor.config.json`.
+  public var syncedAppId: Sourced<String>?
   /// The deep-link scheme the app's login/logout flows return on (`AUTH_CALLBACK_SCHEME`).
   public var callbackScheme: Sourced<String>
-  /// Schemes registered natively: `CFBundleURLTypes` (iOS) or intent-filters (Android).
+  /// Schemes registered natively: `CFBundleURLTypes` (iOS) or intent-filters (Android), as
+  /// the build resolves them.
   public var registeredSchemes: [Sourced<String>]
+  /// Schemes declared natively where the system browser cannot deliver them (an Android
+  /// intent-filter without `BROWSABLE`, on an activity that is not exported).
+  public var undeliverableSchemes: [UndeliverableScheme] = []
   public var capacitor: CapacitorConfig
   public var transport: TransportSettings
   public var authSession: AuthSessionSettings
@@ -31,6 +41,12 @@ public struct AppBuild: Sendable {
   public var identityProvider: String
   /// The files this build was read from, by artifact name (`ios.infoPlist` → path).
   public var files: [String: String]
+  /// Whether the build enables OTA and push, and what the profile says about them.
+  public var features = FeatureStates()
+  /// Whether the channel's env came from files of its own or fell back to dev defaults.
+  public var environment = ChannelEnvironment()
+  /// The usernames the scenarios' `first`, `second`, `third` users are bound to.
+  public var testUsers: [String] = []
 
   /// Whether `scheme` is registered natively.
   public func registers(scheme: String) -> Bool {
@@ -38,9 +54,75 @@ public struct AppBuild: Sendable {
   }
 }
 
+/// A scheme declared natively that the system browser cannot hand back to the app.
+public struct UndeliverableScheme: Sendable {
+  public var scheme: Sourced<String>
+  public var reason: String
+}
+
+/// Whether an optional feature is on in the build, what decides it, and what the profile says.
+public struct FeatureState: Sendable {
+  public var enabled: Bool
+  public var use: AppProfile.FeatureUse
+  /// The setting that decides it (`MOBILE_OTA_MANIFEST_URL is unset in deploy/env/…`).
+  public var decidedBy: String
+
+  public init(enabled: Bool, use: AppProfile.FeatureUse, decidedBy: String) {
+    self.enabled = enabled
+    self.use = use
+    self.decidedBy = decidedBy
+  }
+}
+
+public struct FeatureStates: Sendable {
+  public var ota = FeatureState(enabled: true, use: .auto, decidedBy: "")
+  public var push = FeatureState(enabled: false, use: .auto, decidedBy: "")
+
+  public init() {}
+
+  public subscript(feature: AppProfile.Feature) -> FeatureState {
+    get { feature == .ota ? ota : push }
+    set { if feature == .ota { ota = newValue } else { push = newValue } }
+  }
+}
+
+/// Where a channel's env came from.
+public struct ChannelEnvironment: Sendable {
+  public enum Supply: Sendable, Equatable {
+    /// At least one file of the channel's own (or given on the command line).
+    case supplied
+    /// Only files the dev channel shares (`*.defaults`): nothing says what this channel runs.
+    case fallback
+  }
+
+  public var backend: Supply = .supplied
+  public var frontend: Supply = .supplied
+  /// The files read, in order.
+  public var backendFiles: [String] = []
+  public var frontendFiles: [String] = []
+
+  public init() {}
+
+  /// A sentence for the run's header when the channel fell back, nil otherwise.
+  public func fallbackWarning(channel: Channel) -> String? {
+    var parts: [String] = []
+    if backend == .fallback {
+      parts.append("backend env (only \(backendFiles.joined(separator: ", ")))")
+    }
+    if frontend == .fallback {
+      parts.append("frontend env (only \(frontendFiles.joined(separator: ", ")))")
+    }
+    guard !parts.isEmpty else { return nil }
+    return
+      "no \(channel.rawValue) env was supplied for the \(parts.joined(separator: " and ")): those are dev defaults, so the checks that read them are not applicable — give the release env with --backend-env/--frontend-env or under channels.\(channel.rawValue) in qualify.json"
+  }
+}
+
 /// The synced `capacitor.config.json` of one platform.
 public struct CapacitorConfig: Sendable {
   public var file: String
+  /// `appId`: the identity `cap sync` wrote (the native build must resolve the same one).
+  public var appId: Sourced<String>?
   /// `server.url`: the dev server the WebView loads from (hot reload).
   public var serverURL: Sourced<String>?
   /// `server.cleartext`.
@@ -94,8 +176,16 @@ public struct TransportSettings: Sendable {
   public var atsInSource: ATSSettings?
   /// iOS: the ATS dictionary the built product carries (nil when a build phase strips it).
   public var atsShipped: ATSSettings?
-  /// Android `android:usesCleartextTraffic` (or Capacitor's `server.cleartext`, which sets it).
+  /// Android `android:usesCleartextTraffic` as the manifest declares it.
   public var usesCleartextTraffic: Sourced<Bool>?
+  /// Capacitor's `server.cleartext` (Android: merged into the manifest as
+  /// `usesCleartextTraffic`), with where it came from.
+  public var capacitorCleartext: Sourced<Bool>?
+
+  /// Whether Android lets the app speak plain HTTP at all.
+  public var androidCleartextPermitted: Bool {
+    usesCleartextTraffic?.value == true || capacitorCleartext?.value == true
+  }
 
   public init() {}
 }
@@ -104,8 +194,12 @@ public struct TransportSettings: Sendable {
 public struct AuthSessionSettings: Sendable {
   /// The iOS plugin's `prefersEphemeralWebBrowserSession` value (nil when not found).
   public var prefersEphemeral: Sourced<Bool>?
-  /// Whether the iOS auth-session plugin is registered in the view controller.
+  /// Whether the iOS auth-session plugin is registered on the bridge the app really shows:
+  /// the registration is compiled into this build, and the root view controller (set by the
+  /// scene delegate, or the storyboard) is the class that registers it.
   public var pluginRegistered: Sourced<Bool>?
+  /// Why the registration does not count, when it does not.
+  public var registrationProblem: String?
   /// `ASWebAuthenticationSession` (the plugin) or `SFSafariViewController` (the default
   /// Browser plugin a "simplification" falls back to).
   public var usesWebAuthenticationSession: Bool = true
@@ -124,6 +218,8 @@ public struct PushShellSettings: Sendable {
   public var postNotificationsPermission: Sourced<Bool>?
   /// Banner loc-key strings by locale.
   public var bannerStrings: [String: [String: String]] = [:]
+  /// The line of each key, by locale.
+  public var bannerLines: [String: [String: Int]] = [:]
   /// Where each locale's strings came from.
   public var bannerFiles: [String: String] = [:]
   /// The loc-keys the backend's payloads name.
@@ -136,8 +232,13 @@ public struct PushShellSettings: Sendable {
 public struct BuildGuardSettings: Sendable {
   /// Android: `preReleaseBuild` fails on a synced `server.url` / `server.cleartext`.
   public var androidReleaseGuard: Sourced<Bool>?
-  /// iOS: the "Strip dev ATS exception" build phase.
+  /// Why the Android guard does not guard, when it does not (it tests a key `cap sync`
+  /// never writes, or never throws).
+  public var androidReleaseGuardProblem: String?
+  /// iOS: the "Strip dev ATS exception" build phase removes ATS from this configuration.
   public var iosStripATSPhase: Sourced<Bool>?
+  /// Why the strip phase does not strip, when it does not (it runs only in Debug).
+  public var iosStripATSProblem: String?
 
   public init() {}
 }

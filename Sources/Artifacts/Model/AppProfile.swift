@@ -1,34 +1,80 @@
 import Foundation
 import QualifyCore
 
-/// `qualify.json` at the app root: where the platform files are when they are not at the
-/// Capacitor conventional paths, the app's identity, its channels and their env files.
-/// Documented in docs/app-profile.md.
+/// `qualify.json` at the app root: where the Capacitor project and the platform files are
+/// when they are not at the conventional paths, the app's identity, its channels and their
+/// env files, its test users and the features it uses. Documented in docs/app-profile.md.
 public struct AppProfile: Sendable {
   public struct ChannelFiles: Sendable {
     public var backendEnv: [String]
     public var frontendEnv: [String]
     public var identityProvider: String
+    /// Whether `qualify.json` declares the channel (rather than the conventional defaults).
+    public var declared: Bool
+  }
+
+  /// Whether the app uses an optional feature of seed 000's shell.
+  public enum FeatureUse: String, Sendable {
+    /// Decided by the build: a feature the build does not enable is "not applicable", and the
+    /// run is then partial (nobody said the feature is unused).
+    case auto
+    /// The app ships it: a build that does not enable it fails.
+    case used
+    /// The app does not use it: its checks are "not applicable" and the run can qualify.
+    case unused
+  }
+
+  public enum Feature: String, Sendable, CaseIterable {
+    case ota, push
+  }
+
+  /// A `.xcconfig` the build writes from its environment (seed 000's `generated.xcconfig`,
+  /// written by `make mobile-build`), so qualify writes it the same way for each channel.
+  public struct GeneratedXcconfig: Sendable {
+    /// Relative to the app root.
+    public var path: String
+    /// Setting → expression over the build environment (`$(MOBILE_AUTH_SCHEME:default=x)`).
+    public var settings: [(key: String, expression: String)]
+    public var location: FileLocation?
   }
 
   public var name: String
+  /// The name reports show (`displayName`, else `name`).
+  public var displayName: String?
   public var appId: String?
+  /// The callback scheme the app's code falls back to (`AUTH_CALLBACK_SCHEME`).
   public var callbackScheme: String?
+  /// The build variable that overrides the callback scheme per environment.
+  public var callbackSchemeVariable: String
+  /// The folder holding `ios/` and `android/`, relative to the app root.
+  public var capacitorRoot: String
   /// Artifact name → path relative to the app root.
   public var paths: [String: String]
   public var channels: [Channel: ChannelFiles]
-  public var bannerKeys: [String]
+  /// Push banner loc-keys per platform (iOS and Android name them differently).
+  public var bannerKeys: [Platform: [String]]
   public var locales: [String]
+  /// The users scenarios call `first`, `second`, `third`, by username or email.
+  public var testUsers: [String]
+  public var features: [Feature: FeatureUse]
+  public var generatedXcconfig: GeneratedXcconfig?
   /// Another app directory this one overlays: files not found here are read from there.
   public var base: String?
+  /// The profile file, when there is one.
+  public var file: String?
+  /// Where each key of the profile is written, for findings about it.
+  public var keyLines: [String: Int] = [:]
 
-  /// The Capacitor conventional layout.
+  /// The Capacitor conventional layout, relative to the Capacitor root.
   public static let conventionalPaths: [String: String] = [
     "ios.infoPlist": "ios/App/App/Info.plist",
     "ios.capacitorConfig": "ios/App/App/capacitor.config.json",
     "ios.entitlements": "ios/App/App/App.entitlements",
     "ios.authPlugin": "ios/App/App/WebAuthSessionPlugin.swift",
     "ios.viewController": "ios/App/App/MainViewController.swift",
+    "ios.sceneDelegate": "ios/App/App/SceneDelegate.swift",
+    "ios.appDelegate": "ios/App/App/AppDelegate.swift",
+    "ios.storyboard": "ios/App/App/Base.lproj/Main.storyboard",
     "ios.project": "ios/App/App.xcodeproj/project.pbxproj",
     "ios.strings.en": "ios/App/App/en.lproj/Localizable.strings",
     "ios.strings.fr": "ios/App/App/fr.lproj/Localizable.strings",
@@ -36,37 +82,67 @@ public struct AppProfile: Sendable {
     "android.capacitorConfig": "android/app/src/main/assets/capacitor.config.json",
     "android.googleServices": "android/app/google-services.json",
     "android.buildGradle": "android/app/build.gradle",
+    "android.variablesGradle": "android/variables.gradle",
+    "android.gradleProperties": "android/gradle.properties",
     "android.strings.en": "android/app/src/main/res/values/strings.xml",
     "android.strings.fr": "android/app/src/main/res/values-fr/strings.xml",
-    "realm": "keycloak/realm.json",
   ]
 
-  /// Every artifact name the profile's `paths` accepts.
-  public static var artifactNames: [String] { conventionalPaths.keys.sorted() }
+  /// Where a realm export usually is, relative to the app root.
+  public static let conventionalRealmPaths = ["keycloak/realm.json", "src/keycloak/realm.json"]
 
-  public static let defaultBannerKeys = ["push_new_message_title", "push_new_message_body"]
+  /// Where a Capacitor project usually is, relative to the app root.
+  public static let conventionalCapacitorRoots = [".", "src/frontend", "frontend", "mobile", "app"]
+
+  /// Every artifact name the profile's `paths` accepts.
+  public static var artifactNames: [String] { (conventionalPaths.keys + ["realm"]).sorted() }
+
+  /// The identity-provider profiles the mock IdP implements.
+  public static let identityProviders = ["keycloak-dev", "proconnect"]
 
   /// The profile of an app directory without a `qualify.json`.
-  public static func conventional(name: String) -> AppProfile {
+  public static func conventional(name: String, capacitorRoot: String = ".") -> AppProfile {
     var channels: [Channel: ChannelFiles] = [:]
     for channel in Channel.allCases {
       channels[channel] = ChannelFiles(
         backendEnv: ["deploy/env/backend.defaults", "deploy/env/backend.\(channel.rawValue)"],
         frontendEnv: ["deploy/env/frontend.defaults", "deploy/env/frontend.\(channel.rawValue)"],
-        identityProvider: channel == .dev ? "keycloak-dev" : "proconnect")
+        identityProvider: channel == .dev ? "keycloak-dev" : "proconnect", declared: false)
     }
-    return AppProfile(
-      name: name, appId: nil, callbackScheme: nil, paths: conventionalPaths, channels: channels,
-      bannerKeys: defaultBannerKeys, locales: ["en", "fr"], base: nil)
+    var profile = AppProfile(
+      name: name, displayName: nil, appId: nil, callbackScheme: nil,
+      callbackSchemeVariable: "MOBILE_AUTH_SCHEME", capacitorRoot: capacitorRoot, paths: [:],
+      channels: channels, bannerKeys: [:], locales: ["en", "fr"], testUsers: [],
+      features: [.ota: .auto, .push: .auto], generatedXcconfig: nil, base: nil, file: nil)
+    profile.paths = profile.rootedConventionalPaths
+    profile.paths["realm"] = conventionalRealmPaths[0]
+    return profile
   }
 
-  /// The identity-provider profiles the mock IdP implements.
-  public static let identityProviders = ["keycloak-dev", "proconnect"]
+  /// The conventional platform paths below this profile's Capacitor root.
+  var rootedConventionalPaths: [String: String] {
+    AppProfile.conventionalPaths.mapValues { XcodeProject.join(capacitorRoot, $0) }
+  }
+
+  /// The name reports show.
+  public var title: String { displayName ?? name }
+
+  public func use(of feature: Feature) -> FeatureUse { features[feature] ?? .auto }
+
+  /// The role names scenarios use for test users, in order.
+  public static let userRoles = ["first", "second", "third"]
 
   /// Reads `qualify.json`; every unknown key or wrong type is a diagnostic.
-  public static func parse(text: String, file: String, directoryName: String) throws -> AppProfile {
+  /// - Parameters:
+  ///   - inheriting: the profile of the app this one overlays (its `base`): keys this file
+  ///     does not set keep the base's values.
+  ///   - detected: the Capacitor root found on disk, used when the file names none.
+  public static func parse(
+    text: String, file: String, directoryName: String, inheriting: AppProfile? = nil,
+    capacitorRoot detected: String = "."
+  ) throws -> AppProfile {
     let document = try JSONDocument(text: text, file: file).value
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lines = TextLines.split(text)
     var diagnostics: [Diagnostic] = []
     func report(_ line: Int?, _ message: String, hint: String? = nil) {
       let l = line ?? 1
@@ -79,32 +155,59 @@ public struct AppProfile: Sendable {
       throw Diagnostic.error(
         at: FileLocation(file: file, line: 1, column: 1), "qualify.json must be a JSON object")
     }
-    var profile = conventional(name: directoryName)
     let known = [
-      "name", "appId", "callbackScheme", "paths", "channels", "push", "base", "$comment",
+      "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
+      "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
+      "$comment",
     ]
     for member in members where !known.contains(member.key) {
       report(
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
-    func string(_ key: String) -> String? {
-      guard let value = document[key] else { return nil }
+    func string(_ value: JSONValue?, _ key: String, line: Int?) -> String? {
+      guard let value else { return nil }
       guard let s = value.string else {
-        report(document.line(of: key), "\"\(key)\" must be a string")
+        report(line, "\"\(key)\" must be a string")
         return nil
       }
       return s
     }
-    if let name = string("name") { profile.name = name }
-    profile.appId = string("appId")
-    profile.callbackScheme = string("callbackScheme")
-    profile.base = string("base")
+    func strings(_ value: JSONValue?, _ key: String, line: Int?) -> [String]? {
+      guard let value else { return nil }
+      guard let items = value.array, items.allSatisfy({ $0.string != nil }) else {
+        report(line, "\"\(key)\" must be a list of strings")
+        return nil
+      }
+      return items.compactMap(\.string)
+    }
+    func top(_ key: String) -> String? {
+      string(document[key], key, line: document.line(of: key))
+    }
+    let declaredRoot = top("capacitorRoot")
+    let root = declaredRoot ?? inheriting?.capacitorRoot ?? detected
+    var profile = inheriting ?? conventional(name: directoryName, capacitorRoot: root)
+    if let declaredRoot, inheriting != nil {
+      // Conventional paths follow a root the overlay moves.
+      let old = profile.rootedConventionalPaths
+      profile.capacitorRoot = declaredRoot
+      let new = profile.rootedConventionalPaths
+      for (key, path) in old where profile.paths[key] == path { profile.paths[key] = new[key] }
+    }
+    profile.file = file
+    profile.keyLines = [:]
+    for member in members { profile.keyLines[member.key] = member.line }
+    if let name = top("name") { profile.name = name }
+    if let displayName = top("displayName") { profile.displayName = displayName }
+    if let appId = top("appId") { profile.appId = appId }
+    if let scheme = top("callbackScheme") { profile.callbackScheme = scheme }
+    if let variable = top("callbackSchemeVariable") { profile.callbackSchemeVariable = variable }
+    profile.base = top("base") ?? profile.base
     if let paths = document["paths"] {
       for member in paths.members ?? [] {
         guard
-          AppProfile.conventionalPaths[member.key] != nil || member.key.hasPrefix("ios.strings.")
-            || member.key.hasPrefix("android.strings.")
+          AppProfile.conventionalPaths[member.key] != nil || member.key == "realm"
+            || member.key.hasPrefix("ios.strings.") || member.key.hasPrefix("android.strings.")
         else {
           report(
             member.line, "unknown artifact \"\(member.key)\"",
@@ -119,6 +222,7 @@ public struct AppProfile: Sendable {
           continue
         }
         profile.paths[member.key] = path
+        profile.keyLines["paths.\(member.key)"] = member.line
       }
     }
     if let channels = document["channels"] {
@@ -131,7 +235,9 @@ public struct AppProfile: Sendable {
         }
         var files =
           profile.channels[channel]
-          ?? ChannelFiles(backendEnv: [], frontendEnv: [], identityProvider: "keycloak-dev")
+          ?? ChannelFiles(
+            backendEnv: [], frontendEnv: [], identityProvider: "keycloak-dev", declared: true)
+        files.declared = true
         for field in member.value.members ?? [] {
           switch field.key {
           case "backendEnv", "frontendEnv":
@@ -163,8 +269,100 @@ public struct AppProfile: Sendable {
       }
     }
     if let push = document["push"] {
-      if let keys = push["bannerKeys"]?.array?.compactMap(\.string) { profile.bannerKeys = keys }
-      if let locales = push["locales"]?.array?.compactMap(\.string) { profile.locales = locales }
+      for member in push.members ?? [] {
+        switch member.key {
+        case "bannerKeys":
+          // One list for both platforms, or one per platform (iOS and Android apps usually
+          // name their banner keys differently: NEW_MESSAGE vs new_message_title).
+          if member.value.array != nil {
+            if let list = strings(member.value, "push.bannerKeys", line: member.line) {
+              for platform in Platform.allCases { profile.bannerKeys[platform] = list }
+            }
+          } else if let perPlatform = member.value.members {
+            for entry in perPlatform {
+              guard let platform = Platform(rawValue: entry.key) else {
+                report(entry.line, "unknown platform \"\(entry.key)\"", hint: "use ios or android")
+                continue
+              }
+              if let list = strings(entry.value, "push.bannerKeys.\(entry.key)", line: entry.line) {
+                profile.bannerKeys[platform] = list
+              }
+            }
+          } else {
+            report(
+              member.line,
+              "\"push.bannerKeys\" must be a list of loc-keys, or one list per platform ({\"ios\": [...], \"android\": [...]})"
+            )
+          }
+          profile.keyLines["push.bannerKeys"] = member.line
+        case "locales":
+          if let list = strings(member.value, "push.locales", line: member.line) {
+            profile.locales = list
+          }
+        default:
+          report(
+            member.line, "unknown push setting \"\(member.key)\"", hint: "use bannerKeys or locales"
+          )
+        }
+      }
+    }
+    if let users = strings(document["testUsers"], "testUsers", line: document.line(of: "testUsers"))
+    {
+      profile.testUsers = users
+    }
+    if let features = document["features"] {
+      for member in features.members ?? [] {
+        guard let feature = Feature(rawValue: member.key) else {
+          report(
+            member.line, "unknown feature \"\(member.key)\"",
+            hint: "features are \(Feature.allCases.map(\.rawValue).joined(separator: ", "))")
+          continue
+        }
+        if member.value.string == "auto" {
+          profile.features[feature] = .auto
+          continue
+        }
+        guard let used = member.value.bool else {
+          report(
+            member.line,
+            "feature \"\(member.key)\" must be true (used), false (not used) or \"auto\" (as the build says)"
+          )
+          continue
+        }
+        profile.features[feature] = used ? .used : .unused
+        profile.keyLines["features.\(member.key)"] = member.line
+      }
+    }
+    if let ios = document["ios"] {
+      // An overlay that says "ios" without a generated xcconfig reads the one on disk.
+      profile.generatedXcconfig = nil
+      for member in ios.members ?? [] {
+        guard member.key == "generatedXcconfig" else {
+          report(
+            member.line, "unknown ios setting \"\(member.key)\"", hint: "use generatedXcconfig")
+          continue
+        }
+        guard let path = member.value["path"]?.string,
+          let settings = member.value["settings"]?.members
+        else {
+          report(
+            member.line,
+            "\"generatedXcconfig\" needs \"path\" (relative to the Capacitor root) and \"settings\" (setting → expression)"
+          )
+          continue
+        }
+        var pairs: [(key: String, expression: String)] = []
+        for setting in settings {
+          guard let expression = setting.value.string else {
+            report(setting.line, "the expression of \"\(setting.key)\" must be a string")
+            continue
+          }
+          pairs.append((key: setting.key, expression: expression))
+        }
+        profile.generatedXcconfig = GeneratedXcconfig(
+          path: XcodeProject.join(root, path), settings: pairs,
+          location: FileLocation(file: file, line: member.line, column: 1))
+      }
     }
     if !diagnostics.isEmpty {
       throw InputError("\(file) is not a valid app profile", diagnostics: diagnostics)

@@ -87,17 +87,20 @@ public struct RealmSettings: Sendable {
     /// `acr.loa.map`: ACR value → level of assurance; empty forces re-authentication.
     public var acrLevels: [String: Int]
     public var acrMapLine: Int?
+    public var enabled: Bool = true
   }
 
   public struct User: Sendable {
     public var username: String
-    public var password: String
+    /// The plain test password, nil when the export holds only a hash (the mock IdP then
+    /// sets a test password of its own).
+    public var password: String?
     public var email: String?
     public var firstName: String?
     public var lastName: String?
 
     public init(
-      username: String, password: String, email: String?, firstName: String?, lastName: String?
+      username: String, password: String?, email: String?, firstName: String?, lastName: String?
     ) {
       self.username = username
       self.password = password

@@ -1,48 +1,96 @@
 import Foundation
 import QualifyCore
 
-/// Reads the parts of a Keycloak realm export the mock IdP needs.
+/// Reads the parts of a Keycloak realm export the mock IdP needs, in the shapes Keycloak
+/// writes: one realm object, or an array of realms (`kc.sh export` of several realms, such
+/// as `[master, messages]`), users with plain test passwords or hashed credentials.
 enum RealmReader {
-  static func read(text: String, file: String) throws -> RealmSettings {
+  /// - Parameter clientID: the backend's `OIDC_RP_CLIENT_ID`: the realm holding that client
+  ///   is the app's; without it, the first realm that is not `master`.
+  static func read(text: String, file: String, clientID: String?) throws -> RealmSettings {
     let json = try JSONDocument(text: text, file: file).value
+    let realms: [JSONValue]
+    if let array = json.array {
+      realms = array
+    } else {
+      realms = [json]
+    }
+    guard !realms.isEmpty else {
+      throw Diagnostic.error(
+        at: FileLocation(file: file, line: 1, column: 1), "the realm export holds no realm")
+    }
+    func holds(_ realm: JSONValue, _ id: String) -> Bool {
+      realm["clients"]?.array?.contains { $0["clientId"]?.string == id } ?? false
+    }
+    let chosen =
+      clientID.flatMap { id in realms.first { holds($0, id) } }
+      ?? realms.first { $0["realm"]?.string != "master" } ?? realms[0]
+    return try settings(of: chosen, file: file)
+  }
+
+  private static func acrMap(_ raw: String?, owner: String, file: String, line: Int?) throws
+    -> [String: Int]
+  {
+    guard let raw, !raw.isEmpty else { return [:] }
+    // Keycloak stores the map as a JSON object serialised into a string attribute.
+    guard let object = try? JSONDocument(text: raw, file: file).value, object.members != nil
+    else {
+      throw Diagnostic.error(
+        at: FileLocation(file: file, line: line ?? 1, column: 1),
+        "acr.loa.map of \(owner) is not a JSON object",
+        hint: "Keycloak expects a string such as \"{\\\"eidas1\\\":1}\"")
+    }
+    var levels: [String: Int] = [:]
+    for member in object.members ?? [] {
+      if let level = member.value.number {
+        levels[member.key] = Int(level)
+      } else if let level = member.value.string.flatMap(Int.init) {
+        levels[member.key] = level
+      }
+    }
+    return levels
+  }
+
+  private static func settings(of json: JSONValue, file: String) throws -> RealmSettings {
+    let realmAttributes = json["attributes"]
+    let realmLevels = try acrMap(
+      realmAttributes?["acr.loa.map"]?.string, owner: "the realm", file: file,
+      line: realmAttributes?.line(of: "acr.loa.map"))
     var clients: [RealmSettings.Client] = []
     for client in json["clients"]?.array ?? [] {
       guard let id = client["clientId"]?.string else { continue }
-      var levels: [String: Int] = [:]
       let attributes = client["attributes"]
-      if let raw = attributes?["acr.loa.map"]?.string, !raw.isEmpty {
-        // Keycloak stores the map as a JSON object serialised into a string attribute.
-        guard let object = try? JSONDocument(text: raw, file: file).value else {
-          throw Diagnostic.error(
-            at: FileLocation(
-              file: file, line: attributes?.line(of: "acr.loa.map") ?? 1, column: 1),
-            "acr.loa.map of client \"\(id)\" is not a JSON object",
-            hint: "Keycloak expects a string such as \"{\\\"eidas1\\\":1}\"")
-        }
-        for member in object.members ?? [] {
-          if let level = member.value.number {
-            levels[member.key] = Int(level)
-          } else if let level = member.value.string.flatMap(Int.init) {
-            levels[member.key] = level
-          }
-        }
+      let own = try acrMap(
+        attributes?["acr.loa.map"]?.string, owner: "client \"\(id)\"", file: file,
+        line: attributes?.line(of: "acr.loa.map"))
+      let redirects = client["redirectUris"]?.array?.compactMap(\.string) ?? []
+      // Keycloak separates post-logout URIs with "##"; "+" means "the redirect URIs".
+      var postLogout: [String] = []
+      for uri in (attributes?["post.logout.redirect.uris"]?.string ?? "")
+        .components(separatedBy: "##") where !uri.isEmpty
+      {
+        if uri == "+" { postLogout += redirects } else { postLogout.append(uri) }
       }
-      let postLogout =
-        attributes?["post.logout.redirect.uris"]?.string?
-        .split(separator: "#").map(String.init) ?? []
       clients.append(
         RealmSettings.Client(
-          clientId: id, secret: client["secret"]?.string,
-          redirectURIs: client["redirectUris"]?.array?.compactMap(\.string) ?? [],
-          postLogoutRedirectURIs: postLogout, acrLevels: levels,
-          acrMapLine: attributes?.line(of: "acr.loa.map")))
+          clientId: id, secret: client["secret"]?.string, redirectURIs: redirects,
+          postLogoutRedirectURIs: postLogout,
+          // A client without its own map uses the realm's (Keycloak's ACR-to-LoA fallback).
+          acrLevels: own.isEmpty ? realmLevels : own,
+          acrMapLine: own.isEmpty && !realmLevels.isEmpty
+            ? realmAttributes?.line(of: "acr.loa.map") : attributes?.line(of: "acr.loa.map"),
+          enabled: client["enabled"]?.bool ?? true))
     }
     var users: [RealmSettings.User] = []
     for user in json["users"]?.array ?? [] {
       guard let name = user["username"]?.string else { continue }
-      let password =
-        user["credentials"]?.array?.first { $0["type"]?.string == "password" }?["value"]?.string
-        ?? ""
+      // Service accounts and disabled users cannot sign in through the form.
+      if user["serviceAccountClientId"] != nil || name.hasPrefix("service-account-") { continue }
+      if user["enabled"]?.bool == false { continue }
+      let credential = user["credentials"]?.array?.first { $0["type"]?.string == "password" }
+      // A plain test password (`value`) is used as is; a hashed one (`secretData`) cannot be
+      // reversed, so the mock IdP gives that user a test password of its own.
+      let password = credential?["value"]?.string
       users.append(
         RealmSettings.User(
           username: name, password: password, email: user["email"]?.string,

@@ -2,12 +2,18 @@ import QualifyCore
 
 /// Reads iOS `Localizable.strings` (`"key" = "value";`) and Android `strings.xml`.
 public enum LocalizedStrings {
+  /// A localized string and the line it is written on.
+  public struct Entry: Sendable, Equatable {
+    public var value: String
+    public var line: Int
+  }
+
   /// Keys and values of a `.strings` file.
-  public static func parseStrings(text: String, file: String) throws -> [String: String] {
-    var out: [String: String] = [:]
+  public static func parseStrings(text: String, file: String) throws -> [String: Entry] {
+    var out: [String: Entry] = [:]
     var diagnostics: [Diagnostic] = []
     var inComment = false
-    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    for (index, raw) in TextLines.split(text).enumerated() {
       var line = raw.trimmingCharacters(in: .whitespaces)
       if inComment {
         guard let end = line.range(of: "*/") else { continue }
@@ -30,7 +36,7 @@ public enum LocalizedStrings {
             "expected \"key\" = \"value\";", sourceLine: String(raw), length: raw.count))
         continue
       }
-      out[pair.0] = pair.1
+      out[pair.0] = Entry(value: pair.1, line: index + 1)
     }
     if !diagnostics.isEmpty {
       throw InputError("\(file) is malformed", diagnostics: diagnostics)
@@ -68,16 +74,16 @@ public enum LocalizedStrings {
   }
 
   /// `<string name="k">v</string>` entries of an Android resource file.
-  public static func parseAndroid(text: String, file: String) throws -> [String: String] {
+  public static func parseAndroid(text: String, file: String) throws -> [String: Entry] {
     let root = try XMLReader.parse(text: text, file: file)
     guard root.name == "resources" else {
       throw Diagnostic.error(
         at: FileLocation(file: file, line: root.line, column: 1),
         "expected <resources> as the root element, found <\(root.name)>")
     }
-    var out: [String: String] = [:]
+    var out: [String: Entry] = [:]
     for node in root.children("string") {
-      if let name = node.attributes["name"] { out[name] = node.text }
+      if let name = node.attributes["name"] { out[name] = Entry(value: node.text, line: node.line) }
     }
     return out
   }

@@ -33,7 +33,7 @@ public struct TransportPolicy: Sendable {
       return
         "App Transport Security has blocked a cleartext HTTP (http://) resource load to \(origin.hostHeader): the shipped Info.plist has no NSAppTransportSecurity exception for it"
     case .android:
-      if transport.usesCleartextTraffic?.value == true { return nil }
+      if transport.androidCleartextPermitted { return nil }
       return
         "CLEARTEXT communication to \(origin.host) not permitted by network security policy (android:usesCleartextTraffic / server.cleartext not set)"
     }

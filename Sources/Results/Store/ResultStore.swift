@@ -11,7 +11,7 @@ import Scenarios
 /// left `running` by a process that is gone is marked `aborted` by the next invocation.
 public final class ResultStore: @unchecked Sendable {
   let database: Database
-  static let schemaVersion = 1
+  static let schemaVersion = 2
 
   /// Opens or creates the store at `path` (its directory is created when missing).
   public init(path: String) throws {
@@ -26,6 +26,22 @@ public final class ResultStore: @unchecked Sendable {
   private func migrate() throws {
     let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
     if version >= Int64(ResultStore.schemaVersion) { return }
+    if version == 1 {
+      // Version 2 records the run's scope and, per result, what it supports and how it proves.
+      try database.inTransaction {
+        try database.execute(
+          """
+          ALTER TABLE runs ADD COLUMN scope TEXT;
+          ALTER TABLE runs ADD COLUMN not_applicable INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE runs ADD COLUMN app_name TEXT;
+          ALTER TABLE scenario_results ADD COLUMN supports TEXT NOT NULL DEFAULT '';
+          ALTER TABLE scenario_results ADD COLUMN proof TEXT NOT NULL DEFAULT 'simulated';
+          ALTER TABLE scenario_results ADD COLUMN na_cause TEXT;
+          PRAGMA user_version = 2;
+          """)
+      }
+      return
+    }
     try database.inTransaction {
       try database.execute(
         """
@@ -46,7 +62,10 @@ public final class ResultStore: @unchecked Sendable {
           passed INTEGER NOT NULL DEFAULT 0,
           failed INTEGER NOT NULL DEFAULT 0,
           control_did_not_bite INTEGER NOT NULL DEFAULT 0,
-          error INTEGER NOT NULL DEFAULT 0
+          error INTEGER NOT NULL DEFAULT 0,
+          scope TEXT,
+          not_applicable INTEGER NOT NULL DEFAULT 0,
+          app_name TEXT
         );
         CREATE TABLE IF NOT EXISTS scenario_results (
           id INTEGER PRIMARY KEY,
@@ -60,7 +79,10 @@ public final class ResultStore: @unchecked Sendable {
           tags TEXT NOT NULL,
           verdict TEXT NOT NULL,
           message TEXT NOT NULL,
-          duration REAL NOT NULL
+          duration REAL NOT NULL,
+          supports TEXT NOT NULL DEFAULT '',
+          proof TEXT NOT NULL DEFAULT 'simulated',
+          na_cause TEXT
         );
         CREATE INDEX IF NOT EXISTS scenario_results_run ON scenario_results(run_id);
         CREATE TABLE IF NOT EXISTS executions (
@@ -142,8 +164,8 @@ public final class ResultStore: @unchecked Sendable {
   public func begin(_ run: RunRecord) throws {
     try database.run(
       """
-      INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version)
-      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, scope, app_name)
+      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .text(run.id), .text(ResultStore.format(run.startedAt)), .text(run.channel.rawValue),
@@ -151,8 +173,20 @@ public final class ResultStore: @unchecked Sendable {
         SQLValue(run.appVersion), .text(String(run.seed)), SQLValue(run.filter),
         .text(run.platforms.map(\.rawValue).joined(separator: ",")), .integer(Int64(run.pid)),
         .text(run.host),
-        .text(run.harnessVersion),
+        .text(run.harnessVersion), SQLValue(run.scope.flatMap(ResultStore.encode)),
+        SQLValue(run.appName),
       ])
+  }
+
+  static func encode(_ scope: RunScope) -> String? {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(scope)).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  static func decodeScope(_ text: String?) -> RunScope? {
+    guard let text else { return nil }
+    return try? JSONDecoder().decode(RunScope.self, from: Data(text.utf8))
   }
 
   /// Records one scenario result in a single transaction.
@@ -160,8 +194,8 @@ public final class ResultStore: @unchecked Sendable {
     try database.inTransaction {
       try database.run(
         """
-        INSERT INTO scenario_results (run_id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO scenario_results (run_id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
           .text(run), .text(result.scenarioID), .text(result.title), .text(result.file),
@@ -171,6 +205,8 @@ public final class ResultStore: @unchecked Sendable {
           .text(result.tags.joined(separator: ",")), .text(result.verdict.rawValue),
           .text(result.message),
           .real(result.duration),
+          .text(result.supports.map(String.init).joined(separator: ",")),
+          .text(result.proof.rawValue), SQLValue(result.notApplicableCause?.rawValue),
         ])
       let resultID = database.lastInsertID
       try insert(result.check, resultID: resultID, control: nil)
@@ -183,6 +219,7 @@ public final class ResultStore: @unchecked Sendable {
       case .failed: column = "failed"
       case .controlDidNotBite: column = "control_did_not_bite"
       case .error: column = "error"
+      case .notApplicable: column = "not_applicable"
       }
       try database.run("UPDATE runs SET \(column) = \(column) + 1 WHERE id = ?", [.text(run)])
     }
@@ -237,7 +274,7 @@ public final class ResultStore: @unchecked Sendable {
   /// The most recent runs, newest first.
   public func runs(limit: Int = 20) throws -> [RunRecord] {
     try database.query(
-      "SELECT id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
+      "SELECT \(ResultStore.runColumns) FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
       [.integer(Int64(limit))]
     ).map(ResultStore.runRecord)
   }
@@ -245,8 +282,7 @@ public final class ResultStore: @unchecked Sendable {
   /// The run `id`, or the latest when `id` is nil or `latest`; ids may be abbreviated to a
   /// unique prefix.
   public func run(_ id: String?) throws -> RunRecord? {
-    let columns =
-      "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error"
+    let columns = ResultStore.runColumns
     if id == nil || id == "latest" {
       return try database.query(
         "SELECT \(columns) FROM runs ORDER BY started_at DESC, id DESC LIMIT 1"
@@ -257,6 +293,9 @@ public final class ResultStore: @unchecked Sendable {
     return rows.count == 1
       ? ResultStore.runRecord(rows[0]) : rows.first { $0[0].text == id }.map(ResultStore.runRecord)
   }
+
+  static let runColumns =
+    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name"
 
   static func runRecord(_ row: [SQLValue]) -> RunRecord {
     var record = RunRecord(
@@ -275,14 +314,17 @@ public final class ResultStore: @unchecked Sendable {
     record.counts = [
       "passed": Int(row[13].integer ?? 0), "failed": Int(row[14].integer ?? 0),
       "control-did-not-bite": Int(row[15].integer ?? 0), "error": Int(row[16].integer ?? 0),
+      "not-applicable": Int(row[18].integer ?? 0),
     ]
+    record.scope = decodeScope(row[17].text)
+    record.appName = row[19].text
     return record
   }
 
   /// The scenario results of a run, rebuilt from the tables, in scenario order.
   public func results(run: String) throws -> [ScenarioResult] {
     let rows = try database.query(
-      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
+      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
       [.text(run)])
     return try rows.map { row in
       let resultID = row[0].integer ?? 0
@@ -307,7 +349,7 @@ public final class ResultStore: @unchecked Sendable {
           check = record
         }
       }
-      return ScenarioResult(
+      var result = ScenarioResult(
         scenarioID: row[1].text ?? "", title: row[2].text ?? "", file: row[3].text ?? "",
         platform: Platform(rawValue: row[4].text ?? "") ?? .ios,
         channel: Channel(rawValue: row[5].text ?? "") ?? .prod,
@@ -316,6 +358,10 @@ public final class ResultStore: @unchecked Sendable {
         verdict: Verdict(rawValue: row[8].text ?? "") ?? .error, message: row[9].text ?? "",
         check: check,
         controls: controls, duration: row[10].real ?? 0)
+      result.supports = (row[11].text ?? "").split(separator: ",").compactMap { Int($0) }
+      result.proof = Proof(rawValue: row[12].text ?? "") ?? .simulated
+      result.notApplicableCause = row[13].text.flatMap(NotApplicableCause.init(rawValue:))
+      return result
     }
   }
 

@@ -6,8 +6,11 @@ public struct RunRecord: Sendable, Codable {
   public enum Status: String, Sendable, Codable {
     /// Written at start; still running, or killed before it could finish.
     case running
-    /// Finished: every scenario passed and every control bit.
+    /// Finished: a full run in which every scenario passed and every control bit.
     case qualified
+    /// Finished: nothing failed, but the run covered less than a full run (a filter, one
+    /// platform, controls off, a feature or env left out). Never QUALIFIED.
+    case partial = "passed-partial"
     /// Finished: something failed or a control did not bite.
     case notQualified = "not-qualified"
     /// Finished with a harness error.
@@ -23,6 +26,8 @@ public struct RunRecord: Sendable, Codable {
   public var channel: Channel
   /// The app directory.
   public var app: String
+  /// The app's name as its profile gives it (`messages`).
+  public var appName: String?
   /// `git describe` of the app, when it is a git checkout.
   public var appVersion: String?
   public var seed: UInt64
@@ -32,6 +37,8 @@ public struct RunRecord: Sendable, Codable {
   public var host: String
   public var harnessVersion: String
   public var counts: [String: Int]
+  /// What the run was asked to cover.
+  public var scope: RunScope?
 
   public init(
     id: String, startedAt: Date, channel: Channel, app: String, appVersion: String?, seed: UInt64,

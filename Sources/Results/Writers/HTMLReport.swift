@@ -11,22 +11,25 @@ public enum HTMLReport {
   public static func render(run: RunRecord, results: [ScenarioResult], history: [RunRecord] = [])
     -> String
   {
-    let summary = RunSummary(results)
-    let status = run.status == .running ? summary.status : run.status
+    let scope = run.scope ?? RunScope()
+    let summary = RunSummary(results, scope: scope)
+    let headline = headline(run, summary)
     var out = """
       <!DOCTYPE html>
       <html lang="en">
       <head>
       <meta charset="utf-8">
+      <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
       <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>qualify \(h(run.channel.rawValue)) — \(h(headline(status, summary)))</title>
+      <title>qualify \(h(run.channel.rawValue)) — \(h(headline))</title>
       <style>\(stylesheet)</style>
       </head>
       <body>
 
       """
-    out += header(run, summary, status)
-    out += matrix(results)
+    let coverage = ChecklistCoverage(results, catalogue: scope.catalogue)
+    out += header(run, summary, headline, coverage)
+    out += matrix(results, coverage)
     out += scenarioIndex(results)
     out += "<section id=\"scenarios\"><h2>Scenarios</h2>\n"
     for (index, result) in results.enumerated() { out += scenario(result, anchor: anchor(index)) }
@@ -38,27 +41,46 @@ public enum HTMLReport {
     return out
   }
 
+  /// No script at all, nothing loaded from elsewhere, no form, no frame: a report is read,
+  /// never run, whatever an app file or a server response put in it.
+  public static let contentSecurityPolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
   static func anchor(_ index: Int) -> String { "s\(index + 1)" }
 
-  static func headline(_ status: RunRecord.Status, _ summary: RunSummary) -> String {
-    switch status {
-    case .qualified: return "QUALIFIED"
-    case .notQualified: return "NOT QUALIFIED"
-    case .aborted: return "ABORTED"
-    case .error: return "ERROR"
-    case .running: return summary.headline
+  /// The run's headline: from the stored status once finished; while it runs, what is known
+  /// so far.
+  static func headline(_ run: RunRecord, _ summary: RunSummary) -> String {
+    switch run.status {
+    case .running:
+      let total = run.scope?.selectedRuns ?? 0
+      return "IN PROGRESS (\(summary.total)\(total > 0 ? " of \(total)" : "") runs done)"
+    case .aborted: return "ABORTED (\(summary.total) runs recorded)"
+    default: return summary.headline
     }
   }
 
-  private static func header(_ run: RunRecord, _ summary: RunSummary, _ status: RunRecord.Status)
-    -> String
-  {
-    let css = status == .qualified ? "ok" : status == .notQualified ? "bad" : "warn"
+  private static func header(
+    _ run: RunRecord, _ summary: RunSummary, _ headline: String, _ coverage: ChecklistCoverage
+  ) -> String {
+    let css =
+      run.status == .qualified ? "ok" : run.status == .notQualified ? "bad" : "warn"
     var out = "<header class=\"verdict \(css)\">\n"
     out +=
-      "<h1><span class=\"headline\">\(h(headline(status, summary)))</span> <span class=\"sub\">\(h(URL(fileURLWithPath: run.app).lastPathComponent)) · channel \(h(run.channel.rawValue))</span></h1>\n"
-    out += "<dl class=\"facts\">"
-    let facts: [(String, String)] = [
+      "<h1><span class=\"headline\">\(h(headline))</span> <span class=\"sub\">\(h(run.appName ?? URL(fileURLWithPath: run.app).lastPathComponent)) · channel \(h(run.channel.rawValue))</span></h1>\n"
+    var notes: [String] = []
+    if let warning = run.scope?.envWarning { notes.append(warning) }
+    notes.append(coverage.summary)
+    if run.channel.isRelease {
+      notes.append(ReleaseChecklist.identityProviderCaveat)
+    }
+    out += "<ul class=\"notes\">"
+    for note in notes { out += "<li>\(h(note))</li>" }
+    out += "</ul>\n<dl class=\"facts\">"
+    let counts = Verdict.allCases.filter { summary.counts[$0, default: 0] > 0 }.map {
+      "\(summary.counts[$0, default: 0]) \($0.rawValue)"
+    }
+    var facts: [(String, String)] = [
       ("Run", run.id), ("Started", ResultStore.format(run.startedAt)),
       (
         "Duration",
@@ -67,41 +89,56 @@ public enum HTMLReport {
       ("App", run.app), ("App version", run.appVersion ?? "not a git checkout"),
       ("Seed", String(run.seed)),
       ("Platforms", run.platforms.map(\.displayName).joined(separator: ", ")),
-      (
-        "Scenarios",
-        "\(summary.total): \(summary.counts[.passed, default: 0]) passed, \(summary.counts[.failed, default: 0]) failed, \(summary.counts[.controlDidNotBite, default: 0]) control did not bite, \(summary.counts[.error, default: 0]) error"
-      ),
+      ("Scenario runs", "\(summary.total): \(counts.joined(separator: ", "))"),
       ("Controls", "\(summary.controlsBitten) of \(summary.controlsRun) bit"),
     ]
+    if let scope = run.scope {
+      facts.append(
+        ("Scope", scope.isFull ? "full run" : "partial: " + scope.limits.joined(separator: ", ")))
+    }
     for (name, value) in facts { out += "<dt>\(h(name))</dt><dd>\(h(value))</dd>" }
     out += "</dl>\n</header>\n"
     return out
   }
 
-  private static func matrix(_ results: [ScenarioResult]) -> String {
+  private static func matrix(_ results: [ScenarioResult], _ coverage: ChecklistCoverage) -> String {
     let platforms = Platform.allCases
     var out =
-      "<section id=\"matrix\"><h2>Release checklist</h2>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
+      "<section id=\"matrix\"><h2>Release checklist</h2>\n<p class=\"meta\">A cell is passed only when a check that proves the item on that platform passed; checks that only support an item are listed apart.</p>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
     for platform in platforms { out += "<th>\(h(platform.displayName))</th>" }
     out += "</tr></thead>\n<tbody>\n"
     for (item, name) in ReleaseChecklist.items {
       out += "<tr><th scope=\"row\">\(item). \(h(name))</th>"
       for platform in platforms {
-        let covering = results.enumerated().filter {
-          $0.element.checklist.contains(item) && $0.element.platform == platform
-        }
-        if covering.isEmpty {
-          out += "<td class=\"none\">not covered</td>"
+        guard let cell = coverage.cells.first(where: { $0.item == item && $0.platform == platform })
+        else {
+          out += "<td class=\"none\">—</td>"
           continue
         }
-        let worst = covering.map(\.element.verdict).max { rank($0) < rank($1) } ?? .passed
-        let passed = covering.filter { $0.element.verdict == .passed }.count
-        out +=
-          "<td class=\"\(css(worst))\"><span class=\"badge \(css(worst))\">\(h(worst.rawValue))</span> \(passed)/\(covering.count)<ul>"
-        for (index, result) in covering {
-          out += "<li><a href=\"#\(anchor(index))\">\(h(result.scenarioID))</a></li>"
+        let cls: String
+        switch cell.state {
+        case .passed: cls = "ok"
+        case .failed: cls = "bad"
+        case .error: cls = "warn"
+        default: cls = "none"
         }
-        out += "</ul></td>"
+        out += "<td class=\"\(cls)\"><span class=\"badge \(cls)\">\(h(cell.state.rawValue))</span>"
+        if !cell.proofs.isEmpty {
+          out +=
+            " <span class=\"sub\">\(h(cell.proofs.map(\.rawValue).joined(separator: " + ")))</span>"
+        }
+        if !cell.proving.isEmpty || !cell.supporting.isEmpty { out += "<ul>" }
+        for index in cell.proving {
+          let result = results[index]
+          out +=
+            "<li class=\"\(css(result.verdict))\"><a href=\"#\(anchor(index))\">\(h(result.scenarioID))</a> <span class=\"sub\">\(h(result.verdict.rawValue))</span></li>"
+        }
+        for index in cell.supporting {
+          out +=
+            "<li class=\"support\">supports: <a href=\"#\(anchor(index))\">\(h(results[index].scenarioID))</a> <span class=\"sub\">\(h(results[index].verdict.rawValue))</span></li>"
+        }
+        if !cell.proving.isEmpty || !cell.supporting.isEmpty { out += "</ul>" }
+        out += "</td>"
       }
       out += "</tr>\n"
     }
@@ -188,7 +225,9 @@ public enum HTMLReport {
     var out =
       "<section id=\"history\"><h2>Earlier runs</h2>\n<table class=\"index\">\n<thead><tr><th>Run</th><th>Started</th><th>Channel</th><th>Status</th><th>Passed</th><th>Failed</th><th>Control did not bite</th><th>Error</th></tr></thead>\n<tbody>\n"
     for run in history {
-      let cls = run.status == .qualified ? "ok" : run.status == .notQualified ? "bad" : "warn"
+      let cls =
+        run.status == .qualified
+        ? "ok" : run.status == .notQualified ? "bad" : run.status == .partial ? "none" : "warn"
       out +=
         "<tr\(run.id == current ? " class=\"current\"" : "")><td>\(h(run.id))</td><td>\(h(ResultStore.format(run.startedAt)))</td><td>\(h(run.channel.rawValue))</td>"
       out += "<td><span class=\"badge \(cls)\">\(h(run.status.rawValue))</span></td>"
@@ -207,6 +246,7 @@ public enum HTMLReport {
     case .error: return 1
     case .controlDidNotBite: return 2
     case .failed: return 3
+    case .notApplicable: return -1
     }
   }
 
@@ -215,6 +255,7 @@ public enum HTMLReport {
     case .passed: return "ok"
     case .failed, .controlDidNotBite: return "bad"
     case .error: return "warn"
+    case .notApplicable: return "none"
     }
   }
 
@@ -229,7 +270,7 @@ public enum HTMLReport {
     .verdict.ok .headline{color:var(--ok)}.verdict.bad .headline{color:var(--bad)}.verdict.warn .headline{color:var(--warn)}
     .sub{color:var(--none);font-weight:normal;font-size:.8em}.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:10px 0 0}.facts dt{color:var(--none)}.facts dd{margin:0}
     table{border-collapse:collapse;width:100%}th,td{border:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}thead th{background:#f6f8fa}
-    .matrix td ul{margin:4px 0 0;padding-left:16px;font-size:12px}td.none{color:var(--none);font-style:italic}
+    .matrix td ul{margin:4px 0 0;padding-left:16px;font-size:12px}td.none{color:var(--none);font-style:italic}.matrix li.bad a{color:var(--bad);font-weight:600}.matrix li.support{color:var(--none)}.notes{margin:8px 0 0;padding-left:18px}
     .badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:var(--none);white-space:nowrap}.badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
     .scenario{border:1px solid var(--line);border-left:5px solid var(--none);border-radius:6px;padding:10px 14px;margin:12px 0}.scenario.ok{border-left-color:var(--ok)}.scenario.bad{border-left-color:var(--bad)}.scenario.warn{border-left-color:var(--warn)}
     .message{margin:4px 0}.meta{color:var(--none);font-size:12px;margin:2px 0}.sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}@media(max-width:900px){.sides{grid-template-columns:1fr}}

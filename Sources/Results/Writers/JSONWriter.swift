@@ -5,15 +5,23 @@ import Scenarios
 public enum JSONWriter {
   public struct Document: Codable {
     public var run: RunRecord
+    /// `qualified`, `passed-partial`, `not-qualified`, `error`.
     public var verdict: String
+    public var headline: String
     public var exitCode: Int32
+    public var scope: RunScope
+    /// The checklist matrix: each item on each platform it concerns.
+    public var checklist: [ChecklistCell]
+    public var checklistSummary: String
     public var results: [ScenarioResult]
   }
 
   public static func render(run: RunRecord, results: [ScenarioResult], includeEvidence: Bool = true)
     throws -> String
   {
-    let summary = RunSummary(results)
+    let scope = run.scope ?? RunScope()
+    let summary = RunSummary(results, scope: scope)
+    let coverage = ChecklistCoverage(results, catalogue: scope.catalogue)
     var results = results
     if !includeEvidence {
       for index in results.indices {
@@ -29,8 +37,9 @@ public enum JSONWriter {
     encoder.dateEncodingStrategy = .iso8601
     let data = try encoder.encode(
       Document(
-        run: run, verdict: summary.headline.lowercased().replacingOccurrences(of: " ", with: "-"),
-        exitCode: summary.exitCode.rawValue, results: results))
+        run: run, verdict: summary.status.rawValue, headline: summary.headline,
+        exitCode: summary.exitCode.rawValue, scope: scope, checklist: coverage.cells,
+        checklistSummary: coverage.summary, results: results))
     return String(decoding: data, as: UTF8.self)
   }
 }

@@ -22,6 +22,9 @@ public enum JUnitWriter {
         errors += 1
         body =
           "<error type=\"error\" message=\"\(xml(result.message))\">\(xml(details(result.check)))</error>"
+      case .notApplicable:
+        skipped += 1
+        body = "<skipped message=\"\(xml("not applicable: " + result.message))\"/>"
       case .controlDidNotBite, .passed:
         break
       }
@@ -57,9 +60,15 @@ public enum JUnitWriter {
     out +=
       "  <testsuite name=\"qualify.\(run.channel.rawValue)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(ResultStore.format(run.startedAt)))\" hostname=\"\(xml(run.host))\">\n"
     out += "    <properties>\n"
+    let scope = run.scope ?? RunScope()
+    let summary = RunSummary(results, scope: scope)
     for (name, value) in [
       ("run", run.id), ("channel", run.channel.rawValue), ("app", run.app),
       ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
+      ("verdict", summary.status.rawValue), ("headline", summary.headline),
+      ("scope", scope.isFull ? "full" : "partial"),
+      ("scope-limits", scope.limits.joined(separator: "; ")),
+      ("checklist", ChecklistCoverage(results, catalogue: scope.catalogue).summary),
     ] {
       out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
     }

@@ -70,7 +70,8 @@ private struct State {
   }
 
   static let headerKeywords = [
-    "about", "checklist", "platforms", "channels", "tags", "timeout", "idp",
+    "about", "checklist", "supports", "requires", "platforms", "channels", "tags", "timeout",
+    "idp",
   ]
   static let setupKeywords = ["device", "app", "user"]
   static let controlKeywords = ["mutate", "fails", "because", "platforms", "channels"]
@@ -157,7 +158,7 @@ private struct State {
     case "about":
       if let text = stringArgument(line, at: 1, what: "the text") { scenario.about.append(text) }
       expectEnd(line, after: 2)
-    case "checklist":
+    case "checklist", "supports":
       let items = listWords(line)
       if items.isEmpty {
         missing(
@@ -171,7 +172,30 @@ private struct State {
             hint: "seed 000's release checklist has items 1 to 8")
           continue
         }
-        scenario.checklist.append(n)
+        if keyword == "checklist" {
+          scenario.checklist.append(n)
+        } else {
+          scenario.supports.append(n)
+        }
+      }
+    case "requires":
+      let words = listWords(line)
+      if words.isEmpty {
+        missing(
+          line, "expected a feature",
+          hint:
+            "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      for token in words {
+        guard let feature = AppProfile.Feature(rawValue: token.text) else {
+          error(
+            line, token, "unknown feature '\(token.text)'",
+            hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.rawValue))
+              ?? "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))"
+          )
+          continue
+        }
+        scenario.requires.append(feature)
       }
     case "platforms":
       if let platforms = parsePlatforms(line) { scenario.platforms = platforms }
@@ -215,7 +239,19 @@ private struct State {
       parseApp(line, into: &scenario)
     case "user":
       guard let token = rest.first, token.kind == .word else {
-        missing(line, "expected a user name", hint: "for example: user alice")
+        missing(
+          line, "expected a user role",
+          hint:
+            "users are roles: \(AppProfile.userRoles.joined(separator: ", ")) (bound to the app's test users)"
+        )
+        return
+      }
+      guard AppProfile.userRoles.contains(token.text) else {
+        error(
+          line, token, "'\(token.text)' is not a user role",
+          hint:
+            "users are roles bound to the app's test users (qualify.json testUsers, or the realm export's users in order): \(AppProfile.userRoles.joined(separator: ", "))"
+        )
         return
       }
       if scenario.users.contains(token.text) {

@@ -11,6 +11,12 @@ public struct Scenario: Sendable {
   public var about: [String] = []
   /// Items of seed 000's *Release checklist (manual)* this scenario automates.
   public var checklist: [Int] = []
+  /// Checklist items it adds evidence to without proving them (`supports 8`): shown beside
+  /// the item, never enough to mark it passed.
+  public var supports: [Int] = []
+  /// Optional features of the shell it needs (`requires ota`): on a build that does not
+  /// enable one, the scenario is not applicable.
+  public var requires: [AppProfile.Feature] = []
   public var platforms: [Platform] = Platform.allCases
   public var channels: [Channel] = Channel.allCases
   public var tags: [String] = []
@@ -24,6 +30,16 @@ public struct Scenario: Sendable {
   public var steps: [Step] = []
   public var controls: [Control] = []
   public var file: String
+
+  /// Whether it only reads the app's files (every action is `is inspected`): its proof is
+  /// static, not simulated.
+  public var isStatic: Bool {
+    let actions = steps.flatMap(\.lines).compactMap { line -> ActionSpec? in
+      if case .action(let spec) = line.kind { return spec }
+      return nil
+    }
+    return !actions.isEmpty && actions.allSatisfy { $0.phrase == ["is", "inspected"] }
+  }
 
   /// The pack: the first component of the id.
   public var pack: String { String(id.split(separator: "/").first ?? "") }

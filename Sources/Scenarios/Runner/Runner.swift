@@ -112,10 +112,22 @@ public final class Runner: @unchecked Sendable {
         scenario, platform, channel, .error, "the app has no \(platform.displayName) build", record,
         [], started)
     }
+    if let (verdict, why, cause) = applicability(scenario, build: build) {
+      let record = ExecutionRecord(
+        steps: [], failedStep: nil, message: why, isError: false, duration: 0)
+      var outcome = result(scenario, platform, channel, verdict, why, record, [], started)
+      outcome.notApplicableCause = cause
+      return outcome
+    }
     var base = WorldConfiguration(build: build)
     base.identityProvider = scenario.identityProvider
     let label = "\(scenario.id)/\(platform.rawValue)"
     let check = execute(scenario, configuration: base, label: label, transport: transport)
+    if check.notApplicable, let why = check.message {
+      var outcome = result(scenario, platform, channel, .notApplicable, why, check, [], started)
+      outcome.notApplicableCause = .envNotSupplied
+      return outcome
+    }
     if check.isError {
       return result(
         scenario, platform, channel, .error, check.message ?? "error", check,
@@ -170,17 +182,65 @@ public final class Runner: @unchecked Sendable {
       check, controls, started)
   }
 
+  /// Why the scenario does not run on this build, nil when it does: a feature it needs that
+  /// the build does not enable (a failure when the profile says the app uses it), or a
+  /// simulation over a release env the channel did not supply.
+  func applicability(_ scenario: Scenario, build: AppBuild) -> (
+    Verdict, String, NotApplicableCause?
+  )? {
+    // Over dev defaults, neither a simulation nor a feature's state says anything about a
+    // release channel.
+    if build.channel.isRelease && (!scenario.isStatic || !scenario.requires.isEmpty),
+      let warning = build.environment.fallbackWarning(channel: build.channel)
+    {
+      return (.notApplicable, "not run: \(warning)", .envNotSupplied)
+    }
+    for feature in scenario.requires {
+      let state = build.features[feature]
+      guard !state.enabled else { continue }
+      let name = feature == .ota ? "OTA" : "push"
+      switch (state.use, build.channel.isRelease) {
+      case (.used, true):
+        return (
+          .failed,
+          "qualify.json declares features.\(feature.rawValue) = true, but this \(build.channel.rawValue) build does not enable \(name): \(state.decidedBy)",
+          nil
+        )
+      case (.used, false):
+        return (
+          .notApplicable,
+          "\(name) is off in this dev build (\(state.decidedBy)); the app uses it on release channels (qualify.json features.\(feature.rawValue) = true)",
+          .declared
+        )
+      case (.unused, _):
+        return (
+          .notApplicable,
+          "\(name) is not enabled in this build (qualify.json: features.\(feature.rawValue) = false): \(state.decidedBy)",
+          .declared
+        )
+      case (.auto, _):
+        return (
+          .notApplicable, "\(name) is not enabled in this build: \(state.decidedBy)", .featureOff
+        )
+      }
+    }
+    return nil
+  }
+
   private func result(
     _ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ verdict: Verdict,
     _ message: String,
     _ check: ExecutionRecord, _ controls: [ControlRecord], _ started: Date
   ) -> ScenarioResult {
-    ScenarioResult(
+    var out = ScenarioResult(
       scenarioID: scenario.id, title: scenario.title, file: scenario.file, platform: platform,
       channel: channel,
       checklist: scenario.checklist, tags: scenario.tags, verdict: verdict,
       message: redactor.redact(message),
       check: check, controls: controls, duration: Date().timeIntervalSince(started))
+    out.supports = scenario.supports
+    out.proof = scenario.isStatic ? .static : .simulated
+    return out
   }
 
   private func notRun(_ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ why: String)
@@ -303,6 +363,10 @@ public final class Runner: @unchecked Sendable {
       var message: String?
       do {
         message = try run(step, in: world, configuration: configuration)
+      } catch let notApplicable as ScenarioNotApplicable {
+        return ExecutionRecord(
+          steps: records, failedStep: nil, message: notApplicable.reason, isError: false,
+          duration: Date().timeIntervalSince(started), notApplicable: true)
       } catch {
         isError = true
         message = "\(error)"
@@ -352,7 +416,7 @@ public final class Runner: @unchecked Sendable {
       case .expectation(let spec, let negated):
         let context = ExpectationContext(
           world: world, outcome: world.lastOutcome, arguments: line.arguments, negated: negated)
-        if let failure = spec.check(context) {
+        if let failure = try spec.check(context) {
           // The action's own problem is usually the root cause: say it.
           if let problem = world.unexaminedProblem,
             !(world.lastOutcome?.problem.map(spec.examines.matches) ?? false)
@@ -393,7 +457,9 @@ public final class Runner: @unchecked Sendable {
     for client in build.realm?.clients ?? [] {
       if let secret = client.secret { redactor.register(secret) }
     }
-    for user in build.realm?.users ?? [] { redactor.register(user.password) }
+    for user in build.realm?.users ?? [] {
+      if let password = user.password { redactor.register(password) }
+    }
   }
 
   static func isSecretName(_ key: String) -> Bool {

@@ -70,10 +70,3 @@ public enum ScenarioCatalogue {
     }
   }
 }
-
-/// Shell-style globbing: `*` (any run), `?` (one character), `[abc]`.
-public enum Glob {
-  public static func matches(_ pattern: String, _ text: String) -> Bool {
-    fnmatch(pattern, text, 0) == 0
-  }
-}

@@ -13,6 +13,9 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
   case controlDidNotBite = "control-did-not-bite"
   /// The harness could not run it (a timeout, a stack that did not start).
   case error
+  /// It does not apply to this build: a feature the build does not enable (OTA, push), or an
+  /// env the channel did not supply. Its message names the setting that decides it.
+  case notApplicable = "not-applicable"
 
   public var isSuccess: Bool { self == .passed }
 }
@@ -54,17 +57,21 @@ public struct ExecutionRecord: Sendable, Codable {
   /// The execution could not run to a verdict (harness error or timeout).
   public var isError: Bool
   public var duration: TimeInterval
+  /// A step found that what it checks does not apply to this build (`message` says why).
+  public var notApplicable: Bool = false
 
-  public var passed: Bool { failedStep == nil && !isError }
+  public var passed: Bool { failedStep == nil && !isError && !notApplicable }
 
   public init(
-    steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval
+    steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval,
+    notApplicable: Bool = false
   ) {
     self.steps = steps
     self.failedStep = failedStep
     self.message = message
     self.isError = isError
     self.duration = duration
+    self.notApplicable = notApplicable
   }
 }
 
@@ -104,6 +111,28 @@ public struct ControlRecord: Sendable, Codable {
   }
 }
 
+/// How a result proves what it checks (DESIGN.md, *Decisions*: each item says how it was
+/// proven).
+public enum Proof: String, Sendable, Codable {
+  /// From the app's files alone.
+  case `static`
+  /// In the simulated world (mock stack, simulated shells).
+  case simulated
+  /// Against a real system (`--stack`).
+  case real
+}
+
+/// Why a result is not applicable.
+public enum NotApplicableCause: String, Sendable, Codable {
+  /// Not applicable as the profile declares it: the app does not use the feature, or uses it
+  /// only on release channels and this is a dev build. The run can still qualify.
+  case declared
+  /// The build does not enable the feature and the profile does not say it is unused.
+  case featureOff = "feature-off"
+  /// The channel's env was not supplied (only dev defaults were found).
+  case envNotSupplied = "env-not-supplied"
+}
+
 /// The result of one scenario on one platform.
 public struct ScenarioResult: Sendable, Codable {
   public var scenarioID: String
@@ -111,7 +140,13 @@ public struct ScenarioResult: Sendable, Codable {
   public var file: String
   public var platform: Platform
   public var channel: Channel
+  /// Checklist items it proves.
   public var checklist: [Int]
+  /// Checklist items it supports without proving them.
+  public var supports: [Int] = []
+  public var proof: Proof = .simulated
+  /// Set when `verdict` is `notApplicable`.
+  public var notApplicableCause: NotApplicableCause?
   public var tags: [String]
   public var verdict: Verdict
   /// Why, in one sentence.

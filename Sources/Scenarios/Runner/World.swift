@@ -95,19 +95,45 @@ public final class World: @unchecked Sendable {
         apps[declaration.name] = try device.install(
           build, name: declaration.name, behaviours: configuration.shell)
       }
-      for user in scenario.users {
-        guard let credentials = stack.user(user) else {
-          throw ScenarioRuntimeError(
-            "no test user \"\(user)\" at the identity provider (the realm export's users are: \(stack.identityProvider?.testUsers.map(\.username).joined(separator: ", ") ?? "none"))"
-          )
-        }
-        users[user] = credentials
+      for role in scenario.users {
+        users[role] = try boundUser(role)
       }
     } catch {
       stack.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
+  }
+
+  /// The test user a role (`first`, `second`, `third`) is bound to: the profile's
+  /// `testUsers` when it names them, else the identity provider's users in order.
+  private func boundUser(_ role: String) throws -> RealmSettings.User {
+    guard let index = AppProfile.userRoles.firstIndex(of: role) else {
+      throw ScenarioRuntimeError("unknown user role \(role)")
+    }
+    let known = stack.identityProvider?.testUsers ?? []
+    let declared = configuration.build.testUsers
+    if !declared.isEmpty {
+      guard index < declared.count else {
+        throw ScenarioRuntimeError(
+          "the scenario needs a \(role) user, but qualify.json testUsers names only \(declared.count)"
+        )
+      }
+      guard let user = stack.user(declared[index]) else {
+        throw ScenarioRuntimeError(
+          "qualify.json testUsers names \(declared[index]), who is not a user of the identity provider (its users: \(known.map(\.username).joined(separator: ", ")))"
+        )
+      }
+      return user
+    }
+    guard index < known.count else {
+      let source =
+        configuration.build.realm.map { "the realm export \($0.file)" } ?? "the identity provider"
+      throw ScenarioRuntimeError(
+        "the scenario needs a \(role) user, but \(source) has \(known.count) user\(known.count == 1 ? "" : "s") who can sign in (\(known.map(\.username).joined(separator: ", "))): add one, or name them in qualify.json testUsers"
+      )
+    }
+    return known[index]
   }
 
   /// The second La Suite app: built like the app (same shell), with its own identity,
@@ -177,7 +203,8 @@ public struct ActionContext {
   func credentials(_ name: String = "user") -> Credentials? {
     guard let user = arguments[name].flatMap({ world.users[$0] }) else { return nil }
     return Credentials(
-      username: user.username, password: user.password, rememberMe: arguments.has("remember-me"))
+      username: user.username, password: user.password ?? "",
+      rememberMe: arguments.has("remember-me"))
   }
 }
 
@@ -187,6 +214,27 @@ public struct ExpectationContext {
   public let outcome: Outcome?
   public let arguments: Arguments
   public let negated: Bool
+}
+
+extension ExpectationContext {
+  /// The username the role in parameter `name` is bound to.
+  func username(_ name: String = "user") -> String? {
+    arguments[name].map { world.users[$0]?.username ?? $0 }
+  }
+
+  /// `first (user1@example.local)` for messages.
+  func userLabel(_ name: String = "user") -> String? {
+    guard let role = arguments[name] else { return nil }
+    guard let username = world.users[role]?.username else { return role }
+    return "\(role) (\(username))"
+  }
+}
+
+/// What a step checks does not apply to this build (a guard over an env the channel did not
+/// supply): the scenario is not applicable rather than passed or failed.
+public struct ScenarioNotApplicable: Error, Sendable {
+  public var reason: String
+  public init(_ reason: String) { self.reason = reason }
 }
 
 /// An action could not be carried out for a reason that is the harness's or the scenario's,

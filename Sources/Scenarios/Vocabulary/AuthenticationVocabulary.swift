@@ -14,7 +14,7 @@ enum AuthenticationVocabulary {
       .app, "logs in", [.keyword("as", "user", .user), .flag("remember-me")],
       summary:
         "`nativeLogin()`: authenticate in the system browser (typing USER's credentials if the IdP shows its form, ticking remember-me when asked), then the PKCE-bound exchange through the native stack.",
-      example: "mail logs in as alice remember-me"
+      example: "mail logs in as first remember-me"
     ) { context in
       let app = try context.requireApp()
       let label = "\(app.name) logs in"
@@ -37,7 +37,7 @@ enum AuthenticationVocabulary {
       .app, "starts login", [.keyword("as", "user", .user), .flag("remember-me")],
       summary:
         "The browser half of `nativeLogin()` only: the deep link the browser delivers is kept for `exchanges the deep link`.",
-      example: "mail starts login as alice"
+      example: "mail starts login as first"
     ) { context in
       let app = try context.requireApp()
       return browserOutcome(
@@ -183,7 +183,7 @@ enum AuthenticationVocabulary {
       .world, "web login on", [.value("device", .text), .keyword("as", "user", .user)],
       summary:
         "The user signs in to the web app in the device's own browser (Safari / Chrome), sharing its cookies — an overlapping web flow.",
-      example: "web login on phone as alice"
+      example: "web login on phone as first"
     ) { context in
       guard let device = context.arguments["device"].flatMap({ context.world.devices[$0] }) else {
         throw ScenarioRuntimeError("no device \(context.arguments["device"] ?? "")")
@@ -359,7 +359,7 @@ extension AuthenticationVocabulary {
         let client = app.build.backend.oidcClientId
         events = events.filter { $0.clientId == client }
       }
-      if let user = context.arguments["user"] { events = events.filter { $0.userId == user } }
+      if let user = context.username() { events = events.filter { $0.userId == user } }
       if events.isEmpty != context.negated {
         let all = context.world.stepEvents.map {
           "\($0.type)\($0.clientId.map { " (\($0))" } ?? "")"
@@ -374,7 +374,7 @@ extension AuthenticationVocabulary {
       "session for", [.value("app", .app), .keyword("as", "user", .user)], negatable: true,
       summary:
         "APP's native stack has a live backend session (`GET /api/v1.0/users/me/` answers 200, as USER).",
-      example: "expect session for mail as alice"
+      example: "expect session for mail as first"
     ) { context in
       guard let name = context.arguments["app"], let app = context.world.apps[name] else {
         return "unknown app"
@@ -386,11 +386,11 @@ extension AuthenticationVocabulary {
         return "could not ask the backend who \(name) is"
       }
       let who = (response.jsonObject as? [String: Any])?["id"] as? String
-      let live = response.status == 200 && (context.arguments["user"].map { $0 == who } ?? true)
+      let live = response.status == 200 && (context.username().map { $0 == who } ?? true)
       if live != context.negated { return nil }
       return context.negated
         ? "\(name) still has a backend session (as \(who ?? "?"))"
-        : "\(name) has no backend session for \(context.arguments["user"] ?? "anyone") (GET \(url) → \(response.status)\(who.map { " as \($0)" } ?? ""))"
+        : "\(name) has no backend session for \(context.userLabel() ?? "anyone") (GET \(url) → \(response.status)\(who.map { " as \($0)" } ?? ""))"
     },
     ExpectationSpec(
       "csrf token cached for", [.value("app", .app)], negatable: true,
@@ -444,7 +444,7 @@ extension AuthenticationVocabulary {
       .app, "resumes login", [.keyword("as", "user", .user), .flag("remember-me")],
       summary:
         "The user comes back to the login page an earlier attempt stopped on and signs in there.",
-      example: "mail resumes login as alice"
+      example: "mail resumes login as first"
     ) { context in
       let app = try context.requireApp()
       guard let result = try app.resumeLogin(credentials: context.credentials()) else {
@@ -476,14 +476,15 @@ extension AuthenticationVocabulary {
       "backend session for", [.value("user", .user)], negatable: true,
       summary:
         "The backend holds a live session of USER (observed in the mock, whatever the app's jar says).",
-      example: "expect no backend session for alice"
+      example: "expect no backend session for first"
     ) { context in
-      let user = context.arguments["user"] ?? ""
+      let user = context.username() ?? ""
       let count = context.world.stack.backend.liveSessions(of: user)
       if (count > 0) != context.negated { return nil }
+      let label = context.userLabel() ?? user
       return context.negated
-        ? "the backend still holds \(count) live session\(count == 1 ? "" : "s") of \(user)"
-        : "the backend holds no session of \(user)"
+        ? "the backend still holds \(count) live session\(count == 1 ? "" : "s") of \(label)"
+        : "the backend holds no session of \(label)"
     },
   ]
 }

@@ -43,6 +43,9 @@ enum GuardVocabulary {
         return "expected an inspection (APP is inspected) before this expectation"
       }
       let matching = outcome.findings.filter { $0.rule == rule }
+      if let unverified = matching.first(where: { $0.severity == .unverified }) {
+        throw ScenarioNotApplicable("\(rule) is \(unverified.message)")
+      }
       if context.negated {
         let errors = matching.filter { $0.severity == .error }
         return errors.isEmpty ? nil : errors.map(\.description).joined(separator: "; ")
@@ -109,9 +112,7 @@ enum GuardVocabulary {
     ) { configuration, _ in
       let at = FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1)
       configuration.build.capacitor.cleartext = Sourced(true, at: at)
-      if configuration.platform == .android {
-        configuration.build.transport.usesCleartextTraffic = Sourced(true, at: at)
-      }
+      configuration.build.transport.capacitorCleartext = Sourced(true, at: at)
     },
     MutationSpec(
       "app.uses-cleartext-traffic",
@@ -200,14 +201,13 @@ enum GuardVocabulary {
         false, at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
     },
     MutationSpec(
-      "app.banner-string-missing", [.value("key", .text)],
-      summary: "The French strings lose the loc-key KEY.",
+      "app.banner-string-missing", [.value("key", .text, optional: true)],
+      summary:
+        "The last locale's strings lose the loc-key KEY (by default the platform's first banner key).",
       breaks: "checklist item 8: banners render from strings present in the build"
     ) { configuration, arguments in
-      let key = arguments["key"] ?? ""
-      let locale =
-        configuration.build.push.bannerStrings.keys.contains("fr")
-        ? "fr" : configuration.build.push.bannerStrings.keys.sorted().first ?? "en"
+      let key = arguments["key"] ?? configuration.build.push.requiredBannerKeys.first ?? ""
+      guard let locale = configuration.build.push.bannerStrings.keys.sorted().last else { return }
       configuration.build.push.bannerStrings[locale]?[key] = nil
     },
   ]

@@ -23,7 +23,7 @@ public struct Parameter: Sendable {
 
   public var name: String
   public var kind: Kind
-  /// A word introducing the value (`as` in `as alice`); nil for a positional parameter.
+  /// A word introducing the value (`as` in `as first`); nil for a positional parameter.
   public var keyword: String?
   /// A bare word that is present or not (`remember-me`).
   public var isFlag: Bool
@@ -126,14 +126,15 @@ public struct ExpectationSpec: Sendable {
   public var negatable: Bool
   /// The problems of the last action it examines (so the step does not fail on them).
   let examines: ProblemFilter
-  /// nil when the expectation holds, else why it does not.
-  let check: @Sendable (ExpectationContext) -> String?
+  /// nil when the expectation holds, else why it does not; throws `ScenarioNotApplicable`
+  /// when what it checks does not apply to this build.
+  let check: @Sendable (ExpectationContext) throws -> String?
 
   public init(
     _ phrase: String, _ parameters: [Parameter] = [], negatable: Bool = false,
     examines: ProblemFilter = .none, summary: String,
     example: String,
-    check: @escaping @Sendable (ExpectationContext) -> String?
+    check: @escaping @Sendable (ExpectationContext) throws -> String?
   ) {
     self.phrase = phrase.split(separator: " ").map(String.init)
     self.parameters = parameters
@@ -214,7 +215,9 @@ public enum Vocabulary {
   public static let keywords: [(String, String)] = [
     ("scenario", "scenario \"TITLE\" — starts the file"),
     ("about", "about \"TEXT\" — why this matters (repeatable)"),
-    ("checklist", "checklist N[, N] — seed 000 release checklist items"),
+    ("checklist", "checklist N[, N] — seed 000 release checklist items the scenario proves"),
+    ("supports", "supports N[, N] — items it adds evidence to without proving them"),
+    ("requires", "requires ota|push — optional features it needs (not applicable when off)"),
     ("platforms", "platforms ios|android … — where it applies (default both)"),
     ("channels", "channels dev|staging|prod|release … — where it applies (default all)"),
     ("tags", "tags WORD … — for --tag"),
@@ -222,7 +225,7 @@ public enum Vocabulary {
     ("idp", "idp keycloak-dev|proconnect — override the channel's identity provider"),
     ("device", "device NAME [browser KIND] [without play-services]"),
     ("app", "app NAME on DEVICE [as companion]"),
-    ("user", "user NAME — a test user of the IdP"),
+    ("user", "user first|second|third — a role bound to a test user of the app's IdP"),
     ("step", "step \"TITLE\" — starts a step; actions and expectations follow"),
     ("expect", "expect [no] PHRASE … — an expectation inside a step"),
     ("on", "on CONDITION[, CONDITION]: STATEMENT — a conditional line"),

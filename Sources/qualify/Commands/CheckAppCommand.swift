@@ -8,7 +8,17 @@ struct CheckAppCommand {
     .value("app", "DIR", "The app repository (default: the bundled sample app)."),
     .value("channel", "dev|staging|prod", "The channel whose build is checked (default: prod)."),
     .value("platform", "ios|android", "Only this platform."),
+    .value(
+      "backend-env", "FILE", "A backend env file layered over the profile's (repeatable).",
+      repeatable: true),
+    .value(
+      "frontend-env", "FILE", "A build env file layered over the profile's (repeatable).",
+      repeatable: true),
     .flag("json", "Print the findings as JSON."),
+    .flag(
+      "explain",
+      "Also print what qualify resolved from the files (ids, schemes, build phases, features) and where each value came from."
+    ),
     .flag("help", "Show this help."),
   ]
 
@@ -36,7 +46,10 @@ struct CheckAppCommand {
     let channel = try channelOption(parsed)
     let platforms = try platformOption(parsed)
     let repository = try AppRepository(directory: parsed.value("app") ?? Paths.sampleApp)
-    let builds = try repository.builds(for: channel)
+    let builds = try repository.builds(
+      for: channel,
+      extraEnv: AppRepository.ExtraEnv(
+        backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env")))
     let findings = platforms.compactMap { builds[$0] }.flatMap(BuildGuards.findings(for:))
     let blocking = findings.filter { $0.severity == .error }
     if parsed.has("json") {
@@ -46,25 +59,46 @@ struct CheckAppCommand {
       return blocking.isEmpty ? .qualified : .notQualified
     }
     out.line(
-      "check-app · \(repository.profile.name) · channel \(channel.rawValue) · \(BuildGuards.rules.count) rules"
+      "check-app · \(repository.profile.title) · channel \(channel.rawValue) · \(BuildGuards.rules.count) rules"
     )
+    if let warning = builds.values.first?.environment.fallbackWarning(channel: channel) {
+      out.line(out.style("warning: ", .yellow, .bold) + warning)
+    }
     for platform in platforms {
+      if parsed.has("explain"), let build = builds[platform] {
+        out.line(out.style("\(platform.displayName) build (\(channel.rawValue)):", .bold))
+        for fact in build.facts {
+          out.line(
+            "  \(fact.name): \(fact.value)\(fact.origin.map { out.style("  (\($0))", .dim) } ?? "")"
+          )
+          for step in fact.derivation where !step.isEmpty {
+            out.line(out.style("      ← \(step)", .dim))
+          }
+        }
+      }
       let mine = findings.filter { $0.platform == platform }
       if mine.isEmpty {
         out.line(out.style("ok", .green, .bold) + "      \(platform.displayName): no finding")
       }
       for finding in mine {
-        let label =
-          finding.severity == .error
-          ? out.style("error", .red, .bold) : out.style("allowed", .yellow, .bold)
+        let label: String
+        switch finding.severity {
+        case .error: label = out.style("error", .red, .bold)
+        case .allowed: label = out.style("allowed", .yellow, .bold)
+        case .unverified: label = out.style("unverif", .yellow, .bold)
+        }
         out.line("\(label)   \(platform.displayName) \(finding.rule): \(finding.description)")
         out.line("        fix: \(finding.fix)")
       }
     }
+    let unverified = findings.filter { $0.severity == .unverified }.count
     out.line(
-      blocking.isEmpty
+      (blocking.isEmpty
         ? "nothing blocks \(channel.rawValue)"
         : "\(blocking.count) finding\(blocking.count == 1 ? "" : "s") block \(channel.rawValue)")
+        + (unverified > 0
+          ? " (\(unverified) rule\(unverified == 1 ? "" : "s") not checked: the channel env was not supplied)"
+          : ""))
     return blocking.isEmpty ? .qualified : .notQualified
   }
 }

@@ -85,20 +85,25 @@ struct HistoryCommand {
     }
     out.line(
       out.style(
-        "run                   started               channel  status          pass fail nobite error  app",
+        "run                   started               channel  status          pass fail nobite error  n/a  app",
         .bold))
     for run in runs {
       let status = run.status.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
       let styled = out.style(
-        status, run.status == .qualified ? .green : run.status == .notQualified ? .red : .yellow)
+        status,
+        run.status == .qualified
+          ? .green : run.status == .notQualified ? .red : run.status == .partial ? .cyan : .yellow)
       let c = run.counts
       out.line(
         "\(run.id.padding(toLength: 22, withPad: " ", startingAt: 0))\(ResultStore.format(run.startedAt).prefix(19).padding(toLength: 22, withPad: " ", startingAt: 0))\(run.channel.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))\(styled) "
           + String(
-            format: "%4d %4d %6d %5d  ", c["passed", default: 0], c["failed", default: 0],
-            c["control-did-not-bite", default: 0], c["error", default: 0])
-          + URL(fileURLWithPath: run.app).lastPathComponent
-          + (run.appVersion.map { " @ \($0)" } ?? ""))
+            format: "%4d %4d %6d %5d %4d  ", c["passed", default: 0], c["failed", default: 0],
+            c["control-did-not-bite", default: 0], c["error", default: 0],
+            c["not-applicable", default: 0])
+          + (run.appName ?? URL(fileURLWithPath: run.app).lastPathComponent)
+          + (run.appVersion.map { " @ \($0)" } ?? "")
+          + (run.scope.map { $0.isFull ? "" : " (partial: \($0.limits.joined(separator: ", ")))" }
+            ?? ""))
     }
     return .qualified
   }

@@ -11,6 +11,14 @@ struct RunCommand {
     .value("channel", "dev|staging|prod", "The release channel to qualify (default: prod)."),
     .value("app", "DIR", "The app repository (default: the bundled sample app)."),
     .value(
+      "backend-env", "FILE",
+      "An env file of the backend serving the channel, layered over the profile's (repeatable): the release env a pipeline supplies.",
+      repeatable: true),
+    .value(
+      "frontend-env", "FILE",
+      "An env file of the channel's build (cap sync, Vite, the native builds), layered over the profile's (repeatable).",
+      repeatable: true),
+    .value(
       "stack", "FILE",
       "Run against an external stack described in FILE instead of the embedded mocks."),
     .value(
@@ -119,10 +127,16 @@ struct RunCommand {
     // Bad input first: the app and the scenarios are read before anything starts.
     let appDirectory = parsed.value("app") ?? Paths.sampleApp
     let repository = try AppRepository(directory: appDirectory)
-    let builds = try repository.builds(for: channel)
+    let builds = try repository.builds(
+      for: channel,
+      extraEnv: AppRepository.ExtraEnv(
+        backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env")))
     var scenarios = try loadScenarios()
     scenarios = try shard(scenarios)
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
+    let catalogue = Runner.jobs(
+      try ScenarioCatalogue.load(directory: parsed.value("scenarios") ?? Paths.scenariosDirectory),
+      platforms: Platform.allCases, channel: channel)
     guard !jobsToRun.isEmpty else {
       throw InputError(
         "no scenario applies"
@@ -141,11 +155,30 @@ struct RunCommand {
     let topologies = try builds.values.map { try StackTopology(build: $0) }
     let material = try StackMaterial(
       hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) })
+    var scope = RunScope()
+    scope.scenario = single
+    scope.filters = parsed.all("filter")
+    scope.tags = parsed.all("tag")
+    scope.shard = parsed.value("shard")
+    scope.platforms = platforms
+    scope.controls = !parsed.has("no-controls")
+    scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
+    scope.selectedRuns = jobsToRun.count
+    scope.catalogueRuns = catalogue.count
+    for (scenario, platform) in catalogue {
+      for item in scenario.checklist {
+        var platforms = scope.catalogueItems[String(item), default: []]
+        if !platforms.contains(platform) { platforms.append(platform) }
+        scope.catalogueItems[String(item)] = platforms
+      }
+    }
     var run = RunRecord(
       id: RunRecord.newID(), startedAt: Date(), channel: channel, app: repository.root.path,
       appVersion: repository.describeVersion(), seed: seed,
-      filter: single ?? parsed.value("filter"),
+      filter: ([single].compactMap { $0 } + scope.limits).joined(separator: "; ").nilIfEmpty,
       platforms: platforms, harnessVersion: qualifyVersion)
+    run.scope = scope
+    run.appName = repository.profile.title
     try store.begin(run)
     let interrupt = InterruptHandler(store: store, run: run.id)
 
@@ -161,8 +194,11 @@ struct RunCommand {
     let progress = Progress(
       terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"))
     terminal.line(
-      "qualify \(qualifyVersion) · app \(repository.profile.name) (\(AppRepository.displayPath(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")"
+      "qualify \(qualifyVersion) · app \(repository.profile.title) (\(AppRepository.displayPath(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")\(scope.isFull ? "" : " (partial: \(scope.limits.joined(separator: ", ")))")"
     )
+    if let warning = scope.envWarning {
+      terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
+    }
     let storeErrors = StoreErrors()
     let runID = run.id
     let results = runner.run(
@@ -179,7 +215,7 @@ struct RunCommand {
     interrupt.disarm()
     if let error = storeErrors.first { throw error }
 
-    let summary = RunSummary(results)
+    let summary = RunSummary(results, scope: scope)
     try store.finish(run: run.id, status: summary.status)
     run = try store.run(run.id) ?? run
     let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
@@ -305,6 +341,10 @@ private final class StoreErrors: @unchecked Sendable {
     defer { lock.unlock() }
     return errors.first
   }
+}
+
+extension String {
+  var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
 extension AppRepository {

@@ -39,7 +39,9 @@ final class Progress: @unchecked Sendable {
     var line =
       "\(mark) \(result.displayName)  \(terminal.style(Durations.format(result.duration), .dim))"
     if result.verdict != .passed {
-      line += "\n    " + terminal.style(result.message, result.verdict == .error ? .yellow : .red)
+      let style: Terminal.Style =
+        result.verdict == .error ? .yellow : result.verdict == .notApplicable ? .dim : .red
+      line += "\n    " + terminal.style(result.message, style)
     }
     terminal.line(line)
     if !still.isEmpty {
@@ -53,6 +55,7 @@ final class Progress: @unchecked Sendable {
     case .failed: return terminal.style("FAIL", .red, .bold)
     case .controlDidNotBite: return terminal.style("NOBITE", .red, .bold)
     case .error: return terminal.style("ERROR", .yellow, .bold)
+    case .notApplicable: return terminal.style("N/A", .dim, .bold)
     }
   }
 
@@ -73,9 +76,17 @@ final class Progress: @unchecked Sendable {
     for pack in packs {
       var row = pack.padding(toLength: width, withPad: " ", startingAt: 0)
       for platform in platforms {
-        let cell = results.filter { $0.platform == platform && $0.scenarioID.hasPrefix(pack + "/") }
+        let cell = results.filter {
+          $0.platform == platform && $0.scenarioID.hasPrefix(pack + "/")
+            && $0.verdict != .notApplicable
+        }
+        let skipped = results.filter {
+          $0.platform == platform && $0.scenarioID.hasPrefix(pack + "/")
+            && $0.verdict == .notApplicable
+        }.count
         let passed = cell.filter { $0.verdict == .passed }.count
-        let text = cell.isEmpty ? "—" : "\(passed)/\(cell.count)"
+        let text =
+          cell.isEmpty ? (skipped > 0 ? "n/a" : "—") : "\(passed)/\(cell.count)"
         let padded = text.padding(toLength: 12, withPad: " ", startingAt: 0)
         row += cell.isEmpty ? padded : terminal.style(padded, passed == cell.count ? .green : .red)
       }
@@ -88,8 +99,18 @@ final class Progress: @unchecked Sendable {
     terminal.line(
       "\(summary.total) scenario runs: \(counts.joined(separator: ", ")); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
     )
+    let coverage = ChecklistCoverage(results, catalogue: summary.scope.catalogue)
+    terminal.line(coverage.summary)
+    if run.channel.isRelease {
+      terminal.line(terminal.style("note: " + ReleaseChecklist.identityProviderCaveat, .dim))
+    }
+    if let warning = summary.scope.envWarning {
+      terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
+    }
     let style: Terminal.Style =
-      summary.exitCode == .qualified ? .green : summary.exitCode == .internalError ? .yellow : .red
+      summary.status == .qualified
+      ? .green
+      : summary.status == .partial ? .cyan : summary.exitCode == .internalError ? .yellow : .red
     terminal.line(
       terminal.style(summary.headline, style, .bold)
         + " — channel \(run.channel.rawValue), run \(run.id), seed \(run.seed)")

@@ -1,0 +1,5 @@
+package local.suitenumerique.messages;
+
+import com.getcapacitor.BridgeActivity;
+
+public class MainActivity extends BridgeActivity {}

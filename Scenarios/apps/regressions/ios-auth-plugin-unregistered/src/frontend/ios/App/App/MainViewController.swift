@@ -1,0 +1,7 @@
+import Capacitor
+import UIKit
+
+class MainViewController: CAPBridgeViewController {
+    override open func capacitorDidLoad() {
+    }
+}

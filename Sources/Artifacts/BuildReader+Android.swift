@@ -1,0 +1,235 @@
+import Foundation
+import QualifyCore
+
+extension BuildReader {
+  /// The Gradle build type a channel's build uses.
+  var gradleBuildType: String { channel.isRelease ? "release" : "debug" }
+
+  mutating func readAndroid(into build: inout AppBuild, environment: EnvLayers) {
+    let paths = profile.paths
+    // build.gradle: the application id and the manifest placeholders, as Gradle resolves
+    // them in the build environment.
+    var placeholders: [String: ResolvedValue] = [:]
+    if let path = paths["android.buildGradle"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let ext =
+            try paths["android.variablesGradle"].flatMap { try repository.text($0) }
+            .map { GradleScript.extValues(text: $0.text) } ?? [:]
+          let properties =
+            try paths["android.gradleProperties"].flatMap {
+              try repository.text($0)
+            }.map { GradleProperties.parse($0.text) } ?? [:]
+          let script = GradleScript.read(
+            text: text, file: file, buildType: gradleBuildType, environment: environment,
+            ext: ext, properties: properties)
+          placeholders = script.placeholders
+          if let id = script.applicationId {
+            if let value = id.value {
+              build.appId = Sourced(value, at: id.location, derivation: id.derivation)
+            } else {
+              build.appId.derivation.append(
+                "qualify cannot evaluate applicationId in \(file) (\(id.unresolved ?? "?")): taken from the profile or MOBILE_APP_ID"
+              )
+            }
+          }
+          readReleaseGuard(script.releaseGuard, file: file, into: &build)
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    placeholders["applicationId"] = ResolvedValue(
+      value: build.appId.value, derivation: build.appId.derivation,
+      location: build.appId.location, unresolved: nil)
+    readManifest(into: &build, placeholders: placeholders)
+    if let path = paths["android.googleServices"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let json = try JSONDocument(text: text, file: file).value
+          if let project = json.at("project_info.project_id")?.string {
+            build.push.firebaseProjectId = Sourced(
+              project, at: location(file, json["project_info"]?.line(of: "project_id")))
+          }
+          for client in json["client"]?.array ?? [] {
+            if let info = client.at("client_info.android_client_info"),
+              let name = info["package_name"]?.string
+            {
+              build.push.firebasePackages.append(
+                Sourced(name, at: location(file, info.line(of: "package_name"))))
+            }
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    readStrings(.android, into: &build)
+  }
+
+  private mutating func readReleaseGuard(
+    _ hook: GradleReleaseGuard?, file: String, into build: inout AppBuild
+  ) {
+    guard let hook else {
+      build.guards.androidReleaseGuard = Sourced(false, at: location(file, nil))
+      build.guards.androidReleaseGuardProblem = "no preReleaseBuild hook"
+      return
+    }
+    let at = location(file, hook.line)
+    if !hook.readsSyncedConfig {
+      build.guards.androidReleaseGuard = Sourced(false, at: at)
+      build.guards.androidReleaseGuardProblem =
+        "the preReleaseBuild hook never reads src/main/assets/capacitor.config.json"
+    } else if !hook.missingKeys.isEmpty {
+      let read = hook.readKeys.subtracting(GradleReleaseGuard.requiredKeys).sorted()
+      build.guards.androidReleaseGuard = Sourced(false, at: at)
+      build.guards.androidReleaseGuardProblem =
+        "the preReleaseBuild hook does not fail on \(hook.missingKeys.joined(separator: " or "))"
+        + (read.isEmpty
+          ? "" : " (it tests \(read.joined(separator: ", ")), which cap sync never writes)")
+    } else {
+      build.guards.androidReleaseGuard = Sourced(true, at: at)
+    }
+  }
+
+  /// AndroidManifest.xml with its placeholders substituted: schemes the browser can deliver
+  /// (a `VIEW` intent-filter with `BROWSABLE` on an exported activity), cleartext, the
+  /// notification permission.
+  private mutating func readManifest(
+    into build: inout AppBuild, placeholders: [String: ResolvedValue]
+  ) {
+    guard let path = profile.paths["android.manifest"] else { return }
+    let found: (text: String, display: String)?
+    do {
+      found = try repository.text(path)
+    } catch {
+      collect(error)
+      return
+    }
+    guard let (text, file) = found else {
+      diagnostics.append(
+        .error(
+          at: nil, "AndroidManifest.xml not found at \(path)",
+          hint: "name it as \"android.manifest\" under \"paths\" in qualify.json"))
+      return
+    }
+    do {
+      let root = try XMLReader.parse(text: text, file: file)
+      guard root.name == "manifest" else {
+        throw Diagnostic.error(
+          at: location(file, root.line),
+          "expected <manifest> as the root element, found <\(root.name)>")
+      }
+      func substitute(_ raw: String) -> (value: String?, derivation: [String], missing: String?) {
+        var out = ""
+        var derivation: [String] = []
+        var rest = Substring(raw)
+        while let start = rest.range(of: "${") {
+          out += rest[..<start.lowerBound]
+          guard let end = rest[start.upperBound...].firstIndex(of: "}") else { break }
+          let name = String(rest[start.upperBound..<end])
+          guard let resolved = placeholders[name] else {
+            return (
+              nil, derivation,
+              "no manifestPlaceholders value for ${\(name)}: the manifest merge fails"
+            )
+          }
+          guard let value = resolved.value else {
+            return (
+              nil, derivation,
+              "${\(name)} cannot be evaluated here: \(resolved.unresolved ?? "?") — declare the value in build.gradle literally"
+            )
+          }
+          out += value
+          derivation += ["${\(name)} → \"\(value)\""] + resolved.derivation
+          rest = rest[rest.index(after: end)...]
+        }
+        out += rest
+        return (out, derivation, nil)
+      }
+      if let app = root.children("application").first,
+        let raw = app.attributes["android:usesCleartextTraffic"]
+      {
+        let value = substitute(raw).value ?? raw
+        build.transport.usesCleartextTraffic = Sourced(
+          value == "true", at: location(file, app.line))
+      }
+      let targetSDK = 31
+      for activity in (root.children("application").first?.children ?? [])
+      where
+        ["activity", "activity-alias"].contains(activity.name)
+      {
+        let exportedAttribute = activity.attributes["android:exported"]
+        for filter in activity.children("intent-filter") {
+          let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
+          let categories = filter.children("category").compactMap {
+            $0.attributes["android:name"]
+          }
+          for data in filter.children("data") {
+            guard let raw = data.attributes["android:scheme"] else { continue }
+            let (value, derivation, missing) = substitute(raw)
+            let at = location(file, data.line)
+            guard let scheme = value else {
+              build.undeliverableSchemes.append(
+                UndeliverableScheme(
+                  scheme: Sourced(raw, at: at, derivation: derivation),
+                  reason: missing ?? "unresolved"))
+              continue
+            }
+            if ["http", "https"].contains(scheme.lowercased()) { continue }
+            let sourced = Sourced(
+              scheme, at: at,
+              derivation: raw == scheme ? [] : derivation)
+            var reasons: [String] = []
+            if !actions.contains("android.intent.action.VIEW") {
+              reasons.append("its intent-filter has no android.intent.action.VIEW")
+            }
+            if !categories.contains("android.intent.category.BROWSABLE") {
+              reasons.append(
+                "its intent-filter lacks android.intent.category.BROWSABLE: a browser cannot open it"
+              )
+            }
+            if exportedAttribute == "false" {
+              reasons.append(
+                "\(activity.attributes["android:name"] ?? "the activity") is android:exported=\"false\": no other app can start it"
+              )
+            } else if exportedAttribute == nil && targetSDK >= 31 {
+              reasons.append(
+                "\(activity.attributes["android:name"] ?? "the activity") has an intent-filter but no android:exported (required from Android 12)"
+              )
+            }
+            if reasons.isEmpty {
+              build.registeredSchemes.append(sourced)
+            } else {
+              build.undeliverableSchemes.append(
+                UndeliverableScheme(scheme: sourced, reason: reasons.joined(separator: "; ")))
+            }
+          }
+        }
+      }
+      let permission = root.children("uses-permission").first {
+        $0.attributes["android:name"] == "android.permission.POST_NOTIFICATIONS"
+      }
+      build.push.postNotificationsPermission = Sourced(
+        permission != nil, at: location(file, permission?.line))
+    } catch {
+      collect(error)
+    }
+  }
+}
+
+/// `gradle.properties`: `key=value` lines.
+enum GradleProperties {
+  static func parse(_ text: String) -> [String: String] {
+    var out: [String: String] = [:]
+    for line in TextLines.split(text) {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.hasPrefix("#"), !trimmed.hasPrefix("!"), let eq = trimmed.firstIndex(of: "=")
+      else { continue }
+      out[trimmed[..<eq].trimmingCharacters(in: .whitespaces)] = trimmed[
+        trimmed.index(after: eq)...
+      ].trimmingCharacters(in: .whitespaces)
+    }
+    return out
+  }
+}

@@ -1,0 +1,446 @@
+import Foundation
+import QualifyCore
+
+extension BuildReader {
+  /// The Xcode configuration a channel's build uses: Release for store channels (an archive
+  /// always builds Release), Debug for dev builds.
+  var xcodeConfiguration: String { channel.isRelease ? "Release" : "Debug" }
+
+  mutating func readIOS(into build: inout AppBuild, environment: EnvLayers) {
+    let paths = profile.paths
+    // The project: build settings, build phases, compiled sources.
+    var project: XcodeProject?
+    if let path = paths["ios.project"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          project = try XcodeProject.parse(text: text, file: file, projectPath: path)
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let settings = buildSettings(project: project, environment: environment)
+    let conditions = Set(
+      (settings.value("SWIFT_ACTIVE_COMPILATION_CONDITIONS")?.value ?? "")
+        .split(separator: " ").map(String.init))
+
+    // Info.plist, as the build expands it: URL schemes, bundle id, ATS, scene manifest.
+    var sceneDelegateClass: String?
+    var storyboard: String?
+    if let path = paths["ios.infoPlist"] {
+      do {
+        if let (data, file) = try repository.data(path) {
+          let plist = try PropertyListReader.parse(data: data, file: file)
+          readInfoPlist(plist, file: file, settings: settings, into: &build)
+          let scene = plist["UIApplicationSceneManifest"]?["UISceneConfigurations"]?[
+            "UIWindowSceneSessionRoleApplication"]?.array?.first
+          if let name = scene?["UISceneDelegateClassName"]?.string {
+            sceneDelegateClass = settings.expand(name).value.split(separator: ".").last.map(
+              String.init)
+          }
+          storyboard =
+            (scene?["UISceneStoryboardFile"]?.string ?? plist["UIMainStoryboardFile"]?.string)
+            .map { settings.expand($0).value }
+        } else {
+          diagnostics.append(
+            .error(
+              at: nil, "iOS Info.plist not found at \(path)",
+              hint: "name it as \"ios.infoPlist\" under \"paths\" in qualify.json"))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+
+    // Entitlements: aps-environment (a distribution export rewrites it to production).
+    if let path = paths["ios.entitlements"] {
+      do {
+        if let (data, file) = try repository.data(path) {
+          let plist = try PropertyListReader.parse(data: data, file: file)
+          if let raw = plist["aps-environment"]?.string {
+            let env = settings.expand(raw).value
+            let loc = location(file, plist.line(of: "aps-environment"))
+            build.push.apsEnvironment = Sourced(
+              channel.isRelease ? "production" : env, at: loc,
+              derivation: channel.isRelease && env != "production"
+                ? ["the distribution export rewrites \"\(env)\" to \"production\""] : [])
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+
+    readAuthPlugin(into: &build, conditions: conditions)
+    readRegistration(
+      into: &build, project: project, conditions: conditions,
+      sceneDelegateClass: sceneDelegateClass, storyboard: storyboard)
+    readStripPhase(into: &build, project: project)
+    readStrings(.ios, into: &build)
+  }
+
+  /// The settings of the app target in the channel's configuration.
+  private mutating func buildSettings(project: XcodeProject?, environment: EnvLayers)
+    -> XcodeBuildSettings
+  {
+    // The build environment is visible to Xcode's expansion as its lowest layer.
+    var envLayer: [XcodeBuildSettings.Definition] = []
+    for file in environment.files {
+      for entry in file.entries {
+        envLayer.append(
+          .init(
+            key: entry.key, value: entry.value,
+            location: FileLocation(file: file.path, line: entry.line, column: 1),
+            layer: "build environment"))
+      }
+    }
+    guard let project, let target = project.applicationTarget else {
+      return XcodeBuildSettings(layers: [
+        envLayer,
+        XcodeBuildSettings.defaults(
+          target: "App", configuration: xcodeConfiguration,
+          sourceRoot: XcodeProject.join(profile.capacitorRoot, "ios/App")),
+      ])
+    }
+    let name = xcodeConfiguration
+    let projectConfiguration =
+      project.projectConfigurations.first { $0.name == name } ?? project.projectConfigurations.first
+    let targetConfiguration =
+      target.configurations.first { $0.name == name } ?? target.configurations.first
+    var layers: [[XcodeBuildSettings.Definition]] = [
+      envLayer,
+      XcodeBuildSettings.defaults(
+        target: target.name, configuration: targetConfiguration?.name ?? name,
+        sourceRoot: project.sourceRoot),
+    ]
+    for configuration in [projectConfiguration, targetConfiguration] {
+      guard let configuration else { continue }
+      layers.append(
+        xcconfig(configuration.baseConfigurationPath, environment: envLayer, depth: 0))
+      layers.append(
+        configuration.settings.compactMap { entry in
+          let (key, conditions) = XcodeBuildSettings.splitConditions(entry.key)
+          guard
+            XcodeBuildSettings.conditionsHold(conditions, configuration: configuration.name)
+          else { return nil }
+          return .init(
+            key: key, value: entry.value,
+            location: FileLocation(file: project.file, line: entry.line, column: 1),
+            layer: "\(project.file) (\(configuration.name))")
+        })
+    }
+    return XcodeBuildSettings(layers: layers)
+  }
+
+  /// The definitions of a base `.xcconfig`, with its includes; a file the build generates
+  /// from its environment (the profile's `ios.generatedXcconfig`) is generated here the same
+  /// way from the channel's env.
+  private mutating func xcconfig(
+    _ path: String?, environment: [XcodeBuildSettings.Definition], depth: Int
+  ) -> [XcodeBuildSettings.Definition] {
+    guard let path, depth < 8 else { return [] }
+    if let generated = profile.generatedXcconfig, generated.path == path {
+      let scope = XcodeBuildSettings(layers: [environment])
+      return generated.settings.map { setting in
+        let expansion = scope.expand(setting.expression)
+        return .init(
+          key: setting.key, value: expansion.value,
+          location: expansion.location ?? generated.location,
+          layer: "\(path) (generated from the build environment: \(setting.expression))",
+          derivation: ["\(path) is generated from the build environment as \(setting.expression)"]
+            + expansion.derivation)
+      }
+    }
+    do {
+      guard let (text, file) = try repository.text(path) else { return [] }
+      let config = try XcconfigFile(text: text, file: file)
+      var out: [XcodeBuildSettings.Definition] = []
+      for item in config.items {
+        switch item {
+        case .entry(let entry):
+          guard
+            XcodeBuildSettings.conditionsHold(entry.conditions, configuration: xcodeConfiguration)
+          else { continue }
+          out.append(
+            .init(
+              key: entry.key, value: entry.value,
+              location: FileLocation(file: file, line: entry.line, column: 1), layer: file))
+        case .include(let include):
+          let included = XcodeProject.join(
+            (path as NSString).deletingLastPathComponent, include.path)
+          if repository.locate(included) == nil && !include.optional
+            && profile.generatedXcconfig?.path != included
+          {
+            diagnostics.append(
+              .error(
+                at: FileLocation(file: file, line: include.line, column: 1),
+                "#include \"\(include.path)\": no such file",
+                hint: "use #include? for a file that may be absent"))
+            continue
+          }
+          out += xcconfig(included, environment: environment, depth: depth + 1)
+        }
+      }
+      return out
+    } catch {
+      collect(error)
+      return []
+    }
+  }
+
+  private mutating func readInfoPlist(
+    _ plist: PlistValue, file: String, settings: XcodeBuildSettings, into build: inout AppBuild
+  ) {
+    for type in plist["CFBundleURLTypes"]?.array ?? [] {
+      let line = type.line(of: "CFBundleURLSchemes")
+      for scheme in type["CFBundleURLSchemes"]?.array ?? [] {
+        guard let raw = scheme.string else { continue }
+        let expansion = settings.expand(raw)
+        build.registeredSchemes.append(
+          Sourced(
+            expansion.value, at: location(file, line),
+            derivation: raw == expansion.value
+              ? [] : ["\(raw) → \"\(expansion.value)\""] + expansion.derivation))
+      }
+    }
+    if let raw = plist["CFBundleIdentifier"]?.string {
+      let expansion = settings.expand(raw)
+      if !expansion.value.isEmpty {
+        build.appId = Sourced(
+          expansion.value,
+          at: expansion.location ?? location(file, plist.line(of: "CFBundleIdentifier")),
+          derivation: raw == expansion.value ? [] : expansion.derivation)
+      }
+    }
+    if let ats = plist["NSAppTransportSecurity"] {
+      var atsSettings = ATSSettings(
+        location: location(file, plist.line(of: "NSAppTransportSecurity")))
+      if let v = ats["NSAllowsArbitraryLoads"]?.bool {
+        atsSettings.allowsArbitraryLoads = Sourced(
+          v, at: location(file, ats.line(of: "NSAllowsArbitraryLoads")))
+      }
+      if let v = ats["NSAllowsLocalNetworking"]?.bool {
+        atsSettings.allowsLocalNetworking = Sourced(
+          v, at: location(file, ats.line(of: "NSAllowsLocalNetworking")))
+      }
+      for domain in ats["NSExceptionDomains"]?.entries ?? []
+      where domain.value["NSExceptionAllowsInsecureHTTPLoads"]?.bool == true {
+        atsSettings.insecureExceptionDomains.append(
+          Sourced(domain.key, at: location(file, domain.line)))
+      }
+      build.transport.atsInSource = atsSettings
+      build.transport.atsShipped = atsSettings
+    }
+  }
+
+  /// The auth-session plugin: `ASWebAuthenticationSession` and its ephemeral flag.
+  private mutating func readAuthPlugin(into build: inout AppBuild, conditions: Set<String>) {
+    guard let path = profile.paths["ios.authPlugin"] else { return }
+    do {
+      guard let (text, file) = try repository.text(path) else {
+        // Without the plugin the app falls back to the default Browser plugin.
+        build.authSession.usesWebAuthenticationSession = false
+        return
+      }
+      build.authSession.usesWebAuthenticationSession = true
+      for (index, line) in SourceText.compiledSwiftLines(text, conditions: conditions) {
+        if let range = line.range(
+          of: #"prefersEphemeralWebBrowserSession\s*=\s*(true|false)"#, options: .regularExpression)
+        {
+          let value = line[range].hasSuffix("true")
+          build.authSession.prefersEphemeral = Sourced(value, at: location(file, index + 1))
+        }
+      }
+    } catch {
+      collect(error)
+    }
+  }
+
+  /// The plugin's class, as its source declares it.
+  private func pluginClass() -> String {
+    guard let path = profile.paths["ios.authPlugin"], let (text, _) = try? repository.text(path)
+    else { return "WebAuthSessionPlugin" }
+    for (_, line) in SourceText.codeLines(text) {
+      if let name = SourceText.capture(#"class\s+(\w+)\s*:\s*CAPPlugin"#, in: line) {
+        return name
+      }
+    }
+    return "WebAuthSessionPlugin"
+  }
+
+  /// Whether the plugin is registered on the bridge the app shows: the registration line is
+  /// compiled into this configuration (`#if DEBUG` is not), and the root view controller
+  /// the app really creates — through its `SceneDelegate` under the UIScene lifecycle, or its
+  /// storyboard — is the class that registers it (or a subclass).
+  private mutating func readRegistration(
+    into build: inout AppBuild, project: XcodeProject?, conditions: Set<String>,
+    sceneDelegateClass: String?, storyboard: String?
+  ) {
+    let plugin = pluginClass()
+    guard let path = profile.paths["ios.viewController"] else { return }
+    let found: (text: String, display: String)?
+    do {
+      found = try repository.text(path)
+    } catch {
+      collect(error)
+      return
+    }
+    guard let (text, file) = found else {
+      if build.authSession.usesWebAuthenticationSession {
+        build.authSession.pluginRegistered = Sourced(false, at: nil)
+        build.authSession.registrationProblem =
+          "no view controller registers \(plugin) (\(path) does not exist)"
+        build.authSession.usesWebAuthenticationSession = false
+      }
+      return
+    }
+    let pattern = #"registerPluginInstance\(\s*"# + plugin + #"\(\s*\)\s*\)"#
+    var registered: Sourced<Bool> = Sourced(false, at: location(file, nil))
+    var registeringClass: String?
+    var registeredInSource = false
+    var currentClass: String?
+    let compiled = SourceText.compiledSwiftLines(text, conditions: conditions)
+    let all = SourceText.codeLines(text)
+    for ((index, line), (_, raw)) in zip(compiled, all) {
+      if let name = SourceText.capture(#"class\s+(\w+)\s*:"#, in: raw) { currentClass = name }
+      if SourceText.matches(pattern, raw) { registeredInSource = true }
+      if SourceText.matches(pattern, line) {
+        registered = Sourced(true, at: location(file, index + 1))
+        registeringClass = currentClass
+      }
+    }
+    if !registered.value && registeredInSource {
+      let line = all.first { SourceText.matches(pattern, $0.1) }.map { $0.0 + 1 }
+      registered = Sourced(false, at: location(file, line))
+      build.authSession.registrationProblem =
+        "registerPluginInstance(\(plugin)()) is compiled out of the \(xcodeConfiguration) configuration (inside #if DEBUG, or another condition that is false there)"
+    }
+    // The root view controller the app shows.
+    if registered.value, let registeringClass {
+      if let problem = rootControllerProblem(
+        registeringClass: registeringClass, project: project,
+        sceneDelegateClass: sceneDelegateClass,
+        storyboard: storyboard, plugin: plugin)
+      {
+        registered = Sourced(false, at: problem.location ?? registered.location)
+        build.authSession.registrationProblem = problem.message
+      }
+    }
+    build.authSession.pluginRegistered = registered
+    if !registered.value { build.authSession.usesWebAuthenticationSession = false }
+  }
+
+  private struct Problem {
+    var message: String
+    var location: FileLocation?
+  }
+
+  private mutating func rootControllerProblem(
+    registeringClass: String, project: XcodeProject?, sceneDelegateClass: String?,
+    storyboard: String?, plugin: String
+  ) -> Problem? {
+    let sources = swiftSources(project: project)
+    // Subclasses of the registering class register too.
+    var registering: Set<String> = [registeringClass]
+    for (_, text) in sources {
+      for (_, line) in SourceText.codeLines(text) {
+        if let sub = SourceText.capture(#"class\s+(\w+)\s*:\s*(\w+)"#, in: line),
+          let parent = SourceText.capture(#"class\s+\w+\s*:\s*(\w+)"#, in: line),
+          registering.contains(parent)
+        {
+          registering.insert(sub)
+        }
+      }
+    }
+    if let sceneDelegateClass {
+      guard
+        let (file, text) = sources.first(where: { _, text in
+          SourceText.codeLines(text).contains {
+            SourceText.matches(#"class\s+"# + sceneDelegateClass + #"\b"#, $0.1)
+          }
+        })
+      else {
+        return Problem(
+          message:
+            "Info.plist names the scene delegate \(sceneDelegateClass), but no Swift file the App target compiles declares it: the scene never gets a window",
+          location: nil)
+      }
+      for (index, line) in SourceText.codeLines(text) {
+        guard let root = SourceText.capture(#"rootViewController\s*=\s*(\w+)\s*\("#, in: line)
+        else { continue }
+        if registering.contains(root) { return nil }
+        return Problem(
+          message:
+            "\(sceneDelegateClass) makes \(root) the root view controller, not \(registeringClass): the app-local plugin \(plugin) is never registered on the bridge the app shows",
+          location: FileLocation(file: file, line: index + 1, column: 1))
+      }
+    }
+    // No programmatic root: the storyboard's initial view controller.
+    guard let storyboard, let root = storyboardRoot(storyboard) else { return nil }
+    if registering.contains(root.className) { return nil }
+    return Problem(
+      message:
+        "the \(storyboard) storyboard's initial view controller is \(root.className), not \(registeringClass): the app-local plugin \(plugin) is never registered",
+      location: root.location)
+  }
+
+  /// The Swift files the App target compiles (or the app folder's, without a project).
+  private func swiftSources(project: XcodeProject?) -> [(String, String)] {
+    var paths = project?.applicationTarget?.compiledSources.filter { $0.hasSuffix(".swift") } ?? []
+    if paths.isEmpty {
+      paths = ["ios.viewController", "ios.sceneDelegate", "ios.appDelegate", "ios.authPlugin"]
+        .compactMap { profile.paths[$0] }
+    }
+    return paths.compactMap { path in
+      (try? repository.text(path)).flatMap { $0 }.map { ($0.display, $0.text) }
+    }
+  }
+
+  private func storyboardRoot(_ name: String) -> (className: String, location: FileLocation)? {
+    var candidates: [String] = []
+    if let path = profile.paths["ios.storyboard"] {
+      candidates.append(
+        XcodeProject.join((path as NSString).deletingLastPathComponent, "\(name).storyboard"))
+    }
+    for path in candidates {
+      guard let (text, file) = (try? repository.text(path)).flatMap({ $0 }),
+        let root = try? XMLReader.parse(text: text, file: file),
+        let initial = root.attributes["initialViewController"]
+      else { continue }
+      for node in root.descendants("viewController") where node.attributes["id"] == initial {
+        return (
+          node.attributes["customClass"] ?? "UIViewController",
+          FileLocation(file: file, line: node.line, column: 1)
+        )
+      }
+    }
+    return nil
+  }
+
+  /// The "Strip dev ATS exception" build phase, read for whether it deletes
+  /// `NSAppTransportSecurity` from the product in the channel's configuration.
+  private mutating func readStripPhase(into build: inout AppBuild, project: XcodeProject?) {
+    guard let project, let target = project.applicationTarget else { return }
+    let deletes = #"(Delete\s*:NSAppTransportSecurity|-remove\s+NSAppTransportSecurity)"#
+    let phases = target.shellScriptPhases.filter { SourceText.matches(deletes, $0.script) }
+    guard let phase = phases.first else {
+      build.guards.iosStripATSPhase = Sourced(false, at: location(project.file, target.line))
+      build.guards.iosStripATSProblem =
+        "no build phase of the \(target.name) target deletes NSAppTransportSecurity from the built Info.plist"
+      return
+    }
+    // Archives build Release: what matters is whether the phase strips there. Debug (dev
+    // builds) keeps the exception by design.
+    let runs = phases.contains {
+      ShellScript.runs(
+        deletes, in: $0.script, variables: ["CONFIGURATION": "Release", "ACTION": "install"])
+    }
+    build.guards.iosStripATSPhase = Sourced(runs, at: location(project.file, phase.line))
+    if !runs {
+      build.guards.iosStripATSProblem =
+        "the \"\(phase.name)\" build phase does not delete NSAppTransportSecurity in the Release configuration (its condition excludes Release)"
+    } else if channel.isRelease {
+      build.transport.atsShipped = nil
+    }
+  }
+}

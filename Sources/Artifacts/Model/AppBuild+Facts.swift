@@ -1,0 +1,72 @@
+import QualifyCore
+
+/// One resolved fact of a build, for `qualify check-app --explain` and the report: what
+/// qualify read, where, and how build variables resolved.
+public struct BuildFact: Sendable, Codable {
+  public var name: String
+  public var value: String
+  public var origin: String?
+  public var derivation: [String]
+}
+
+extension AppBuild {
+  /// The facts the verdicts rest on, in reading order.
+  public var facts: [BuildFact] {
+    var out: [BuildFact] = []
+    func add<T>(_ name: String, _ sourced: Sourced<T>?, _ text: (T) -> String) {
+      guard let sourced else {
+        out.append(BuildFact(name: name, value: "(not found)", origin: nil, derivation: []))
+        return
+      }
+      out.append(
+        BuildFact(
+          name: name, value: text(sourced.value),
+          origin: sourced.location.map { _ in sourced.origin }, derivation: sourced.derivation))
+    }
+    add("app id", appId) { $0 }
+    add("synced appId", syncedAppId) { $0 }
+    add("callback scheme (JS)", callbackScheme) { $0 }
+    for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }
+    for scheme in undeliverableSchemes {
+      out.append(
+        BuildFact(
+          name: "undeliverable scheme", value: "\(scheme.scheme.value): \(scheme.reason)",
+          origin: scheme.scheme.location.map { _ in scheme.scheme.origin },
+          derivation: scheme.scheme.derivation))
+    }
+    add("API origin", frontend.apiOrigin) { $0 }
+    add("server.url", capacitor.serverURL) { $0 }
+    add("server.cleartext", capacitor.cleartext) { "\($0)" }
+    switch platform {
+    case .ios:
+      add("auth plugin registered", authSession.pluginRegistered) {
+        $0 ? "yes" : "no: \(authSession.registrationProblem ?? "not registered")"
+      }
+      add("prefersEphemeralWebBrowserSession", authSession.prefersEphemeral) { "\($0)" }
+      add("strip ATS phase (Release)", guards.iosStripATSPhase) {
+        $0 ? "strips" : "does not strip: \(guards.iosStripATSProblem ?? "?")"
+      }
+      add("aps-environment", push.apsEnvironment) { $0 }
+    case .android:
+      add("release guard", guards.androidReleaseGuard) {
+        $0
+          ? "fails on server.url and server.cleartext" : guards.androidReleaseGuardProblem ?? "none"
+      }
+      add("usesCleartextTraffic", transport.usesCleartextTraffic) { "\($0)" }
+      add("Firebase project", push.firebaseProjectId) { $0 }
+    }
+    out.append(
+      BuildFact(
+        name: "OTA", value: features.ota.enabled ? "on" : "off", origin: nil,
+        derivation: [features.ota.decidedBy]))
+    out.append(
+      BuildFact(
+        name: "push", value: features.push.enabled ? "on" : "off", origin: nil,
+        derivation: [features.push.decidedBy]))
+    out.append(
+      BuildFact(
+        name: "identity provider", value: identityProvider,
+        origin: realm.map { $0.file }, derivation: []))
+    return out
+  }
+}

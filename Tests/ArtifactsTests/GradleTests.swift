@@ -1,0 +1,167 @@
+import Foundation
+import QualifyCore
+import Testing
+
+@testable import Artifacts
+
+/// Gradle scripts: the application id and manifest placeholders as Gradle resolves them,
+/// and what the release guard really tests.
+@Suite struct GradleTests {
+  private func env(_ pairs: [String: String]) throws -> EnvLayers {
+    EnvLayers([
+      try EnvFile(
+        text: pairs.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n"),
+        path: "frontend.local")
+    ])
+  }
+
+  static let groovy = """
+    def appName = System.getenv("MOBILE_APP_NAME") ?: "Messages"
+    android {
+        defaultConfig {
+            applicationId System.getenv("MOBILE_APP_ID") ?: "local.example.app"
+            manifestPlaceholders = [
+                authCallbackScheme: System.getenv("MOBILE_AUTH_SCHEME") ?: "stmessages",
+                appLabel: "${appName}",
+                minSdk: rootProject.ext.minSdkVersion
+            ]
+        }
+        buildTypes {
+            debug {
+                applicationIdSuffix ".debug"
+                manifestPlaceholders += [authCallbackScheme: "stmessages-dev"]
+            }
+            release {
+                minifyEnabled false
+            }
+        }
+    }
+    """
+
+  @Test func theReleaseBuildResolvesDefaultsWhenTheEnvIsSilent() throws {
+    let script = GradleScript.read(
+      text: GradleTests.groovy, file: "build.gradle", buildType: "release",
+      environment: try env([:]), ext: ["minSdkVersion": "24"])
+    #expect(script.applicationId?.value == "local.example.app")
+    #expect(script.placeholders["authCallbackScheme"]?.value == "stmessages")
+    #expect(script.placeholders["appLabel"]?.value == "Messages")
+    #expect(script.placeholders["minSdk"]?.value == "24")
+    let derivation = script.placeholders["authCallbackScheme"]?.derivation ?? []
+    #expect(derivation.contains { $0.contains("MOBILE_AUTH_SCHEME is unset") })
+    #expect(derivation.contains { $0.contains("default \"stmessages\"") })
+  }
+
+  @Test func theEnvOverridesAndAnEmptyValueFallsBackAsInGroovy() throws {
+    let script = GradleScript.read(
+      text: GradleTests.groovy, file: "build.gradle", buildType: "release",
+      environment: try env(["MOBILE_APP_ID": "fr.example.messages", "MOBILE_AUTH_SCHEME": ""]))
+    #expect(script.applicationId?.value == "fr.example.messages")
+    #expect(script.applicationId?.location?.file == "frontend.local")
+    // Groovy's ?: treats "" as false: the default applies.
+    #expect(script.placeholders["authCallbackScheme"]?.value == "stmessages")
+  }
+
+  @Test func theDebugBuildTypeAddsItsSuffixAndPlaceholders() throws {
+    let script = GradleScript.read(
+      text: GradleTests.groovy, file: "build.gradle", buildType: "debug", environment: try env([:]))
+    #expect(script.applicationId?.value == "local.example.app.debug")
+    #expect(script.placeholders["authCallbackScheme"]?.value == "stmessages-dev")
+  }
+
+  @Test func theKotlinDSLReadsTheSame() throws {
+    let kts = """
+      android {
+          defaultConfig {
+              applicationId = System.getenv("MOBILE_APP_ID") ?: "local.example.app"
+              manifestPlaceholders["authCallbackScheme"] = System.getenv("MOBILE_AUTH_SCHEME") ?: "stmessages"
+              manifestPlaceholders += mapOf("other" to "value")
+          }
+      }
+      """
+    let script = GradleScript.read(
+      text: kts, file: "build.gradle.kts", buildType: "release",
+      environment: try env(["MOBILE_AUTH_SCHEME": ""]))
+    #expect(script.applicationId?.value == "local.example.app")
+    // Kotlin's ?: only replaces null: an empty variable stays empty.
+    #expect(script.placeholders["authCallbackScheme"]?.value == "")
+    #expect(script.placeholders["other"]?.value == "value")
+  }
+
+  @Test func anExpressionQualifyCannotEvaluateSaysSo() throws {
+    let script = GradleScript.read(
+      text: "android { defaultConfig { applicationId computeId(project) } }", file: "build.gradle",
+      buildType: "release", environment: try env([:]))
+    #expect(script.applicationId?.value == nil)
+    #expect(script.applicationId?.unresolved?.contains("computeId") == true)
+  }
+
+  @Test func variablesGradleGivesExtValues() {
+    let ext = GradleScript.extValues(
+      text: "ext {\n    minSdkVersion = 24\n    androidxVersion = '1.7.1'\n}\n")
+    #expect(ext["minSdkVersion"] == "24")
+    #expect(ext["androidxVersion"] == "1.7.1")
+  }
+
+  private func guardOf(_ body: String) -> GradleReleaseGuard? {
+    GradleScript.read(
+      text: body, file: "build.gradle", buildType: "release",
+      environment: EnvLayers([])
+    ).releaseGuard
+  }
+
+  @Test func aGuardThatThrowsOnBothKeysGuards() throws {
+    let hook = try #require(
+      guardOf(
+        """
+        tasks.configureEach { task ->
+            if (task.name == 'preReleaseBuild') {
+                task.doFirst {
+                    def parsed = new groovy.json.JsonSlurper().parse(file('src/main/assets/capacitor.config.json'))
+                    def server = parsed?.server
+                    if (server?.url) {
+                        throw new GradleException("dev server.url")
+                    }
+                    if (server?.cleartext) throw new GradleException("cleartext")
+                }
+            }
+        }
+        """))
+    #expect(hook.readsSyncedConfig)
+    #expect(hook.missingKeys.isEmpty)
+  }
+
+  @Test func aGuardOnAKeyCapSyncNeverWritesGuardsNothing() throws {
+    let hook = try #require(
+      guardOf(
+        """
+        preReleaseBuild.doFirst {
+            def config = new groovy.json.JsonSlurper().parse(file("src/main/assets/capacitor.config.json"))
+            if (config.server?.devUrl || config.server?.cleartext) {
+                throw new GradleException("dev settings")
+            }
+        }
+        """))
+    #expect(hook.missingKeys == ["server.url"])
+    #expect(hook.readKeys.contains("server.devUrl"))
+  }
+
+  @Test func aGuardThatOnlyLogsGuardsNothing() throws {
+    let hook = try #require(
+      guardOf(
+        """
+        tasks.matching { it.name == "preReleaseBuild" }.configureEach {
+            doFirst {
+                def config = new groovy.json.JsonSlurper().parse(file("src/main/assets/capacitor.config.json"))
+                if (config.server?.url || config.server?.cleartext) {
+                    logger.warn("capacitor.config.json carries dev settings")
+                }
+            }
+        }
+        """))
+    #expect(hook.missingKeys == ["server.cleartext", "server.url"])
+  }
+
+  @Test func aCommentedOutGuardIsNoGuard() {
+    #expect(guardOf("// preReleaseBuild.doFirst { throw new GradleException('x') }\n") == nil)
+  }
+}
