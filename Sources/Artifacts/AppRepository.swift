@@ -195,10 +195,17 @@ public final class AppRepository: Sendable {
   public struct ExtraEnv: Sendable {
     public var backend: [String]
     public var frontend: [String]
+    /// qualify's own environment: a pipeline gives the real OTA signing key as
+    /// `MOBILE_OTA_SIGNING_PRIVATE_KEY_B64` there (a CI secret never sits in the repository).
+    public var process: [String: String]
 
-    public init(backend: [String] = [], frontend: [String] = []) {
+    public init(
+      backend: [String] = [], frontend: [String] = [],
+      process: [String: String] = ProcessInfo.processInfo.environment
+    ) {
       self.backend = backend
       self.frontend = frontend
+      self.process = process
     }
   }
 

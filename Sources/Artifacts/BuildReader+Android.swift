@@ -81,7 +81,9 @@ extension BuildReader {
       build.guards.androidReleaseGuardProblem =
         "the preReleaseBuild hook never reads src/main/assets/capacitor.config.json"
     } else if !hook.missingKeys.isEmpty {
-      let read = hook.readKeys.subtracting(GradleReleaseGuard.requiredKeys).sorted()
+      let others = hook.readKeys.subtracting(GradleReleaseGuard.requiredKeys)
+      // Only the keys it ends on: `server` is on the way to `server.devUrl`.
+      let read = others.filter { key in !others.contains { $0.hasPrefix(key + ".") } }.sorted()
       build.guards.androidReleaseGuard = Sourced(false, at: at)
       build.guards.androidReleaseGuardProblem =
         "the preReleaseBuild hook does not fail on \(hook.missingKeys.joined(separator: " or "))"

@@ -69,7 +69,30 @@ struct BuildReader {
     frontend.otaPublicKey = sourced("MOBILE_OTA_SIGNING_PUBLIC_KEY_B64")
     frontend.otaChannel = sourced("MOBILE_OTA_CHANNEL")
     frontend.otaPrivateKey = sourced("MOBILE_OTA_SIGNING_PRIVATE_KEY_B64")
+    if frontend.otaPrivateKey == nil,
+      let key = extraEnv.process["MOBILE_OTA_SIGNING_PRIVATE_KEY_B64"], !key.isEmpty
+    {
+      frontend.otaPrivateKey = Sourced(
+        key,
+        at: FileLocation(
+          file: "$MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 (qualify's environment)", line: 0, column: 1))
+    }
 
+    for (label, key) in [
+      ("MOBILE_OTA_SIGNING_PRIVATE_KEY_B64", frontend.otaPrivateKey),
+      ("MOBILE_OTA_SIGNING_PUBLIC_KEY_B64", frontend.otaPublicKey),
+    ] {
+      guard let key else { continue }
+      let parses =
+        label.contains("PRIVATE")
+        ? OTAKeyPair.publicHalf(ofPrivate: key.value) != nil : OTAKeyPair.parses(key.value)
+      if !parses {
+        diagnostics.append(
+          .error(
+            at: key.location, "\(label) is not a base64 PEM RSA key",
+            hint: "qualify ota keygen prints a pair in the right form"))
+      }
+    }
     let scheme = callbackScheme(frontendEnv)
     var environment = ChannelEnvironment()
     environment.backend = backendSupply

@@ -43,6 +43,10 @@ public struct StackBehaviours: Sendable, Hashable {
   // Backend, CSRF (rule 6).
   /// HTTPS unsafe requests are accepted without a trusted `Origin`.
   public var backendSkipsOriginCheck = false
+  /// The Origin check accepts whatever Origin a request names (only a missing one fails).
+  public var backendTrustsAnyOrigin = false
+  /// The OIDC callback does not compare `state` with the one it stored (login CSRF).
+  public var backendCallbackIgnoresState = false
   /// Unsafe requests are accepted without the CSRF token.
   public var backendSkipsCSRFToken = false
 

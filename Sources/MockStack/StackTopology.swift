@@ -26,8 +26,8 @@ public struct StackTopology: Sendable {
   public init(build: AppBuild) throws {
     guard let backend = Origin(url: build.frontend.apiOrigin.value) else {
       throw StackError(
-        "NEXT_PUBLIC_API_ORIGIN is not an http(s) origin: \(build.frontend.apiOrigin.value) (\(build.frontend.apiOrigin.origin))"
-      )
+        "NEXT_PUBLIC_API_ORIGIN is not an http(s) origin: \(build.frontend.apiOrigin.value) (\(build.frontend.apiOrigin.origin))",
+        isAppConfiguration: true)
     }
     self.backend = backend
     identityProvider = build.backend.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
@@ -77,5 +77,10 @@ public struct StackTopology: Sendable {
 /// The stack could not be built or started.
 public struct StackError: Error, CustomStringConvertible, Sendable {
   public var description: String
-  public init(_ description: String) { self.description = description }
+  /// The app's configuration is at fault (an origin that is not http(s)), not the harness.
+  public var isAppConfiguration: Bool
+  public init(_ description: String, isAppConfiguration: Bool = false) {
+    self.description = description
+    self.isAppConfiguration = isAppConfiguration
+  }
 }

@@ -35,7 +35,7 @@ public struct Publisher: Sendable {
   ///   - withoutChecksum: write a manifest without checksum (a broken pipeline; tests only).
   public func publish(
     zip: ZipArchive, channel: String, version: String, force: Bool = false,
-    withoutChecksum: Bool = false
+    withoutChecksum: Bool = false, bareChecksum: Bool = false
   ) throws -> Result {
     guard zip.entry("index.html") != nil else {
       throw InputError(
@@ -64,7 +64,8 @@ public struct Publisher: Sendable {
     try store.put(bundleKey, sealed.encrypted, contentType: "application/zip")
     let manifest = Manifest(
       version: version, url: store.publicURL(bundleKey),
-      checksum: withoutChecksum ? nil : sealed.checksum,
+      checksum: withoutChecksum
+        ? nil : bareChecksum ? Hex.encode(Digest.sha256(zip.bytes)) : sealed.checksum,
       sessionKey: sealed.sessionKey)
     try store.put(manifestKey, manifest.json, contentType: "application/json")
     return Result(manifest: manifest, bundleKey: bundleKey, previous: previous)

@@ -24,6 +24,8 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// check proving it on this channel: a partial run's cell then reads "not run" rather
   /// than "not covered".
   public var catalogueItems: [String: [Platform]] = [:]
+  /// What the run could not verify and says so (the OTA key pairing without the real key).
+  public var caveats: [String] = []
 
   public init() {}
 

@@ -24,11 +24,13 @@ import Testing
     var passesOn: [String]
     /// Other scenarios that must fail too, with a word of their message.
     var alsoBreaks: [Also]?
+    /// qualify's environment for the run (a CI secret such as the OTA signing key).
+    var environment: [String: String]?
 
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
-      case breaks, platform, file, value, failsOn, passesOn, alsoBreaks
+      case breaks, platform, file, value, failsOn, passesOn, alsoBreaks, environment
     }
   }
 
@@ -57,7 +59,7 @@ import Testing
     let app = Fixtures.regressionsDirectory + "/" + fixture.name
     return try CLI.run(
       ["--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5"],
-      in: scratch)
+      in: scratch, environment: fixture.environment ?? [:])
   }
 
   @Test(arguments: fixtures)
@@ -106,7 +108,7 @@ import Testing
       [
         "check-app", "--channel", channel, "--app",
         Fixtures.regressionsDirectory + "/" + fixture.name,
-      ], in: scratch)
+      ], in: scratch, environment: fixture.environment ?? [:])
     #expect(result.status == 1, "\(fixture.name): \(result.stdout)")
     #expect(
       result.stdout.contains(fixture.file) && result.stdout.contains(fixture.value),

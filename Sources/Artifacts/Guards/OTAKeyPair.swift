@@ -12,6 +12,11 @@ enum OTAKeyPair {
     return try? key.pkcs1PublicPEM()
   }
 
+  /// Whether a public key (PEM, or base64 of a PEM) parses.
+  static func parses(_ key: String) -> Bool {
+    Base64PEM.decode(key).flatMap { try? Key.publicKey(pem: $0) } != nil
+  }
+
   /// Whether two public keys (PEM, or base64 of a PEM) are the same key.
   static func sameKey(_ a: String, _ b: String) -> Bool {
     guard let first = Base64PEM.decode(a).flatMap({ try? Key.publicKey(pem: $0) }),

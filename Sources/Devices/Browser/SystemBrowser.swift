@@ -55,6 +55,8 @@ public struct BrowserResult: Sendable {
     case page(String, Int)
     /// The network failed.
     case failed(String)
+    /// The flow was stopped before requesting a URL (an attacker keeping a callback URL).
+    case intercepted(String)
   }
 
   public var end: End
@@ -69,6 +71,8 @@ public struct BrowserResult: Sendable {
   public var deliveredFromPage: Bool = false
   /// The browser kind the session ran in.
   public var kind: BrowserKind = .customTabs
+  /// The body of the page the flow ended on, when it ended on one.
+  public var lastPageBody: String?
 
   /// The delivered custom-scheme URL.
   public var delivered: String? {
@@ -86,6 +90,7 @@ public struct BrowserResult: Sendable {
     case .undeliverable(let why): return "could not deliver: \(why)"
     case .page(let url, let status): return "ended on \(url) (\(status))"
     case .failed(let why): return "failed: \(why)"
+    case .intercepted(let url): return "stopped before requesting \(url)"
     }
   }
 }
@@ -107,6 +112,8 @@ final class BrowserNavigator {
   let registeredSchemes: [String]
   /// Where the IdP's authorization endpoint is, to know when the flow reached it.
   let authorizeEndpoint: String?
+  /// A path the flow stops before requesting (after the IdP's authorization endpoint).
+  var stopBeforePath: String?
 
   init(
     kind: BrowserKind, jar: CookieJar, client: HTTPClient, environment: DeviceEnvironment,
@@ -137,6 +144,7 @@ final class BrowserNavigator {
     var submitted = false
     var authorizeReached = false
     var fromPage = false
+    var lastPageBody: String?
 
     func finish(_ end: BrowserResult.End) -> BrowserResult {
       environment.evidence.append(
@@ -148,6 +156,7 @@ final class BrowserNavigator {
         end: end, hops: hops, formShown: formShown, authorizeReached: authorizeReached)
       result.deliveredFromPage = fromPage
       result.kind = kind
+      result.lastPageBody = lastPageBody
       environment.decision(source, result.summary)
       return result
     }
@@ -169,6 +178,9 @@ final class BrowserNavigator {
       }
       fromPage = false
       if let endpoint = authorizeEndpoint, url.hasPrefix(endpoint) { authorizeReached = true }
+      if let stop = stopBeforePath, authorizeReached, target.path.hasPrefix(stop) {
+        return finish(.intercepted(url))
+      }
       if let policy = formActionPolicy, kind.enforcesFormActionOnRedirects,
         let origin = Origin(url: url),
         !BrowserNavigator.allows(policy, url, origin: origin, selfOrigin: formPage)
@@ -271,6 +283,7 @@ final class BrowserNavigator {
         fromPage = true
         continue
       }
+      lastPageBody = response.bodyText
       return finish(.page(url, response.status))
     }
     return finish(.failed("too many redirects"))
@@ -384,5 +397,31 @@ extension Device {
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
       authorizeEndpoint: authorizeEndpoint)
     return navigator.run(from: url, credentials: credentials)
+  }
+
+  /// An attacker's own browser on another machine (a cookie store of its own) signs in as
+  /// `credentials` and keeps the callback URL the IdP sends back — code and state of the
+  /// attacker's login — without following it.
+  public func captureCallback(
+    at url: String, callbackPath: String, authorizeEndpoint: String?, credentials: Credentials
+  ) throws -> BrowserResult {
+    let navigator = BrowserNavigator(
+      kind: .customTabs, jar: CookieJar(clock: environment.clock), client: try environment.client(),
+      environment: environment, source: "attacker's browser", callbackScheme: nil,
+      registeredSchemes: [], authorizeEndpoint: authorizeEndpoint)
+    navigator.stopBeforePath = callbackPath
+    return navigator.run(from: url, credentials: credentials)
+  }
+
+  /// The device's own browser (Safari, Chrome) opens `url`, as a link in a mail or on a web
+  /// page makes it, with the device's shared cookies.
+  public func openInBrowser(_ url: String, authorizeEndpoint: String?) throws -> BrowserResult {
+    let navigator = BrowserNavigator(
+      kind: platform == .ios ? .safariViewController : .customTabs, jar: systemCookies,
+      client: try environment.client(), environment: environment,
+      source: "\(platform.rawValue) \(platform == .ios ? "Safari" : "Chrome")", callbackScheme: nil,
+      registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
+      authorizeEndpoint: authorizeEndpoint)
+    return navigator.run(from: url, credentials: nil)
   }
 }

@@ -152,14 +152,16 @@ extension App {
   /// `X-CSRFToken` and carry an `Origin` the backend trusts (the API origin).
   public func send(
     method: String, _ url: String, body: [UInt8], contentType: String? = nil, csrf: Bool = true,
-    origin: Bool = true
+    origin: Bool = true, originOverride: String? = nil
   ) -> NativeHTTPStack.Result {
     var headers = HTTPHeaders()
     if method != "GET" && method != "HEAD" {
       if csrf && !behaviours.csrfTokenNotSent, let token = localStorage[csrfStorageKey] {
         headers.add("X-CSRFToken", token)
       }
-      if origin && !behaviours.originNotSent, let apiOrigin {
+      if let originOverride {
+        headers.add("Origin", originOverride)
+      } else if origin && !behaviours.originNotSent, let apiOrigin {
         headers.add("Origin", apiOrigin.description)
       }
     }

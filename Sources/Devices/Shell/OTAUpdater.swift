@@ -78,7 +78,9 @@ public final class OTAUpdater: @unchecked Sendable {
   func pluginStart() {
     guard let version = unconfirmed else { return }
     unconfirmed = nil
-    current = lastGood
+    // Capgo rolls back to "the previously successful version (or built-in bundle)".
+    current = app.behaviours.updaterRollsBackToBuiltin ? builtin : lastGood
+    lastGood = current
     failedRecord = version
     note(
       "rolled back: \(version) never called notifyAppReady(); running \(current) again and recording \(version) as the last failed update"

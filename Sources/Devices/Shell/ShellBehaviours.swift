@@ -25,6 +25,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var updaterRecordsTransientFailures = false
   /// Checks for updates even when a dev server URL is baked in.
   public var updaterIgnoresDevServer = false
+  /// Rolls a failed boot back to the builtin bundle instead of the last good one.
+  public var updaterRollsBackToBuiltin = false
 
   public init() {}
 }

@@ -70,6 +70,7 @@ public enum HTMLReport {
       "<h1><span class=\"headline\">\(h(headline))</span> <span class=\"sub\">\(h(run.appName ?? URL(fileURLWithPath: run.app).lastPathComponent)) · channel \(h(run.channel.rawValue))</span></h1>\n"
     var notes: [String] = []
     if let warning = run.scope?.envWarning { notes.append(warning) }
+    notes += run.scope?.caveats ?? []
     notes.append(coverage.summary)
     if run.channel.isRelease {
       notes.append(ReleaseChecklist.identityProviderCaveat)

@@ -334,6 +334,16 @@ public final class Runner: @unchecked Sendable {
       world = try World(
         scenario: scenario, configuration: configuration, material: material, seed: options.seed,
         label: label, redactor: redactor, transport: transport)
+    } catch let unreachable as StackError where unreachable.isAppConfiguration {
+      // The app names an origin nothing can serve: its own configuration fails the first step.
+      let message = "the app cannot reach its backend: \(unreachable)"
+      return ExecutionRecord(
+        steps: scenario.steps.map {
+          StepRecord(
+            index: $0.index, title: $0.title, status: $0.index == 1 ? .failed : .notRun,
+            message: $0.index == 1 ? message : nil, evidence: [], duration: 0)
+        }, failedStep: 1, message: message, isError: false,
+        duration: Date().timeIntervalSince(started))
     } catch {
       return ExecutionRecord(
         steps: [], failedStep: nil, message: "the world could not be built: \(error)",

@@ -14,6 +14,15 @@ extension World {
     if let known = versions[expression] { return known }
     let builtin = configuration.stampedBuiltin
     guard expression.hasPrefix("builtin") else { return expression }
+    if expression.hasSuffix("'") {
+      // `builtin+2'`: the count of `builtin+2`, another commit (two branches that minted the
+      // same count).
+      let base = BundleVersion(version(String(expression.dropLast())))
+      let resolved =
+        "\(base.count ?? 1000)-\(environment.random.hex(byteCount: 4).prefix(7))"
+      versions[expression] = resolved
+      return resolved
+    }
     if expression == "builtin" { return builtin }
     let offset =
       Int(expression.dropFirst("builtin".count).replacingOccurrences(of: "+", with: "")) ?? 1
@@ -50,7 +59,7 @@ extension World {
 
   func publish(
     version expression: String, channel: String?, content: String?, force: Bool, crashing: Bool,
-    withoutChecksum: Bool
+    withoutChecksum: Bool, bareChecksum: Bool = false
   )
     throws -> Outcome
   {
@@ -71,7 +80,7 @@ extension World {
     do {
       let result = try publisher.publish(
         zip: zip, channel: channel, version: version, force: force || configuration.publishForces,
-        withoutChecksum: withoutChecksum)
+        withoutChecksum: withoutChecksum, bareChecksum: bareChecksum)
       manifests["\(channel)/\(version)"] = result.manifest
       note(
         "ci",

@@ -28,6 +28,8 @@ public final class World: @unchecked Sendable {
   private(set) var stepEventStart = 0
   /// How much evidence there was when the current step began.
   private(set) var stepEvidenceStart = 0
+  /// A callback URL an attacker kept from their own login (login CSRF).
+  var capturedCallback: String?
   /// Version expressions resolved so far (`builtin+1` → `1201-3fa2c1d`).
   var versions: [String: String] = [:]
   /// Manifests the pipeline published, by `channel/version` (for replays).

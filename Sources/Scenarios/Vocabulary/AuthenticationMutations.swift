@@ -60,6 +60,16 @@ extension AuthenticationVocabulary {
       breaks: "rule 6: CSRF Origin on HTTPS"
     ) { $0.backendSkipsOriginCheck = true },
     .stack(
+      "backend.trusts-any-origin",
+      "HTTPS unsafe requests pass with any Origin; only a missing one is refused.",
+      breaks: "rule 6: the Origin must be listed in CSRF_TRUSTED_ORIGINS"
+    ) { $0.backendTrustsAnyOrigin = true },
+    .stack(
+      "backend.callback-ignores-state",
+      "The OIDC callback redeems any code without comparing state to the one it stored.",
+      breaks: "rule 2: the callback checks state (login CSRF)"
+    ) { $0.backendCallbackIgnoresState = true },
+    .stack(
       "backend.skips-csrf-token", "Unsafe requests pass without the CSRF token.",
       breaks: "rule 6: the CSRF token is echoed as X-CSRFToken"
     ) { $0.backendSkipsCSRFToken = true },

@@ -144,9 +144,10 @@ enum AuthenticationVocabulary {
       return Outcome.from(app.send(method: "GET", url, body: []), label: "download \(url)")
     },
     ActionSpec(
-      .app, "uploads a file", [.flag("without-csrf"), .flag("without-origin")],
+      .app, "uploads a file",
+      [.flag("without-csrf"), .flag("without-origin"), .keyword("with-origin", "origin", .text)],
       summary:
-        "POST an attachment to `/api/v1.0/blob/upload/` through the native stack (the CSRF token path).",
+        "POST an attachment to `/api/v1.0/blob/upload/` through the native stack (the CSRF token path); `with-origin ORIGIN` sends that Origin instead of the app's.",
       example: "mail uploads a file"
     ) { context in
       let app = try context.requireApp()
@@ -155,7 +156,8 @@ enum AuthenticationVocabulary {
         method: "POST", url, body: Array("attachment bytes".utf8),
         contentType: "application/octet-stream",
         csrf: !context.arguments.has("without-csrf"),
-        origin: !context.arguments.has("without-origin"))
+        origin: !context.arguments.has("without-origin"),
+        originOverride: context.arguments["origin"])
       return Outcome.from(result, label: "upload \(url)")
     },
     ActionSpec(
@@ -197,6 +199,55 @@ enum AuthenticationVocabulary {
         credentials: context.credentials())
       return browserOutcome(
         result, label: "web login on \(device.name)", world: context.world, allowPage: true)
+    },
+    ActionSpec(
+      .world, "attacker captures a callback", [.keyword("as", "user", .user)],
+      summary:
+        "In a browser of their own, an attacker signs in to the web app as USER and keeps the OIDC callback URL (their code and state) instead of following it — the bait of a login CSRF.",
+      example: "attacker captures a callback as second"
+    ) { context in
+      guard let device = context.world.devices.values.sorted(by: { $0.name < $1.name }).first,
+        let app = device.apps.first
+      else { throw ScenarioRuntimeError("the scenario declares no device with an app") }
+      guard let credentials = context.credentials() else {
+        throw ScenarioRuntimeError("attacker captures a callback needs `as USER`")
+      }
+      let result = try device.captureCallback(
+        at: app.apiURL("/api/v1.0/authenticate/"), callbackPath: "/api/v1.0/callback/",
+        authorizeEndpoint: app.build.backend.oidcAuthorizationEndpoint, credentials: credentials)
+      guard case .intercepted(let url) = result.end else {
+        return Outcome(
+          "attacker captures a callback: \(result.summary)",
+          problem: .init(kind: .failed, message: "no callback to capture: \(result.summary)"))
+      }
+      context.world.capturedCallback = url
+      return browserOutcome(result, label: "the attacker's own login", world: context.world)
+    },
+    ActionSpec(
+      .world, "lure to the captured callback on", [.value("device", .text)],
+      summary:
+        "The victim's browser on DEVICE opens the attacker's callback URL (a link in a mail, a hidden image): the backend must refuse a state its own session did not issue.",
+      example: "lure to the captured callback on phone"
+    ) { context in
+      guard let device = context.arguments["device"].flatMap({ context.world.devices[$0] }) else {
+        throw ScenarioRuntimeError("no device \(context.arguments["device"] ?? "")")
+      }
+      guard let url = context.world.capturedCallback else {
+        throw ScenarioRuntimeError(
+          "no callback was captured: run `attacker captures a callback` first")
+      }
+      let result = try device.openInBrowser(
+        url, authorizeEndpoint: device.apps.first?.build.backend.oidcAuthorizationEndpoint)
+      var outcome = browserOutcome(
+        result, label: "the victim opens the attacker's callback", world: context.world,
+        allowPage: true)
+      if case .page(_, let status) = result.end {
+        // The page is the answer the expectations examine (`expect status 400`).
+        outcome.problem = nil
+        outcome.response = HTTPResponse(
+          status: status, body: Array((result.lastPageBody ?? "").utf8))
+      }
+      return outcome
     },
   ]
 
@@ -256,6 +307,9 @@ enum AuthenticationVocabulary {
       }
     case .failed(let why):
       outcome.problem = .init(kind: .transport, message: why)
+    case .intercepted(let url):
+      outcome.facts["stopped"] = "intercepted"
+      outcome.facts["intercepted"] = url
     }
     return outcome
   }

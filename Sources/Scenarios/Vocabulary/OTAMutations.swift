@@ -25,6 +25,12 @@ extension OTAVocabulary {
       breaks: "rule 12: a transient failure is retried"
     ) { $0.updaterRecordsTransientFailures = true },
     .shell(
+      "updater.rolls-back-to-builtin",
+      "A bundle that never called notifyAppReady() is rolled back to the builtin bundle, not to the last one that booted.",
+      breaks:
+        "rule 12: rolled back to the last good bundle (Capgo: the previously successful version)"
+    ) { $0.updaterRollsBackToBuiltin = true },
+    .shell(
       "updater.ignores-dev-server", "The startup check runs even with a dev server URL baked in.",
       breaks: "rule 13: no OTA check during hot reload"
     ) { $0.updaterIgnoresDevServer = true },

@@ -47,17 +47,18 @@ enum OTAVocabulary {
       [
         .value("version", .text), .keyword("to", "channel", .text),
         .keyword("content", "content", .text),
-        .flag("force"), .flag("crashing"), .flag("without-checksum"),
+        .flag("force"), .flag("crashing"), .flag("without-checksum"), .flag("bare-checksum"),
       ],
       summary:
-        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1` or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content).",
+        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out and `bare-checksum` writes the zip's plain SHA-256 instead of the signed one.",
       example: "ci publishes builtin+1"
     ) { context in
       try context.world.publish(
         version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"],
         content: context.arguments["content"], force: context.arguments.has("force"),
         crashing: context.arguments.has("crashing"),
-        withoutChecksum: context.arguments.has("without-checksum"))
+        withoutChecksum: context.arguments.has("without-checksum"),
+        bareChecksum: context.arguments.has("bare-checksum"))
     },
     ActionSpec(
       .world, "attacker substitutes the bundle",

@@ -152,7 +152,9 @@ struct RunCommand {
         terminal.style("note:", .yellow)
           + " run \(id) was left running by a process that is gone; marked aborted")
     }
-    let topologies = try builds.values.map { try StackTopology(build: $0) }
+    // A build whose origins cannot be served (no scheme) fails its own scenarios, with the
+    // https-origins guard naming the value; it does not stop the run.
+    let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
     let material = try StackMaterial(
       hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) })
     var scope = RunScope()
@@ -163,6 +165,13 @@ struct RunCommand {
     scope.platforms = platforms
     scope.controls = !parsed.has("no-controls")
     scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
+    if let build = builds.values.first, build.features.ota.enabled,
+      build.frontend.otaPrivateKey == nil
+    {
+      scope.caveats.append(
+        "the OTA key pairing was not verified: the signing key (MOBILE_OTA_SIGNING_PRIVATE_KEY_B64) is in neither the app's env nor qualify's environment, so bundles were signed with a harness key whose public half the simulated build bakes in"
+      )
+    }
     scope.selectedRuns = jobsToRun.count
     scope.catalogueRuns = catalogue.count
     for (scenario, platform) in catalogue {
@@ -199,6 +208,7 @@ struct RunCommand {
     if let warning = scope.envWarning {
       terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
     }
+    for caveat in scope.caveats { terminal.line(terminal.style("note: " + caveat, .yellow)) }
     let storeErrors = StoreErrors()
     let runID = run.id
     let results = runner.run(

@@ -107,6 +107,9 @@ final class Progress: @unchecked Sendable {
     if let warning = summary.scope.envWarning {
       terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
     }
+    for caveat in summary.scope.caveats {
+      terminal.line(terminal.style("note: " + caveat, .yellow))
+    }
     let style: Terminal.Style =
       summary.status == .qualified
       ? .green
