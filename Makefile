@@ -10,7 +10,7 @@ TEST_DEPS = chromium python3-cryptography
 
 ARGS ?=
 
-.PHONY: deps test-deps build qualify test bench lint format clean
+.PHONY: deps test-deps build qualify test bench mutants lint format clean
 
 deps:
 	@./scripts/apt-install $(BUILD_DEPS)
@@ -35,11 +35,18 @@ bench: deps
 	$(SWIFT) build -c release --product qualify-bench
 	.build/release/qualify-bench
 
+# Mutation testing of the harness (Mutants/catalogue.json, docs/mutants.md): every mutant must
+# turn the verdict to NOT QUALIFIED, every harmless refactor keep it QUALIFIED. Rebuilds a
+# scratch copy per source mutant: minutes, not part of `make test`.
+mutants: deps
+	$(SWIFT) build --product qualify-mutants
+	.build/debug/qualify-mutants $(CURDIR)
+
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Tools Package.swift
 
 format:
-	$(SWIFT) format format --in-place --recursive Sources Tests Benchmarks Package.swift
+	$(SWIFT) format format --in-place --recursive Sources Tests Benchmarks Tools Package.swift
 
 clean:
 	rm -rf .build Reports/runs Reports/latest.html Reports/qualify.sqlite*

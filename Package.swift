@@ -47,6 +47,8 @@ let package = Package(
         "CMicroHTTPD",
       ],
       path: "Benchmarks/qualify-bench"),
+    // `make mutants`: mutation testing of the harness (rebuilds a scratch copy per mutant).
+    .executableTarget(name: "qualify-mutants", path: "Tools/qualify-mutants"),
 
     .target(
       name: "QualifyTestSupport",

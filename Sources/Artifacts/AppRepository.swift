@@ -41,9 +41,14 @@ public final class AppRepository: Sendable {
     -> AppProfile
   {
     let profileURL = directory.appendingPathComponent("qualify.json")
+    // A profile's Capacitor root is found in its own directory first, then in its bases.
+    func detected() -> String {
+      let own = chain.firstIndex(of: directory) ?? 0
+      return detectCapacitorRoot(in: Array(chain[own...]))
+    }
     guard let data = FileManager.default.contents(atPath: profileURL.path) else {
       return AppProfile.conventional(
-        name: directory.lastPathComponent, capacitorRoot: detectCapacitorRoot(in: [directory]))
+        name: directory.lastPathComponent, capacitorRoot: detected())
     }
     let display = AppRepository.display(profileURL)
     let text = TextDecoding.decode(data).text
@@ -67,7 +72,7 @@ public final class AppRepository: Sendable {
     }
     return try AppProfile.parse(
       text: text, file: display, directoryName: directory.lastPathComponent,
-      inheriting: inherited, capacitorRoot: detectCapacitorRoot(in: chain))
+      inheriting: inherited, capacitorRoot: detected())
   }
 
   /// The first conventional folder holding a Capacitor project.

@@ -162,7 +162,7 @@ enum CLI {
     try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
     try Data(#"{ "name": "broken", "base": "\#(Fixtures.sampleApp)" }"#.utf8).write(
       to: app.appendingPathComponent("qualify.json"))
-    let manifest = app.appendingPathComponent("android/app/src/main")
+    let manifest = app.appendingPathComponent("src/frontend/android/app/src/main")
     try FileManager.default.createDirectory(at: manifest, withIntermediateDirectories: true)
     try Data("<manifest>\n  <application>\n</manifest>\n".utf8).write(
       to: manifest.appendingPathComponent("AndroidManifest.xml"))

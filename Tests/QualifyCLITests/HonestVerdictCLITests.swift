@@ -1,0 +1,135 @@
+import Foundation
+import QualifyTestSupport
+import Testing
+
+/// The verdict never claims more than was checked, and a release env can come from the
+/// pipeline: the built binary, as CI runs it.
+@Suite struct HonestVerdictCLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-verdicts")
+  }
+
+  private func qualify(_ arguments: [String], environment: [String: String] = [:]) throws
+    -> ProcessResult
+  {
+    try CLI.run(
+      arguments + ["--scenarios", CLI.scenarios, "--seed", "3"], in: scratch,
+      environment: environment)
+  }
+
+  @Test func aReleaseChannelWithoutItsEnvSaysSoAndNeverQualifies() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try qualify(["--app", Fixtures.file("apps/no-release-env")])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    // Loudly, at the top of the run and again at the end.
+    #expect(lines.prefix(3).contains { $0.hasPrefix("warning: no prod env was supplied") })
+    #expect(result.stdout.contains("PASSED (partial: channel env not supplied)"))
+    #expect(!result.stdout.contains("QUALIFIED —"))
+    #expect(!result.stdout.contains("FAIL "))
+  }
+
+  @Test func aPipelineEnvOnTheCommandLineMakesTheChannelWhole() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let sample = Fixtures.sampleApp
+    let result = try qualify([
+      "--app", Fixtures.file("apps/no-release-env"), "--backend-env",
+      sample + "/ci/env/prod/backend.env", "--frontend-env", sample + "/ci/env/prod/frontend.local",
+      "--frontend-env", sample + "/deploy/env/ota-signing.test",
+    ])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(!result.stdout.contains("warning:"))
+    #expect(result.stdout.contains("QUALIFIED — channel prod"))
+  }
+
+  @Test func aFeatureTheProfileDeclaresUnusedIsNotApplicableAndTheRunQualifies() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try qualify(["--app", Fixtures.file("apps/ota-unused")])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("N/A ota/update-applies [ios]"))
+    #expect(result.stdout.contains("qualify.json: features.ota = false"))
+    #expect(result.stdout.contains("MOBILE_OTA_MANIFEST_URL is unset"))
+    #expect(result.stdout.contains("not applicable: 4"))
+    #expect(result.stdout.contains("QUALIFIED — channel prod"))
+  }
+
+  @Test func aFeatureOffThatNobodyDeclaredMakesTheRunPartial() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try qualify(["--app", Fixtures.file("apps/ota-undeclared")])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("PASSED (partial: OTA not enabled in this build"))
+  }
+
+  @Test func aFeatureTheProfileSaysIsUsedMustBeOnInARelease() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = scratch.appendingPathComponent("app")
+    try FileManager.default.createDirectory(
+      at: app.appendingPathComponent("ci/env/prod"), withIntermediateDirectories: true)
+    try Data(
+      #"{ "base": "\#(Fixtures.file("apps/ota-unused"))", "features": { "ota": true } }"#.utf8
+    )
+    .write(to: app.appendingPathComponent("qualify.json"))
+    let result = try qualify(["--app", app.path, "--filter", "ota/update-applies"])
+    #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("declares features.ota = true"))
+  }
+
+  @Test func partialRunsAreRecordedAsPartialInHistory() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let run = try qualify(["run", "sso/cross-app", "--platform", "ios"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("PASSED (partial: scenario sso/cross-app, ios only, 1 of"))
+    #expect(!run.stdout.contains("QUALIFIED"))
+    let history = try CLI.run(["history"], in: scratch)
+    #expect(history.stdout.contains("passed-partial"), "\(history.stdout)")
+    #expect(history.stdout.contains("(partial: scenario sso/cross-app, ios only"))
+  }
+
+  @Test func checkAppExplainsWhereEachValueCameFrom() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try CLI.run(
+      ["check-app", "--explain", "--channel", "prod", "--app", Fixtures.sampleApp], in: scratch)
+    #expect(result.status == 0, "\(result.stdout)")
+    #expect(result.stdout.contains("registered scheme: stmessages"))
+    #expect(
+      result.stdout.contains("MOBILE_AUTH_SCHEME is unset: its default \"stmessages\" applies"))
+    #expect(result.stdout.contains("ci/env/prod/frontend.local:3"))
+  }
+
+  @Test func profilePathsThatLeaveTheAppAreRefused() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = scratch.appendingPathComponent("app")
+    try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+    try Data(
+      """
+      {
+        "base": "\(Fixtures.sampleApp)",
+        "paths": {
+          "ios.infoPlist": "../../../../etc/passwd"
+        }
+      }
+      """.utf8
+    ).write(to: app.appendingPathComponent("qualify.json"))
+    let result = try CLI.run(["check-app", "--app", app.path], in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("qualify.json:4:"), "\(result.stderr)")
+    #expect(result.stderr.contains("leaves the app directory"))
+    #expect(!result.stderr.contains("root:"))
+  }
+
+  @Test func aListedEnvFileThatDoesNotExistIsNamed() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = scratch.appendingPathComponent("app")
+    try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+    try Data(
+      #"{ "base": "\#(Fixtures.sampleApp)", "channels": { "prod": { "backendEnv": ["ci/env/prod/backend.envv"] } } }"#
+        .utf8
+    ).write(to: app.appendingPathComponent("qualify.json"))
+    let result = try CLI.run(["check-app", "--app", app.path], in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("ci/env/prod/backend.envv"), "\(result.stderr)")
+    #expect(result.stderr.contains("does not exist"))
+  }
+}

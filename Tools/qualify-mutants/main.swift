@@ -1,0 +1,226 @@
+// qualify-mutants: mutation testing of the harness itself (`make mutants`).
+//
+// Each mutant of Mutants/catalogue.json is a realistic bug — an edit to the harness's source
+// (the simulated world, a reader), or to a copy of an app — applied alone in a scratch copy
+// of the package. A mutant is killed when the verdict of its run differs from the baseline
+// verdict of the same app and channel: the healthy sample app stops qualifying, or a
+// regression fixture that must fail stops failing. Every harmless refactor must keep its
+// baseline verdict. Prints the mutation score and the survivors; exits 1 when anything
+// survived, 2 on a catalogue that does not apply.
+import Foundation
+
+struct Catalogue: Decodable {
+  struct Mutant: Decodable {
+    /// A short name.
+    var id: String
+    /// What part of the world or the app it breaks (updater, backend, idp, browser, …).
+    var area: String
+    /// The bug, in one sentence.
+    var bug: String
+    /// The app qualified (relative to the package): the sample app unless stated; a reader
+    /// mutant runs on the regression fixture its rule catches.
+    var app: String?
+    /// The file edited: under `Sources/` for a source mutant (rebuilt), else relative to a
+    /// copy of the app.
+    var file: String
+    /// Text that must occur exactly once in the file, and what replaces it.
+    var find: String
+    var replace: String
+    var channel: String?
+    /// qualify's environment for the run.
+    var environment: [String: String]?
+  }
+
+  var mutants: [Mutant]
+  var harmless: [Mutant]
+}
+
+struct Failure: Error, CustomStringConvertible {
+  var description: String
+}
+
+let fileManager = FileManager.default
+
+func run(
+  _ executable: String, _ arguments: [String], in directory: URL,
+  environment: [String: String] = [:]
+)
+  throws -> (status: Int32, output: String)
+{
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  process.currentDirectoryURL = directory
+  var env = ProcessInfo.processInfo.environment
+  env["NO_COLOR"] = "1"
+  for (key, value) in environment { env[key] = value }
+  process.environment = env
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// The package root: the current directory (make runs from it) or an argument.
+let root = URL(
+  fileURLWithPath: CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") }
+    ?? fileManager.currentDirectoryPath)
+let only = CommandLine.arguments.dropFirst().first { $0.hasPrefix("--only=") }.map {
+  String($0.dropFirst("--only=".count))
+}
+
+do {
+  let catalogueURL = root.appendingPathComponent("Mutants/catalogue.json")
+  let catalogue = try JSONDecoder().decode(
+    Catalogue.self, from: try Data(contentsOf: catalogueURL))
+  let swift = "/usr/bin/env"
+
+  // A scratch copy of the package: mutants never touch the working tree.
+  let scratch = fileManager.temporaryDirectory.appendingPathComponent(
+    "qualify-mutants-\(ProcessInfo.processInfo.processIdentifier)")
+  try? fileManager.removeItem(at: scratch)
+  try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true)
+  defer { try? fileManager.removeItem(at: scratch) }
+  for item in ["Package.swift", "Sources", "Scenarios", "Tests", "Benchmarks", "Tools", "Mutants"] {
+    try fileManager.copyItem(
+      at: root.appendingPathComponent(item), to: scratch.appendingPathComponent(item))
+  }
+
+  func build() throws {
+    let result = try run(swift, ["swift", "build", "--product", "qualify"], in: scratch)
+    guard result.status == 0 else {
+      throw Failure(description: "the build failed:\n\(result.output.suffix(2000))")
+    }
+  }
+
+  func qualify(_ mutant: Catalogue.Mutant, app: URL) throws -> (Int32, String) {
+    let arguments = [
+      "--channel", mutant.channel ?? "prod", "--seed", "1", "--jobs", "2",
+      "--db", scratch.appendingPathComponent("mutants.sqlite").path,
+      "--report-dir", scratch.appendingPathComponent("reports").path, "--app", app.path,
+    ]
+    let result = try run(
+      scratch.appendingPathComponent(".build/debug/qualify").path, arguments, in: scratch,
+      environment: mutant.environment ?? [:])
+    let headline =
+      result.output.split(separator: "\n").last {
+        $0.contains("QUALIFIED") || $0.hasPrefix("PASSED") || $0.hasPrefix("ERROR")
+      }.map(String.init) ?? result.output.split(separator: "\n").last.map(String.init) ?? ""
+    return (result.status, headline)
+  }
+
+  let sampleApp = "Scenarios/apps/messages"
+  /// The binary holds a source edit that has since been reverted.
+  var stale = false
+
+  /// Applies `mutant`, runs qualify, reverts. Returns the exit status and the headline.
+  func trial(_ mutant: Catalogue.Mutant) throws -> (Int32, String) {
+    let isSource = mutant.file.hasPrefix("Sources/")
+    var app = scratch.appendingPathComponent(mutant.app ?? sampleApp)
+    var copy: URL?
+    let target: URL
+    if isSource {
+      target = scratch.appendingPathComponent(mutant.file)
+    } else {
+      // The edit goes to a copy beside the app, so that a fixture's relative `base` holds.
+      let duplicate = app.deletingLastPathComponent().appendingPathComponent(
+        app.lastPathComponent + "-under-mutation")
+      try? fileManager.removeItem(at: duplicate)
+      try fileManager.copyItem(at: app, to: duplicate)
+      copy = duplicate
+      app = duplicate
+      target = duplicate.appendingPathComponent(mutant.file)
+    }
+    let original = try String(contentsOf: target, encoding: .utf8)
+    let occurrences = original.components(separatedBy: mutant.find).count - 1
+    guard occurrences == 1 else {
+      throw Failure(
+        description:
+          "mutant \(mutant.id): its text occurs \(occurrences) times in \(mutant.file), not once (a stale catalogue entry)"
+      )
+    }
+    try original.replacingOccurrences(of: mutant.find, with: mutant.replace).write(
+      to: target, atomically: true, encoding: .utf8)
+    defer {
+      try? original.write(to: target, atomically: true, encoding: .utf8)
+      if let copy { try? fileManager.removeItem(at: copy) }
+      if isSource { stale = true }
+    }
+    if isSource || stale {
+      try build()
+      stale = isSource
+    }
+    return try qualify(mutant, app: app)
+  }
+
+  /// The baseline verdict (exit status) of each app and channel the catalogue runs.
+  var baselines: [String: Int32] = [:]
+  func baseline(_ mutant: Catalogue.Mutant) throws -> Int32 {
+    let key = "\(mutant.app ?? sampleApp)@\(mutant.channel ?? "prod")"
+    if let known = baselines[key] { return known }
+    if stale {
+      try build()
+      stale = false
+    }
+    var probe = mutant
+    probe.environment = nil
+    let (status, headline) = try qualify(
+      probe, app: scratch.appendingPathComponent(mutant.app ?? sampleApp))
+    guard status == 0 || status == 1 else {
+      throw Failure(description: "the baseline of \(key) did not run to a verdict: \(headline)")
+    }
+    print("baseline \(key): \(headline)")
+    baselines[key] = status
+    return status
+  }
+
+  print("qualify-mutants: building the baseline in \(scratch.path)")
+  try build()
+  let selected = catalogue.mutants.filter { only == nil || $0.id == only }
+  let refactors = catalogue.harmless.filter { only == nil || $0.id == only }
+  for entry in selected + refactors { _ = try baseline(entry) }
+  guard baselines["\(sampleApp)@prod"] ?? 0 == 0 else {
+    throw Failure(description: "the sample app does not qualify on prod: nothing to mutate")
+  }
+
+  var killed: [String] = []
+  var survivors: [(Catalogue.Mutant, String)] = []
+  var broken: [(Catalogue.Mutant, String)] = []
+  let width = (selected + refactors).map(\.id.count).max() ?? 10
+  for mutant in selected {
+    let expected = try baseline(mutant)
+    let started = Date()
+    let (status, headline) = try trial(mutant)
+    let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
+    let caught = status != expected
+    print(
+      "\(caught ? "killed  " : "SURVIVED") \(mutant.id.padding(toLength: width, withPad: " ", startingAt: 0)) \(seconds)  \(headline)"
+    )
+    if caught { killed.append(mutant.id) } else { survivors.append((mutant, headline)) }
+  }
+  for refactor in refactors {
+    let expected = try baseline(refactor)
+    let (status, headline) = try trial(refactor)
+    let kept = status == expected
+    print(
+      "\(kept ? "kept    " : "BROKEN  ") \(refactor.id.padding(toLength: width, withPad: " ", startingAt: 0))         \(headline)"
+    )
+    if !kept { broken.append((refactor, headline)) }
+  }
+  let score = selected.isEmpty ? 100 : 100 * killed.count / selected.count
+  print("")
+  print("mutation score: \(killed.count)/\(selected.count) killed (\(score)%)")
+  for (mutant, headline) in survivors {
+    print("survivor: \(mutant.id) [\(mutant.area)] \(mutant.bug) — \(headline)")
+  }
+  for (refactor, headline) in broken {
+    print("harmless refactor turned the verdict: \(refactor.id) — \(headline)")
+  }
+  exit(survivors.isEmpty && broken.isEmpty ? 0 : 1)
+} catch {
+  FileHandle.standardError.write(Data("qualify-mutants: \(error)\n".utf8))
+  exit(2)
+}
