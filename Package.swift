@@ -60,7 +60,8 @@ let package = Package(
     .testTarget(
       name: "ArtifactsTests",
       dependencies: ["Artifacts", "QualifyCore", "QualifyCrypto", "QualifyTestSupport"]),
-    .testTarget(name: "OTATests", dependencies: ["OTA", "QualifyCore", "QualifyTestSupport"]),
+    .testTarget(
+      name: "OTATests", dependencies: ["OTA", "HTTP", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(name: "MockStackTests", dependencies: ["MockStack", "OTA", "QualifyTestSupport"]),
     .testTarget(
       name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),

@@ -66,11 +66,15 @@ let keyCopy = strdup(credentials.privateKeyPEM)
 let certCopy = strdup(credentials.certificatePEM)
 let uriLogger: CMHD_uri_logger = { _, _, _ in nil }
 let completed: MHD_RequestCompletedCallback = { _, _, _, _ in }
-let bareDaemon = withUnsafePointer(to: &address) {
-  CMHD_start_daemon(
-    UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
-      | UInt32(MHD_USE_TLS.rawValue),
-    $0, bareHandler, nil, uriLogger, nil, completed, nil, keyCopy, certCopy, 32 * 1024, 30)
+let notified: MHD_NotifyConnectionCallback = { _, _, _, _ in }
+let bareDaemon = withUnsafePointer(to: &address) { pointer in
+  HTTPServer.tlsPriorities.withCString { priorities in
+    CMHD_start_daemon(
+      UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
+        | UInt32(MHD_USE_TLS.rawValue),
+      pointer, bareHandler, nil, uriLogger, nil, completed, nil, notified, nil, keyCopy, certCopy,
+      priorities, 32 * 1024, 30, 4096)
+  }
 }
 guard let bareDaemon else { fatalError("the baseline daemon did not start") }
 let barePort = CMHD_daemon_port(bareDaemon)

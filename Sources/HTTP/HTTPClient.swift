@@ -7,12 +7,23 @@ public struct ClientRequest: Sendable {
   public var url: String
   public var headers: HTTPHeaders
   public var body: [UInt8]
+  /// The most body bytes this request accepts; a bigger response is cut off with an error
+  /// rather than read into memory (nil: the client's configured limit).
+  public var maxResponseBytes: Int?
+  /// When set, the response body is written to this file as it arrives (the response's
+  /// `body` is then empty): a large download never sits in memory.
+  public var bodyFile: URL?
 
-  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+  public init(
+    method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    maxResponseBytes: Int? = nil, bodyFile: URL? = nil
+  ) {
     self.method = method
     self.url = url
     self.headers = headers
     self.body = body
+    self.maxResponseBytes = maxResponseBytes
+    self.bodyFile = bodyFile
   }
 }
 
@@ -75,17 +86,20 @@ public final class HTTPClient: @unchecked Sendable {
     /// Seconds before a request gives up.
     public var timeout: TimeInterval
     public var userAgent: String
+    /// The most body bytes a response may have unless a request says otherwise.
+    public var maxResponseBytes: Int
 
     public init(
       trustedCertificatesPEM: String? = nil, origins: [String: UInt16] = [:],
       allowsOutsideOrigins: Bool = false, timeout: TimeInterval = 10,
-      userAgent: String = "qualify"
+      userAgent: String = "qualify", maxResponseBytes: Int = 16 << 20
     ) {
       self.trustedCertificatesPEM = trustedCertificatesPEM
       self.origins = origins
       self.allowsOutsideOrigins = allowsOutsideOrigins
       self.timeout = timeout
       self.userAgent = userAgent
+      self.maxResponseBytes = maxResponseBytes
     }
   }
 
@@ -104,30 +118,59 @@ public final class HTTPClient: @unchecked Sendable {
     self.configuration = configuration
     self.handle = handle
     connectTo = HTTPClient.connectList(configuration.origins)
-    configureOnce()
+    do {
+      try configureOnce()
+    } catch {
+      curl_easy_cleanup(handle)
+      curl_slist_free_all(connectTo)
+      throw error
+    }
+  }
+
+  /// Every libcurl status goes through here: a refused option is an error naming it, never
+  /// a request sent with a setting silently missing.
+  private static func check(_ code: CURLcode, _ what: String) throws {
+    guard code == CURLE_OK else {
+      throw HTTPClientError(
+        .transport, "libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))")
+    }
   }
 
   /// The options that never change between requests, set once: the handle keeps them, and
   /// a request no longer pays for re-parsing the CA or resetting the handle.
-  private func configureOnce() {
+  private func configureOnce() throws {
     let h = handle
-    _ = CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-    _ = CCurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-    _ = CCurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-    _ = CCurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000))
-    _ = CCurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000))
-    _ = CCurl_easy_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
-    _ = CCurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
+    try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+    try HTTPClient.check(
+      CCurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
+    try HTTPClient.check(
+      CCurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1),
+      "CURLOPT_HTTP_VERSION")
+    try HTTPClient.check(
+      CCurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(configuration.timeout * 1000)),
+      "CURLOPT_TIMEOUT_MS")
+    try HTTPClient.check(
+      CCurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000)),
+      "CURLOPT_CONNECTTIMEOUT_MS")
+    try HTTPClient.check(
+      CCurl_easy_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent), "CURLOPT_USERAGENT")
+    try HTTPClient.check(
+      CCurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
     if let pem = configuration.trustedCertificatesPEM {
       var bytes = Array(pem.utf8)
-      bytes.withUnsafeMutableBytes { raw in
+      let code = bytes.withUnsafeMutableBytes { raw -> CURLcode in
         var blob = curl_blob(data: raw.baseAddress, len: raw.count, flags: UInt32(CURL_BLOB_COPY))
-        _ = CCurl_easy_setopt_blob(h, CURLOPT_CAINFO_BLOB, &blob)
+        return CCurl_easy_setopt_blob(h, CURLOPT_CAINFO_BLOB, &blob)
       }
-      _ = CCurl_easy_setopt_string(h, CURLOPT_CAPATH, nil)
+      try HTTPClient.check(code, "CURLOPT_CAINFO_BLOB")
+      try HTTPClient.check(CCurl_easy_setopt_string(h, CURLOPT_CAPATH, nil), "CURLOPT_CAPATH")
     }
-    _ = CCurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, HTTPClient.writeBody)
-    _ = CCurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, HTTPClient.writeHeader)
+    try HTTPClient.check(
+      CCurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, HTTPClient.writeBody),
+      "CURLOPT_WRITEFUNCTION")
+    try HTTPClient.check(
+      CCurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, HTTPClient.writeHeader),
+      "CURLOPT_HEADERFUNCTION")
   }
 
   private static func connectList(_ origins: [String: UInt16]) -> UnsafeMutablePointer<curl_slist>?
@@ -203,59 +246,103 @@ public final class HTTPClient: @unchecked Sendable {
         ))
     }
 
-    let accumulator = ResponseAccumulator()
+    let accumulator = ResponseAccumulator(
+      limit: request.maxResponseBytes ?? configuration.maxResponseBytes)
+    if let file = request.bodyFile {
+      guard FileManager.default.createFile(atPath: file.path, contents: nil),
+        let handle = FileHandle(forWritingAtPath: file.path)
+      else {
+        return failed(HTTPClientError(.transport, "cannot write \(file.path)"))
+      }
+      accumulator.file = handle
+    }
+    defer { try? accumulator.file?.close() }
     var headerList: UnsafeMutablePointer<curl_slist>?
     defer { curl_slist_free_all(headerList) }
     var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
-    let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+    let outcome: Result<CURLcode, HTTPClientError> = errorBuffer.withUnsafeMutableBufferPointer {
+      errorPointer in
       let h = handle
-      _ = CCurl_easy_setopt_string(h, CURLOPT_URL, request.url)
-      _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
-      _ = CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo)
-      _ = CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
-      _ = CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 0)
-      switch request.method.uppercased() {
-      case "GET":
-        _ = CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-      case "HEAD":
-        _ = CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 1)
-      default:
-        _ = CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.uppercased())
-        _ = CCurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-        if request.body.isEmpty {
-          _ = CCurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
-        } else {
-          request.body.withUnsafeBytes { raw in
-            _ = CCurl_easy_setopt_pointer(
-              h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+      defer {
+        // The buffers these point at die with this call.
+        _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, nil)
+        _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, nil)
+      }
+      do {
+        try HTTPClient.check(CCurl_easy_setopt_string(h, CURLOPT_URL, request.url), "CURLOPT_URL")
+        try HTTPClient.check(
+          CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, errorPointer.baseAddress),
+          "CURLOPT_ERRORBUFFER")
+        try HTTPClient.check(
+          CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo), "CURLOPT_CONNECT_TO")
+        try HTTPClient.check(
+          CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
+        try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 0), "CURLOPT_NOBODY")
+        switch request.method.uppercased() {
+        case "GET":
+          try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
+        case "HEAD":
+          try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")
+        default:
+          try HTTPClient.check(
+            CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.uppercased()),
+            "CURLOPT_CUSTOMREQUEST")
+          try HTTPClient.check(
+            CCurl_easy_setopt_off_t(
+              h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+            "CURLOPT_POSTFIELDSIZE_LARGE")
+          let code: CURLcode
+          if request.body.isEmpty {
+            code = CCurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
+          } else {
+            code = request.body.withUnsafeBytes { raw in
+              CCurl_easy_setopt_pointer(
+                h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            }
           }
+          try HTTPClient.check(code, "CURLOPT_COPYPOSTFIELDS")
         }
+        // libcurl adds these on its own; the caller's headers are the whole story.
+        var fields = request.headers.fields.map { "\($0.name): \($0.value)" }
+        if !request.headers.contains("Expect") { fields.append("Expect:") }
+        if !request.headers.contains("Content-Type") && !request.body.isEmpty {
+          fields.append("Content-Type:")
+        }
+        if !request.headers.contains("Accept") { fields.append("Accept: */*") }
+        for field in fields { headerList = curl_slist_append(headerList, field) }
+        try HTTPClient.check(
+          CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        let context = Unmanaged.passUnretained(accumulator).toOpaque()
+        try HTTPClient.check(
+          CCurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        try HTTPClient.check(
+          CCurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+      } catch {
+        return .failure(error as? HTTPClientError ?? HTTPClientError(.transport, "\(error)"))
       }
-      // libcurl adds these on its own; the caller's headers are the whole story.
-      var fields = request.headers.fields.map { "\($0.name): \($0.value)" }
-      if !request.headers.contains("Expect") { fields.append("Expect:") }
-      if !request.headers.contains("Content-Type") && !request.body.isEmpty {
-        fields.append("Content-Type:")
-      }
-      if !request.headers.contains("Accept") { fields.append("Accept: */*") }
-      for field in fields { headerList = curl_slist_append(headerList, field) }
-      _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, headerList)
-
-      let context = Unmanaged.passUnretained(accumulator).toOpaque()
-      _ = CCurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, context)
-      _ = CCurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, context)
-      let code = withExtendedLifetime(accumulator) { curl_easy_perform(h) }
-      // The buffers these point at die with this call.
-      _ = CCurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, nil)
-      _ = CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, nil)
-      return code
+      return .success(withExtendedLifetime(accumulator) { curl_easy_perform(h) })
+    }
+    let code: CURLcode
+    switch outcome {
+    case .failure(let error): return failed(error)
+    case .success(let value): code = value
     }
 
     var totalMicroseconds: curl_off_t = 0
-    _ = CCurl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &totalMicroseconds)
+    if CCurl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &totalMicroseconds) != CURLE_OK {
+      totalMicroseconds = 0
+    }
     let duration = TimeInterval(totalMicroseconds) / 1_000_000
     guard code == CURLE_OK else {
+      if accumulator.exceeded {
+        return HTTPExchange(
+          request: request, response: nil,
+          error: HTTPClientError(
+            .transport,
+            "\(request.method) \(request.url): the response is larger than \(accumulator.limit) bytes; the download was stopped"
+          ), duration: duration)
+      }
       let detail = String(cString: errorBuffer)
       let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
       return HTTPExchange(
@@ -264,7 +351,9 @@ public final class HTTPClient: @unchecked Sendable {
         duration: duration)
     }
     var status = 0
-    _ = CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+    guard CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
+      return failed(HTTPClientError(.transport, "libcurl gave no status for \(request.url)"))
+    }
     return HTTPExchange(
       request: request,
       response: HTTPResponse(status: status, headers: accumulator.headers, body: accumulator.body),
@@ -280,8 +369,19 @@ public final class HTTPClient: @unchecked Sendable {
     guard let pointer, let context else { return 0 }
     let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
+    accumulator.received += length
+    // Returning less than `length` makes libcurl stop the transfer.
+    if accumulator.received > accumulator.limit {
+      accumulator.exceeded = true
+      return 0
+    }
     pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-      accumulator.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+      let chunk = UnsafeBufferPointer(start: $0, count: length)
+      if let file = accumulator.file {
+        file.write(Data(buffer: chunk))
+      } else {
+        accumulator.body.append(contentsOf: chunk)
+      }
     }
     return length
   }
@@ -308,4 +408,12 @@ public final class HTTPClient: @unchecked Sendable {
 private final class ResponseAccumulator {
   var headers = HTTPHeaders()
   var body: [UInt8] = []
+  let limit: Int
+  var received = 0
+  var exceeded = false
+  var file: FileHandle?
+
+  init(limit: Int) {
+    self.limit = limit
+  }
 }

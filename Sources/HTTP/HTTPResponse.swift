@@ -23,12 +23,21 @@ public struct HTTPResponse: Sendable {
       body: Array(text.utf8))
   }
 
-  /// An HTML response.
+  /// A policy for the pages the mocks serve: no script runs, nothing loads from elsewhere.
+  /// It names no `form-action`, so a profile's own login-page policy (ProConnect's) stays the
+  /// one a browser enforces on form submissions.
+  public static let pageSecurityPolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'"
+
+  /// An HTML response, under `pageSecurityPolicy` unless `headers` bring a policy of their own.
   public static func html(_ html: String, status: Int = 200, headers: HTTPHeaders = [:])
     -> HTTPResponse
   {
     var all = headers
     all.set("Content-Type", "text/html; charset=utf-8")
+    if all["Content-Security-Policy"] == nil {
+      all.set("Content-Security-Policy", pageSecurityPolicy)
+    }
     return HTTPResponse(status: status, headers: all, body: Array(html.utf8))
   }
 
@@ -63,5 +72,66 @@ public struct HTTPResponse: Sendable {
   /// Whether the status is a redirect that carries a `Location`.
   public var isRedirect: Bool {
     [301, 302, 303, 307, 308].contains(status) && headers["Location"] != nil
+  }
+}
+
+/// A single byte range of a `Range` request (RFC 9110 §14), resolved against a length.
+public enum ByteRange: Equatable, Sendable {
+  /// No usable `Range` header (absent, another unit, several ranges): the whole object.
+  case whole
+  case partial(ClosedRange<Int>)
+  /// A syntactically valid range that starts past the end: 416.
+  case unsatisfiable
+
+  /// Resolves `header` against an object of `length` bytes. Several ranges are answered with
+  /// the whole object, which RFC 9110 allows.
+  public static func resolve(_ header: String?, length: Int) -> ByteRange {
+    guard let header, header.lowercased().hasPrefix("bytes=") else { return .whole }
+    let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+    guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
+    let first = spec[..<dash]
+    let last = spec[spec.index(after: dash)...]
+    func number(_ text: Substring) -> Int? {
+      text.allSatisfy { $0.isASCII && $0.isNumber } && !text.isEmpty && text.count <= 18
+        ? Int(text) : nil
+    }
+    if first.isEmpty {
+      // `bytes=-N`: the last N bytes.
+      guard let suffix = number(last) else { return .whole }
+      guard suffix > 0, length > 0 else { return .unsatisfiable }
+      return .partial(max(0, length - suffix)...(length - 1))
+    }
+    guard let start = number(first) else { return .whole }
+    let end: Int
+    if last.isEmpty {
+      end = length - 1
+    } else {
+      guard let value = number(last), value >= start else { return .whole }
+      end = min(value, length - 1)
+    }
+    return start < length ? .partial(start...end) : .unsatisfiable
+  }
+}
+
+extension HTTPResponse {
+  /// `self` cut to the range `request` asks for: 206 with `Content-Range`, 416 when it
+  /// starts past the end, unchanged otherwise. Only a 200 is ever cut.
+  public func ranged(for request: HTTPRequest) -> HTTPResponse {
+    guard status == 200 else { return self }
+    var copy = self
+    copy.headers.set("Accept-Ranges", "bytes")
+    switch ByteRange.resolve(request.headers["Range"], length: body.count) {
+    case .whole:
+      return copy
+    case .partial(let range):
+      copy.status = 206
+      copy.body = Array(body[range])
+      copy.headers.set(
+        "Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(body.count)")
+      return copy
+    case .unsatisfiable:
+      return HTTPResponse(
+        status: 416, headers: ["Content-Range": "bytes */\(body.count)", "Accept-Ranges": "bytes"])
+    }
   }
 }

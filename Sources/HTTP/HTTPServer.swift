@@ -16,9 +16,21 @@ public final class HTTPServer: @unchecked Sendable {
     public var maxBodyBytes: Int = 64 * 1024 * 1024
     /// Idle seconds before MHD closes a connection.
     public var idleTimeout: UInt32 = 30
+    /// Seconds a connection has to deliver a request's headers, from its opening or from the
+    /// end of its previous response. MHD's idle timeout restarts on every byte, so without
+    /// this a client trickling a header (slowloris) would hold its connection forever.
+    public var headerTimeout: Double = 30
+    /// Connections served at once; more wait in the listen queue. Well above the ~1020 a
+    /// `select()` loop allows (the daemon polls with epoll), and the process's open-file
+    /// limit is raised to fit.
+    public var maxConnections: UInt32 = 4096
 
     public init() {}
   }
+
+  /// The TLS versions the servers speak: 1.2 and 1.3, as GnuTLS priorities (1.0 and 1.1 are
+  /// deprecated by RFC 8996 and refused by every platform browser a shell embeds).
+  public static let tlsPriorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
   public let port: UInt16
   public let isTLS: Bool
@@ -57,14 +69,18 @@ public final class HTTPServer: @unchecked Sendable {
 
     // The daemon holds an unretained pointer to the box; the server keeps the box alive and
     // stops the daemon before letting it go.
-    let box = BoxedServer(handler: handler, limits: limits, tls: tls != nil)
-    let headerMemory = limits.headerMemory
-    let idleTimeout = limits.idleTimeout
+    HTTPServer.raiseOpenFileLimit(toFit: limits.maxConnections)
+    let watchdog = HeaderWatchdog(timeout: limits.headerTimeout)
+    let box = BoxedServer(handler: handler, limits: limits, tls: tls != nil, watchdog: watchdog)
+    let boxPointer = Unmanaged.passUnretained(box).toOpaque()
     let started = withUnsafePointer(to: &address) { pointer in
-      CMHD_start_daemon(
-        flags, pointer, HTTPServer.accessHandler, Unmanaged.passUnretained(box).toOpaque(),
-        HTTPServer.uriLogger, nil, HTTPServer.requestCompleted, nil, keyPEM, certificatePEM,
-        headerMemory, idleTimeout)
+      HTTPServer.tlsPriorities.withCString { priorities in
+        CMHD_start_daemon(
+          flags, pointer, HTTPServer.accessHandler, boxPointer, HTTPServer.uriLogger, nil,
+          HTTPServer.requestCompleted, boxPointer, HTTPServer.connectionNotified, boxPointer,
+          keyPEM, certificatePEM, tls != nil ? priorities : nil, limits.headerMemory,
+          limits.idleTimeout, limits.maxConnections)
+      }
     }
     guard let started else {
       free(keyPEM)
@@ -72,11 +88,44 @@ public final class HTTPServer: @unchecked Sendable {
       throw HTTPServerError(
         "could not start the \(tls != nil ? "HTTPS" : "HTTP") server on 127.0.0.1:\(port)"
           + (tls != nil && MHD_is_feature_supported(.FEATURE_TLS) != .YES
-            ? " (this libmicrohttpd has no TLS support)" : ""))
+            ? " (this libmicrohttpd has no TLS support)"
+            : HTTPServer.bindProblem(port).map { ": \($0)" } ?? ""))
     }
     daemon = started
     self.box = box
     self.port = CMHD_daemon_port(started)
+    watchdog.start()
+  }
+
+  /// Why binding 127.0.0.1:`port` fails, found by trying it: MHD reports only that it could
+  /// not start, and "address already in use" is the answer a user needs.
+  static func bindProblem(_ port: UInt16) -> String? {
+    guard port != 0 else { return nil }
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard probe >= 0 else { return String(cString: strerror(errno)) }
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    return bound == 0 ? nil : String(cString: strerror(errno))
+  }
+
+  /// Raises the soft open-file limit (1024 on a stock Debian) towards the hard one, so that
+  /// the connection limit, not the descriptor table, decides how many clients are served.
+  private static func raiseOpenFileLimit(toFit connections: UInt32) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    // Each connection may be served by this process and, in tests, opened by it too.
+    let wanted = min(limit.rlim_max, rlim_t(connections) * 2 + 256)
+    guard limit.rlim_cur < wanted else { return }
+    limit.rlim_cur = wanted
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
   private var box: BoxedServer?
@@ -90,6 +139,7 @@ public final class HTTPServer: @unchecked Sendable {
     let running = daemon
     daemon = nil
     lock.unlock()
+    box?.watchdog.stop()
     if let running { MHD_stop_daemon(running) }
   }
 
@@ -108,10 +158,28 @@ public final class HTTPServer: @unchecked Sendable {
     return Unmanaged.passRetained(context).toOpaque()
   }
 
-  private static let requestCompleted: MHD_RequestCompletedCallback = { _, _, contextPointer, _ in
+  private static let requestCompleted: MHD_RequestCompletedCallback = {
+    cls, connection, contextPointer, _ in
+    if let cls, let connection {
+      // The connection now waits for its next request, which gets the same deadline.
+      Unmanaged<BoxedServer>.fromOpaque(cls).takeUnretainedValue().watchdog.awaitRequest(
+        on: CMHD_connection_fd(connection))
+    }
     guard let contextPointer, let raw = contextPointer.pointee else { return }
     Unmanaged<RequestContext>.fromOpaque(raw).release()
     contextPointer.pointee = nil
+  }
+
+  private static let connectionNotified: MHD_NotifyConnectionCallback = {
+    cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let watchdog = Unmanaged<BoxedServer>.fromOpaque(cls).takeUnretainedValue().watchdog
+    let socket = CMHD_connection_fd(connection)
+    if code == .CONNECTION_NOTIFY_STARTED {
+      watchdog.awaitRequest(on: socket)
+    } else {
+      watchdog.forget(socket)
+    }
   }
 
   private static let accessHandler: MHD_AccessHandlerCallback = {
@@ -126,12 +194,17 @@ public final class HTTPServer: @unchecked Sendable {
       context.headersRead = true
       context.method = method.map { String(cString: $0) } ?? "GET"
       context.headers = HTTPServer.headers(of: connection)
+      server.watchdog.requestArrived(on: CMHD_connection_fd(connection))
       // MHD lets these through; RFC 9110/9112 require a 400.
       if !HTTPServer.isToken(context.method) {
         return HTTPServer.queue(.problem(400, "Malformed request method."), connection)
       }
       if version.map({ String(cString: $0) }) == "HTTP/1.1" && context.headers["Host"] == nil {
         return HTTPServer.queue(.problem(400, "HTTP/1.1 request without Host."), connection)
+      }
+      if context.headers.values("Host").count > 1 {
+        // Two hosts make virtual-host routing ambiguous (RFC 9112 §3.2: respond 400).
+        return HTTPServer.queue(.problem(400, "More than one Host header."), connection)
       }
       if let length = context.headers["Content-Length"].flatMap(Int.init),
         length > server.limits.maxBodyBytes
@@ -164,7 +237,9 @@ public final class HTTPServer: @unchecked Sendable {
       method: context.method, target: context.target, headers: context.headers,
       body: context.body, scheme: server.tls ? "https" : "http")
     let response = server.handler.handle(request)
-    return HTTPServer.queue(request.method == "HEAD" ? response.headOnly : response, connection)
+    // MHD answers HEAD with the full response's headers, its real Content-Length included,
+    // and sends no body.
+    return HTTPServer.queue(response, connection)
   }
 
   /// RFC 9110 `token`: the characters a method may have.
@@ -200,7 +275,11 @@ public final class HTTPServer: @unchecked Sendable {
     guard let created else { return .NO }
     defer { MHD_destroy_response(created) }
     for field in response.headers.fields where field.name.lowercased() != "content-length" {
-      _ = MHD_add_response_header(created, field.name, field.value)
+      // MHD refuses a header with a line break or an empty name: a response that cannot be
+      // written as given is a 500, never a response quietly missing a header.
+      guard MHD_add_response_header(created, field.name, field.value) == .YES else {
+        return queue(.problem(500, "A response header could not be sent."), connection)
+      }
     }
     return MHD_queue_response(connection, UInt32(response.status), created)
   }
@@ -211,11 +290,74 @@ private final class BoxedServer: @unchecked Sendable {
   let handler: HTTPHandler
   let limits: HTTPServer.Limits
   let tls: Bool
+  let watchdog: HeaderWatchdog
 
-  init(handler: HTTPHandler, limits: HTTPServer.Limits, tls: Bool) {
+  init(handler: HTTPHandler, limits: HTTPServer.Limits, tls: Bool, watchdog: HeaderWatchdog) {
     self.handler = handler
     self.limits = limits
     self.tls = tls
+    self.watchdog = watchdog
+  }
+}
+
+/// Shuts down connections that have not delivered a request's headers by their deadline.
+///
+/// Every connection waiting for headers has a deadline; MHD's callbacks set it on opening and
+/// after each response, clear it when headers arrive and drop it on close. A timer shuts the
+/// overdue sockets down; MHD then sees the end of the stream and closes them itself (the
+/// descriptor stays MHD's to close). MHD notifies a close before it closes the descriptor, so
+/// a number in the table always belongs to the connection it was recorded for.
+final class HeaderWatchdog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var deadlines: [Int32: DispatchTime] = [:]
+  private let timeout: Double
+  private var timer: DispatchSourceTimer?
+
+  init(timeout: Double) {
+    self.timeout = timeout
+  }
+
+  func start() {
+    let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+    let interval = max(0.05, min(1, timeout / 4))
+    timer.schedule(deadline: .now() + interval, repeating: interval)
+    timer.setEventHandler { [weak self] in self?.sweep() }
+    lock.withLock { self.timer = timer }
+    timer.resume()
+  }
+
+  func stop() {
+    lock.withLock {
+      timer?.cancel()
+      timer = nil
+    }
+  }
+
+  func awaitRequest(on socket: Int32) {
+    guard socket >= 0 else { return }
+    let deadline = DispatchTime.now() + timeout
+    lock.withLock { deadlines[socket] = deadline }
+  }
+
+  func requestArrived(on socket: Int32) {
+    lock.withLock { deadlines[socket] = nil }
+  }
+
+  func forget(_ socket: Int32) {
+    lock.withLock { deadlines[socket] = nil }
+  }
+
+  /// Connections currently waiting for headers (tests and the benchmark read it).
+  var waiting: Int { lock.withLock { deadlines.count } }
+
+  private func sweep() {
+    let now = DispatchTime.now()
+    lock.withLock {
+      for (socket, deadline) in deadlines where deadline < now {
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+        deadlines[socket] = nil
+      }
+    }
   }
 }
 
@@ -230,15 +372,6 @@ private final class RequestContext {
 
   init(target: String) {
     self.target = target
-  }
-}
-
-extension HTTPResponse {
-  /// The response to a HEAD request: the same headers, no body.
-  var headOnly: HTTPResponse {
-    var copy = self
-    copy.body = []
-    return copy
   }
 }
 

@@ -60,11 +60,14 @@ public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
       guard let object = objects[key] else {
         return HTTPResponse(
           status: 404, headers: ["Content-Type": "application/xml"],
-          body: Array("<Error><Code>NoSuchKey</Code><Key>\(key)</Key></Error>".utf8))
+          body: Array(
+            "<Error><Code>NoSuchKey</Code><Key>\(HTMLText.escape(key))</Key></Error>".utf8))
       }
+      // Resumable downloads, as S3 and every object store serve them.
       return HTTPResponse(
         status: 200, headers: ["Content-Type": object.contentType, "Cache-Control": "no-cache"],
-        body: object.data)
+        body: object.data
+      ).ranged(for: request)
     case "PUT":
       objects[key] = (request.body, request.headers["Content-Type"] ?? "application/octet-stream")
       context.event("bucket", "PUT \(key) (\(request.body.count) bytes)")

@@ -35,34 +35,75 @@ public enum BundleVerifier {
   }
 }
 
-/// Fetches a manifest or a bundle from a file, a `file://` URL or an http(s) URL.
+/// Fetches a manifest or a bundle from a file, a `file://` URL or an http(s) URL, never more
+/// than a bound: a release manager points `ota verify` at buckets they do not control.
 public struct ObjectFetcher: Sendable {
+  /// The most bytes a manifest may have; real ones are a few hundred.
+  public static let manifestLimit = 1 << 20
+  /// The default bound for a bundle (`--max-bundle-size`); a web bundle is a few MiB.
+  public static let defaultBundleLimit = 100 << 20
+
   let client: HTTPClient?
 
   public init(client: HTTPClient?) {
     self.client = client
   }
 
-  /// The bytes at `location`, resolved against `base` when relative.
-  public func fetch(_ location: String, relativeTo base: String? = nil) throws -> (
+  /// The bytes at `location`, resolved against `base` when relative, at most `limit` of them.
+  /// A network download streams to a temporary file so that an endless body stops at the
+  /// bound instead of filling memory. A location from a remote manifest must be remote too:
+  /// a bucket cannot make the verifier read this machine's files.
+  public func fetch(_ location: String, relativeTo base: String? = nil, limit: Int) throws -> (
     bytes: [UInt8], resolved: String
   ) {
     let resolved = Manifest.resolve(location, against: base)
-    if resolved.hasPrefix("http://") || resolved.hasPrefix("https://") {
+    let scheme = URLComponents(string: resolved)?.scheme?.lowercased()
+    let isRemote = scheme == "http" || scheme == "https"
+    if let base, ObjectFetcher.isRemote(base), !isRemote {
+      throw InputError(
+        "the manifest at \(base) points at \(resolved): a remote manifest may only name http(s) bundles"
+      )
+    }
+    if isRemote {
       guard let client else { throw InputError("cannot fetch \(resolved): no HTTP client") }
-      let exchange = client.send(ClientRequest(url: resolved))
+      let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "qualify-download-\(UUID().uuidString)")
+      defer { try? FileManager.default.removeItem(at: file) }
+      let exchange = client.send(
+        ClientRequest(url: resolved, maxResponseBytes: limit, bodyFile: file))
+      if let error = exchange.error { throw error }
       guard let response = exchange.response else {
-        throw InputError("cannot fetch \(resolved): \(exchange.error?.message ?? "no response")")
+        throw HTTPClientError(.transport, "cannot fetch \(resolved): no response")
       }
       guard response.status == 200 else {
         throw InputError("GET \(resolved) answered \(response.status)")
       }
-      return (response.body, resolved)
+      guard let data = FileManager.default.contents(atPath: file.path) else {
+        throw EnvironmentError("cannot read back the download of \(resolved) from \(file.path)")
+      }
+      return (Array(data), resolved)
     }
-    let path = resolved.hasPrefix("file://") ? URL(string: resolved)?.path ?? resolved : resolved
+    if let scheme, scheme != "file", scheme.count > 1 {
+      throw InputError("cannot fetch \(resolved): only http, https and file locations are read")
+    }
+    let path = scheme == "file" ? URL(string: resolved)?.path ?? resolved : resolved
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular else {
+      throw InputError(
+        attributes == nil ? "cannot read \(path)" : "\(path) is not a regular file")
+    }
+    let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+    guard size <= limit else {
+      throw InputError("\(path) has \(size) bytes, more than the \(limit) allowed")
+    }
     guard let data = FileManager.default.contents(atPath: path) else {
       throw InputError("cannot read \(path)")
     }
     return (Array(data), resolved)
+  }
+
+  static func isRemote(_ location: String) -> Bool {
+    let scheme = URLComponents(string: location)?.scheme?.lowercased()
+    return scheme == "http" || scheme == "https"
   }
 }

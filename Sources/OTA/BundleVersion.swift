@@ -42,18 +42,37 @@ public struct BundleVersion: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Whether publishing `self` over a channel whose manifest advertises `current` orders
-  /// above it (rule 13, the mirror of the client-side guard).
+  /// above it (rule 13, the mirror of the client-side guard). An id without a count cannot be
+  /// ordered either way: after one, devices fall back to plain inequality and would apply an
+  /// older build too, so the guard cannot vouch for it and only `--force` publishes it.
   public func ordersAbove(_ current: BundleVersion) -> (ok: Bool, rule: String) {
-    if let new = count, let old = current.count {
-      return new > old
-        ? (true, "count \(new) is above the channel's \(old)")
-        : (
-          false,
-          "count \(new) does not order above the channel's current \(current.text) (count \(old))"
-        )
+    guard let new = count else {
+      return (
+        false,
+        "\(text) is not a <count>-<sha> id: it cannot be ordered against the channel's \(current.text)"
+      )
     }
-    return self == current
-      ? (false, "\(text) is the channel's current version")
-      : (true, "\(text) differs from the channel's \(current.text) (no count to order)")
+    guard let old = current.count else {
+      return (
+        false,
+        "the channel's \(current.text) is not a <count>-<sha> id: \(text) cannot be ordered against it"
+      )
+    }
+    return new > old
+      ? (true, "count \(new) is above the channel's \(old)")
+      : (
+        false,
+        "count \(new) does not order above the channel's current \(current.text) (count \(old))"
+      )
+  }
+
+  /// Whether the id has the hybrid `<count>-<sha>` shape: an ASCII count, a dash, an ASCII
+  /// alphanumeric commit.
+  public var isHybrid: Bool {
+    guard let dash = text.firstIndex(of: "-") else { return false }
+    let count = text[..<dash]
+    let sha = text[text.index(after: dash)...]
+    return !count.isEmpty && count.count <= 18 && count.allSatisfy { $0.isASCII && $0.isNumber }
+      && !sha.isEmpty && sha.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
   }
 }

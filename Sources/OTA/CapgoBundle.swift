@@ -25,10 +25,16 @@ public enum CapgoBundle {
       case undecryptable
       case notAZip = "not-a-zip"
       case noIndex = "no-index"
+      case unsafePath = "unsafe-path"
     }
 
     public var reason: Reason
     public var description: String
+
+    public init(reason: Reason, description: String) {
+      self.reason = reason
+      self.description = description
+    }
   }
 
   /// Encrypts `zip` with a fresh AES key and IV from `randomBytes`, signing both with
@@ -103,18 +109,44 @@ public enum CapgoBundle {
     return zip
   }
 
-  /// Checks that a decrypted zip is a bundle: a real zip with `index.html` at its root.
+  /// Checks that a decrypted zip is a bundle: a real zip whose entries all stay inside the
+  /// bundle's folder, with `index.html` at its root.
   public static func validate(zip: [UInt8]) throws(Refusal) -> ZipArchive {
+    let archive = try unpackable(zip: zip)
+    guard archive.entry("index.html") != nil else {
+      throw Refusal(reason: .noIndex, description: "the bundle has no index.html at its root")
+    }
+    return archive
+  }
+
+  /// Reads a zip the way the plugin unpacks one: an entry whose name would land outside the
+  /// bundle's folder (zip-slip) refuses the whole bundle, signed or not, as the plugin's
+  /// canonical-path check does.
+  public static func unpackable(zip: [UInt8]) throws(Refusal) -> ZipArchive {
     let archive: ZipArchive
     do {
       archive = try ZipArchive(bytes: zip)
     } catch {
       throw Refusal(reason: .notAZip, description: "the decrypted bundle is not a zip: \(error)")
     }
-    guard archive.entry("index.html") != nil else {
-      throw Refusal(reason: .noIndex, description: "the bundle has no index.html at its root")
+    if let entry = archive.entries.first(where: { !isContained($0.name) }) {
+      throw Refusal(
+        reason: .unsafePath,
+        description:
+          "the bundle has an entry that would be written outside its folder: \"\(entry.name)\" (zip-slip)"
+      )
     }
     return archive
+  }
+
+  /// Whether an entry name stays below the folder it is unpacked into: relative, no `..`
+  /// component, no backslash or drive letter a Windows-made zip could smuggle in, no NUL.
+  public static func isContained(_ name: String) -> Bool {
+    guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\u{0}")
+    else { return false }
+    let components = name.split(separator: "/", omittingEmptySubsequences: false)
+    if let first = components.first, first.count == 2, first.last == ":" { return false }
+    return !components.contains("..")
   }
 
   /// The halves of a manifest's `sessionKey`: the IV and the RSA-encrypted AES key.

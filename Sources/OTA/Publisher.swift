@@ -41,10 +41,23 @@ public struct Publisher: Sendable {
       throw InputError(
         "the bundle has no index.html at its root", hint: "publish the built dist/ directory")
     }
+    guard Publisher.isSafeChannel(channel) else {
+      throw InputError(
+        "channel \"\(channel)\" is not a channel name",
+        hint: "letters, digits, '.', '_' and '-', not starting with '.' (dev, staging, prod)")
+    }
     guard Publisher.isSafeVersion(version) else {
       throw InputError(
         "version \"\(version)\" is not safe in an object key",
         hint: "use <count>-<sha>, e.g. 1234-a1b2c3d")
+    }
+    // A pinned id breaks the ordering devices rely on (seed 000, *Bundle versioning*): it is
+    // a deliberate act, never a typo that slips through.
+    if !BundleVersion(version).isHybrid && !force {
+      throw Refusal(
+        description:
+          "refusing to publish \(version) on \(channel): it is not a <count>-<sha> id, so devices cannot order it and would later accept any version over it; pass --force to pin it"
+      )
     }
     let manifestKey = Manifest.key(channel: channel)
     var previous: String?
@@ -71,9 +84,19 @@ public struct Publisher: Sendable {
     return Result(manifest: manifest, bundleKey: bundleKey, previous: previous)
   }
 
+  /// Whether `version` is safe as an object-key segment: ASCII letters, digits, `-_.`, not
+  /// starting with a dot (no `..`, no hidden file).
   static func isSafeVersion(_ version: String) -> Bool {
-    !version.isEmpty && version.count <= 128
-      && version.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
-      && !version.hasPrefix(".")
+    isSafeSegment(version, maxLength: 128)
+  }
+
+  /// Whether `channel` is safe as the folder of `channels/<channel>/`: the same alphabet.
+  static func isSafeChannel(_ channel: String) -> Bool {
+    isSafeSegment(channel, maxLength: 64)
+  }
+
+  private static func isSafeSegment(_ text: String, maxLength: Int) -> Bool {
+    !text.isEmpty && text.count <= maxLength && !text.hasPrefix(".")
+      && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
   }
 }

@@ -101,9 +101,16 @@ public struct DiagnosticPrinter: Sendable {
     if let line = d.sourceLine, let location = d.location {
       let number = String(location.line)
       let pad = String(repeating: " ", count: number.count)
-      let expanded = line.replacingOccurrences(of: "\t", with: " ")
-      out += "\(cyan)\(number) |\(reset) \(expanded)\n"
-      let column = max(1, location.column)
+      var expanded = Array(line.replacingOccurrences(of: "\t", with: " "))
+      var column = max(1, location.column)
+      // A long line (a minified file) is shown as a window around the column.
+      let window = 100
+      if expanded.count > window {
+        let start = max(0, min(column - 1 - window / 2, expanded.count - window))
+        expanded = ["…"] + Array(expanded[start..<min(expanded.count, start + window)]) + ["…"]
+        column = column - start + 1
+      }
+      out += "\(cyan)\(number) |\(reset) \(String(expanded))\n"
       let underline = "^" + String(repeating: "~", count: max(0, d.length - 1))
       out += "\(cyan)\(pad) |\(reset) \(String(repeating: " ", count: column - 1))"
       out += "\(severityColor)\(underline)\(reset)\n"

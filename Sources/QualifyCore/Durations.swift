@@ -3,7 +3,12 @@ import Foundation
 /// Durations as scenario files and terminal output write them: `500ms`, `61s`, `10m`, `12h`,
 /// `2d`.
 public enum Durations {
-  /// Parses `61s`, `10m`, `1h30m`, `500ms`; nil when malformed.
+  /// The longest duration a scenario or a flag may name: ten years, beyond any TTL or session
+  /// the world models, and far inside what a clock or an integer can hold.
+  public static let maximum: TimeInterval = 10 * 365 * 86_400
+
+  /// Parses `61s`, `10m`, `1h30m`, `500ms`; nil when malformed, not finite, or longer than
+  /// `maximum`.
   public static func parse(_ text: String) -> TimeInterval? {
     var total: TimeInterval = 0
     var digits = ""
@@ -16,7 +21,7 @@ public enum Durations {
         index = text.index(after: index)
         continue
       }
-      guard let value = Double(digits) else { return nil }
+      guard digits.count <= 12, let value = Double(digits), value.isFinite else { return nil }
       let rest = text[index...]
       let unit: (String, Double)
       if rest.hasPrefix("ms") {
@@ -34,7 +39,7 @@ public enum Durations {
       digits = ""
       sawUnit = true
     }
-    guard digits.isEmpty, sawUnit else { return nil }
+    guard digits.isEmpty, sawUnit, total.isFinite, total <= maximum else { return nil }
     return total
   }
 

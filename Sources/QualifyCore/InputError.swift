@@ -14,9 +14,24 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
   public var description: String { message }
 }
 
+/// The machine qualify runs on is in the way — a database or report folder it cannot write or
+/// read, a port in use, a server that does not answer — not the app and not qualify: the
+/// command exits 4 naming the path or address.
+public struct EnvironmentError: Error, CustomStringConvertible, Sendable {
+  public var message: String
+  public var hint: String?
+
+  public init(_ message: String, hint: String? = nil) {
+    self.message = message
+    self.hint = hint
+  }
+
+  public var description: String { message }
+}
+
 /// Exit codes of the `qualify` command (DESIGN.md, *Product contract*).
 public enum ExitCode: Int32, Sendable {
-  /// Every check passed and every control bit.
+  /// Nothing failed (QUALIFIED for a full run, PASSED for a partial one).
   case qualified = 0
   /// A check failed, or a control did not bite.
   case notQualified = 1
@@ -24,4 +39,7 @@ public enum ExitCode: Int32, Sendable {
   case badInput = 2
   /// The harness itself failed.
   case internalError = 3
+  /// The environment is in the way: a path that cannot be written or read, a busy port, a
+  /// server that does not answer.
+  case environment = 4
 }

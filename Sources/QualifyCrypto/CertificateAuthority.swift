@@ -13,14 +13,18 @@ public final class CertificateAuthority: @unchecked Sendable {
   public let certificatePEM: String
   private let lock = NSLock()
   private var issued: [Set<String>: ServerCredentials] = [:]
-  private var serial: Int = 1
+  /// The CA's subject common name: the name given plus a random suffix, so that two runs'
+  /// authorities are never mistaken for one another in a trust store or a browser.
+  public let commonName: String
 
   public init(commonName: String = "qualify test CA") throws {
     key = try Key.generateP256()
+    self.commonName =
+      "\(commonName) " + (try SecureRandom.bytes(4)).map { String(format: "%02x", $0) }.joined()
     let cert = try check(X509_new(), "X509_new")
     do {
       try CertificateAuthority.fill(
-        cert, subjectKey: key, commonName: commonName, serial: 1, issuer: nil, issuerKey: key,
+        cert, subjectKey: key, commonName: self.commonName, issuer: nil, issuerKey: key,
         hosts: [], isCA: true)
       certificatePEM = try CertificateAuthority.pem(cert)
     } catch {
@@ -40,13 +44,12 @@ public final class CertificateAuthority: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     if let existing = issued[hosts] { return existing }
-    serial += 1
     let serverKey = try Key.generateP256()
     let cert = try check(X509_new(), "X509_new")
     defer { X509_free(cert) }
     try CertificateAuthority.fill(
       cert, subjectKey: serverKey, commonName: hosts.sorted().first ?? "localhost",
-      serial: serial, issuer: certificate, issuerKey: key, hosts: hosts.sorted(), isCA: false)
+      issuer: certificate, issuerKey: key, hosts: hosts.sorted(), isCA: false)
     let credentials = ServerCredentials(
       certificatePEM: try CertificateAuthority.pem(cert) + certificatePEM,
       privateKeyPEM: try serverKey.pkcs8PrivatePEM(), hosts: hosts)
@@ -55,11 +58,11 @@ public final class CertificateAuthority: @unchecked Sendable {
   }
 
   private static func fill(
-    _ cert: OpaquePointer, subjectKey: Key, commonName: String, serial: Int,
+    _ cert: OpaquePointer, subjectKey: Key, commonName: String,
     issuer: OpaquePointer?, issuerKey: Key, hosts: [String], isCA: Bool
   ) throws {
     try check(X509_set_version(cert, 2), "X509_set_version")
-    try check(ASN1_INTEGER_set(X509_get_serialNumber(cert), serial), "ASN1_INTEGER_set")
+    try setRandomSerial(cert)
     // Real time, not virtual: the TLS stacks check validity against the system clock.
     try check(X509_gmtime_adj(X509_getm_notBefore(cert), -3600), "X509_gmtime_adj")
     try check(X509_gmtime_adj(X509_getm_notAfter(cert), 86400 * 30), "X509_gmtime_adj")
@@ -73,11 +76,15 @@ public final class CertificateAuthority: @unchecked Sendable {
 
     var ctx = X509V3_CTX()
     X509V3_set_ctx(&ctx, issuer ?? cert, cert, nil, nil, 0)
-    var extensions: [(Int32, String)] = []
+    // Key identifiers on both certificates: strict verification (Python 3.13's default,
+    // OpenSSL's X509_V_FLAG_X509_STRICT) refuses a chain without them. The subject key id
+    // comes first, so that a self-signed CA's authority key id can point at it.
+    var extensions: [(Int32, String)] = [
+      (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
+    ]
     if isCA {
       extensions.append((NID_basic_constraints, "critical,CA:TRUE"))
       extensions.append((NID_key_usage, "critical,keyCertSign,cRLSign"))
-      extensions.append((NID_subject_key_identifier, "hash"))
     } else {
       extensions.append((NID_basic_constraints, "critical,CA:FALSE"))
       extensions.append((NID_key_usage, "critical,digitalSignature,keyEncipherment"))
@@ -98,6 +105,19 @@ public final class CertificateAuthority: @unchecked Sendable {
     guard X509_sign(cert, issuerKey.pointer, EVP_sha256()) > 0 else {
       throw OpenSSLError(call: "X509_sign")
     }
+  }
+
+  /// A random 127-bit positive serial (RFC 5280 §4.1.2.2: unique per issuer, at most 20
+  /// octets): issuers are per run, but a browser that cached one run's certificate must
+  /// never meet another with the same issuer and serial.
+  private static func setRandomSerial(_ cert: OpaquePointer) throws {
+    var bytes = try SecureRandom.bytes(16)
+    bytes[0] &= 0x7F
+    bytes[0] |= 0x40
+    let number = try check(BN_bin2bn(bytes, Int32(bytes.count), nil), "BN_bin2bn")
+    defer { BN_free(number) }
+    try check(
+      BN_to_ASN1_INTEGER(number, X509_get_serialNumber(cert)) != nil ? 1 : 0, "BN_to_ASN1_INTEGER")
   }
 
   private static func pem(_ cert: OpaquePointer) throws -> String {

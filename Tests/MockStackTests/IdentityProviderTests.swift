@@ -79,11 +79,13 @@ import Testing
     #expect(page.bodyText.contains("name=\"form_token\""))
   }
 
-  @Test func keycloakShowsItsFormWithoutCSP() {
+  @Test func keycloakShowsItsFormWithoutAFormActionPolicy() throws {
     let idp = provider(.keycloakDev)
     let page = get(idp, authorize(idp))
     #expect(page.status == 200)
-    #expect(page.headers["Content-Security-Policy"] == nil)
+    let policy = try #require(page.headers["Content-Security-Policy"])
+    #expect(!policy.contains("form-action"))
+    #expect(policy.contains("default-src 'none'"))
     #expect(page.bodyText.contains("rememberMe"))
   }
 

@@ -54,4 +54,41 @@ import Testing
     // The events endpoint recorded the flow as Keycloak would.
     #expect(idp.events.map(\.type) == ["LOGIN", "CODE_TO_TOKEN"])
   }
+
+  /// Python's `ssl` with strict X.509 checks (Python 3.13's default) accepts the run's
+  /// certificates, each run's CA has its own name and serials, and TLS 1.0/1.1 are refused.
+  @Test func strictTLSClientsAcceptTheRunsCertificatesAndLegacyVersionsAreRefused() throws {
+    let build = try #require(
+      try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.ios])
+    let topology = try StackTopology(build: build)
+    var seen: [[String: String]] = []
+    for seed in [1, 2] as [UInt64] {
+      let material = try StackMaterial(hosts: topology.secureHosts, seed: seed)
+      let context = StackContext(
+        clock: .realTime(), random: RandomSource(seed: seed), evidence: EvidenceLog(),
+        redactor: Redactor(), channel: .prod, behaviours: StackBehaviours())
+      let stack = try Stack(build: build, material: material, context: context)
+      defer { stack.stop() }
+      let scratch = try Fixtures.temporaryDirectory("qualify-tls")
+      defer { try? FileManager.default.removeItem(at: scratch) }
+      let ca = scratch.appendingPathComponent("ca.pem")
+      try Data(material.authority.certificatePEM.utf8).write(to: ca)
+      let input: [String: Any] = [
+        "port": Int(stack.ports.https), "host": topology.backend.host, "ca": ca.path,
+      ]
+      let result = try Programs.run(
+        InteroperabilityTests.python, [Fixtures.file("interop/tls_peer.py")],
+        input: try JSONSerialization.data(withJSONObject: input))
+      #expect(result.status == 0, "\(result.stderr)")
+      let output = try #require(
+        try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
+      #expect(output["strict"] == "ok", "\(output)")
+      #expect(output["TLSv1"] == "refused")
+      #expect(output["TLSv1.1"] == "refused")
+      seen.append(output)
+    }
+    #expect(seen[0]["issuer"] != seen[1]["issuer"])
+    #expect(seen[0]["serial"] != seen[1]["serial"])
+    #expect(seen[0]["issuer"]?.hasPrefix("qualify run CA ") == true)
+  }
 }

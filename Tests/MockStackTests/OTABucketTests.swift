@@ -7,6 +7,37 @@ import QualifyTestSupport
 import Testing
 
 @Suite struct OTABucketTests {
+  @Test func rangesResumeADownloadAndHeadTellsTheLength() throws {
+    let (stack, client) = try StackFixture.start()
+    defer { stack.stop() }
+    let bucket = try #require(stack.bucket)
+    let url = "https://ota.messages.example/channels/prod/bundles/1-a.zip"
+    try bucket.put("channels/prod/bundles/1-a.zip", Array(0..<100), contentType: "application/zip")
+    let tail = try client.response(
+      to: ClientRequest(url: url, headers: ["Range": "bytes=90-"]))
+    #expect(tail.status == 206)
+    #expect(tail.body == Array(90..<100))
+    #expect(tail.headers["Content-Range"] == "bytes 90-99/100")
+    let past = try client.response(to: ClientRequest(url: url, headers: ["Range": "bytes=100-"]))
+    #expect(past.status == 416)
+    #expect(past.headers["Content-Range"] == "bytes */100")
+    let head = try client.response(to: ClientRequest(method: "HEAD", url: url))
+    #expect(head.status == 200)
+    #expect(head.headers["Content-Length"] == "100")
+    #expect(head.headers["Accept-Ranges"] == "bytes")
+    #expect(head.body.isEmpty)
+  }
+
+  @Test func aMissingKeyIsEscapedInTheErrorDocument() throws {
+    let (stack, client) = try StackFixture.start()
+    defer { stack.stop() }
+    let missing = try client.response(
+      to: ClientRequest(url: "https://ota.messages.example/channels/%3Cx%3E.zip"))
+    #expect(missing.status == 404)
+    #expect(missing.bodyText.contains("&lt;x&gt;"))
+    #expect(!missing.bodyText.contains("<x>"))
+  }
+
   @Test func objectsAreServedListedAndFailTransientlyOnRequest() throws {
     let (stack, client) = try StackFixture.start()
     defer { stack.stop() }

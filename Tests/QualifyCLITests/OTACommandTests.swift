@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import QualifyTestSupport
 import Testing
 
@@ -135,5 +136,92 @@ import Testing
     #expect(
       verified.stdout.contains(
         "https://ota.messages.example/channels/prod/bundles/1300-feedbee.zip"))
+  }
+
+  @Test func aRefusedBundleIsNeverSaidToApply() throws {
+    let (publicKey, privateKey) = try keys()
+    #expect(try publish("1201-abcdef0", privateKey).status == 0)
+    let bundle = scratch.appendingPathComponent("bucket/channels/prod/bundles/1201-abcdef0.zip")
+    var bytes = try Array(Data(contentsOf: bundle))
+    bytes[bytes.count / 2] ^= 0x01
+    try Data(bytes).write(to: bundle)
+    let result = try CLI.run(
+      [
+        "ota", "verify", "--manifest", "bucket/channels/prod/manifest.json", "--public-key",
+        publicKey, "--current", "1200-0000000",
+      ], in: scratch)
+    #expect(result.status == 1)
+    #expect(result.stdout.contains("refused:"))
+    #expect(!result.stdout.contains("would apply"))
+    #expect(result.stdout.contains("and then refuse it"))
+  }
+
+  @Test(arguments: ["../../x", ".hidden", "a/b"])
+  func aChannelOutsideTheBucketIsExit2AndWritesNothing(channel: String) throws {
+    let (_, privateKey) = try keys()
+    let result = try CLI.run(
+      [
+        "ota", "publish", "--dir", "dist", "--channel", channel, "--version", "1-abc",
+        "--bucket", "bucket", "--private-key", privateKey,
+      ], in: scratch)
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("not a channel name"))
+    #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("x").path))
+    #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("bucket").path))
+  }
+
+  @Test func aPinnedVersionIsRefusedWithoutForce() throws {
+    let (_, privateKey) = try keys()
+    let refused = try publish("banana", privateKey)
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("not a <count>-<sha> id"))
+    #expect(try publish("banana", privateKey, force: true).status == 0)
+    #expect(try publish("1-abcdef0", privateKey).status == 1, "nothing orders over a pinned id")
+  }
+
+  @Test func aBucketThatDoesNotAnswerIsExit4() throws {
+    let (_, privateKey) = try keys()
+    // A port nothing listens on: bind one, note it, close it.
+    let probe = try HTTPServer(handler: ClosureHandler { _ in .text("") })
+    let port = probe.port
+    probe.stop()
+    let result = try CLI.run(
+      [
+        "ota", "publish", "--dir", "dist", "--channel", "prod", "--version", "1-abc", "--bucket",
+        "http://127.0.0.1:\(port)/bucket/", "--private-key", privateKey,
+      ], in: scratch)
+    #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("127.0.0.1:\(port)"))
+    #expect(!result.stderr.contains("bug in qualify"))
+  }
+
+  @Test func anEndlessBundleStopsAtTheBound() throws {
+    let (publicKey, _) = try keys()
+    let server = try TestServer(tls: false) { request in
+      request.path.hasSuffix("manifest.json")
+        ? .json([
+          "version": "2-abc", "url": "bundle.zip", "checksum": "00", "sessionKey": "AA==:AA==",
+        ])
+        : HTTPResponse(status: 200, body: [UInt8](repeating: 0, count: 3 << 20))
+    }
+    defer { server.stop() }
+    let result = try CLI.run(
+      [
+        "ota", "verify", "--manifest", "http://127.0.0.1:\(server.port)/manifest.json",
+        "--public-key", publicKey, "--max-bundle-size", "1M",
+      ], in: scratch)
+    #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("larger than 1048576 bytes"))
+  }
+
+  @Test(arguments: ["0", "-1", "1T", "lots", "99999999999G"])
+  func aBadBundleSizeIsExit2(size: String) throws {
+    let result = try CLI.run(
+      [
+        "ota", "verify", "--manifest", "m.json", "--public-key", "aGVsbG8=", "--max-bundle-size",
+        size,
+      ], in: scratch)
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("--max-bundle-size must be a positive size"))
   }
 }

@@ -15,7 +15,7 @@ public enum RawSocket {
     var offset = 0
     while offset < bytes.count {
       let sent = bytes[offset...].withUnsafeBytes {
-        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }
       if sent <= 0 { break }  // The server may close early (it answered already).
       offset += sent
@@ -28,6 +28,30 @@ public enum RawSocket {
       out.append(contentsOf: buffer[0..<count])
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// An open connection to `host:port`, for tests that hold connections (the caller closes
+  /// it).
+  public static func open(host: String = "127.0.0.1", port: UInt16) throws -> Int32 {
+    try connect(host: host, port: port)
+  }
+
+  /// Sends `text` on an open connection; false once the peer has closed it.
+  public static func send(_ text: String, on fd: Int32) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes {
+      Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+    }
+      == bytes.count
+  }
+
+  /// Whether the peer has closed `fd` (a read returns end of stream or an error within
+  /// `timeout`).
+  public static func isClosedByPeer(_ fd: Int32, timeout: TimeInterval = 0.2) -> Bool {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&descriptor, 1, Int32(timeout * 1000)) > 0 else { return false }
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0
   }
 
   /// Whether something accepts TCP connections at `host:port`.

@@ -240,3 +240,43 @@ import Testing
     #expect(diagnostics.allSatisfy { $0.sourceLine != nil })
   }
 }
+
+/// Numbers a scenario may hold are bounded where they are read, so that `check` refuses what
+/// `run` could not hold.
+@Suite struct ParserBoundsTests {
+  func errors(_ text: String) -> [String] {
+    let engine = DiagnosticsEngine()
+    _ = ScenarioParser().parse(text: text, file: "t.scenario", id: "p/t", diagnostics: engine)
+    return engine.diagnostics.map(\.message)
+  }
+
+  func scenario(_ step: String, timeout: String = "5s") -> String {
+    """
+    scenario "bounds"
+      timeout \(timeout)
+      device phone
+      app mail on phone
+      step "s"
+        \(step)
+        expect status 200
+      control "c"
+        mutate tls.untrusted-ca
+        fails at step 1
+    """
+  }
+
+  @Test(arguments: ["9999999999999999999999d", "1e400s", "3651d", "99999999999999h"])
+  func aDurationBeyondTenYearsIsRejected(duration: String) {
+    #expect(errors(scenario("advance \(duration)")).contains { $0.contains("is not a duration") })
+    #expect(errors(scenario("advance 1s", timeout: duration)).contains { $0.contains("duration") })
+  }
+
+  @Test func tenYearsIsAccepted() {
+    #expect(!errors(scenario("advance 3650d")).contains { $0.contains("duration") })
+  }
+
+  @Test(arguments: ["1 + 1", "999999999999999999999"])
+  func durationParsingNeverTraps(text: String) {
+    #expect(Durations.parse(text) == nil)
+  }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import QualifyCore
 
 /// A `KEY=value` environment file as Docker's `env_file` and django-environ read it.
@@ -11,45 +12,77 @@ public struct EnvFile: Sendable {
   public let path: String
   public private(set) var entries: [Entry] = []
 
-  /// Parses `text`; `#` starts a comment line, `export ` is allowed, values may be quoted.
-  /// - Throws: a `Diagnostic` for a line that is not `KEY=value`.
+  /// Parses `text` as Docker Compose's `env_file` reads it: `#` starts a comment line,
+  /// `export ` is allowed, a value may be quoted (`"…"` with `\\` escapes, or `'…'` taken
+  /// literally) and followed by a comment; an unquoted value ends before ` #`. CRLF and CR
+  /// line endings read like LF.
+  /// - Throws: `InputError` with a diagnostic for each line that is not `KEY=value`.
   public init(text: String, path: String) throws {
     self.path = path
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lines = TextLines.split(text)
     var diagnostics: [Diagnostic] = []
     for (index, raw) in lines.enumerated() {
       var line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") { continue }
       if line.hasPrefix("export ") { line = String(line.dropFirst(7)) }
-      guard let eq = line.firstIndex(of: "=") else {
+      func fail(_ message: String, hint: String? = nil) {
         diagnostics.append(
           .error(
-            at: FileLocation(file: path, line: index + 1, column: 1),
-            "expected KEY=value", hint: "comment lines start with '#'", sourceLine: raw,
-            length: raw.count))
+            at: FileLocation(file: path, line: index + 1, column: 1), message, hint: hint,
+            sourceLine: raw, length: max(1, raw.count)))
+      }
+      guard let eq = line.firstIndex(of: "=") else {
+        fail("expected KEY=value", hint: "comment lines start with '#'")
         continue
       }
       let key = line[..<eq].trimmingCharacters(in: .whitespaces)
       guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-        diagnostics.append(
-          .error(
-            at: FileLocation(file: path, line: index + 1, column: 1),
-            "invalid variable name '\(key)'", sourceLine: raw, length: max(1, key.count)))
+        fail("invalid variable name '\(key)'")
         continue
       }
-      var value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-      if value.count >= 2, let first = value.first, first == "\"" || first == "'",
-        value.last == first
-      {
-        value = String(value.dropFirst().dropLast())
+      let rest = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+      guard let value = EnvFile.value(rest) else {
+        fail(
+          "a quoted value is not closed, or text follows its closing quote",
+          hint: "write KEY=\"value\" # an optional comment")
+        continue
       }
       entries.append(Entry(key: key, value: value, line: index + 1))
     }
-    if let first = diagnostics.first {
+    if !diagnostics.isEmpty {
       throw InputError(
         "\(path) has \(diagnostics.count) malformed line\(diagnostics.count == 1 ? "" : "s")",
-        diagnostics: diagnostics.isEmpty ? [first] : diagnostics)
+        diagnostics: diagnostics)
     }
+  }
+
+  /// The value of the text after `=`; nil when a quote is not closed or text follows it.
+  static func value(_ text: String) -> String? {
+    guard let quote = text.first, quote == "\"" || quote == "'" else {
+      // Unquoted: an inline comment starts at " #".
+      if let comment = text.range(of: " #") {
+        return text[..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
+      }
+      return text
+    }
+    var out = ""
+    var index = text.index(after: text.startIndex)
+    while index < text.endIndex {
+      let c = text[index]
+      if c == quote {
+        let after = text[text.index(after: index)...].trimmingCharacters(in: .whitespaces)
+        return after.isEmpty || after.hasPrefix("#") ? out : nil
+      }
+      if quote == "\"", c == "\\", text.index(after: index) < text.endIndex {
+        index = text.index(after: index)
+        let escaped = text[index]
+        out.append(escaped == "n" ? "\n" : escaped == "t" ? "\t" : escaped)
+      } else {
+        out.append(c)
+      }
+      index = text.index(after: index)
+    }
+    return nil
   }
 
   /// The last value of `key` (later lines override earlier ones, as in Docker).

@@ -36,7 +36,7 @@ public enum PropertyListReader {
     if data.starts(with: Array("bplist".utf8)) {
       do {
         let object = try PropertyListSerialization.propertyList(from: data, format: nil)
-        return try convert(object, file: file)
+        return try convert(object, file: file, depth: 0)
       } catch let diagnostic as Diagnostic {
         throw diagnostic
       } catch {
@@ -44,9 +44,9 @@ public enum PropertyListReader {
           at: FileLocation(file: file, line: 1, column: 1), "malformed binary property list")
       }
     }
-    let text = String(decoding: data, as: UTF8.self)
+    let text = TextDecoding.decode(data).text
     let root = try XMLReader.parse(text: text, file: file)
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lines = TextLines.split(text)
     guard root.name == "plist", let top = root.children.first else {
       throw Diagnostic.error(
         at: FileLocation(file: file, line: root.line, column: 1),
@@ -97,13 +97,20 @@ public enum PropertyListReader {
     }
   }
 
-  private static func convert(_ object: Any, file: String) throws -> PlistValue {
+  private static func convert(_ object: Any, file: String, depth: Int) throws -> PlistValue {
+    guard depth < XMLReader.maximumDepth else {
+      throw Diagnostic.error(
+        at: FileLocation(file: file, line: 1, column: 1),
+        "values nested deeper than \(XMLReader.maximumDepth) levels: not an app configuration file")
+    }
     switch object {
     case let d as [String: Any]:
       return .dictionary(
-        try d.keys.sorted().map { (key: $0, value: try convert(d[$0] as Any, file: file), line: 0) }
+        try d.keys.sorted().map {
+          (key: $0, value: try convert(d[$0] as Any, file: file, depth: depth + 1), line: 0)
+        }
       )
-    case let a as [Any]: return .array(try a.map { try convert($0, file: file) })
+    case let a as [Any]: return .array(try a.map { try convert($0, file: file, depth: depth + 1) })
     case let s as String: return .string(s)
     case let b as Bool: return .bool(b)
     case let n as Int: return .integer(n)

@@ -329,7 +329,10 @@ final class BrowserNavigator {
     }
     var out = "\(method) \(url) → \(response.status)"
     if let location = response.headers["Location"] { out += " → \(location)" }
-    if let csp = response.headers["Content-Security-Policy"] { out += " [CSP \(csp)]" }
+    // Only form-action matters to a login redirect; the mocks' blanket page policy is noise.
+    if let sources = Self.formAction(response.headers["Content-Security-Policy"]) {
+      out += " [CSP form-action \(sources.joined(separator: " "))]"
+    }
     return out
   }
 

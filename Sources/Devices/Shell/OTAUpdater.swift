@@ -187,23 +187,34 @@ public final class OTAUpdater: @unchecked Sendable {
       return decide(
         .failed("downloading \(version) failed (transient): not recorded, the next check retries"))
     }
-    let archive: ZipArchive
     if behaviours.updaterSkipsVerification {
-      // Decrypts with whatever session key the manifest gives, never compares the checksum.
+      // Decrypts with whatever session key the manifest gives, never compares the checksum;
+      // unpacking still refuses an entry outside the bundle's folder.
       guard
-        let zip = OTAUpdater.decryptUnverified(bundle.body, manifest: manifest, publicKey: baked),
-        let archive = try? ZipArchive(bytes: zip)
+        let zip = OTAUpdater.decryptUnverified(bundle.body, manifest: manifest, publicKey: baked)
       else {
         return decide(.refused("\(version) refused: the download does not decrypt to a zip"))
       }
-      bundles[version] = archive
+      do {
+        bundles[version] = try unpack(zip)
+      } catch {
+        return decide(
+          .refused("\(version) refused: \(error.description) [\(error.reason.rawValue)]"))
+      }
     } else {
       do {
         let key = try CapgoBundle.key(base64: baked, isPrivate: false)
         let zip = try CapgoBundle.open(
           encrypted: bundle.body, checksum: manifest.checksum, sessionKey: manifest.sessionKey,
           publicKey: key)
-        bundles[version] = try CapgoBundle.validate(zip: zip)
+        bundles[version] =
+          try behaviours.updaterUnpacksAnyPath
+          ? ZipArchive(bytes: zip) : CapgoBundle.validate(zip: zip)
+        if let escaping = bundles[version]?.entries.first(where: {
+          !CapgoBundle.isContained($0.name)
+        }) {
+          note("unpacked \(escaping.name) outside the bundle's folder")
+        }
       } catch let refusal as CapgoBundle.Refusal {
         return decide(
           .refused("\(version) refused: \(refusal.description) [\(refusal.reason.rawValue)]"))
@@ -217,6 +228,15 @@ public final class OTAUpdater: @unchecked Sendable {
     // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
     if !crashesOnBoot { notifyAppReady() }
     return decide(.applied(version))
+  }
+
+  /// Unpacks a zip the unverifying updater took: the path check still applies unless that
+  /// behaviour is off too.
+  private func unpack(_ zip: [UInt8]) throws(CapgoBundle.Refusal) -> ZipArchive {
+    if app.behaviours.updaterUnpacksAnyPath, let archive = try? ZipArchive(bytes: zip) {
+      return archive
+    }
+    return try CapgoBundle.unpackable(zip: zip)
   }
 
   private func decide(_ decision: Decision) -> Decision {

@@ -36,10 +36,13 @@ public final class Database: @unchecked Sendable {
   private let lock = NSRecursiveLock()
   public let path: String
 
-  /// Opens (creating when needed) the database at `path`.
-  public init(path: String) throws {
+  /// Opens (creating when needed) the database at `path`, or opens it read-only.
+  public init(path: String, readOnly: Bool = false) throws {
     var pointer: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+    let flags =
+      readOnly
+      ? SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX
+      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
     let status = sqlite3_open_v2(path, &pointer, flags, nil)
     guard status == SQLITE_OK, let pointer else {
       let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

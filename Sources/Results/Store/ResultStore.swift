@@ -13,14 +13,64 @@ public final class ResultStore: @unchecked Sendable {
   let database: Database
   static let schemaVersion = 2
 
-  /// Opens or creates the store at `path` (its directory is created when missing).
-  public init(path: String) throws {
+  /// Whether the store was opened read-only (a database qualify may read but not write).
+  public let isReadOnly: Bool
+
+  /// Opens or creates the store at `path` (its directory is created when missing); with
+  /// `readOnly`, opens an existing store for reading and falls back to it when the file cannot
+  /// be written.
+  /// - Throws: `EnvironmentError` naming the path when it cannot be used (not a database, a
+  ///   corrupt one, a folder that cannot be written).
+  public init(path: String, readOnly: Bool = false) throws {
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    database = try Database(path: path)
-    try database.execute(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-    try migrate()
+    var readOnly = readOnly
+    if !readOnly {
+      do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      } catch {
+        throw EnvironmentError(
+          "cannot create the folder of the results database \(path): \(error.localizedDescription)",
+          hint: "pass --db FILE in a folder you can write")
+      }
+      if FileManager.default.fileExists(atPath: path)
+        && !FileManager.default.isWritableFile(atPath: path)
+      {
+        readOnly = true
+      }
+    }
+    isReadOnly = readOnly
+    do {
+      database = try Database(path: path, readOnly: readOnly)
+      // Reading the schema is what tells a database from any other file.
+      _ = try database.query("SELECT count(*) FROM sqlite_master")
+      if !readOnly {
+        try database.execute(
+          "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        try migrate()
+      } else {
+        let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
+        guard version == Int64(ResultStore.schemaVersion) else {
+          throw EnvironmentError(
+            "the results database \(path) is read-only and was written by another version of qualify (schema \(version), this one reads \(ResultStore.schemaVersion))",
+            hint: "open it once where it can be written, or pass --db FILE")
+        }
+      }
+    } catch let error as SQLiteError {
+      throw EnvironmentError(
+        "the results database \(path) cannot be used: \(error.message)",
+        hint: error.code == 26 || error.code == 11
+          ? "it is not a qualify database or it is damaged: move it aside (a new one is created) or pass --db FILE"
+          : "check its permissions, or pass --db FILE")
+    }
+  }
+
+  /// Refuses to write a read-only store with a message naming it.
+  public func requireWritable() throws {
+    if isReadOnly {
+      throw EnvironmentError(
+        "the results database \(database.path) is read-only: this command must record results",
+        hint: "make it writable, or pass --db FILE")
+    }
   }
 
   private func migrate() throws {
@@ -138,6 +188,7 @@ public final class ResultStore: @unchecked Sendable {
   /// - Returns: the ids it marked.
   @discardableResult
   public func markAbandonedRuns() throws -> [String] {
+    if isReadOnly { return [] }
     let host = ProcessInfo.processInfo.hostName
     let rows = try database.query("SELECT id, pid, host FROM runs WHERE status = 'running'")
     var marked: [String] = []
@@ -162,6 +213,7 @@ public final class ResultStore: @unchecked Sendable {
 
   /// Writes the run row as `running`.
   public func begin(_ run: RunRecord) throws {
+    try requireWritable()
     try database.run(
       """
       INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, scope, app_name)

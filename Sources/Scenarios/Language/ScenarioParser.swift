@@ -605,14 +605,15 @@ private struct State {
         return false
       }
     case .integer:
-      if Int(token.text) == nil {
-        error(line, token, "'\(token.text)' is not a whole number")
+      guard let n = Int(token.text), (-1_000_000...1_000_000).contains(n) else {
+        error(
+          line, token, "'\(token.text)' is not a whole number from -1000000 to 1000000")
         return false
       }
     case .duration:
       if Durations.parse(token.text) == nil {
         error(
-          line, token, "'\(token.text)' is not a duration",
+          line, token, "'\(token.text)' is not a duration of at most ten years",
           hint: "write it like 500ms, 61s, 10m or 12h")
         return false
       }

@@ -458,6 +458,35 @@ public final class Runner: @unchecked Sendable {
     return box.value
   }
 
+  /// Checks, before anything runs, that the app has the test users the scenarios name: the
+  /// profile's `testUsers` exist at the realm export, and there are as many as the roles the
+  /// scenarios use.
+  /// - Throws: `InputError` naming `qualify.json` or the realm export.
+  public static func checkTestUsers(_ scenarios: [Scenario], builds: [Platform: AppBuild]) throws {
+    let needed =
+      scenarios.flatMap(\.users).compactMap { AppProfile.userRoles.firstIndex(of: $0) }.max()
+      .map { $0 + 1 } ?? 0
+    guard needed > 0, let build = builds.values.first, let realm = build.realm,
+      !realm.users.isEmpty
+    else { return }
+    let names = realm.users.map(\.username)
+    for user in build.testUsers
+    where !realm.users.contains(where: { $0.username == user || $0.email == user }) {
+      throw InputError(
+        "qualify.json testUsers names \(user), who is not a user of the realm export \(realm.file)",
+        hint: "its users who can sign in: \(names.joined(separator: ", "))")
+    }
+    let available = build.testUsers.isEmpty ? realm.users.count : build.testUsers.count
+    if available < needed {
+      let roles = AppProfile.userRoles.prefix(needed).joined(separator: ", ")
+      throw InputError(
+        "the scenarios need \(needed) test users (\(roles)), but \(build.testUsers.isEmpty ? "the realm export \(realm.file) has \(available) who can sign in" : "qualify.json testUsers names \(available)") (\(names.joined(separator: ", ")))",
+        hint:
+          "add users to the realm export (service accounts and disabled users do not count), or name them in qualify.json testUsers"
+      )
+    }
+  }
+
   /// Secrets of the app's configuration that must never be shown.
   static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
     for file in build.backend.env.files {

@@ -24,8 +24,11 @@ extension World {
       return resolved
     }
     if expression == "builtin" { return builtin }
-    let offset =
-      Int(expression.dropFirst("builtin".count).replacingOccurrences(of: "+", with: "")) ?? 1
+    // Clamped: an offset is a handful of releases, never an overflow.
+    let offset = min(
+      max(
+        Int(expression.dropFirst("builtin".count).replacingOccurrences(of: "+", with: "")) ?? 1,
+        -1_000_000), 1_000_000)
     let base = BundleVersion(builtin).count ?? 1000
     let resolved = "\(base + offset)-\(environment.random.hex(byteCount: 4).prefix(7))"
     versions[expression] = resolved
@@ -59,7 +62,7 @@ extension World {
 
   func publish(
     version expression: String, channel: String?, content: String?, force: Bool, crashing: Bool,
-    withoutChecksum: Bool, bareChecksum: Bool = false
+    withoutChecksum: Bool, bareChecksum: Bool = false, escaping: Bool = false
   )
     throws -> Outcome
   {
@@ -71,10 +74,13 @@ extension World {
     if crashing { html += "<!-- \(OTAUpdater.crashMarker) -->" }
     html +=
       "</head><body><div id=\"root\"></div><script src=\"assets/app.js\"></script></body></html>"
-    let zip = ZipArchive(entries: [
+    var zip = ZipArchive(entries: [
       .init(name: "index.html", data: Array(html.utf8)),
       .init(name: "assets/app.js", data: Array("/* \(label) */".utf8)),
     ])
+    if escaping {
+      zip.entries.append(.init(name: "../escape.js", data: Array("/* outside */".utf8)))
+    }
     let random = environment.random
     let publisher = Publisher(store: bucket, privateKey: otaSigningKey) { random.bytes($0) }
     do {

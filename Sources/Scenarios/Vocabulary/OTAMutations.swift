@@ -31,6 +31,11 @@ extension OTAVocabulary {
         "rule 12: rolled back to the last good bundle (Capgo: the previously successful version)"
     ) { $0.updaterRollsBackToBuiltin = true },
     .shell(
+      "updater.unpacks-any-path",
+      "The updater unpacks a bundle's entries wherever their names point, ../ included (zip-slip).",
+      breaks: "rule 12: a bundle only writes inside its own folder"
+    ) { $0.updaterUnpacksAnyPath = true },
+    .shell(
       "updater.ignores-dev-server", "The startup check runs even with a dev server URL baked in.",
       breaks: "rule 13: no OTA check during hot reload"
     ) { $0.updaterIgnoresDevServer = true },

@@ -48,9 +48,10 @@ enum OTAVocabulary {
         .value("version", .text), .keyword("to", "channel", .text),
         .keyword("content", "content", .text),
         .flag("force"), .flag("crashing"), .flag("without-checksum"), .flag("bare-checksum"),
+        .flag("escaping"),
       ],
       summary:
-        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out and `bare-checksum` writes the zip's plain SHA-256 instead of the signed one.",
+        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out, `bare-checksum` writes the zip's plain SHA-256 instead of the signed one, and `escaping` adds an entry named `../escape.js` that would land outside the bundle's folder (zip-slip), signed like the rest.",
       example: "ci publishes builtin+1"
     ) { context in
       try context.world.publish(
@@ -58,7 +59,8 @@ enum OTAVocabulary {
         content: context.arguments["content"], force: context.arguments.has("force"),
         crashing: context.arguments.has("crashing"),
         withoutChecksum: context.arguments.has("without-checksum"),
-        bareChecksum: context.arguments.has("bare-checksum"))
+        bareChecksum: context.arguments.has("bare-checksum"),
+        escaping: context.arguments.has("escaping"))
     },
     ActionSpec(
       .world, "attacker substitutes the bundle",

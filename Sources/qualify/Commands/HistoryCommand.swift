@@ -54,7 +54,13 @@ struct HistoryCommand {
       throw InputError(
         "no results database at \(path)", hint: "run `qualify` first, or pass --db FILE")
     }
-    let store = try ResultStore(path: path)
+    // Reading the history needs no write: a store that cannot be written is read as it is.
+    let store: ResultStore
+    do {
+      store = try ResultStore(path: path)
+    } catch is EnvironmentError {
+      store = try ResultStore(path: path, readOnly: true)
+    }
     try store.markAbandonedRuns()
     switch mode {
     case .history: return try history(store, out)
@@ -165,9 +171,11 @@ struct HistoryCommand {
   private func report(_ store: ResultStore, _ out: Terminal) throws -> ExitCode {
     let run = try findRun(store)
     let results = try store.results(run: run.id)
+    let history = try store.runs(limit: 15)
     let path = try ReportFiles.write(
-      run: run, results: results, history: try store.runs(limit: 15),
-      directory: parsed.value("report-dir") ?? Paths.defaultReportDirectory)
+      run: run, results: results, history: history,
+      directory: parsed.value("report-dir") ?? Paths.defaultReportDirectory,
+      isLatest: history.first?.id == run.id)
     out.line("report: \(path)")
     return .qualified
   }

@@ -36,6 +36,10 @@ struct OTACommand {
     .value(
       "connect-to", "HOST:PORT:HOST2:PORT2", "Reach HOST:PORT at HOST2:PORT2 instead (repeatable).",
       repeatable: true),
+    .value(
+      "max-bundle-size", "SIZE",
+      "Refuse a bundle bigger than SIZE (bytes, or with K, M or G; default 100M). The manifest is bounded at 1M."
+    ),
     .flag("help", "Show this help."),
   ]
 
@@ -107,7 +111,7 @@ struct OTACommand {
           usage:
             "qualify ota publish --dir DIST --channel C --version V --bucket URL|DIR [--force]",
           summary:
-            "Zips DIST (index.html at the root), encrypts it (Capgo v2), uploads channels/C/bundles/V.zip and writes channels/C/manifest.json. Refuses a version that does not order above the channel's current manifest unless --force. Exit 0 published, 1 refused by the guard, 2 bad input.",
+            "Zips DIST (index.html at the root), encrypts it (Capgo v2), uploads channels/C/bundles/V.zip and writes channels/C/manifest.json. Refuses a version that does not order above the channel's current manifest unless --force. Exit 0 published, 1 refused by the guard (a lower count, or an id without a count, unless --force), 2 bad input, 4 the bucket cannot be reached or written.",
           options: OTACommand.publishOptions))
       return .qualified
     }
@@ -175,9 +179,12 @@ struct OTACommand {
         helpText(
           usage: "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION]",
           summary:
-            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input.",
+            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
           options: OTACommand.verifyOptions))
       return .qualified
+    }
+    let bundleLimit = try parsed.value("max-bundle-size").map {
+      try OTACommand.size($0, option: "--max-bundle-size")
     }
     guard let manifestLocation = parsed.value("manifest") else {
       throw InputError(
@@ -193,9 +200,11 @@ struct OTACommand {
     let publicKey = try CapgoBundle.key(base64: keyText, isPrivate: false)
     let fetcher = ObjectFetcher(
       client: try client(ca: parsed.value("ca"), connectTo: parsed.all("connect-to")))
-    let (manifestBytes, manifestURL) = try fetcher.fetch(manifestLocation)
+    let (manifestBytes, manifestURL) = try fetcher.fetch(
+      manifestLocation, limit: ObjectFetcher.manifestLimit)
     let manifest = try Manifest.parse(manifestBytes, source: manifestLocation)
-    let (bundle, bundleURL) = try fetcher.fetch(manifest.url, relativeTo: manifestURL)
+    let (bundle, bundleURL) = try fetcher.fetch(
+      manifest.url, relativeTo: manifestURL, limit: bundleLimit ?? ObjectFetcher.defaultBundleLimit)
     let report = BundleVerifier.verify(
       manifest: manifest, bundle: bundle, publicKey: publicKey,
       current: parsed.value("current").map(BundleVersion.init))
@@ -213,7 +222,11 @@ struct OTACommand {
       )
     }
     if let decision = report.decision, let current = parsed.value("current") {
-      if decision.applies {
+      if decision.applies && report.refusal != nil {
+        out.line(
+          "a device running \(current) would download \(manifest.version) (\(decision.rule)) and then refuse it: it keeps \(current)"
+        )
+      } else if decision.applies {
         out.line("a device running \(current) would apply \(manifest.version): \(decision.rule)")
       } else {
         out.line(
@@ -223,6 +236,23 @@ struct OTACommand {
       }
     }
     return code
+  }
+
+  /// A byte count: digits, optionally followed by K, M or G (binary multiples).
+  static func size(_ text: String, option: String) throws -> Int {
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    var digits = Substring(text)
+    var multiplier = 1
+    if let last = text.uppercased().last, let unit = units[last] {
+      digits = digits.dropLast()
+      multiplier = unit
+    }
+    guard let value = Int(digits), value > 0, value <= (1 << 40) / multiplier else {
+      throw InputError(
+        "\(option) must be a positive size in bytes (K, M or G allowed, at most 1024G), got '\(text)'"
+      )
+    }
+    return value * multiplier
   }
 
   private func client(ca: String?, connectTo: [String]) throws -> HTTPClient {

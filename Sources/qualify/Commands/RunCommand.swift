@@ -47,7 +47,8 @@ struct RunCommand {
       Qualifies a Capacitor-style app for release: starts the embedded mock stack (identity \
       provider, backend, OTA bucket, push gateways), drives simulated iOS and Android shells \
       through every scenario and its negative controls, records the evidence and writes the \
-      reports. Exit code: 0 qualified, 1 not qualified, 2 bad input, 3 internal error.
+      reports. Exit code: 0 nothing failed, 1 not qualified, 2 bad input, 3 internal error, \
+      4 a store or report folder qualify cannot use.
       """,
     options: options,
     footer: """
@@ -133,6 +134,7 @@ struct RunCommand {
         backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env")))
     var scenarios = try loadScenarios()
     scenarios = try shard(scenarios)
+    try Runner.checkTestUsers(scenarios, builds: builds)
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
     let catalogue = Runner.jobs(
       try ScenarioCatalogue.load(directory: parsed.value("scenarios") ?? Paths.scenariosDirectory),
@@ -146,7 +148,22 @@ struct RunCommand {
         hint: "see: qualify list")
     }
 
+    // The environment is checked before anything runs: a report folder or a database that
+    // cannot be written stops the run now, naming the path, not after every scenario ran.
+    let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
+    try ReportFiles.checkWritable(directory: reportDirectory)
+    if let junit = parsed.value("junit") {
+      let target = URL(fileURLWithPath: junit).resolvingSymlinksInPath()
+      let type =
+        try? FileManager.default.attributesOfItem(atPath: target.path)[.type]
+        as? FileAttributeType
+      // A FIFO or a device is written into; only a file needs a writable folder.
+      if type == nil || type == .typeRegular {
+        try ReportFiles.checkWritable(directory: target.deletingLastPathComponent().path)
+      }
+    }
     let store = try ResultStore(path: parsed.value("db") ?? Paths.defaultDatabase)
+    try store.requireWritable()
     for id in try store.markAbandonedRuns() {
       terminal.line(
         terminal.style("note:", .yellow)
@@ -228,7 +245,6 @@ struct RunCommand {
     let summary = RunSummary(results, scope: scope)
     try store.finish(run: run.id, status: summary.status)
     run = try store.run(run.id) ?? run
-    let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
     let report = try ReportFiles.write(
       run: run, results: results, history: store.runs(limit: 15), directory: reportDirectory)
     if let junit = parsed.value("junit") {

@@ -60,7 +60,6 @@ struct ServeCommand {
     let topology = try StackTopology(build: build)
     let material = try StackMaterial(hosts: topology.secureHosts)
     let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
-    try ReportFiles.writeText(material.authority.certificatePEM, to: caPath)
 
     let redactor = Redactor()
     let events = Terminal.standardError
@@ -73,8 +72,17 @@ struct ServeCommand {
       clock: .realTime(), random: RandomSource(seed: UInt64.random(in: 1...UInt64.max)),
       evidence: evidence,
       redactor: redactor, channel: channel, behaviours: StackBehaviours())
-    let stack = try Stack(build: build, material: material, context: context, listeningOn: ports)
+    let stack: Stack
+    do {
+      stack = try Stack(build: build, material: material, context: context, listeningOn: ports)
+    } catch let error as HTTPServerError {
+      throw EnvironmentError(
+        error.description, hint: "another qualify serve may hold the port; pick others or stop it")
+    }
     defer { stack.stop() }
+    // Only once the listeners run: a serve that cannot start must not replace the CA of the
+    // one already serving.
+    try ReportFiles.writeText(material.authority.certificatePEM, to: caPath)
 
     var components: [[String: Any]] = []
     func add(_ name: String, _ origin: Origin?, _ extra: [String: Any] = [:]) {

@@ -1,8 +1,9 @@
 import Foundation
+import HTTP
 import QualifyCore
 
 /// Maps any error to what the user reads and the exit code: bad input is 2 with its
-/// diagnostics, everything else is an internal error (3).
+/// diagnostics, the environment in the way is 4, everything else is an internal error (3).
 enum ErrorPresenter {
   static func present(_ error: Error, terminal: Terminal = .standardError) -> ExitCode {
     let printer = DiagnosticPrinter(colors: terminal.colors)
@@ -15,6 +16,15 @@ enum ErrorPresenter {
     case let diagnostic as Diagnostic:
       terminal.write(printer.render(diagnostic))
       return .badInput
+    case let environment as EnvironmentError:
+      terminal.line(terminal.style("error:", .red, .bold) + " " + environment.message)
+      if let hint = environment.hint { terminal.line("hint: " + hint) }
+      return .environment
+    case let http as HTTPClientError:
+      // A URL the user typed that cannot be fetched is theirs (2); a server that does not
+      // answer, or answers too much, is the environment (4).
+      terminal.line(terminal.style("error:", .red, .bold) + " " + http.message)
+      return http.kind == .transport ? .environment : .badInput
     default:
       terminal.line(terminal.style("internal error:", .red, .bold) + " \(error)")
       terminal.line(

@@ -152,29 +152,72 @@ final class Tracer: @unchecked Sendable {
 
 /// Writes report files.
 enum ReportFiles {
-  /// Writes `DIR/runs/<id>/index.html` and `DIR/latest.html`; returns the run's report path.
+  /// Writes `DIR/runs/<id>/index.html`, and `DIR/latest.html` when `isLatest` (re-rendering an
+  /// older run must not make it look like the latest); returns the run's report path.
   static func write(
-    run: RunRecord, results: [ScenarioResult], history: [RunRecord], directory: String
+    run: RunRecord, results: [ScenarioResult], history: [RunRecord], directory: String,
+    isLatest: Bool = true
   ) throws -> String {
     let html = HTMLReport.render(run: run, results: results, history: history)
     let runDirectory = URL(fileURLWithPath: directory).appendingPathComponent("runs")
       .appendingPathComponent(run.id)
-    try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
     let path = runDirectory.appendingPathComponent("index.html").path
     try writeText(html, to: path)
-    try writeText(
-      html, to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
+    if isLatest {
+      try writeText(
+        html, to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
+    }
     return AppRepository.displayPath(URL(fileURLWithPath: path))
   }
 
-  static func writeText(_ text: String, to path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    try FileManager.default.createDirectory(
-      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+  /// Fails now, naming the folder, when reports cannot be written there.
+  static func checkWritable(directory: String) throws {
+    let url = URL(fileURLWithPath: directory.isEmpty ? "." : directory)
+    let probe = url.appendingPathComponent(".qualify-write-test-\(getpid())")
     do {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      try Data().write(to: probe)
+      try FileManager.default.removeItem(at: probe)
+    } catch {
+      throw EnvironmentError(
+        "cannot write reports to \(directory): \(error.localizedDescription)",
+        hint: "pass --report-dir DIR (or --junit FILE) in a folder you can write")
+    }
+  }
+
+  /// Writes `text` to `path` the way a user expects of an output flag: a regular file (or a
+  /// new one) is replaced atomically — written beside it, then renamed over it, so a reader
+  /// never sees half a file; a symbolic link is followed to its target; anything else (a FIFO,
+  /// `/dev/stdout`, a device) is written into, never replaced.
+  static func writeText(_ text: String, to path: String) throws {
+    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    let manager = FileManager.default
+    var isDirectory: ObjCBool = false
+    if manager.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+      if isDirectory.boolValue {
+        throw EnvironmentError("cannot write \(path): it is a directory")
+      }
+      let type = (try? manager.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType)
+      if type != .typeRegular {
+        guard let handle = FileHandle(forWritingAtPath: url.path) else {
+          throw EnvironmentError("cannot write \(path): it cannot be opened for writing")
+        }
+        defer { try? handle.close() }
+        do {
+          try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+          throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
+        }
+        return
+      }
+    }
+    do {
+      try manager.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      // Data.write(.atomic) writes a temporary file in the same folder, then renames it.
       try Data(text.utf8).write(to: url, options: .atomic)
     } catch {
-      throw InputError("cannot write \(path): \(error.localizedDescription)")
+      throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
     }
   }
 }

@@ -23,7 +23,53 @@ final class Terminal: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     clearLiveLine()
-    handle.write(Data(text.utf8))
+    handle.write(Data(Terminal.neutralised(text).utf8))
+  }
+
+  /// `text` with every control character a file or a server could have put in it made
+  /// visible (`\u{1B}` → `␛`), keeping only the colour codes qualify writes itself
+  /// (`ESC [ digits ; … m`), newlines and tabs: an app file must not move the cursor, retitle
+  /// the terminal or hide a line of the verdict.
+  static func neutralised(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    let scalars = Array(text.unicodeScalars)
+    var index = 0
+    while index < scalars.count {
+      let scalar = scalars[index]
+      if scalar == "\u{1B}" {
+        // Our own SGR sequence, ESC [ codes m with only the codes `Style` writes: an input's
+        // `ESC[8m` (concealed text) is shown, not obeyed.
+        var end = index + 1
+        if end < scalars.count, scalars[end] == "[" {
+          end += 1
+          while end < scalars.count, ("0"..."9").contains(scalars[end]) || scalars[end] == ";" {
+            end += 1
+          }
+          let codes = String(String.UnicodeScalarView(scalars[(index + 2)..<end])).split(
+            separator: ";", omittingEmptySubsequences: false)
+          if end < scalars.count, scalars[end] == "m",
+            codes.allSatisfy({ $0 == "0" || Style(rawValue: String($0)) != nil })
+          {
+            out.append(contentsOf: scalars[index...end])
+            index = end + 1
+            continue
+          }
+        }
+        out.append("␛")
+      } else if scalar == "\n" || scalar == "\t" {
+        out.append(scalar)
+      } else if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        out.append(contentsOf: String(format: "\\x%02X", scalar.value).unicodeScalars)
+      } else if (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+      {
+        // Bidirectional overrides reorder what the reader sees.
+        out.append(contentsOf: String(format: "\\u{%04X}", scalar.value).unicodeScalars)
+      } else {
+        out.append(scalar)
+      }
+      index += 1
+    }
+    return String(out)
   }
 
   func line(_ text: String = "") { write(text + "\n") }
@@ -34,7 +80,8 @@ final class Terminal: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     clearLiveLine()
-    handle.write(Data(("\r" + text.prefix(max(20, columns - 1))).utf8))
+    handle.write(
+      Data(("\r" + Terminal.neutralised(String(text.prefix(max(20, columns - 1))))).utf8))
     liveLine = true
   }
 
