@@ -3,14 +3,14 @@
 
 SWIFT ?= swift
 # The C libraries the package wraps, and pkg-config to find them.
-BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev
+BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libxml2-dev
 # What the tests drive besides the package: the real browser for the HTML report, and
 # Python's `cryptography` for the independent OIDC and Capgo implementations.
 TEST_DEPS = chromium python3-cryptography
 
 ARGS ?=
 
-.PHONY: deps test-deps build qualify test bench mutants lint format clean
+.PHONY: deps test-deps build qualify test bench mutants fuzz tsan lint format clean
 
 deps:
 	@./scripts/apt-install $(BUILD_DEPS)
@@ -50,3 +50,15 @@ format:
 
 clean:
 	rm -rf .build Reports/runs Reports/latest.html Reports/qualify.sqlite*
+
+# libFuzzer + AddressSanitizer over every reader of untrusted input (docs/fuzzing.md):
+# FUZZ_RUNS executions per target (default 100000), FUZZ_TARGETS to pick some.
+fuzz: deps
+	Tools/fuzz.sh
+
+# The whole test suite under ThreadSanitizer, in its own build folder (docs/fuzzing.md):
+# any data race it reports fails the run.
+tsan: test-deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan

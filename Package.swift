@@ -22,7 +22,9 @@ let package = Package(
     .target(name: "QualifyCore"),
     .target(name: "QualifyCrypto", dependencies: ["COpenSSL", "QualifyCore"]),
     .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD", "QualifyCrypto", "QualifyCore"]),
-    .target(name: "Artifacts", dependencies: ["QualifyCrypto", "QualifyCore"]),
+    .systemLibrary(
+      name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+    .target(name: "Artifacts", dependencies: ["CLibXML2", "QualifyCrypto", "QualifyCore"]),
     .target(name: "OTA", dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"]),
     .target(
       name: "MockStack", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "QualifyCore"]),
@@ -49,6 +51,11 @@ let package = Package(
       path: "Benchmarks/qualify-bench"),
     // `make mutants`: mutation testing of the harness (rebuilds a scratch copy per mutant).
     .executableTarget(name: "qualify-mutants", path: "Tools/qualify-mutants"),
+    .target(
+      name: "FuzzTargets", dependencies: ["Artifacts", "OTA", "Scenarios", "QualifyCore"],
+      path: "Tools/FuzzTargets"),
+    .executableTarget(
+      name: "qualify-fuzz", dependencies: ["FuzzTargets"], path: "Tools/qualify-fuzz"),
 
     .target(
       name: "QualifyTestSupport",
@@ -70,7 +77,10 @@ let package = Package(
       name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"],
       exclude: ["__Snapshots__"]),
     .testTarget(
-      name: "QualifyCLITests", dependencies: ["qualify", "Results", "HTTP", "QualifyTestSupport"]),
+      name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "QualifyTestSupport"]),
+    .testTarget(
+      name: "QualifyCLITests",
+      dependencies: ["qualify", "Results", "HTTP", "QualifyCore", "QualifyTestSupport"]),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

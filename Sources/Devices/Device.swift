@@ -5,7 +5,7 @@ import QualifyCore
 
 /// A simulated phone: a platform, its system browser and the system cookie store that
 /// browser shares between apps (Safari's on iOS, Chrome's on Android).
-public final class Device: @unchecked Sendable {
+public final class Device {
   public let name: String
   public let platform: Platform
   public let environment: DeviceEnvironment
@@ -41,7 +41,7 @@ public final class Device: @unchecked Sendable {
 }
 
 /// A simulated app on a device: its build, native HTTP stack, local storage.
-public final class App: @unchecked Sendable {
+public final class App {
   public let name: String
   public let build: AppBuild
   public unowned let device: Device

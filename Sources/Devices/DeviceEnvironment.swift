@@ -4,7 +4,7 @@ import QualifyCore
 
 /// What every device of one world shares: time, randomness, the evidence log, and how to
 /// reach the stack.
-public final class DeviceEnvironment: @unchecked Sendable {
+public final class DeviceEnvironment {
   public let clock: VirtualClock
   public let random: RandomSource
   public let evidence: EvidenceLog

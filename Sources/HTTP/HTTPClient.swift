@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import QualifyCore
 
 /// A request a simulated client sends.
 public struct ClientRequest: Sendable {
@@ -75,7 +76,7 @@ public struct HTTPClientError: Error, CustomStringConvertible, Sendable, Hashabl
 /// mapped onto local ports (`messages.example:443` → `127.0.0.1:40123`) with
 /// `CURLOPT_CONNECT_TO`, so URLs, `Host` headers, SNI and certificates all carry the real
 /// names while nothing leaves loopback.
-public final class HTTPClient: @unchecked Sendable {
+public final class HTTPClient: Sendable {
   public struct Configuration: Sendable {
     /// PEM of the CA certificates to trust; nil uses the system store (external stacks).
     public var trustedCertificatesPEM: String?
@@ -105,26 +106,34 @@ public final class HTTPClient: @unchecked Sendable {
 
   private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-  public private(set) var configuration: Configuration
-  private let handle: UnsafeMutableRawPointer
-  private let lock = NSLock()
-  private var connectTo: UnsafeMutablePointer<curl_slist>?
-  private var observers: [(HTTPExchange) -> Void] = []
+  /// The easy handle and what goes with it. A libcurl handle must not be used by two threads
+  /// at once, so all of it lives behind one lock, held for a whole request.
+  struct Connection {
+    var configuration: Configuration
+    let handle: UnsafeMutableRawPointer
+    var connectTo: UnsafeMutablePointer<curl_slist>?
+    var observers: [@Sendable (HTTPExchange) -> Void] = []
+  }
+
+  private let connection: Locked<Connection>
+
+  public var configuration: Configuration { connection.withLock { $0.configuration } }
 
   public init(configuration: Configuration) throws {
     guard HTTPClient.globalInit, let handle = curl_easy_init() else {
       throw HTTPClientError(.transport, "libcurl could not be initialised")
     }
-    self.configuration = configuration
-    self.handle = handle
-    connectTo = HTTPClient.connectList(configuration.origins)
+    let state = Connection(
+      configuration: configuration, handle: handle,
+      connectTo: HTTPClient.connectList(configuration.origins))
     do {
-      try configureOnce()
+      try state.configureOnce()
     } catch {
       curl_easy_cleanup(handle)
-      curl_slist_free_all(connectTo)
+      curl_slist_free_all(state.connectTo)
       throw error
     }
+    connection = Locked(state)
   }
 
   /// Every libcurl status goes through here: a refused option is an error naming it, never
@@ -136,9 +145,121 @@ public final class HTTPClient: @unchecked Sendable {
     }
   }
 
+  private static func connectList(_ origins: [String: UInt16]) -> UnsafeMutablePointer<curl_slist>?
+  {
+    var list: UnsafeMutablePointer<curl_slist>?
+    for (origin, port) in origins.sorted(by: { $0.key < $1.key }) {
+      let (host, originPort) = HTTPClient.split(origin)
+      list = curl_slist_append(list, "\(host):\(originPort):127.0.0.1:\(port)")
+    }
+    return list
+  }
+
+  /// Points the client at another set of origins, keeping its open connections (a pooled
+  /// client serving one world after another).
+  public func update(origins: [String: UInt16]) {
+    connection.withLock { state in
+      guard origins != state.configuration.origins else { return }
+      curl_slist_free_all(state.connectTo)
+      state.configuration.origins = origins
+      state.connectTo = HTTPClient.connectList(origins)
+    }
+  }
+
+  deinit {
+    connection.withLock { state in
+      curl_easy_cleanup(state.handle)
+      curl_slist_free_all(state.connectTo)
+    }
+  }
+
+  /// Calls `observer` with every exchange this client makes, failed ones included.
+  public func onExchange(_ observer: @escaping @Sendable (HTTPExchange) -> Void) {
+    connection.withLock { $0.observers.append(observer) }
+  }
+
+  /// Sends `request` and returns the exchange; a transport failure is in `exchange.error`.
+  @discardableResult
+  public func send(_ request: ClientRequest) -> HTTPExchange {
+    let (exchange, current) = connection.withLock { state in
+      (state.perform(request), state.observers)
+    }
+    for observer in current { observer(exchange) }
+    return exchange
+  }
+
+  /// Sends `request` and returns its response, throwing when there is none.
+  public func response(to request: ClientRequest) throws -> HTTPResponse {
+    let exchange = send(request)
+    if let error = exchange.error { throw error }
+    guard let response = exchange.response else {
+      throw HTTPClientError(.transport, "no response from \(request.url)")
+    }
+    return response
+  }
+
+  static func split(_ origin: String) -> (String, String) {
+    guard let colon = origin.lastIndex(of: ":") else { return (origin, "443") }
+    return (String(origin[..<colon]), String(origin[origin.index(after: colon)...]))
+  }
+
+  private static let writeBody: CCurl_data_callback = { pointer, size, count, context in
+    guard let pointer, let context else { return 0 }
+    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    accumulator.received += length
+    // Returning less than `length` makes libcurl stop the transfer.
+    if accumulator.received > accumulator.limit {
+      accumulator.exceeded = true
+      return 0
+    }
+    pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      let chunk = UnsafeBufferPointer(start: $0, count: length)
+      if let file = accumulator.file {
+        file.write(Data(buffer: chunk))
+      } else {
+        accumulator.body.append(contentsOf: chunk)
+      }
+    }
+    return length
+  }
+
+  private static let writeHeader: CCurl_data_callback = { pointer, size, count, context in
+    guard let pointer, let context else { return 0 }
+    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }.trimmingCharacters(in: .newlines)
+    if line.hasPrefix("HTTP/") {
+      // A new status line (after a 100 Continue) starts a new header block.
+      accumulator.headers = HTTPHeaders()
+    } else if let colon = line.firstIndex(of: ":") {
+      let name = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      accumulator.headers.add(name, value)
+    }
+    return length
+  }
+}
+
+private final class ResponseAccumulator {
+  var headers = HTTPHeaders()
+  var body: [UInt8] = []
+  let limit: Int
+  var received = 0
+  var exceeded = false
+  var file: FileHandle?
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+}
+
+extension HTTPClient.Connection {
   /// The options that never change between requests, set once: the handle keeps them, and
   /// a request no longer pays for re-parsing the CA or resetting the handle.
-  private func configureOnce() throws {
+  func configureOnce() throws {
     let h = handle
     try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
     try HTTPClient.check(
@@ -173,61 +294,7 @@ public final class HTTPClient: @unchecked Sendable {
       "CURLOPT_HEADERFUNCTION")
   }
 
-  private static func connectList(_ origins: [String: UInt16]) -> UnsafeMutablePointer<curl_slist>?
-  {
-    var list: UnsafeMutablePointer<curl_slist>?
-    for (origin, port) in origins.sorted(by: { $0.key < $1.key }) {
-      let (host, originPort) = HTTPClient.split(origin)
-      list = curl_slist_append(list, "\(host):\(originPort):127.0.0.1:\(port)")
-    }
-    return list
-  }
-
-  /// Points the client at another set of origins, keeping its open connections (a pooled
-  /// client serving one world after another).
-  public func update(origins: [String: UInt16]) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard origins != configuration.origins else { return }
-    curl_slist_free_all(connectTo)
-    configuration.origins = origins
-    connectTo = HTTPClient.connectList(origins)
-  }
-
-  deinit {
-    curl_easy_cleanup(handle)
-    curl_slist_free_all(connectTo)
-  }
-
-  /// Calls `observer` with every exchange this client makes, failed ones included.
-  public func onExchange(_ observer: @escaping (HTTPExchange) -> Void) {
-    lock.lock()
-    observers.append(observer)
-    lock.unlock()
-  }
-
-  /// Sends `request` and returns the exchange; a transport failure is in `exchange.error`.
-  @discardableResult
-  public func send(_ request: ClientRequest) -> HTTPExchange {
-    lock.lock()
-    let exchange = perform(request)
-    let current = observers
-    lock.unlock()
-    for observer in current { observer(exchange) }
-    return exchange
-  }
-
-  /// Sends `request` and returns its response, throwing when there is none.
-  public func response(to request: ClientRequest) throws -> HTTPResponse {
-    let exchange = send(request)
-    if let error = exchange.error { throw error }
-    guard let response = exchange.response else {
-      throw HTTPClientError(.transport, "no response from \(request.url)")
-    }
-    return response
-  }
-
-  private func perform(_ request: ClientRequest) -> HTTPExchange {
+  func perform(_ request: ClientRequest) -> HTTPExchange {
     func failed(_ error: HTTPClientError) -> HTTPExchange {
       HTTPExchange(request: request, response: nil, error: error, duration: 0)
     }
@@ -343,7 +410,7 @@ public final class HTTPClient: @unchecked Sendable {
             "\(request.method) \(request.url): the response is larger than \(accumulator.limit) bytes; the download was stopped"
           ), duration: duration)
       }
-      let detail = String(cString: errorBuffer)
+      let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
       let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
       return HTTPExchange(
         request: request, response: nil,
@@ -358,62 +425,5 @@ public final class HTTPClient: @unchecked Sendable {
       request: request,
       response: HTTPResponse(status: status, headers: accumulator.headers, body: accumulator.body),
       error: nil, duration: duration)
-  }
-
-  static func split(_ origin: String) -> (String, String) {
-    guard let colon = origin.lastIndex(of: ":") else { return (origin, "443") }
-    return (String(origin[..<colon]), String(origin[origin.index(after: colon)...]))
-  }
-
-  private static let writeBody: CCurl_data_callback = { pointer, size, count, context in
-    guard let pointer, let context else { return 0 }
-    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    accumulator.received += length
-    // Returning less than `length` makes libcurl stop the transfer.
-    if accumulator.received > accumulator.limit {
-      accumulator.exceeded = true
-      return 0
-    }
-    pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-      let chunk = UnsafeBufferPointer(start: $0, count: length)
-      if let file = accumulator.file {
-        file.write(Data(buffer: chunk))
-      } else {
-        accumulator.body.append(contentsOf: chunk)
-      }
-    }
-    return length
-  }
-
-  private static let writeHeader: CCurl_data_callback = { pointer, size, count, context in
-    guard let pointer, let context else { return 0 }
-    let accumulator = Unmanaged<ResponseAccumulator>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-    }.trimmingCharacters(in: .newlines)
-    if line.hasPrefix("HTTP/") {
-      // A new status line (after a 100 Continue) starts a new header block.
-      accumulator.headers = HTTPHeaders()
-    } else if let colon = line.firstIndex(of: ":") {
-      let name = String(line[..<colon])
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      accumulator.headers.add(name, value)
-    }
-    return length
-  }
-}
-
-private final class ResponseAccumulator {
-  var headers = HTTPHeaders()
-  var body: [UInt8] = []
-  let limit: Int
-  var received = 0
-  var exceeded = false
-  var file: FileHandle?
-
-  init(limit: Int) {
-    self.limit = limit
   }
 }

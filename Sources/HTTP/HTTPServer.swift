@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import QualifyCore
 import QualifyCrypto
 
 /// An in-process HTTP(S) server over libmicrohttpd, bound to 127.0.0.1 on an ephemeral port.
@@ -7,7 +8,7 @@ import QualifyCrypto
 /// Mock servers never listen beyond loopback. Requests are handed to a plain
 /// `HTTPHandler`; a malformed request line, oversized headers or an oversized body get a 4xx
 /// from the server itself and never reach the handler.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
   /// Limits a request must stay within.
   public struct Limits: Sendable {
     /// Per-connection memory for the request line and headers (MHD answers 431 beyond it).
@@ -34,13 +35,18 @@ public final class HTTPServer: @unchecked Sendable {
 
   public let port: UInt16
   public let isTLS: Bool
-  private var daemon: OpaquePointer?
   private let handler: HTTPHandler
   private let limits: Limits
-  private let lock = NSLock()
-  // MHD keeps pointers to these for the daemon's lifetime.
-  private let keyPEM: UnsafeMutablePointer<CChar>?
-  private let certificatePEM: UnsafeMutablePointer<CChar>?
+  /// What the running daemon owns: MHD keeps pointers to the PEM copies and to the box for
+  /// its whole life, so they are freed only after it stops.
+  private struct Running {
+    var daemon: OpaquePointer?
+    let box: BoxedServer
+    let keyPEM: UnsafeMutablePointer<CChar>?
+    let certificatePEM: UnsafeMutablePointer<CChar>?
+  }
+
+  private let running: Locked<Running>
 
   /// Starts serving `handler`.
   /// - Parameters:
@@ -54,11 +60,6 @@ public final class HTTPServer: @unchecked Sendable {
     self.handler = handler
     self.limits = limits
     self.isTLS = tls != nil
-    let keyPEM = tls.map { strdup($0.privateKeyPEM) } ?? nil
-    let certificatePEM = tls.map { strdup($0.certificatePEM) } ?? nil
-    self.keyPEM = keyPEM
-    self.certificatePEM = certificatePEM
-
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -72,28 +73,37 @@ public final class HTTPServer: @unchecked Sendable {
     HTTPServer.raiseOpenFileLimit(toFit: limits.maxConnections)
     let watchdog = HeaderWatchdog(timeout: limits.headerTimeout)
     let box = BoxedServer(handler: handler, limits: limits, tls: tls != nil, watchdog: watchdog)
-    let boxPointer = Unmanaged.passUnretained(box).toOpaque()
-    let started = withUnsafePointer(to: &address) { pointer in
-      HTTPServer.tlsPriorities.withCString { priorities in
-        CMHD_start_daemon(
-          flags, pointer, HTTPServer.accessHandler, boxPointer, HTTPServer.uriLogger, nil,
-          HTTPServer.requestCompleted, boxPointer, HTTPServer.connectionNotified, boxPointer,
-          keyPEM, certificatePEM, tls != nil ? priorities : nil, limits.headerMemory,
-          limits.idleTimeout, limits.maxConnections)
+    let running = Locked(
+      Running(
+        daemon: nil, box: box, keyPEM: tls.map { strdup($0.privateKeyPEM) } ?? nil,
+        certificatePEM: tls.map { strdup($0.certificatePEM) } ?? nil))
+    let boundPort = running.withLock { state -> UInt16? in
+      let boxPointer = Unmanaged.passUnretained(state.box).toOpaque()
+      let started = withUnsafePointer(to: &address) { pointer in
+        HTTPServer.tlsPriorities.withCString { priorities in
+          CMHD_start_daemon(
+            flags, pointer, HTTPServer.accessHandler, boxPointer, HTTPServer.uriLogger, nil,
+            HTTPServer.requestCompleted, boxPointer, HTTPServer.connectionNotified, boxPointer,
+            state.keyPEM, state.certificatePEM, tls != nil ? priorities : nil,
+            limits.headerMemory, limits.idleTimeout, limits.maxConnections)
+        }
       }
+      state.daemon = started
+      return started.map(CMHD_daemon_port)
     }
-    guard let started else {
-      free(keyPEM)
-      free(certificatePEM)
+    guard let boundPort else {
+      running.withLock { state in
+        free(state.keyPEM)
+        free(state.certificatePEM)
+      }
       throw HTTPServerError(
         "could not start the \(tls != nil ? "HTTPS" : "HTTP") server on 127.0.0.1:\(port)"
           + (tls != nil && MHD_is_feature_supported(.FEATURE_TLS) != .YES
             ? " (this libmicrohttpd has no TLS support)"
             : HTTPServer.bindProblem(port).map { ": \($0)" } ?? ""))
     }
-    daemon = started
-    self.box = box
-    self.port = CMHD_daemon_port(started)
+    self.running = running
+    self.port = boundPort
     watchdog.start()
   }
 
@@ -128,25 +138,25 @@ public final class HTTPServer: @unchecked Sendable {
     _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
-  private var box: BoxedServer?
-
   /// The base URL clients reach this server at directly (`https://127.0.0.1:PORT`).
   public var loopbackURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
   /// Stops the daemon; open connections are closed. Safe to call twice.
   public func stop() {
-    lock.lock()
-    let running = daemon
-    daemon = nil
-    lock.unlock()
-    box?.watchdog.stop()
-    if let running { MHD_stop_daemon(running) }
+    let (daemon, box) = running.withLock { state in
+      defer { state.daemon = nil }
+      return (state.daemon, state.box)
+    }
+    box.watchdog.stop()
+    if let daemon { MHD_stop_daemon(daemon) }
   }
 
   deinit {
     stop()
-    free(keyPEM)
-    free(certificatePEM)
+    running.withLock { state in
+      free(state.keyPEM)
+      free(state.certificatePEM)
+    }
   }
 
   // MARK: libmicrohttpd callbacks
@@ -286,7 +296,7 @@ public final class HTTPServer: @unchecked Sendable {
 }
 
 /// What the C callbacks need of the server, kept alive by the server.
-private final class BoxedServer: @unchecked Sendable {
+private final class BoxedServer: Sendable {
   let handler: HTTPHandler
   let limits: HTTPServer.Limits
   let tls: Bool
@@ -307,55 +317,60 @@ private final class BoxedServer: @unchecked Sendable {
 /// overdue sockets down; MHD then sees the end of the stream and closes them itself (the
 /// descriptor stays MHD's to close). MHD notifies a close before it closes the descriptor, so
 /// a number in the table always belongs to the connection it was recorded for.
-final class HeaderWatchdog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var deadlines: [Int32: DispatchTime] = [:]
+final class HeaderWatchdog: Sendable {
+  private struct State {
+    var deadlines: [Int32: DispatchTime] = [:]
+    var timer: DispatchSourceTimer?
+  }
+
+  private let state = Locked(State())
   private let timeout: Double
-  private var timer: DispatchSourceTimer?
 
   init(timeout: Double) {
     self.timeout = timeout
   }
 
   func start() {
-    let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
     let interval = max(0.05, min(1, timeout / 4))
-    timer.schedule(deadline: .now() + interval, repeating: interval)
-    timer.setEventHandler { [weak self] in self?.sweep() }
-    lock.withLock { self.timer = timer }
-    timer.resume()
+    state.withLock { state in
+      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      timer.schedule(deadline: .now() + interval, repeating: interval)
+      timer.setEventHandler { [weak self] in self?.sweep() }
+      timer.resume()
+      state.timer = timer
+    }
   }
 
   func stop() {
-    lock.withLock {
-      timer?.cancel()
-      timer = nil
+    state.withLock {
+      $0.timer?.cancel()
+      $0.timer = nil
     }
   }
 
   func awaitRequest(on socket: Int32) {
     guard socket >= 0 else { return }
     let deadline = DispatchTime.now() + timeout
-    lock.withLock { deadlines[socket] = deadline }
+    state.withLock { $0.deadlines[socket] = deadline }
   }
 
   func requestArrived(on socket: Int32) {
-    lock.withLock { deadlines[socket] = nil }
+    state.withLock { $0.deadlines[socket] = nil }
   }
 
   func forget(_ socket: Int32) {
-    lock.withLock { deadlines[socket] = nil }
+    state.withLock { $0.deadlines[socket] = nil }
   }
 
   /// Connections currently waiting for headers (tests and the benchmark read it).
-  var waiting: Int { lock.withLock { deadlines.count } }
+  var waiting: Int { state.withLock { $0.deadlines.count } }
 
   private func sweep() {
     let now = DispatchTime.now()
-    lock.withLock {
-      for (socket, deadline) in deadlines where deadline < now {
+    state.withLock { state in
+      for (socket, deadline) in state.deadlines where deadline < now {
         _ = shutdown(socket, Int32(SHUT_RDWR))
-        deadlines[socket] = nil
+        state.deadlines[socket] = nil
       }
     }
   }

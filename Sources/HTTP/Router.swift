@@ -1,4 +1,5 @@
 import Foundation
+import QualifyCore
 
 /// Something that answers requests: a mock component, a router, a virtual-host table.
 public protocol HTTPHandler: Sendable {
@@ -66,47 +67,47 @@ public struct Router: HTTPHandler {
 
 /// Dispatches on the `Host` header, so one listening socket can serve several origins
 /// (the backend, the IdP, the bucket) exactly as separate servers would look to a client.
-public final class VirtualHosts: HTTPHandler, @unchecked Sendable {
-  private var table: [String: HTTPHandler] = [:]
+public final class VirtualHosts: HTTPHandler, Sendable {
+  // Hosts are added while a world is built, and read by the server's thread as requests come.
+  private let table = Locked<[String: HTTPHandler]>([:])
 
   public init() {}
 
   /// Serves `handler` for `authority` (`host` or `host:port`, as clients send `Host`).
   public func add(_ authority: String, _ handler: HTTPHandler) {
-    table[authority.lowercased()] = handler
+    table.withLock { $0[authority.lowercased()] = handler }
   }
 
-  public var authorities: [String] { table.keys.sorted() }
+  public var authorities: [String] { table.withLock { $0.keys.sorted() } }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     let host = request.host
-    if let handler = table[host] { return handler.handle(request) }
-    // A client may send the default port explicitly.
-    for suffix in [":443", ":80"] where host.hasSuffix(suffix) {
-      if let handler = table[String(host.dropLast(suffix.count))] { return handler.handle(request) }
+    let handler = table.withLock { table -> HTTPHandler? in
+      if let exact = table[host] { return exact }
+      // A client may send the default port explicitly.
+      for suffix in [":443", ":80"] where host.hasSuffix(suffix) {
+        if let bare = table[String(host.dropLast(suffix.count))] { return bare }
+      }
+      return nil
     }
+    if let handler { return handler.handle(request) }
     return HTTPResponse.problem(
       421, "No origin \(host.isEmpty ? "(no Host)" : host) on this server.")
   }
 }
 
 /// A handler whose target can be switched: a listener that serves one world after another.
-public final class SwitchableHandler: HTTPHandler, @unchecked Sendable {
-  private let lock = NSLock()
-  private var target: HTTPHandler?
+public final class SwitchableHandler: HTTPHandler, Sendable {
+  private let target = Locked<HTTPHandler?>(nil)
 
   public init() {}
 
   public func mount(_ handler: HTTPHandler?) {
-    lock.lock()
-    target = handler
-    lock.unlock()
+    target.withLock { $0 = handler }
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
-    lock.lock()
-    let current = target
-    lock.unlock()
+    let current = target.withLock { $0 }
     return current?.handle(request)
       ?? HTTPResponse.problem(503, "No world is mounted on this listener.")
   }

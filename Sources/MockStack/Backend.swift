@@ -6,6 +6,11 @@ import QualifyCore
 /// The mock of the app's Django backend (seed 000): the configuration endpoint the app
 /// bootstraps from, the heartbeat, the confidential OIDC client with the mobile flow
 /// (`Backend+Authentication.swift`) and the protected API behind CSRF (`Backend+API.swift`).
+///
+/// Sendable as a monitor, not by the compiler's proof: sessions, tokens and the cached JWKS
+/// are read and written only while the recursive `lock` is held — inside `handle` (the whole
+/// request, back-channel calls included) or in `liveSessions` — so the server's thread and
+/// the world's never touch them at once.
 public final class Backend: HTTPHandler, @unchecked Sendable {
   /// A Django session (`CSRF_USE_SESSIONS`: the CSRF secret lives here).
   struct Session {
@@ -36,7 +41,7 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   }
 
   public let origin: Origin
-  public var settings: BackendSettings
+  public let settings: BackendSettings
   /// Who the backend is in the evidence (`backend`, `companion-backend`).
   public let name: String
   let context: StackContext

@@ -12,6 +12,11 @@ import QualifyCrypto
 /// Authorization code flow with PKCE, a login form with a CSRF-style form token, RS256
 /// id_tokens, JWKS, userinfo, RP-initiated logout, and a Keycloak-style events endpoint
 /// (`LOGIN`, `LOGIN_ERROR`, `CODE_TO_TOKEN`, `LOGOUT`) — the objective proof of cross-app SSO.
+///
+/// Sendable as a monitor, not by the compiler's proof: every mutable member is read and written
+/// only while `lock` is held — inside `handle` (the whole request) or in the accessors below —
+/// so the server's thread and the world's never touch the state at once. The I/O-free state
+/// machine of issue 11 replaces this with checked state.
 public final class IdentityProvider: HTTPHandler, @unchecked Sendable {
   public enum Profile: String, Sendable {
     case keycloakDev = "keycloak-dev"

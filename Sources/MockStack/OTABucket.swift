@@ -6,14 +6,17 @@ import QualifyCore
 /// The public object store the OTA channels live in (seed 000: "a public S3 bucket — no
 /// Capgo server"): GET of objects, PUT through the publish path, S3-style listing, one
 /// folder per channel, nothing ever pruned.
-public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
+public final class OTABucket: HTTPHandler, BucketStore, Sendable {
   public let origin: Origin
   /// The path the bucket's keys start at (`/messages-ota/` on the dev stack, `/` on a CDN).
   public let basePath: String
   let context: StackContext
-  private let lock = NSLock()
-  private var objects: [String: (data: [UInt8], contentType: String)] = [:]
-  private var failuresToServe = 0
+  private struct Contents {
+    var objects: [String: (data: [UInt8], contentType: String)] = [:]
+    var failuresToServe = 0
+  }
+
+  private let contents = Locked(Contents())
 
   init(origin: Origin, basePath: String, context: StackContext) {
     self.origin = origin
@@ -31,9 +34,7 @@ public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
 
   /// The next bundle downloads answer 503 (a transient failure).
   public func failNextDownloads(_ count: Int = 1) {
-    lock.lock()
-    failuresToServe = count
-    lock.unlock()
+    contents.withLock { $0.failuresToServe = count }
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -41,23 +42,27 @@ public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
       return .notFound
     }
     let key = String(request.path.dropFirst(min(basePath.count, request.path.count)))
-    lock.lock()
-    defer { lock.unlock() }
+    return contents.withLock { answer(request, key: key, &$0) }
+  }
+
+  private func answer(_ request: HTTPRequest, key: String, _ contents: inout Contents)
+    -> HTTPResponse
+  {
     switch request.method {
     case "GET", "HEAD":
       if key.isEmpty, request.query("list-type") == "2" {
         let prefix = request.query("prefix") ?? ""
-        let keys = objects.keys.filter { $0.hasPrefix(prefix) }.sorted()
+        let keys = contents.objects.keys.filter { $0.hasPrefix(prefix) }.sorted()
         return HTTPResponse(
           status: 200, headers: ["Content-Type": "application/xml"],
           body: Array(ListBucketResult.render(bucket: basePath, prefix: prefix, keys: keys).utf8))
       }
-      if key.hasSuffix(".zip") && failuresToServe > 0 {
-        failuresToServe -= 1
+      if key.hasSuffix(".zip") && contents.failuresToServe > 0 {
+        contents.failuresToServe -= 1
         context.event("bucket", "GET \(key) → 503 (transient failure)")
         return .text("Slow Down", status: 503)
       }
-      guard let object = objects[key] else {
+      guard let object = contents.objects[key] else {
         return HTTPResponse(
           status: 404, headers: ["Content-Type": "application/xml"],
           body: Array(
@@ -69,7 +74,9 @@ public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
         body: object.data
       ).ranged(for: request)
     case "PUT":
-      objects[key] = (request.body, request.headers["Content-Type"] ?? "application/octet-stream")
+      contents.objects[key] = (
+        request.body, request.headers["Content-Type"] ?? "application/octet-stream"
+      )
       context.event("bucket", "PUT \(key) (\(request.body.count) bytes)")
       return HTTPResponse(status: 200)
     default:
@@ -80,22 +87,16 @@ public final class OTABucket: HTTPHandler, BucketStore, @unchecked Sendable {
   // MARK: BucketStore (the publish path, in-process)
 
   public func get(_ key: String) throws -> [UInt8]? {
-    lock.lock()
-    defer { lock.unlock() }
-    return objects[key]?.data
+    contents.withLock { $0.objects[key]?.data }
   }
 
   public func put(_ key: String, _ data: [UInt8], contentType: String) throws {
-    lock.lock()
-    objects[key] = (data, contentType)
-    lock.unlock()
+    contents.withLock { $0.objects[key] = (data, contentType) }
     context.event("bucket", "PUT \(key) (\(data.count) bytes)")
   }
 
   public func list(prefix: String) throws -> [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return objects.keys.filter { $0.hasPrefix(prefix) }.sorted()
+    contents.withLock { $0.objects.keys.filter { $0.hasPrefix(prefix) }.sorted() }
   }
 
   public func publicURL(_ key: String) -> String { origin.url(basePath + key) }

@@ -8,7 +8,7 @@ import QualifyCore
 /// One HTTPS and one HTTP listener serve every origin of the topology as virtual hosts;
 /// clients reach them through `origins` (each public `host:port` → its loopback port), so
 /// URLs, `Host`, SNI, certificates and cookie domains all carry the app's real names.
-public final class Stack: @unchecked Sendable {
+public final class Stack: Sendable {
   public let topology: StackTopology
   public let context: StackContext
   public let backend: Backend
@@ -180,16 +180,17 @@ public final class Stack: @unchecked Sendable {
     )
   }
 
-  private let stopLock = NSLock()
-  private var stopped = false
+  private let stopped = Locked(false)
 
   /// Stops its own listeners, or unmounts from shared ones; only the first call acts (a late
   /// deinit must not unmount the next world).
   public func stop() {
-    stopLock.lock()
-    defer { stopLock.unlock() }
-    guard !stopped else { return }
-    stopped = true
+    // Checked and set under the lock, acted on outside it: only the first call gets through.
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
     if let own {
       own.secure.stop()
       own.cleartext.stop()
@@ -220,9 +221,9 @@ struct RedirectToHTTPS: HTTPHandler {
 /// Server-to-server requests between mocks (the backend redeeming a code at the IdP),
 /// dispatched in-process to the same virtual hosts — the same endpoint code, no socket, so a
 /// handler never waits on its own server's thread. Recorded as evidence like any exchange.
-final class BackChannel: @unchecked Sendable {
-  private weak var secure: VirtualHosts?
-  private weak var cleartext: VirtualHosts?
+final class BackChannel: Sendable {
+  private weak let secure: VirtualHosts?
+  private weak let cleartext: VirtualHosts?
   private let context: StackContext
 
   init(secure: VirtualHosts, cleartext: VirtualHosts, context: StackContext) {

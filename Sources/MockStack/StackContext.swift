@@ -4,7 +4,7 @@ import QualifyCore
 
 /// What every mock of one world shares: the virtual clock, the seeded randomness, the event
 /// log, the redactor and the behaviours switched by a control.
-public final class StackContext: @unchecked Sendable {
+public final class StackContext: Sendable {
   public let clock: VirtualClock
   public let random: RandomSource
   public let evidence: EvidenceLog

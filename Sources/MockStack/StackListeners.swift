@@ -4,7 +4,7 @@ import HTTP
 /// A pair of loopback listeners (HTTPS and HTTP) that one runner worker reuses for every
 /// world it runs: each world mounts its own virtual hosts, so state stays fresh while
 /// sockets, threads and TLS connections are reused.
-public final class StackListeners: @unchecked Sendable {
+public final class StackListeners: Sendable {
   let secureHandler = SwitchableHandler()
   let cleartextHandler = SwitchableHandler()
   let secure: HTTPServer

@@ -5,7 +5,7 @@ import QualifyCrypto
 
 /// The expensive, read-only material of a run — the test CA, the mocks' certificate, the
 /// IdP's signing key — made once and shared by every scenario's fresh stack.
-public final class StackMaterial: @unchecked Sendable {
+public final class StackMaterial: Sendable {
   public let authority: CertificateAuthority
   public let credentials: ServerCredentials
   /// Credentials from a CA no client trusts, for the "untrusted certificate" control.
@@ -15,9 +15,12 @@ public final class StackMaterial: @unchecked Sendable {
   /// The key id published in the JWKS.
   public let signingKeyID: String
   private let seed: UInt64
-  private let lock = NSLock()
-  private var otaKeys: [String: Key] = [:]
-  private var harnessKey: Key?
+  private struct OTAKeys {
+    var parsed: [String: Key] = [:]
+    var harness: Key?
+  }
+
+  private let otaKeys = Locked(OTAKeys())
 
   /// - Parameters:
   ///   - hosts: every host name the mocks will serve over HTTPS in this run.
@@ -38,19 +41,20 @@ public final class StackMaterial: @unchecked Sendable {
   /// its env provides one (parsed once per run), else a harness key derived from the run's
   /// seed — the world then bakes its public half into the simulated build.
   public func otaSigningKey(appKey base64: String?) throws -> (key: Key, isAppKey: Bool) {
-    lock.lock()
-    defer { lock.unlock() }
-    if let base64 {
-      if let known = otaKeys[base64] { return (known, true) }
-      let key = try CapgoBundle.key(base64: base64, isPrivate: true)
-      otaKeys[base64] = key
-      return (key, true)
+    let seed = seed
+    return try otaKeys.withLock { keys in
+      if let base64 {
+        if let known = keys.parsed[base64] { return (known, true) }
+        let key = try CapgoBundle.key(base64: base64, isPrivate: true)
+        keys.parsed[base64] = key
+        return (key, true)
+      }
+      if let harness = keys.harness { return (harness, false) }
+      var generator = SeededGenerator(seed: seed, label: "ota-harness-key")
+      let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+      keys.harness = key
+      return (key, false)
     }
-    if let harnessKey { return (harnessKey, false) }
-    var generator = SeededGenerator(seed: seed, label: "ota-harness-key")
-    let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
-    harnessKey = key
-    return (key, false)
   }
 
   /// A key pair the OTA pipeline never signs with, for a build whose baked key is not the

@@ -58,7 +58,7 @@ public struct DirectoryBucket: BucketStore {
 }
 
 /// A bucket reached over HTTP(S): GET and PUT of objects, S3-style listing.
-public final class HTTPBucket: BucketStore, @unchecked Sendable {
+public final class HTTPBucket: BucketStore, Sendable {
   public let base: String
   let client: HTTPClient
 

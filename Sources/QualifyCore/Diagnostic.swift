@@ -55,23 +55,16 @@ public struct Diagnostic: Error, Hashable, Sendable, Codable {
 
 /// Collects the diagnostics of one or more files, so that every error is reported, not only
 /// the first.
-public final class DiagnosticsEngine: @unchecked Sendable {
-  private let lock = NSLock()
-  private var collected: [Diagnostic] = []
+public final class DiagnosticsEngine: Sendable {
+  private let collected = Locked<[Diagnostic]>([])
 
   public init() {}
 
   public func emit(_ diagnostic: Diagnostic) {
-    lock.lock()
-    collected.append(diagnostic)
-    lock.unlock()
+    collected.withLock { $0.append(diagnostic) }
   }
 
-  public var diagnostics: [Diagnostic] {
-    lock.lock()
-    defer { lock.unlock() }
-    return collected
-  }
+  public var diagnostics: [Diagnostic] { collected.withLock { $0 } }
 
   public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 

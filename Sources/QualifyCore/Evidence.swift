@@ -40,44 +40,35 @@ public struct Evidence: Sendable, Codable, Hashable {
 }
 
 /// The evidence of one scenario run, appended to by devices and mocks, read by the runner.
-public final class EvidenceLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var entries: [Evidence] = []
-  private var observers: [(Evidence) -> Void] = []
+public final class EvidenceLog: Sendable {
+  private struct State {
+    var entries: [Evidence] = []
+    var observers: [@Sendable (Evidence) -> Void] = []
+  }
+
+  private let state = Locked(State())
 
   public init() {}
 
   public func append(_ evidence: Evidence) {
-    lock.lock()
-    entries.append(evidence)
-    let current = observers
-    lock.unlock()
+    let current = state.withLock { state in
+      state.entries.append(evidence)
+      return state.observers
+    }
     for observer in current { observer(evidence) }
   }
 
   /// Calls `observer` for every entry appended from now on (the `--trace` printer).
-  public func observe(_ observer: @escaping (Evidence) -> Void) {
-    lock.lock()
-    observers.append(observer)
-    lock.unlock()
+  public func observe(_ observer: @escaping @Sendable (Evidence) -> Void) {
+    state.withLock { $0.observers.append(observer) }
   }
 
-  public var all: [Evidence] {
-    lock.lock()
-    defer { lock.unlock() }
-    return entries
-  }
+  public var all: [Evidence] { state.withLock { $0.entries } }
 
-  public var count: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return entries.count
-  }
+  public var count: Int { state.withLock { $0.entries.count } }
 
   /// Entries appended at or after position `index`.
   public func since(_ index: Int) -> [Evidence] {
-    lock.lock()
-    defer { lock.unlock() }
-    return index < entries.count ? Array(entries[index...]) : []
+    state.withLock { index < $0.entries.count ? Array($0.entries[index...]) : [] }
   }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// appears — inside a deep link, an HTML page or a log line. A redacted value keeps a short
 /// fingerprint (`[REDACTED:1a2b]`) so that an engineer can still see that the token in the
 /// deep link is the one the exchange sent, without seeing the token.
-public final class Redactor: @unchecked Sendable {
+public final class Redactor: Sendable {
   /// Names whose values are secrets wherever they appear (case-insensitive).
   public static let sensitiveNames: Set<String> = [
     "token", "code", "code_verifier", "verifier", "password", "client_secret", "secret",
@@ -19,9 +19,12 @@ public final class Redactor: @unchecked Sendable {
     "device_token", "mobile_ota_signing_private_key_b64",
   ]
 
-  private let lock = NSLock()
-  private var secrets: Set<String> = []
-  private var secretLengths: Set<Int> = []
+  private struct Known {
+    var secrets: Set<String> = []
+    var lengths: Set<Int> = []
+  }
+
+  private let known = Locked(Known())
 
   public init() {}
 
@@ -37,10 +40,10 @@ public final class Redactor: @unchecked Sendable {
       for part in parts { register(part) }
       return
     }
-    lock.lock()
-    secrets.insert(secret)
-    secretLengths.insert(secret.utf8.count)
-    lock.unlock()
+    known.withLock {
+      $0.secrets.insert(secret)
+      $0.lengths.insert(secret.utf8.count)
+    }
   }
 
   /// The marker that stands for `secret`: stable across a run, so equal secrets look equal.
@@ -51,12 +54,10 @@ public final class Redactor: @unchecked Sendable {
 
   /// `text` with every registered secret and every sensitive named value replaced.
   public func redact(_ text: String) -> String {
-    lock.lock()
-    let known = secrets
-    let lengths = secretLengths
-    lock.unlock()
+    let current = known.withLock { $0 }
     return Redactor.redactNamedValues(
-      known.isEmpty ? text : Redactor.replace(known, lengths: lengths, in: text))
+      current.secrets.isEmpty
+        ? text : Redactor.replace(current.secrets, lengths: current.lengths, in: text))
   }
 
   /// Replaces registered secrets in one pass over the UTF-8 bytes: secrets are token-shaped

@@ -81,18 +81,15 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 /// The mocks run on the HTTP server's thread while the runner drives devices on its own, so
 /// the generator is behind a lock; the draw order is still deterministic because one request
 /// is in flight at a time within a world.
-public final class RandomSource: @unchecked Sendable {
-  private let lock = NSLock()
-  private var generator: SeededGenerator
+public final class RandomSource: Sendable {
+  private let generator: Locked<SeededGenerator>
 
   public init(seed: UInt64, label: String = "") {
-    generator = SeededGenerator(seed: seed, label: label)
+    generator = Locked(SeededGenerator(seed: seed, label: label))
   }
 
   public func bytes(_ count: Int) -> [UInt8] {
-    lock.lock()
-    defer { lock.unlock() }
-    return generator.bytes(count)
+    generator.withLock { $0.bytes(count) }
   }
 
   public func token(byteCount: Int = 32) -> String {
@@ -104,8 +101,6 @@ public final class RandomSource: @unchecked Sendable {
   }
 
   public func next() -> UInt64 {
-    lock.lock()
-    defer { lock.unlock() }
-    return generator.next()
+    generator.withLock { $0.next() }
   }
 }

@@ -4,10 +4,14 @@ import Foundation
 public enum Suggestions {
   /// The candidate closest to `word`, if it is close enough to be a plausible typo.
   public static func closest(to word: String, among candidates: [String]) -> String? {
-    let lowered = word.lowercased()
+    let lowered = Array(word.lowercased().unicodeScalars)
     var best: (String, Int)?
     for candidate in candidates {
-      let distance = editDistance(lowered, candidate.lowercased())
+      let other = Array(candidate.lowercased().unicodeScalars)
+      // A typo is at most three edits away, and lengths that differ by more cannot be closer:
+      // skipping them keeps a long garbage word from costing a full table per candidate.
+      guard abs(other.count - lowered.count) <= 3 else { continue }
+      let distance = editDistance(lowered, other)
       if best == nil || distance < best?.1 ?? Int.max {
         best = (candidate, distance)
       }
@@ -20,23 +24,29 @@ public enum Suggestions {
   /// Optimal-string-alignment distance: Levenshtein plus adjacent transpositions, the most
   /// common typo ("lsit").
   public static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
+    editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+  }
+
+  static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
-    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-    for i in 0...a.count { table[i][0] = i }
-    for j in 0...b.count { table[0][j] = j }
+    let width = b.count + 1
+    var table = [Int](repeating: 0, count: (a.count + 1) * width)
+    for i in 0...a.count { table[i * width] = i }
+    for j in 0...b.count { table[j] = j }
     for i in 1...a.count {
       for j in 1...b.count {
         let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+        var value = min(
+          table[(i - 1) * width + j] + 1, table[i * width + j - 1] + 1,
+          table[(i - 1) * width + j - 1] + cost)
         if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-          table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+          value = min(value, table[(i - 2) * width + j - 2] + 1)
         }
+        table[i * width + j] = value
       }
     }
-    return table[a.count][b.count]
+    return table[a.count * width + b.count]
   }
 }
 

@@ -5,21 +5,21 @@ import Foundation
 /// Every TTL in the simulated world (the 60 s exchange token, the 10 min mobile flag, cookie
 /// expiry, the 12 h session) is measured against this clock, so `advance 61s` in a scenario
 /// is instantaneous and reproducible. Nothing in the harness sleeps.
-public final class VirtualClock: @unchecked Sendable {
+public final class VirtualClock: Sendable {
   /// The instant every fresh world starts at, fixed so that the same seed gives the same run.
   public static let epoch = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
 
-  private let lock = NSLock()
-  private var current: Date
+  /// The virtual instant, or the offset added to the wall clock when `followsRealTime`.
+  private let current: Locked<Date>
   private let followsRealTime: Bool
 
   public init(start: Date = VirtualClock.epoch) {
-    current = start
+    current = Locked(start)
     followsRealTime = false
   }
 
   private init(realTime: Void) {
-    current = Date(timeIntervalSince1970: 0)
+    current = Locked(Date(timeIntervalSince1970: 0))
     followsRealTime = true
   }
 
@@ -29,16 +29,13 @@ public final class VirtualClock: @unchecked Sendable {
 
   /// The current virtual instant.
   public var now: Date {
-    lock.lock()
-    defer { lock.unlock() }
-    return followsRealTime ? Date().addingTimeInterval(current.timeIntervalSince1970) : current
+    let value = current.withLock { $0 }
+    return followsRealTime ? Date().addingTimeInterval(value.timeIntervalSince1970) : value
   }
 
   /// Moves the clock forward; a negative interval is a programming error and is ignored.
   public func advance(by seconds: TimeInterval) {
     guard seconds > 0 else { return }
-    lock.lock()
-    current = current.addingTimeInterval(seconds)
-    lock.unlock()
+    current.withLock { $0 = $0.addingTimeInterval(seconds) }
   }
 }

@@ -1,18 +1,24 @@
 import COpenSSL
 import Foundation
+import QualifyCore
 
 /// The per-run test certificate authority that makes the mocks' HTTPS real.
 ///
 /// Its private key lives in memory only and dies with the process; the simulated clients
 /// trust its certificate (and nothing else) for the mocks' host names. `qualify serve` writes
 /// the CA *certificate* to disk so that a real device or curl can trust it too.
-public final class CertificateAuthority: @unchecked Sendable {
+public final class CertificateAuthority: Sendable {
   private let key: Key
-  private let certificate: OpaquePointer
+  /// The CA's `X509` and what it issued; OpenSSL objects are not shared between threads, so
+  /// issuing happens under the lock.
+  private struct Issuer {
+    let certificate: OpaquePointer
+    var issued: [Set<String>: ServerCredentials] = [:]
+  }
+
+  private let issuer: Locked<Issuer>
   /// The CA certificate, PEM.
   public let certificatePEM: String
-  private let lock = NSLock()
-  private var issued: [Set<String>: ServerCredentials] = [:]
   /// The CA's subject common name: the name given plus a random suffix, so that two runs'
   /// authorities are never mistaken for one another in a trust store or a browser.
   public let commonName: String
@@ -31,30 +37,30 @@ public final class CertificateAuthority: @unchecked Sendable {
       X509_free(cert)
       throw error
     }
-    certificate = cert
+    issuer = Locked(Issuer(certificate: cert))
   }
 
   deinit {
-    X509_free(certificate)
+    issuer.withLock { X509_free($0.certificate) }
   }
 
   /// A server certificate and key for `hosts` (DNS names or IP literals), issued once per set
   /// of names and then shared read-only.
   public func credentials(for hosts: Set<String>) throws -> ServerCredentials {
-    lock.lock()
-    defer { lock.unlock() }
-    if let existing = issued[hosts] { return existing }
-    let serverKey = try Key.generateP256()
-    let cert = try check(X509_new(), "X509_new")
-    defer { X509_free(cert) }
-    try CertificateAuthority.fill(
-      cert, subjectKey: serverKey, commonName: hosts.sorted().first ?? "localhost",
-      issuer: certificate, issuerKey: key, hosts: hosts.sorted(), isCA: false)
-    let credentials = ServerCredentials(
-      certificatePEM: try CertificateAuthority.pem(cert) + certificatePEM,
-      privateKeyPEM: try serverKey.pkcs8PrivatePEM(), hosts: hosts)
-    issued[hosts] = credentials
-    return credentials
+    try issuer.withLock { state in
+      if let existing = state.issued[hosts] { return existing }
+      let serverKey = try Key.generateP256()
+      let cert = try check(X509_new(), "X509_new")
+      defer { X509_free(cert) }
+      try CertificateAuthority.fill(
+        cert, subjectKey: serverKey, commonName: hosts.sorted().first ?? "localhost",
+        issuer: state.certificate, issuerKey: key, hosts: hosts.sorted(), isCA: false)
+      let credentials = ServerCredentials(
+        certificatePEM: try CertificateAuthority.pem(cert) + certificatePEM,
+        privateKeyPEM: try serverKey.pkcs8PrivatePEM(), hosts: hosts)
+      state.issued[hosts] = credentials
+      return credentials
+    }
   }
 
   private static func fill(

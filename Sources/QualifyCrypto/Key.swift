@@ -7,6 +7,10 @@ import Foundation
 /// the OTA bundle signing key pair (Capgo v2: raw PKCS#1 v1.5 private-key encryption), and
 /// keys a user pastes as base64 PEM. EC P-256 keys back the TLS certificates of the mocks,
 /// because they are far cheaper to load and to handshake with than RSA.
+///
+/// Sendable by construction, not by the compiler's proof: the `EVP_PKEY` is never modified
+/// after `init` (every method reads it through a fresh `EVP_PKEY_CTX` or BIO of its own), and
+/// OpenSSL 3 documents concurrent use of a key that no thread modifies as safe.
 public final class Key: @unchecked Sendable {
   let pointer: OpaquePointer
   /// Whether the private half is present (a parsed public key has none).

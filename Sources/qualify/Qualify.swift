@@ -9,7 +9,6 @@ enum Qualify {
   ]
 
   static func main() {
-    setvbuf(stdout, nil, _IOLBF, 0)
     let arguments = Array(CommandLine.arguments.dropFirst())
     let code: ExitCode
     do {

@@ -1,4 +1,5 @@
 import Foundation
+import QualifyCore
 import QualifyTestSupport
 import Testing
 
@@ -163,7 +164,8 @@ import Testing
     let received = Locked(Data())
     let reader = Thread {
       if let handle = FileHandle(forReadingAtPath: fifo.path) {
-        received.set(handle.readDataToEndOfFile())
+        let data = handle.readDataToEndOfFile()
+        received.withLock { $0 = data }
       }
     }
     reader.start()
@@ -184,7 +186,7 @@ import Testing
     #expect(
       fifoType as? FileAttributeType == .typeUnknown
         || fifoType as? FileAttributeType != .typeRegular)
-    #expect(String(decoding: received.get(), as: UTF8.self).contains("<testsuites"))
+    #expect(String(decoding: received.withLock { $0 }, as: UTF8.self).contains("<testsuites"))
   }
 
   @Test func reRenderingAnOlderRunLeavesLatestAlone() throws {
@@ -251,13 +253,4 @@ import Testing
     #expect(second.stderr.contains("127.0.0.1:\(port)"))
     #expect(try String(contentsOf: scratch.appendingPathComponent("ca.pem"), encoding: .utf8) == ca)
   }
-}
-
-/// A value shared with a thread, under a lock.
-final class Locked<Value>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: Value
-  init(_ value: Value) { self.value = value }
-  func get() -> Value { lock.withLock { value } }
-  func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }

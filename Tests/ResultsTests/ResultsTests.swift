@@ -244,7 +244,7 @@ struct XMLDocumentProbe {
   }
 
   /// Each limit of a run makes it partial, never QUALIFIED; exit stays 0 so shards gate CI.
-  static let limits: [(String, (inout RunScope) -> Void, String)] = [
+  static let limits: [(String, @Sendable (inout RunScope) -> Void, String)] = [
     ("filter", { $0.filters = ["sso/*"] }, "filter sso/*"),
     ("platform", { $0.platforms = [.ios] }, "ios only"),
     ("tag", { $0.tags = ["sso"] }, "tag sso"),

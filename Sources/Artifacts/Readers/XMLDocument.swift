@@ -1,23 +1,18 @@
+import CLibXML2
 import Foundation
 import QualifyCore
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// A parsed XML element with the line it starts on.
-public final class XMLNode: @unchecked Sendable {
+public struct XMLNode: Sendable {
+  /// The qualified name, prefix included (`android:name` style, as the files write it).
   public let name: String
+  /// Attributes by qualified name (`android:exported`); namespace declarations are not
+  /// attributes.
   public let attributes: [String: String]
   public let line: Int
-  public internal(set) var children: [XMLNode] = []
-  public internal(set) var text: String = ""
-
-  init(name: String, attributes: [String: String], line: Int) {
-    self.name = name
-    self.attributes = attributes
-    self.line = line
-  }
+  public let children: [XMLNode]
+  /// The element's own text and CDATA, children's excluded.
+  public let text: String
 
   /// Direct children named `name`.
   public func children(_ name: String) -> [XMLNode] { children.filter { $0.name == name } }
@@ -28,142 +23,140 @@ public final class XMLNode: @unchecked Sendable {
   }
 }
 
-/// Reads an XML file (plists, Android manifests and resources) into `XMLNode`s, reporting
-/// the line and column of a syntax error.
+/// Reads an XML file (plists, Android manifests and resources) into `XMLNode`s with libxml2,
+/// reporting what is wrong with its line and column.
+///
+/// The document is parsed strictly (no recovery), without network access, without loading
+/// a DTD and without substituting entities: a file names no outside resource qualify would
+/// fetch, and an entity reference stays unexpanded (its text is left out).
 public enum XMLReader {
-  public static func parse(text: String, file: String) throws -> XMLNode {
-    // The text is already decoded (a UTF-16 file included): its declaration must say UTF-8
-    // for the bytes the parser now gets.
-    var text = text
-    if text.hasPrefix("<?xml"), let end = text.range(of: "?>"),
-      let encoding = text[..<end.lowerBound].range(
-        of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression)
-    {
-      text.replaceSubrange(encoding, with: "encoding=\"UTF-8\"")
-    }
-    let data = Data(text.utf8)
-    let parser = XMLParser(data: data)
-    let builder = Builder(parser: parser)
-    parser.delegate = builder
-    parser.shouldProcessNamespaces = false
-    let parsed = parser.parse()
-    let lines = TextLines.split(text)
-    if let refusal = builder.refusal {
-      throw Diagnostic.error(
-        at: FileLocation(file: file, line: refusal.line, column: 1), refusal.message,
-        sourceLine: refusal.line - 1 < lines.count ? lines[refusal.line - 1] : nil)
-    }
-    // On Linux, parse() can return true with an error recorded: trust parserError too.
-    if !parsed || parser.parserError != nil || builder.root == nil {
-      // Where libxml2 stood when it reported the first error; after parse() returns, the
-      // position is the end of what it read, often the end of the file.
-      let first = builder.firstError
-      let line = max(1, first?.line ?? parser.lineNumber)
-      let column = max(1, first?.column ?? parser.columnNumber)
-      var reason =
-        ((first?.error ?? parser.parserError) as NSError?).map(describe) ?? "malformed XML"
-      if let open = first?.open ?? builder.stack.last {
-        reason += " (inside <\(open.name)> opened at line \(open.line))"
-      }
-      throw Diagnostic.error(
-        at: FileLocation(file: file, line: line, column: column),
-        "malformed XML: \(reason)",
-        sourceLine: line - 1 < lines.count ? lines[line - 1] : nil)
-    }
-    guard let root = builder.root else {
-      throw Diagnostic.error(
-        at: FileLocation(file: file, line: 1, column: 1), "empty XML document")
-    }
-    return root
-  }
-
-  /// What libxml2's error code means, in words (Foundation on Linux passes only the code).
-  static func describe(_ error: NSError) -> String {
-    let messages: [Int: String] = [
-      4: "the document is empty",
-      5: "unexpected end of the document: an element is not closed",
-      9: "a character that is not allowed in XML",
-      23: "an entity reference without its ';'",
-      26: "an undeclared entity (only &amp; &lt; &gt; &quot; &apos; are predefined)",
-      29: "a reference to an external entity, which is not allowed here",
-      31: "an unknown encoding in the XML declaration",
-      32: "an unsupported encoding in the XML declaration",
-      34: "a quoted string is not closed",
-      38: "'<' inside an attribute value (write &lt;)",
-      39: "an attribute value is not quoted",
-      40: "an attribute value is not closed",
-      41: "an attribute without a value",
-      42: "an attribute is given twice",
-      45: "a comment is not closed (missing -->)",
-      63: "a CDATA section is not closed",
-      64: "a processing instruction named xml that is not the declaration",
-      65: "a space is required here",
-      68: "a name is expected here (an element or attribute name)",
-      73: "'>' expected: a tag is not closed",
-      74: "'</' expected",
-      76: "an end tag does not match the element it closes",
-      77: "a tag is not finished",
-      85: "the document is not well balanced (a start tag without its end tag)",
-      86: "extra content after the root element",
-      111: "unexpected end of the data",
-    ]
-    if let message = messages[error.code] { return message }
-    return "libxml2 error \(error.code)"
-  }
-
   /// Deeper than any manifest, property list or resource file; a file beyond it is refused
-  /// rather than allowed to exhaust the stack of whatever walks the tree.
+  /// (libxml2 itself stops at 256).
   public static let maximumDepth = 128
 
-  private final class Builder: NSObject, XMLParserDelegate {
-    weak var parser: XMLParser?
-    var stack: [XMLNode] = []
-    var root: XMLNode?
-    /// Set when the document is refused for a reason of ours (nesting).
-    var refusal: (message: String, line: Int)?
-    /// The first syntax error, where it happened and which element was open.
-    var firstError: (error: Error, line: Int, column: Int, open: XMLNode?)?
+  /// libxml2 must be initialised once before threads parse at the same time.
+  private static let initialised: Void = xmlInitParser()
 
-    init(parser: XMLParser) {
-      self.parser = parser
+  public static func parse(text: String, file: String) throws -> XMLNode {
+    _ = initialised
+    // The text is already decoded (a UTF-16 file included), so libxml2 is told it gets
+    // UTF-8 whatever the declaration says.
+    let bytes = Array(text.utf8)
+    let lines = TextLines.split(text)
+    func diagnostic(_ message: String, line: Int, column: Int) -> Diagnostic {
+      Diagnostic.error(
+        at: FileLocation(file: file, line: max(1, line), column: max(1, column)), message,
+        sourceLine: line >= 1 && line <= lines.count ? lines[line - 1] : nil)
     }
-
-    func parser(
-      _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-      qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
-    ) {
-      guard refusal == nil else { return }
-      if stack.count >= XMLReader.maximumDepth {
-        refusal = (
-          "elements nested deeper than \(XMLReader.maximumDepth) levels: not an app configuration file",
-          parser.lineNumber
-        )
-        parser.abortParsing()
-        return
+    guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
+      throw diagnostic("malformed XML: the document is empty", line: 1, column: 1)
+    }
+    guard let context = xmlNewParserCtxt() else {
+      throw diagnostic("libxml2 could not make a parser", line: 1, column: 1)
+    }
+    defer { xmlFreeParserCtxt(context) }
+    let first = UnsafeMutablePointer<xmlError>.allocate(capacity: 1)
+    first.initialize(to: xmlError())
+    defer {
+      xmlResetError(first)
+      first.deallocate()
+    }
+    CLibXML2_keepFirstError(context, first)
+    let options = Int32(
+      XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+        | XML_PARSE_BIG_LINES.rawValue)
+    let document = bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), file, "UTF-8", options)
       }
-      let node = XMLNode(name: elementName, attributes: attributeDict, line: parser.lineNumber)
-      if let parent = stack.last { parent.children.append(node) } else { root = node }
-      stack.append(node)
     }
+    defer { if let document { xmlFreeDoc(document) } }
+    guard let document, context.pointee.wellFormed != 0 else {
+      let error = first.pointee.code != 0 ? first.pointee : xmlCtxtGetLastError(context)?.pointee
+      let line = Int(error?.line ?? 1)
+      let column = Int(error?.int2 ?? 1)
+      throw diagnostic(
+        "malformed XML: \(describe(error))", line: line, column: column)
+    }
+    guard let root = xmlDocGetRootElement(document) else {
+      throw diagnostic("malformed XML: the document has no root element", line: 1, column: 1)
+    }
+    return try node(root, depth: 1, diagnostic: diagnostic)
+  }
 
-    func parser(
-      _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-      qualifiedName qName: String?
-    ) {
-      _ = stack.popLast()
+  /// libxml2's message, with the codes whose wording misleads replaced by plain words.
+  static func describe(_ error: xmlError?) -> String {
+    guard let error else { return "malformed XML" }
+    let plain: [Int32: String] = [
+      4: "the document is empty",
+      5: "unexpected end of the document: an element is not closed",
+      26: "an undeclared entity (only &amp; &lt; &gt; &quot; &apos; are predefined)",
+      38: "'<' inside an attribute value (write &lt;)",
+      39: "an attribute value is not quoted",
+      41: "an attribute without a value",
+      45: "a comment is not closed (missing -->)",
+      64: "a processing instruction named xml that is not the declaration",
+      73: "'>' expected: a tag is not closed",
+      86: "extra content after the root element",
+    ]
+    let own =
+      error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+      ?? ""
+    if own.hasPrefix("Excessive depth in document") {
+      return "elements nested deeper than 256 levels: not an app configuration file"
     }
+    if let words = plain[error.code] {
+      return own.isEmpty ? words : "\(words) (libxml2: \(own))"
+    }
+    return own.isEmpty ? "libxml2 error \(error.code)" : own
+  }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-      guard firstError == nil else { return }
-      firstError = (parseError, parser.lineNumber, parser.columnNumber, stack.last)
-    }
+  private static func qualifiedName(_ name: UnsafePointer<xmlChar>?, _ ns: xmlNsPtr?) -> String {
+    let local = name.map { String(cString: $0) } ?? ""
+    guard let prefix = ns?.pointee.prefix else { return local }
+    return String(cString: prefix) + ":" + local
+  }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-      stack.last?.text += string
+  private static func node(
+    _ element: xmlNodePtr, depth: Int, diagnostic: (String, Int, Int) -> Diagnostic
+  ) throws -> XMLNode {
+    let line = Int(xmlGetLineNo(element))
+    guard depth <= maximumDepth else {
+      throw diagnostic(
+        "elements nested deeper than \(maximumDepth) levels: not an app configuration file",
+        line, 1)
     }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-      stack.last?.text += String(decoding: block, as: UTF8.self)
+    var attributes: [String: String] = [:]
+    var attribute = element.pointee.properties
+    while let current = attribute {
+      var value = ""
+      var part = current.pointee.children
+      while let piece = part {
+        if piece.pointee.type == XML_TEXT_NODE, let content = piece.pointee.content {
+          value += String(cString: content)
+        }
+        part = piece.pointee.next
+      }
+      attributes[qualifiedName(current.pointee.name, current.pointee.ns)] = value
+      attribute = current.pointee.next
     }
+    var children: [XMLNode] = []
+    var text = ""
+    var child = element.pointee.children
+    while let current = child {
+      switch current.pointee.type {
+      case XML_ELEMENT_NODE:
+        children.append(try node(current, depth: depth + 1, diagnostic: diagnostic))
+      case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+        if let content = current.pointee.content { text += String(cString: content) }
+      default:
+        // Comments, processing instructions, unexpanded entity references: no meaning here.
+        break
+      }
+      child = current.pointee.next
+    }
+    return XMLNode(
+      name: qualifiedName(element.pointee.name, element.pointee.ns), attributes: attributes,
+      line: line, children: children, text: text)
   }
 }

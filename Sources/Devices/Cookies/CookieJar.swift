@@ -26,7 +26,7 @@ public struct Cookie: Sendable, Hashable {
 ///
 /// Each native HTTP stack has its own jar; each device has a system jar its system browser
 /// sessions use. Time is the world's virtual clock, so `advance 13h` expires a 12 h session.
-public final class CookieJar: @unchecked Sendable {
+public final class CookieJar {
   private let clock: VirtualClock
   private let lock = NSLock()
   private var cookies: [Cookie] = []

@@ -4,7 +4,7 @@ import QualifyCore
 
 /// The app's native HTTP stack (CapacitorHttp): its own cookie jar, the platform's transport
 /// policy, every exchange recorded.
-public final class NativeHTTPStack: @unchecked Sendable {
+public final class NativeHTTPStack {
   /// What happened to a request.
   public enum Result: Sendable {
     /// The platform refused to send it (no packet left the device).

@@ -8,7 +8,7 @@ import QualifyCrypto
 /// The app's OTA side (seed 000, *OTA updates*, *Bundle versioning*, *Rollback*): the
 /// `@capgo/capacitor-updater` primitives (builtin bundle, download, `set()`, the failed-boot
 /// rollback and its self-clearing record) driven by `ota.ts`'s `checkAndApplyOtaUpdate()`.
-public final class OTAUpdater: @unchecked Sendable {
+public final class OTAUpdater {
   /// What a check decided.
   public enum Decision: Sendable, Equatable {
     /// Downloaded, verified and `set()`: the app reloaded on it.

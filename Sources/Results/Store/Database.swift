@@ -31,6 +31,11 @@ public enum SQLValue: Sendable, Equatable {
 }
 
 /// A connection owning its `sqlite3` handle.
+///
+/// Sendable by construction, not by the compiler's proof: the connection is opened with
+/// `SQLITE_OPEN_FULLMUTEX` (SQLite serialises every call on it), and each statement, from
+/// prepare to finalize, runs while the recursive `lock` is held, so a transaction and the
+/// last-insert id are never interleaved with another thread's.
 public final class Database: @unchecked Sendable {
   private let handle: OpaquePointer
   private let lock = NSRecursiveLock()

@@ -9,7 +9,7 @@ import Scenarios
 /// A run row is written as `running` before anything runs; each scenario result lands in
 /// one transaction; WAL keeps the file readable while a run writes and after a crash. A run
 /// left `running` by a process that is gone is marked `aborted` by the next invocation.
-public final class ResultStore: @unchecked Sendable {
+public final class ResultStore: Sendable {
   let database: Database
   static let schemaVersion = 2
 
@@ -173,14 +173,11 @@ public final class ResultStore: @unchecked Sendable {
     }
   }
 
-  static let timestamp: ISO8601DateFormatter = {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter
-  }()
+  /// RFC 3339 with milliseconds, UTC: a value type, safe from any thread.
+  static let timestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-  public static func format(_ date: Date) -> String { timestamp.string(from: date) }
-  static func parse(_ text: String?) -> Date? { text.flatMap { timestamp.date(from: $0) } }
+  public static func format(_ date: Date) -> String { timestamp.format(date) }
+  static func parse(_ text: String?) -> Date? { text.flatMap { try? timestamp.parse($0) } }
 
   // MARK: Runs
 

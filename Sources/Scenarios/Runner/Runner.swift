@@ -6,7 +6,7 @@ import QualifyCore
 
 /// Runs scenarios: each (scenario, platform) gets a fresh world for its check and for each
 /// control, steps run in order, controls after the check.
-public final class Runner: @unchecked Sendable {
+public final class Runner: Sendable {
   public struct Options: Sendable {
     public var seed: UInt64
     /// Scenario jobs run concurrently.
@@ -32,7 +32,11 @@ public final class Runner: @unchecked Sendable {
   public let redactor: Redactor
   /// Called with each evidence entry as it is recorded (for `--trace`), with the execution's
   /// label.
-  public var trace: (@Sendable (String, Evidence) -> Void)?
+  public var trace: (@Sendable (String, Evidence) -> Void)? {
+    get { traceHook.withLock { $0 } }
+    set { traceHook.withLock { $0 = newValue } }
+  }
+  private let traceHook = Locked<(@Sendable (String, Evidence) -> Void)?>(nil)
 
   public init(
     builds: [Platform: AppBuild], material: StackMaterial, options: Options,
@@ -300,10 +304,11 @@ public final class Runner: @unchecked Sendable {
     let timeout = options.timeoutOverride ?? scenario.timeout
     let progress = ExecutionProgress()
     let started = Date()
+    let lease = transport.lease
     let outcome = Runner.withTimeout(timeout) { [self] in
       self.executeSteps(
         scenario, configuration: configuration, label: label, progress: progress,
-        transport: transport)
+        transport: lease)
     }
     guard let record = outcome else {
       transport.reset()
@@ -326,7 +331,7 @@ public final class Runner: @unchecked Sendable {
 
   private func executeSteps(
     _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    progress: ExecutionProgress, transport: WorkerTransport
+    progress: ExecutionProgress, transport: TransportLease
   ) -> ExecutionRecord {
     let started = Date()
     let world: World
@@ -445,17 +450,21 @@ public final class Runner: @unchecked Sendable {
   }
 
   /// Runs `body` on its own thread and waits at most `seconds` for it.
-  static func withTimeout<T>(_ seconds: TimeInterval, _ body: @escaping () -> T) -> T? {
-    let box = TimeoutBox<T>()
+  static func withTimeout<T: Sendable>(
+    _ seconds: TimeInterval, _ body: @escaping @Sendable () -> T
+  ) -> T? {
+    // An abandoned body may still finish and write here after the wait gave up.
+    let box = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
-      box.value = body()
+      let value = body()
+      box.withLock { $0 = value }
       done.signal()
     }
     thread.stackSize = 8 << 20
     thread.start()
     guard done.wait(timeout: .now() + seconds) == .success else { return nil }
-    return box.value
+    return box.withLock { $0 }
   }
 
   /// Checks, before anything runs, that the app has the test users the scenarios name: the
@@ -520,71 +529,50 @@ extension World {
   }
 }
 
-private final class TimeoutBox<T>: @unchecked Sendable {
-  var value: T?
-}
-
 /// Where an execution got to, readable when it times out.
-private final class ExecutionProgress: @unchecked Sendable {
-  private let lock = NSLock()
-  private var step = 0
-  private var finished: [StepRecord] = []
+private final class ExecutionProgress: Sendable {
+  private struct State {
+    var step = 0
+    var finished: [StepRecord] = []
+  }
+
+  private let state = Locked(State())
 
   func begin(_ index: Int) {
-    lock.lock()
-    step = index
-    lock.unlock()
+    state.withLock { $0.step = index }
   }
 
   func finish(_ record: StepRecord) {
-    lock.lock()
-    finished.append(record)
-    lock.unlock()
+    state.withLock { $0.finished.append(record) }
   }
 
-  var currentStep: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return step
-  }
+  var currentStep: Int { state.withLock { $0.step } }
 
-  var records: [StepRecord] {
-    lock.lock()
-    defer { lock.unlock() }
-    return finished
-  }
+  var records: [StepRecord] { state.withLock { $0.finished } }
 }
 
-private final class Counter: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = 0
+private final class Counter: Sendable {
+  private let value = Locked(0)
 
   func take(below limit: Int) -> Int? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard value < limit else { return nil }
-    value += 1
-    return value - 1
+    value.withLock { value in
+      guard value < limit else { return nil }
+      value += 1
+      return value - 1
+    }
   }
 }
 
-private final class ResultSlots: @unchecked Sendable {
-  private let lock = NSLock()
-  private var slots: [ScenarioResult?]
+private final class ResultSlots: Sendable {
+  private let slots: Locked<[ScenarioResult?]>
 
   init(count: Int) {
-    slots = Array(repeating: nil, count: count)
+    slots = Locked(Array(repeating: nil, count: count))
   }
 
   func set(_ index: Int, _ result: ScenarioResult) {
-    lock.lock()
-    slots[index] = result
-    lock.unlock()
+    slots.withLock { $0[index] = result }
   }
 
-  var all: [ScenarioResult] {
-    lock.lock()
-    defer { lock.unlock() }
-    return slots.compactMap { $0 }
-  }
+  var all: [ScenarioResult] { slots.withLock { $0.compactMap { $0 } } }
 }

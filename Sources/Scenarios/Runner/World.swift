@@ -9,7 +9,7 @@ import QualifyCrypto
 
 /// One execution's world: a fresh stack, fresh devices with the scenario's apps installed,
 /// the virtual clock, and the evidence log everything writes to.
-public final class World: @unchecked Sendable {
+public final class World {
   public private(set) var configuration: WorldConfiguration
   public let clock: VirtualClock
   public let evidence: EvidenceLog
@@ -39,7 +39,7 @@ public final class World: @unchecked Sendable {
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
-    label: String, redactor: Redactor, transport: WorkerTransport? = nil
+    label: String, redactor: Redactor, transport: TransportLease? = nil
   ) throws {
     // The pipeline signs with the app's key when the harness has it; otherwise the simulated
     // build bakes in a harness key's public half, as a QA build would.
@@ -249,29 +249,42 @@ public struct ScenarioRuntimeError: Error, CustomStringConvertible, Sendable {
 /// What one runner worker reuses from world to world: the listeners the worlds mount their
 /// virtual hosts on and the client pool the devices share. State never crosses worlds;
 /// sockets and TLS connections do.
-final class WorkerTransport: @unchecked Sendable {
-  private var shared: StackListeners?
-  private var pool: HTTPClient?
+///
+/// Each execution draws from the current lease. A timeout abandons the execution, whose
+/// thread may still be running: `reset()` gives the worker a new lease and leaves the old one
+/// to that thread alone, so the two never share a listener or a client.
+final class WorkerTransport: Sendable {
+  private let current = Locked(TransportLease())
+
+  var lease: TransportLease { current.withLock { $0 } }
+
+  func reset() {
+    current.withLock { $0 = TransportLease() }
+  }
+}
+
+/// The listeners and the client of one line of executions, made on first use.
+final class TransportLease: Sendable {
+  private let listeners = Locked<StackListeners?>(nil)
+  private let pool = Locked<HTTPClient?>(nil)
 
   func listeners(_ material: StackMaterial) throws -> StackListeners {
-    if let shared { return shared }
-    let listeners = try StackListeners(material: material)
-    shared = listeners
-    return listeners
+    try listeners.withLock { shared in
+      if let shared { return shared }
+      let made = try StackListeners(material: material)
+      shared = made
+      return made
+    }
   }
 
   func client(_ material: StackMaterial) throws -> HTTPClient {
-    if let pool { return pool }
-    let client = try HTTPClient(
-      configuration: .init(
-        trustedCertificatesPEM: material.authority.certificatePEM, userAgent: "qualify"))
-    pool = client
-    return client
-  }
-
-  /// Drops everything: after a timeout, an abandoned execution may still hold them.
-  func reset() {
-    shared = nil
-    pool = nil
+    try pool.withLock { pool in
+      if let pool { return pool }
+      let made = try HTTPClient(
+        configuration: .init(
+          trustedCertificatesPEM: material.authority.certificatePEM, userAgent: "qualify"))
+      pool = made
+      return made
+    }
   }
 }

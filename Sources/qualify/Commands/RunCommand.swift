@@ -330,7 +330,7 @@ func seedOption(_ parsed: ParsedOptions) throws -> UInt64 {
 }
 
 /// Marks the run aborted when the user interrupts it, then exits 130.
-final class InterruptHandler: @unchecked Sendable {
+final class InterruptHandler {
   private var sources: [DispatchSourceSignal] = []
 
   init(store: ResultStore, run: String) {
@@ -354,19 +354,10 @@ final class InterruptHandler: @unchecked Sendable {
   }
 }
 
-private final class StoreErrors: @unchecked Sendable {
-  private let lock = NSLock()
-  private var errors: [Error] = []
-  func add(_ error: Error) {
-    lock.lock()
-    errors.append(error)
-    lock.unlock()
-  }
-  var first: Error? {
-    lock.lock()
-    defer { lock.unlock() }
-    return errors.first
-  }
+private final class StoreErrors: Sendable {
+  private let errors = Locked<[Error]>([])
+  func add(_ error: Error) { errors.withLock { $0.append(error) } }
+  var first: Error? { errors.withLock { $0.first } }
 }
 
 extension String {

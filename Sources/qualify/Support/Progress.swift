@@ -6,13 +6,16 @@ import Scenarios
 
 /// Terminal output of a run: a live line and one line per finished scenario on a TTY, plain
 /// lines otherwise, then the summary table.
-final class Progress: @unchecked Sendable {
+final class Progress: Sendable {
   let terminal: Terminal
   let total: Int
   let verbose: Bool
-  private let lock = NSLock()
-  private var done = 0
-  private var running: [String] = []
+  private struct Counts {
+    var done = 0
+    var running: [String] = []
+  }
+
+  private let counts = Locked(Counts())
 
   init(terminal: Terminal, total: Int, verbose: Bool) {
     self.terminal = terminal
@@ -21,20 +24,19 @@ final class Progress: @unchecked Sendable {
   }
 
   func started(_ scenario: Scenario, _ platform: Platform) {
-    lock.lock()
-    running.append("\(scenario.id) [\(platform.rawValue)]")
-    let text = "[\(done)/\(total)] running \(running.joined(separator: ", "))…"
-    lock.unlock()
+    let text = counts.withLock { counts in
+      counts.running.append("\(scenario.id) [\(platform.rawValue)]")
+      return "[\(counts.done)/\(total)] running \(counts.running.joined(separator: ", "))…"
+    }
     terminal.live(text)
   }
 
   func finished(_ result: ScenarioResult) {
-    lock.lock()
-    done += 1
-    running.removeAll { $0 == result.displayName }
-    let count = done
-    let still = running
-    lock.unlock()
+    let (count, still) = counts.withLock { counts in
+      counts.done += 1
+      counts.running.removeAll { $0 == result.displayName }
+      return (counts.done, counts.running)
+    }
     let mark = Progress.mark(result.verdict, terminal)
     var line =
       "\(mark) \(result.displayName)  \(terminal.style(Durations.format(result.duration), .dim))"
@@ -123,22 +125,26 @@ final class Progress: @unchecked Sendable {
 }
 
 /// `--trace`: every evidence entry as it is recorded, labelled with its execution.
-final class Tracer: @unchecked Sendable {
+final class Tracer: Sendable {
   let terminal: Terminal
-  private let lock = NSLock()
-  private var lastLabel = ""
+  /// The execution the last entry came from, held while printing so blocks stay together.
+  private let lastLabel = Locked("")
 
   init(terminal: Terminal) {
     self.terminal = terminal
   }
 
   func print(_ label: String, _ evidence: Evidence) {
-    lock.lock()
-    defer { lock.unlock() }
-    if label != lastLabel {
-      terminal.line(terminal.style("── \(label)", .cyan, .bold))
-      lastLabel = label
+    lastLabel.withLock { lastLabel in
+      if label != lastLabel {
+        terminal.line(terminal.style("── \(label)", .cyan, .bold))
+        lastLabel = label
+      }
+      printEntry(evidence)
     }
+  }
+
+  private func printEntry(_ evidence: Evidence) {
     terminal.line(
       "  \(terminal.style(evidence.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0), .dim)) \(terminal.style(evidence.source, .bold)) \(evidence.summary)"
     )

@@ -1,12 +1,13 @@
 import Foundation
+import QualifyCore
 
 /// Where human output goes, and whether it may use colour and rewrite lines.
-final class Terminal: @unchecked Sendable {
+final class Terminal: Sendable {
   let handle: FileHandle
   let isTTY: Bool
   let colors: Bool
-  private let lock = NSLock()
-  private var liveLine = false
+  /// Whether a live line is on screen; held while writing, so lines never interleave.
+  private let liveLine = Locked(false)
 
   init(fileDescriptor: Int32) {
     handle = fileDescriptor == STDERR_FILENO ? FileHandle.standardError : FileHandle.standardOutput
@@ -20,10 +21,10 @@ final class Terminal: @unchecked Sendable {
   static let standardError = Terminal(fileDescriptor: STDERR_FILENO)
 
   func write(_ text: String) {
-    lock.lock()
-    defer { lock.unlock() }
-    clearLiveLine()
-    handle.write(Data(Terminal.neutralised(text).utf8))
+    liveLine.withLock { live in
+      clearLiveLine(&live)
+      handle.write(Data(Terminal.neutralised(text).utf8))
+    }
   }
 
   /// `text` with every control character a file or a server could have put in it made
@@ -77,18 +78,18 @@ final class Terminal: @unchecked Sendable {
   /// A line that the next output replaces (progress on a TTY); nothing otherwise.
   func live(_ text: String) {
     guard isTTY else { return }
-    lock.lock()
-    defer { lock.unlock() }
-    clearLiveLine()
-    handle.write(
-      Data(("\r" + Terminal.neutralised(String(text.prefix(max(20, columns - 1))))).utf8))
-    liveLine = true
+    let width = max(20, columns - 1)
+    liveLine.withLock { live in
+      clearLiveLine(&live)
+      handle.write(Data(("\r" + Terminal.neutralised(String(text.prefix(width)))).utf8))
+      live = true
+    }
   }
 
-  private func clearLiveLine() {
-    if liveLine {
+  private func clearLiveLine(_ live: inout Bool) {
+    if live {
       handle.write(Data("\r\u{1B}[2K".utf8))
-      liveLine = false
+      live = false
     }
   }
 
