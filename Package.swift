@@ -33,20 +33,24 @@ let package = Package(
     .target(
       name: "Scenarios",
       dependencies: [
-        "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
+        "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "ResultModel",
+        "QualifyCore",
       ]),
-    .target(name: "Results", dependencies: ["CSQLite", "Scenarios", "QualifyCore"]),
+    // The result model the runner produces and the store and writers consume.
+    .target(name: "ResultModel", dependencies: ["QualifyCore"]),
+    .target(name: "Results", dependencies: ["CSQLite", "ResultModel", "QualifyCore"]),
     .executableTarget(
       name: "qualify",
       dependencies: [
-        "Results", "Scenarios", "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto",
+        "Results", "ResultModel", "Scenarios", "MockStack", "Devices", "Artifacts", "OTA", "HTTP",
+        "QualifyCrypto",
         "QualifyCore",
       ]),
     .executableTarget(
       name: "qualify-bench",
       dependencies: [
-        "Scenarios", "MockStack", "OTA", "HTTP", "QualifyCrypto", "QualifyCore", "CCurl",
-        "CMicroHTTPD",
+        "Scenarios", "MockStack", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
+        "CCurl", "CMicroHTTPD",
       ],
       path: "Benchmarks/qualify-bench"),
     // `make mutants`: mutation testing of the harness (rebuilds a scratch copy per mutant).
@@ -62,19 +66,35 @@ let package = Package(
       dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"],
       path: "Tests/QualifyTestSupport"),
     .testTarget(name: "QualifyCoreTests", dependencies: ["QualifyCore"]),
-    .testTarget(name: "QualifyCryptoTests", dependencies: ["QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(
+      name: "QualifyCryptoTests",
+      dependencies: ["QualifyCrypto", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
     .testTarget(
       name: "ArtifactsTests",
       dependencies: ["Artifacts", "QualifyCore", "QualifyCrypto", "QualifyTestSupport"]),
     .testTarget(
-      name: "OTATests", dependencies: ["OTA", "HTTP", "QualifyCore", "QualifyTestSupport"]),
-    .testTarget(name: "MockStackTests", dependencies: ["MockStack", "OTA", "QualifyTestSupport"]),
+      name: "OTATests",
+      dependencies: ["OTA", "HTTP", "QualifyCrypto", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(
-      name: "DevicesTests", dependencies: ["Devices", "MockStack", "QualifyTestSupport"]),
-    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "QualifyTestSupport"]),
+      name: "MockStackTests",
+      dependencies: [
+        "MockStack", "OTA", "Artifacts", "HTTP", "QualifyCrypto", "QualifyCore",
+        "QualifyTestSupport",
+      ]),
     .testTarget(
-      name: "ResultsTests", dependencies: ["Results", "QualifyTestSupport"],
+      name: "DevicesTests",
+      dependencies: [
+        "Devices", "MockStack", "Artifacts", "HTTP", "QualifyCore", "QualifyTestSupport",
+      ]),
+    .testTarget(
+      name: "ScenariosTests",
+      dependencies: [
+        "Scenarios", "MockStack", "Artifacts", "QualifyCore", "QualifyTestSupport",
+      ]),
+    .testTarget(
+      name: "ResultsTests",
+      dependencies: ["Results", "ResultModel", "QualifyCore", "QualifyTestSupport"],
       exclude: ["__Snapshots__"]),
     .testTarget(
       name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "QualifyTestSupport"]),

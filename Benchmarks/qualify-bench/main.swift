@@ -119,7 +119,7 @@ let app = try AppRepository(directory: packageRoot + "/Scenarios/apps/messages")
 guard let build = try app.builds(for: .prod)[.ios] else {
   fatalError("the sample app has no iOS build")
 }
-let material = try StackMaterial(hosts: try StackTopology(build: build).secureHosts)
+let material = try StackMaterial(hosts: try StackTopology(build: build).secureHosts, seed: 1)
 func freshContext() -> StackContext {
   StackContext(
     clock: VirtualClock(), random: RandomSource(seed: 1), evidence: EvidenceLog(),

@@ -41,7 +41,7 @@ public final class Stack: Sendable {
 
     // The identity provider, configured like the real one of the channel.
     let profile =
-      IdentityProvider.Profile(rawValue: profileName ?? build.identityProvider) ?? .keycloakDev
+      IdentityProviderProfile.named(profileName ?? build.identityProvider) ?? .keycloakDev
     // A realm export holds hashed passwords that cannot be reversed: the mock IdP gives those
     // users test passwords of its own (from the run's seed).
     let users =
@@ -58,7 +58,7 @@ public final class Stack: Sendable {
       let appCallback = topology.backend.url("/api/v1.0/callback/")
       var clients: [IdentityProvider.Client] = []
       var appACR: [String: Int] = ["eidas1": 1]
-      if profile == .keycloakDev, let realm = build.realm {
+      if profile.clientsFromRealmExport, let realm = build.realm {
         for client in realm.clients {
           clients.append(
             IdentityProvider.Client(

@@ -24,8 +24,8 @@ public final class StackMaterial: Sendable {
 
   /// - Parameters:
   ///   - hosts: every host name the mocks will serve over HTTPS in this run.
-  ///   - seed: the run's seed; the IdP's key is derived from it.
-  public init(hosts: Set<String>, seed: UInt64 = 0) throws {
+  ///   - seed: the run's seed; the IdP's signing key and the OTA harness key derive from it.
+  public init(hosts: Set<String>, seed: UInt64) throws {
     authority = try CertificateAuthority(commonName: "qualify run CA")
     credentials = try authority.credentials(for: hosts.union(["localhost", "127.0.0.1"]))
     untrustedCredentials = try CertificateAuthority(commonName: "an untrusted CA")

@@ -14,7 +14,7 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
       if code == 0 { break }
       var buffer = [CChar](repeating: 0, count: 256)
       ERR_error_string_n(code, &buffer, buffer.count)
-      reasons.append(String(cString: buffer))
+      reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
     }
     self.reasons = reasons
   }

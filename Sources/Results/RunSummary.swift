@@ -1,7 +1,6 @@
-import Artifacts
 import Foundation
 import QualifyCore
-import Scenarios
+import ResultModel
 
 /// What a run was asked to cover: the whole catalogue for the channel, or less. Only a full
 /// run may say QUALIFIED (DESIGN.md, *Decisions*: the verdict never claims more than was

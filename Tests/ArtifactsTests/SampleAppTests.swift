@@ -1,5 +1,6 @@
 import Artifacts
 import Foundation
+import QualifyCore
 import QualifyTestSupport
 import Testing
 

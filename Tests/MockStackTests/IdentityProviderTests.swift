@@ -13,7 +13,7 @@ import Testing
     do { return try Key.generateRSA(bits: 2048) } catch { fatalError("\(error)") }
   }()
 
-  func provider(_ profile: IdentityProvider.Profile, acr: [String: Int] = ["eidas1": 1])
+  func provider(_ profile: IdentityProviderProfile, acr: [String: Int] = ["eidas1": 1])
     -> IdentityProvider
   {
     let context = StackContext(

@@ -17,7 +17,7 @@ import Testing
     let build = try #require(
       try AppRepository(directory: Fixtures.sampleApp).builds(for: channel)[.ios])
     let topology = try StackTopology(build: build)
-    let material = try StackMaterial(hosts: topology.secureHosts)
+    let material = try StackMaterial(hosts: topology.secureHosts, seed: 7)
     let context = StackContext(
       clock: .realTime(), random: RandomSource(seed: 7), evidence: EvidenceLog(),
       redactor: Redactor(), channel: channel,

@@ -16,7 +16,9 @@ enum StackFixture {
   }()
 
   static let material: StackMaterial = {
-    do { return try StackMaterial(hosts: try StackTopology(build: build).secureHosts) } catch {
+    do {
+      return try StackMaterial(hosts: try StackTopology(build: build).secureHosts, seed: 7)
+    } catch {
       fatalError("\(error)")
     }
   }()
@@ -36,6 +38,21 @@ enum StackFixture {
 }
 
 @Suite struct StackTests {
+  /// `--seed` reaches the keys a verdict can depend on: the IdP's signing key (its `kid` and
+  /// signatures) and the OTA harness key; TLS keys stay fresh per run.
+  @Test func theRunSeedDecidesTheSigningKeys() throws {
+    let hosts: Set<String> = ["messages.example"]
+    let one = try StackMaterial(hosts: hosts, seed: 1)
+    let again = try StackMaterial(hosts: hosts, seed: 1)
+    let other = try StackMaterial(hosts: hosts, seed: 2)
+    #expect(one.signingKeyID == again.signingKeyID)
+    #expect(one.signingKeyID != other.signingKeyID)
+    let harness = try one.otaSigningKey(appKey: nil).key.pkcs1PublicPEM()
+    #expect(try again.otaSigningKey(appKey: nil).key.pkcs1PublicPEM() == harness)
+    #expect(try other.otaSigningKey(appKey: nil).key.pkcs1PublicPEM() != harness)
+    #expect(one.authority.certificatePEM != again.authority.certificatePEM)
+  }
+
   @Test func topologyTakesTheAppsRealOrigins() throws {
     let topology = try StackTopology(build: StackFixture.build)
     #expect(topology.backend.description == "https://messages.example")

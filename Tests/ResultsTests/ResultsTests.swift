@@ -1,9 +1,8 @@
-import Artifacts
 import Foundation
 import QualifyCore
 import QualifyTestSupport
+import ResultModel
 import Results
-import Scenarios
 import Testing
 
 /// A fixed run and results, so writers can be compared with snapshots.

@@ -26,7 +26,7 @@ enum SampleRun {
       let hosts = try (Array(builds.values) + Array(devBuilds.values)).map {
         try StackTopology(build: $0).secureHosts
       }
-      return try StackMaterial(hosts: hosts.reduce(Set<String>()) { $0.union($1) })
+      return try StackMaterial(hosts: hosts.reduce(Set<String>()) { $0.union($1) }, seed: 7)
     } catch { fatalError("\(error)") }
   }()
 

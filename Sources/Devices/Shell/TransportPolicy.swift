@@ -1,5 +1,6 @@
 import Artifacts
 import HTTP
+import QualifyCore
 
 /// What the platform's network security lets the native HTTP stack reach, derived from the
 /// build as it ships (DESIGN.md fidelity rule 16): iOS App Transport Security from the

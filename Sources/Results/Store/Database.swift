@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import QualifyCore
 
 /// A failed SQLite call, with the statement it ran; bound values are not included.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {

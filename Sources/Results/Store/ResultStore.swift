@@ -1,7 +1,6 @@
-import Artifacts
 import Foundation
 import QualifyCore
-import Scenarios
+import ResultModel
 
 /// The SQLite results store (`Reports/qualify.sqlite`): runs, scenario results, steps,
 /// controls and evidence.

@@ -1,5 +1,5 @@
-import Artifacts
 import Foundation
+import QualifyCore
 
 /// One invocation of `qualify`, as the store keeps it.
 public struct RunRecord: Sendable, Codable {

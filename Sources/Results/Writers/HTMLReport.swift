@@ -1,7 +1,6 @@
-import Artifacts
 import Foundation
 import QualifyCore
-import Scenarios
+import ResultModel
 
 /// The self-contained HTML report of one run (`Reports/runs/<id>/index.html`): the verdict,
 /// the checklist matrix (item × platform), every scenario with its steps, evidence and

@@ -1,5 +1,6 @@
 import Foundation
-import Scenarios
+import QualifyCore
+import ResultModel
 
 /// The run and its results as JSON (`--json`), for scripts.
 public enum JSONWriter {

@@ -1,5 +1,6 @@
 import Foundation
-import Scenarios
+import QualifyCore
+import ResultModel
 
 /// JUnit XML as CI systems read it: one testcase per scenario × platform, and one per control
 /// of it, so that a control that did not bite shows up as its own failure.

@@ -3,6 +3,7 @@ import Devices
 import Foundation
 import MockStack
 import QualifyCore
+import ResultModel
 
 /// Runs scenarios: each (scenario, platform) gets a fresh world for its check and for each
 /// control, steps run in order, controls after the check.

@@ -1,6 +1,7 @@
 import Artifacts
 import Devices
 import MockStack
+import QualifyCore
 
 /// The world a scenario execution runs in, before it starts: the app's build for the
 /// platform and channel, and the behaviours of the mocks and shells. Controls mutate a copy.

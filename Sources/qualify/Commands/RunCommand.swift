@@ -173,7 +173,7 @@ struct RunCommand {
     // https-origins guard naming the value; it does not stop the run.
     let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
     let material = try StackMaterial(
-      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) })
+      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }, seed: seed)
     var scope = RunScope()
     scope.scenario = single
     scope.filters = parsed.all("filter")

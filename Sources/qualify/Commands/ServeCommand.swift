@@ -58,7 +58,10 @@ struct ServeCommand {
       throw InputError("the app has no build for the \(channel.rawValue) channel")
     }
     let topology = try StackTopology(build: build)
-    let material = try StackMaterial(hosts: topology.secureHosts)
+    // Each serve has keys of its own: a client that cached one serve's JWKS must not
+    // validate another's tokens.
+    let material = try StackMaterial(
+      hosts: topology.secureHosts, seed: UInt64.random(in: 1...UInt64.max))
     let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
 
     let redactor = Redactor()
@@ -99,7 +102,7 @@ struct ServeCommand {
     add("companion backend", topology.companionBackend)
     if let idp = stack.identityProvider {
       add(
-        "identity provider (\(idp.profile.rawValue))", topology.identityProvider,
+        "identity provider (\(idp.profile.name))", topology.identityProvider,
         ["issuer": idp.issuer, "discovery": idp.issuer + "/.well-known/openid-configuration"])
     }
     add("OTA bucket", topology.bucket)

@@ -1,6 +1,7 @@
 import Artifacts
 import Foundation
 import QualifyCore
+import ResultModel
 import Results
 import Scenarios
 

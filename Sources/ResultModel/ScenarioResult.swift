@@ -1,4 +1,3 @@
-import Artifacts
 import Foundation
 import QualifyCore
 

@@ -1,0 +1,489 @@
+import Artifacts
+import Foundation
+import QualifyCore
+import QualifyCrypto
+
+/// The identity provider's decisions, with no I/O: an OIDC authorization server as a value.
+///
+/// Each `mutating` method takes what an endpoint received, already parsed, and returns what to
+/// answer; `IdentityProvider` is the HTTP around it (parsing, pages, cookies, signing). Time and
+/// randomness come in through `Environment`, so a unit test drives every rule of DESIGN.md
+/// rules 3 and 9 and RFC 6749/7636 without a socket.
+struct AuthorizationStateMachine: Sendable {
+  /// A registered relying party.
+  typealias Client = IdentityProvider.Client
+  typealias Event = IdentityProvider.Event
+
+  /// What a decision needs from outside: the clock and fresh random values.
+  struct Environment {
+    var now: Date
+    /// A random token that is a secret (registered with the redactor by the caller).
+    var secret: (_ byteCount: Int) -> String
+    /// A random token that is not (a tab id).
+    var token: (_ byteCount: Int) -> String
+    /// A random hex string (a session id).
+    var hex: (_ byteCount: Int) -> String
+    /// Mutations of the world (`idp.cookie-always-persistent`, `idp.keeps-session-on-logout`).
+    var identityCookieAlwaysPersistent = false
+    var keepsSessionOnLogout = false
+  }
+
+  struct Session: Sendable {
+    var id: String
+    var user: RealmSettings.User
+    var authTime: Date
+    var expires: Date
+    var levelOfAssurance: Int
+    var rememberMe: Bool
+  }
+
+  /// An authorization request waiting for the user at the login form.
+  struct Pending: Sendable {
+    var client: Client
+    var redirectURI: String
+    var state: String?
+    var nonce: String?
+    var codeChallenge: String?
+    var acr: String?
+    var scope: String
+    var formToken: String
+    var binding: String
+  }
+
+  struct Grant: Sendable {
+    var client: Client
+    var redirectURI: String
+    var user: RealmSettings.User
+    var sessionID: String
+    var nonce: String?
+    var codeChallenge: String?
+    var acr: String?
+    var authTime: Date
+    var expires: Date
+  }
+
+  // MARK: Inputs
+
+  struct AuthorizeRequest: Sendable {
+    var responseType: String?
+    var clientID: String?
+    var redirectURI: String?
+    var acr: String?
+    var state: String?
+    var nonce: String?
+    var codeChallenge: String?
+    var codeChallengeMethod: String?
+    var scope: String?
+    var prompt: String?
+    /// The identity cookie the browser sent.
+    var identityCookie: String?
+  }
+
+  struct LoginSubmission: Sendable {
+    var tab: String
+    var bindingCookie: String?
+    var formToken: String?
+    var username: String
+    var password: String
+    var rememberMeTicked: Bool
+  }
+
+  struct TokenRequest: Sendable {
+    var clientID: String?
+    var clientSecret: String?
+    var grantType: String?
+    var code: String?
+    var redirectURI: String?
+    var codeVerifier: String?
+  }
+
+  struct EndSessionRequest: Sendable {
+    /// The audience of a verified `id_token_hint`; `.some(nil)` when a hint did not verify.
+    var hintAudience: String??
+    var clientID: String?
+    var postLogoutRedirectURI: String?
+    var state: String?
+    var identityCookie: String?
+  }
+
+  // MARK: Outputs
+
+  /// A cookie to set; `maxAge` nil for a session cookie, 0 to delete.
+  struct CookieChange: Sendable, Equatable {
+    var name: String
+    var value: String
+    var maxAge: TimeInterval?
+  }
+
+  enum Action: Sendable {
+    /// An error page (400) with this message.
+    case errorPage(String)
+    /// A redirect to the client carrying an OAuth error (RFC 6749 §4.1.2.1).
+    case redirectError(redirectURI: String, error: String, description: String, state: String?)
+    /// The login form for `tab`, with an error message after a failed attempt.
+    case loginForm(tab: String, pending: Pending, error: String?, cookies: [CookieChange])
+    /// A redirect to the interaction page that shows the form (ProConnect).
+    case interaction(tab: String, cookies: [CookieChange])
+    /// The authorization response: back to the client with a code.
+    case authorized(redirectURI: String, parameters: [String: String?], cookies: [CookieChange])
+    /// The token endpoint's error.
+    case tokenError(code: String, description: String, status: Int)
+    /// Tokens to issue: the adapter signs `claims` into the id_token.
+    case tokens(accessToken: String, claims: [String: TokenClaim], sessionID: String)
+    case userinfo([String: String])
+    case invalidToken
+    /// Logged out: to the client's post-logout URI, or a page when none was given.
+    case loggedOut(redirect: String?, state: String?, cookies: [CookieChange])
+  }
+
+  /// A claim value of the id_token.
+  enum TokenClaim: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+  }
+
+  /// What an endpoint answers, the events it records and what it says in the evidence.
+  struct Decision: Sendable {
+    var action: Action
+    var notes: [String] = []
+    var events: [Event] = []
+  }
+
+  // MARK: State
+
+  let profile: IdentityProviderProfile
+  let realm: String
+  let realmFile: String?
+  let issuer: String
+  let rememberMeAllowed: Bool
+  private(set) var clients: [String: Client]
+  let users: [RealmSettings.User]
+  private var sessions: [String: Session] = [:]
+  private var identityCookies: [String: String] = [:]
+  private var pending: [String: Pending] = [:]
+  private var codes: [String: Grant] = [:]
+  private var accessTokens: [String: (Grant, Date)] = [:]
+  /// Every event recorded, oldest first (what Keycloak's admin events API serves).
+  private(set) var events: [Event] = []
+
+  init(
+    profile: IdentityProviderProfile, realm: String, realmFile: String?, issuer: String,
+    realmRememberMe: Bool, clients: [Client], users: [RealmSettings.User]
+  ) {
+    self.profile = profile
+    self.realm = realm
+    self.realmFile = realmFile
+    self.issuer = issuer
+    rememberMeAllowed = profile.rememberMe == .always || realmRememberMe
+    self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+    self.users = users
+  }
+
+  mutating func register(_ client: Client) {
+    clients[client.id] = client
+  }
+
+  private mutating func record(_ event: Event, into decision: inout Decision) {
+    events.append(event)
+    decision.events.append(event)
+  }
+
+  // MARK: Authorization
+
+  /// The authorization endpoint: validate, then reuse a session that satisfies the request
+  /// (single sign-on, no form) or ask for credentials (rule 3).
+  mutating func authorize(_ request: AuthorizeRequest, _ environment: Environment) -> Decision {
+    guard request.responseType == "code" else {
+      return Decision(action: .errorPage("unsupported response_type"))
+    }
+    guard let clientID = request.clientID, let client = clients[clientID] else {
+      return Decision(action: .errorPage("Client not found."))
+    }
+    guard let redirectURI = request.redirectURI,
+      AuthorizationStateMachine.matches(redirectURI, client.redirectURIs)
+    else {
+      return Decision(action: .errorPage("Invalid parameter: redirect_uri"))
+    }
+    let acr = request.acr.flatMap { $0.isEmpty ? nil : $0 }
+    if let required = profile.requiredACR, acr != required {
+      return Decision(
+        action: .redirectError(
+          redirectURI: redirectURI, error: "invalid_request",
+          description: "acr_values=\(required) is required", state: request.state))
+    }
+    if let method = request.codeChallengeMethod, method != "S256" {
+      return Decision(
+        action: .redirectError(
+          redirectURI: redirectURI, error: "invalid_request", description: "only S256 is supported",
+          state: request.state))
+    }
+    let login = Pending(
+      client: client, redirectURI: redirectURI, state: request.state, nonce: request.nonce,
+      codeChallenge: request.codeChallenge, acr: acr, scope: request.scope ?? "openid",
+      formToken: environment.secret(24), binding: environment.secret(16))
+    let forceLogin = profile.honoursPromptLogin && request.prompt == "login"
+    let session = liveSession(request.identityCookie, now: environment.now)
+    if let session, !forceLogin, satisfies(session, acr: acr, client: client) {
+      var decision = issueCode(login, session: session, environment)
+      decision.notes.append(
+        "authorize: session of \(session.user.username) satisfies \(acr ?? "no acr") for \(client.id); no login form"
+      )
+      return decision
+    }
+    var decision = Decision(action: .errorPage(""))
+    if let session {
+      let map = client.acrLevels.isEmpty ? "empty" : client.acrLevels.description
+      let why =
+        forceLogin
+        ? "prompt=login"
+        : "the session does not satisfy acr \(acr ?? "-") (acr.loa.map of client \(client.id)\(realmFile.map { " in \($0)" } ?? ""): \(map))"
+      decision.notes.append(
+        "authorize: session of \(session.user.username) exists but re-authentication is required: \(why)"
+      )
+    }
+    let tab = environment.token(9)
+    pending[tab] = login
+    let binding = CookieChange(name: profile.bindingCookie, value: login.binding, maxAge: nil)
+    decision.action =
+      profile.formOnAuthorize
+      ? .loginForm(tab: tab, pending: login, error: nil, cookies: [binding])
+      : .interaction(tab: tab, cookies: [binding])
+    return decision
+  }
+
+  /// The interaction page of a pending login (ProConnect).
+  func interaction(tab: String) -> Decision {
+    guard let login = pending[tab] else {
+      return Decision(action: .errorPage("Session expired, please start again."))
+    }
+    return Decision(action: .loginForm(tab: tab, pending: login, error: nil, cookies: []))
+  }
+
+  /// A submitted login form: it must come from the browser the form was issued to, with the
+  /// right credentials; then a session starts and the code goes back to the client.
+  mutating func login(_ submission: LoginSubmission, _ environment: Environment) -> Decision {
+    guard let login = pending[submission.tab] else {
+      return Decision(
+        action: .errorPage("Your login attempt timed out. Login will start from the beginning."))
+    }
+    var decision = Decision(action: .errorPage(""))
+    guard submission.bindingCookie == login.binding, submission.formToken == login.formToken else {
+      record(
+        Event(
+          type: "LOGIN_ERROR", time: environment.now, clientId: login.client.id,
+          error: "invalid_code"), into: &decision)
+      decision.action = .errorPage("Invalid form token: this form was not issued to this browser.")
+      return decision
+    }
+    guard
+      let user = users.first(where: {
+        $0.username == submission.username || $0.email == submission.username
+      }),
+      Digest.constantTimeEqual(Array((user.password ?? "").utf8), Array(submission.password.utf8))
+    else {
+      record(
+        Event(
+          type: "LOGIN_ERROR", time: environment.now, clientId: login.client.id,
+          username: submission.username, error: "invalid_user_credentials"), into: &decision)
+      decision.action = .loginForm(
+        tab: submission.tab, pending: login, error: "Invalid username or password.", cookies: [])
+      return decision
+    }
+    pending[submission.tab] = nil
+    let rememberMe =
+      profile.rememberMe == .always || (rememberMeAllowed && submission.rememberMeTicked)
+    let now = environment.now
+    let level =
+      profile.reusesSessionForAnyACR ? 1 : (login.acr.flatMap { login.client.acrLevels[$0] } ?? 0)
+    let session = Session(
+      id: environment.hex(16), user: user, authTime: now,
+      expires: now.addingTimeInterval(
+        rememberMe ? profile.rememberMeLifetime : profile.sessionLifetime),
+      levelOfAssurance: level, rememberMe: rememberMe)
+    sessions[session.id] = session
+    let cookieValue = environment.secret(32)
+    identityCookies[cookieValue] = session.id
+    record(
+      Event(
+        type: "LOGIN", time: now, clientId: login.client.id, userId: user.username,
+        username: user.username, sessionId: session.id), into: &decision)
+    // Remember-me makes the identity cookie persistent; otherwise it dies with the browser
+    // session — which an iOS auth session does not share (seed 000, Cross-app SSO conditions).
+    let persistent = rememberMe || environment.identityCookieAlwaysPersistent
+    let maxAge = persistent ? session.expires.timeIntervalSince(now) : nil
+    var cookies = [CookieChange(name: profile.identityCookie, value: cookieValue, maxAge: maxAge)]
+    if let mirror = profile.sessionMirrorCookie {
+      cookies.append(
+        CookieChange(name: mirror, value: "\(realm)/\(user.username)/\(session.id)", maxAge: maxAge)
+      )
+    }
+    cookies.append(CookieChange(name: profile.bindingCookie, value: "", maxAge: 0))
+    let issued = issueCode(login, session: session, environment, cookies: cookies)
+    decision.action = issued.action
+    return decision
+  }
+
+  private mutating func issueCode(
+    _ login: Pending, session: Session, _ environment: Environment, cookies: [CookieChange] = []
+  ) -> Decision {
+    let code = environment.secret(32)
+    codes[code] = Grant(
+      client: login.client, redirectURI: login.redirectURI, user: session.user,
+      sessionID: session.id, nonce: login.nonce, codeChallenge: login.codeChallenge,
+      acr: login.acr, authTime: session.authTime,
+      expires: environment.now.addingTimeInterval(60))
+    var parameters: [String: String?] = ["code": code, "state": login.state, "iss": issuer]
+    if profile.sendsSessionState { parameters["session_state"] = session.id }
+    return Decision(
+      action: .authorized(redirectURI: login.redirectURI, parameters: parameters, cookies: cookies))
+  }
+
+  private func satisfies(_ session: Session, acr: String?, client: Client) -> Bool {
+    if profile.reusesSessionForAnyACR { return true }
+    guard let acr else { return true }
+    guard let level = client.acrLevels[acr] else { return false }
+    return session.levelOfAssurance >= level
+  }
+
+  /// The session an identity cookie names, if it is still alive; an expired one is dropped.
+  private mutating func liveSession(_ cookie: String?, now: Date) -> Session? {
+    guard let cookie, let id = identityCookies[cookie], let session = sessions[id] else {
+      return nil
+    }
+    guard session.expires > now else {
+      sessions[id] = nil
+      return nil
+    }
+    return session
+  }
+
+  // MARK: Token, userinfo
+
+  /// The token endpoint (RFC 6749 §4.1.3, RFC 7636 §4.6): an authenticated client redeems a
+  /// code once, before it expires, with the redirect URI and the PKCE verifier it was
+  /// issued for.
+  mutating func token(_ request: TokenRequest, _ environment: Environment) -> Decision {
+    func error(_ code: String, _ description: String, status: Int = 400) -> Decision {
+      Decision(action: .tokenError(code: code, description: description, status: status))
+    }
+    guard let clientID = request.clientID, let client = clients[clientID],
+      let secret = request.clientSecret,
+      Digest.constantTimeEqual(Array(secret.utf8), Array(client.secret.utf8))
+    else {
+      return error("invalid_client", "Invalid client or Invalid client credentials", status: 401)
+    }
+    guard request.grantType == "authorization_code", let code = request.code else {
+      return error("unsupported_grant_type", "only authorization_code is supported")
+    }
+    guard let grant = codes.removeValue(forKey: code) else {
+      return error("invalid_grant", "Code not valid")
+    }
+    guard grant.expires > environment.now else { return error("invalid_grant", "Code expired") }
+    guard grant.client.id == client.id else {
+      return error("invalid_grant", "Code issued to another client")
+    }
+    guard request.redirectURI == grant.redirectURI else {
+      return error("invalid_grant", "Incorrect redirect_uri")
+    }
+    if let challenge = grant.codeChallenge {
+      let verifier = request.codeVerifier ?? ""
+      guard
+        Digest.constantTimeEqual(
+          Array(Digest.pkceChallenge(verifier: verifier).utf8), Array(challenge.utf8))
+      else {
+        return error("invalid_grant", "PKCE verification failed")
+      }
+    }
+    let now = environment.now
+    let seconds = Int(now.timeIntervalSince1970)
+    var claims: [String: TokenClaim] = [
+      "iss": .string(issuer), "sub": .string(grant.user.username), "aud": .string(client.id),
+      "azp": .string(client.id), "exp": .int(seconds + 300), "iat": .int(seconds),
+      "auth_time": .int(Int(grant.authTime.timeIntervalSince1970)),
+      "sid": .string(grant.sessionID), "typ": .string("ID"),
+    ]
+    if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
+    if let acr = grant.acr { claims["acr"] = .string(satisfiesACR(grant) ? acr : "0") }
+    if let email = grant.user.email { claims["email"] = .string(email) }
+    if let given = grant.user.firstName { claims["given_name"] = .string(given) }
+    if let family = grant.user.lastName { claims["family_name"] = .string(family) }
+    let accessToken = environment.secret(32)
+    accessTokens[accessToken] = (grant, now.addingTimeInterval(300))
+    var decision = Decision(
+      action: .tokens(accessToken: accessToken, claims: claims, sessionID: grant.sessionID))
+    record(
+      Event(
+        type: "CODE_TO_TOKEN", time: now, clientId: client.id, userId: grant.user.username,
+        username: grant.user.username, sessionId: grant.sessionID), into: &decision)
+    return decision
+  }
+
+  private func satisfiesACR(_ grant: Grant) -> Bool {
+    guard let acr = grant.acr else { return true }
+    if let required = profile.requiredACR { return acr == required }
+    guard let level = grant.client.acrLevels[acr] else { return false }
+    return (sessions[grant.sessionID]?.levelOfAssurance ?? 0) >= level
+  }
+
+  func userinfo(accessToken: String?, now: Date) -> Decision {
+    guard let accessToken, let (grant, expires) = accessTokens[accessToken], expires > now else {
+      return Decision(action: .invalidToken)
+    }
+    var claims = ["sub": grant.user.username, "preferred_username": grant.user.username]
+    if let email = grant.user.email { claims["email"] = email }
+    if let given = grant.user.firstName { claims["given_name"] = given }
+    if let family = grant.user.lastName { claims["family_name"] = family }
+    return Decision(action: .userinfo(claims))
+  }
+
+  // MARK: Logout
+
+  /// RP-initiated logout: the post-logout URI must be registered for the client the hint or
+  /// `client_id` names; the browser's session ends unless a mutation keeps it (rule 9).
+  mutating func endSession(_ request: EndSessionRequest, _ environment: Environment) -> Decision {
+    var client: Client?
+    if let hint = request.hintAudience {
+      guard let audience = hint else {
+        return Decision(action: .errorPage("Invalid id_token_hint."))
+      }
+      client = clients[audience]
+    } else if let id = request.clientID {
+      client = clients[id]
+    }
+    let target = request.postLogoutRedirectURI
+    if let target,
+      !(client.map {
+        AuthorizationStateMachine.matches(target, $0.postLogoutRedirectURIs + $0.redirectURIs)
+      } ?? false)
+    {
+      return Decision(action: .errorPage("Invalid redirect uri"))
+    }
+    var decision = Decision(action: .loggedOut(redirect: target, state: request.state, cookies: []))
+    if let session = liveSession(request.identityCookie, now: environment.now),
+      !environment.keepsSessionOnLogout
+    {
+      sessions[session.id] = nil
+      identityCookies = identityCookies.filter { $0.value != session.id }
+      record(
+        Event(
+          type: "LOGOUT", time: environment.now, clientId: client?.id,
+          userId: session.user.username, username: session.user.username, sessionId: session.id),
+        into: &decision)
+      var cookies = [CookieChange(name: profile.identityCookie, value: "", maxAge: 0)]
+      if let mirror = profile.sessionMirrorCookie {
+        cookies.append(CookieChange(name: mirror, value: "", maxAge: 0))
+      }
+      decision.action = .loggedOut(redirect: target, state: request.state, cookies: cookies)
+    }
+    return decision
+  }
+
+  /// Whether `uri` matches one of `patterns` (exact, or a prefix ending in `*`: Keycloak's
+  /// wildcard redirect URIs).
+  static func matches(_ uri: String, _ patterns: [String]) -> Bool {
+    patterns.contains { pattern in
+      pattern == "*" || pattern == "+"
+        || (pattern.hasSuffix("*") ? uri.hasPrefix(pattern.dropLast()) : uri == pattern)
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+extension IdentityProviderProfile {
+  /// ProConnect (seed 000, *Authentication architecture* and *Cross-app SSO conditions*):
+  /// `acr_values=eidas1` is required and a live session satisfies it, `prompt=login` is
+  /// ignored, the login page's CSP carries `form-action 'self' *` (which a Chromium browser
+  /// enforces on the redirect chain of the form submission), and every login is remembered.
+  public static let proconnect = IdentityProviderProfile(
+    name: "proconnect", defaultRealm: "proconnect", clientsFromRealmExport: false,
+    paths: { _ in
+      let base = "/api/v2"
+      return Paths(
+        base: base, discovery: base + "/.well-known/openid-configuration",
+        authorize: base + "/authorize", interaction: base + "/interaction/",
+        login: base + "/interaction/login", token: base + "/token", jwks: base + "/jwks",
+        userinfo: base + "/userinfo", endSession: base + "/session/end",
+        events: base + "/_qualify/events")
+    },
+    identityCookie: "_session", bindingCookie: "_interaction", sessionMirrorCookie: nil,
+    requiredACR: "eidas1", announcedACRValues: { _ in ["eidas1"] }, honoursPromptLogin: false,
+    reusesSessionForAnyACR: true, formOnAuthorize: false,
+    // `*` matches network schemes only (CSP3), so a 302 to a custom scheme after the form
+    // submission is blocked: the reason for the backend's hand-off page (rule 4).
+    loginPagePolicy: "default-src 'self'; form-action 'self' *; frame-ancestors 'none'",
+    rememberMe: .always, sessionLifetime: 36_000, rememberMeLifetime: 43_200,
+    sendsSessionState: false,
+    loginAction: { paths, tab, _ in paths.login + "?uid=\(tab)" },
+    heading: { _ in "ProConnect" })
+}

@@ -1,0 +1,86 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// Control lines: `mutate`, `fails at`, `because`, and their platform and channel limits.
+extension ParserState {
+  mutating func parseControlLine(_ line: SourceLine, keyword: String, scenario: inout Scenario) {
+    let head = line.tokens[0]
+    let index = scenario.controls.count - 1
+    switch keyword {
+    case "mutate":
+      guard let nameToken = line.tokens.dropFirst().first else {
+        missing(
+          line, "expected a mutation name",
+          hint: "for example: mutate shell.ignores-transport-policy")
+        return
+      }
+      let names = Vocabulary.mutations.map(\.name)
+      guard let spec = Vocabulary.mutations.first(where: { $0.name == nameToken.text }) else {
+        error(
+          line, nameToken, "unknown mutation '\(nameToken.text)'",
+          hint: suggestion(nameToken.text, names)
+            ?? "`qualify list --vocabulary` lists the mutations")
+        return
+      }
+      guard
+        let arguments = parseArguments(
+          line, line.tokens.dropFirst(2), spec.parameters, scenario: scenario,
+          synopsis: spec.synopsis)
+      else {
+        return
+      }
+      scenario.controls[index].mutations.append(
+        MutationUse(
+          spec: spec, arguments: arguments,
+          text: line.tokens.dropFirst().map(\.text).joined(separator: " "),
+          location: location(line, nameToken)))
+    case "fails":
+      let rest = Array(line.tokens.dropFirst())
+      guard rest.count >= 2, rest[0].text == "at" else {
+        missing(line, "expected 'fails at step N' or 'fails at \"STEP TITLE\"'")
+        return
+      }
+      if rest[1].kind == .string {
+        failsAtTitles.append((index, rest[1].text, rest[1], line))
+        expectEnd(line, after: 3)
+        return
+      }
+      guard rest[1].text == "step", rest.count >= 3 else {
+        error(line, rest[1], "expected 'step N' or a quoted step title")
+        return
+      }
+      guard let n = Int(rest[2].text) else {
+        error(line, rest[2], "'\(rest[2].text)' is not a step number")
+        return
+      }
+      guard (1...max(1, scenario.steps.count)).contains(n) else {
+        error(
+          line, rest[2], "there is no step \(n)",
+          hint:
+            "this scenario has \(scenario.steps.count) step\(scenario.steps.count == 1 ? "" : "s")")
+        return
+      }
+      scenario.controls[index].failsAt = n
+      expectEnd(line, after: 4)
+    case "because":
+      if let text = stringArgument(line, at: 1, what: "the expected failure text") {
+        scenario.controls[index].because = text
+      }
+      expectEnd(line, after: 2)
+    case "platforms":
+      if let platforms = parsePlatforms(line) { scenario.controls[index].platforms = platforms }
+    case "channels":
+      if let channels = parseChannels(line) { scenario.controls[index].channels = channels }
+    case "expect", "on":
+      error(
+        line, head, "'\(keyword)' belongs inside a step, not a control",
+        hint: "controls hold mutate, fails at, because, platforms and channels")
+    default:
+      error(
+        line, head, "unknown statement '\(head.text)' in a control",
+        hint: suggestion(head.text, ParserState.controlKeywords + ["control"])
+          ?? "controls hold: \(ParserState.controlKeywords.joined(separator: ", "))")
+    }
+  }
+}

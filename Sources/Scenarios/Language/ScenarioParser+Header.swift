@@ -1,0 +1,219 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// The header keywords (`about`, `checklist`, `platforms`, …) and the setup lines (`device`, `app`, `user`).
+extension ParserState {
+  mutating func parseHeader(_ line: SourceLine, keyword: String, into scenario: inout Scenario) {
+    let head = line.tokens[0]
+    let rest = Array(line.tokens.dropFirst())
+    switch keyword {
+    case "about":
+      if let text = stringArgument(line, at: 1, what: "the text") { scenario.about.append(text) }
+      expectEnd(line, after: 2)
+    case "checklist", "supports":
+      let items = listWords(line)
+      if items.isEmpty {
+        missing(
+          line, "expected checklist item numbers",
+          hint: "seed 000's release checklist has items 1 to 8")
+      }
+      for token in items {
+        guard let n = Int(token.text), (1...8).contains(n) else {
+          error(
+            line, token, "'\(token.text)' is not a release checklist item",
+            hint: "seed 000's release checklist has items 1 to 8")
+          continue
+        }
+        if keyword == "checklist" {
+          scenario.checklist.append(n)
+        } else {
+          scenario.supports.append(n)
+        }
+      }
+    case "requires":
+      let words = listWords(line)
+      if words.isEmpty {
+        missing(
+          line, "expected a feature",
+          hint:
+            "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      for token in words {
+        guard let feature = AppProfile.Feature(rawValue: token.text) else {
+          error(
+            line, token, "unknown feature '\(token.text)'",
+            hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.rawValue))
+              ?? "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))"
+          )
+          continue
+        }
+        scenario.requires.append(feature)
+      }
+    case "platforms":
+      if let platforms = parsePlatforms(line) { scenario.platforms = platforms }
+    case "channels":
+      if let channels = parseChannels(line) { scenario.channels = channels }
+    case "tags":
+      let tags = listWords(line)
+      if tags.isEmpty { missing(line, "expected at least one tag") }
+      scenario.tags += tags.map(\.text)
+    case "timeout":
+      guard let token = rest.first else {
+        missing(line, "expected a duration", hint: "for example: timeout 5s")
+        return
+      }
+      guard let seconds = Durations.parse(token.text), seconds > 0 else {
+        error(
+          line, token, "'\(token.text)' is not a duration", hint: "write it like 500ms, 5s or 2m")
+        return
+      }
+      scenario.timeout = seconds
+      expectEnd(line, after: 2)
+    case "idp":
+      guard let token = rest.first else {
+        missing(
+          line, "expected an identity provider profile",
+          hint: "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
+        return
+      }
+      guard AppProfile.identityProviders.contains(token.text) else {
+        error(
+          line, token, "unknown identity provider profile '\(token.text)'",
+          hint: suggestion(token.text, AppProfile.identityProviders)
+            ?? "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
+        return
+      }
+      scenario.identityProvider = token.text
+      expectEnd(line, after: 2)
+    case "device":
+      parseDevice(line, into: &scenario)
+    case "app":
+      parseApp(line, into: &scenario)
+    case "user":
+      guard let token = rest.first, token.kind == .word else {
+        missing(
+          line, "expected a user role",
+          hint:
+            "users are roles: \(AppProfile.userRoles.joined(separator: ", ")) (bound to the app's test users)"
+        )
+        return
+      }
+      guard AppProfile.userRoles.contains(token.text) else {
+        error(
+          line, token, "'\(token.text)' is not a user role",
+          hint:
+            "users are roles bound to the app's test users (qualify.json testUsers, or the realm export's users in order): \(AppProfile.userRoles.joined(separator: ", "))"
+        )
+        return
+      }
+      if scenario.users.contains(token.text) {
+        error(line, token, "user '\(token.text)' is already declared")
+      }
+      scenario.users.append(token.text)
+      expectEnd(line, after: 2)
+    case "expect", "on", "mutate", "fails", "because":
+      error(
+        line, head,
+        "'\(keyword)' belongs inside a \(keyword == "expect" || keyword == "on" ? "step" : "control")",
+        hint: keyword == "expect" || keyword == "on"
+          ? "start a step first: step \"TITLE\"" : "start a control first: control \"NAME\"")
+    default:
+      let known =
+        ["scenario", "step", "control"] + ParserState.headerKeywords + ParserState.setupKeywords
+      error(
+        line, head, "unknown statement '\(head.text)'",
+        hint: suggestion(head.text, known)
+          ?? "before the first step a scenario declares: \(known.joined(separator: ", "))")
+    }
+  }
+
+  mutating func parseDevice(_ line: SourceLine, into scenario: inout Scenario) {
+    let tokens = Array(line.tokens.dropFirst())
+    guard let name = tokens.first, name.kind == .word else {
+      missing(line, "expected a device name", hint: "for example: device phone")
+      return
+    }
+    if scenario.devices.contains(where: { $0.name == name.text }) {
+      error(line, name, "device '\(name.text)' is already declared")
+    }
+    var declaration = DeviceDeclaration(
+      name: name.text, browser: nil, hasPlayServices: true, location: location(line, name))
+    var index = 1
+    while index < tokens.count {
+      let token = tokens[index]
+      switch token.text {
+      case "browser":
+        guard index + 1 < tokens.count else {
+          missing(
+            line, "expected a browser kind after 'browser'",
+            hint: "one of: \(Vocabulary.browserKinds.joined(separator: ", "))")
+          return
+        }
+        let kind = tokens[index + 1]
+        if !Vocabulary.browserKinds.contains(kind.text) {
+          error(
+            line, kind, "unknown browser kind '\(kind.text)'",
+            hint: suggestion(kind.text, Vocabulary.browserKinds)
+              ?? "one of: \(Vocabulary.browserKinds.joined(separator: ", "))")
+        }
+        declaration.browser = kind.text
+        index += 2
+      case "without":
+        guard index + 1 < tokens.count, tokens[index + 1].text == "play-services" else {
+          error(line, token, "expected 'without play-services'")
+          return
+        }
+        declaration.hasPlayServices = false
+        index += 2
+      default:
+        error(
+          line, token, "unexpected '\(token.text)' in a device declaration",
+          hint: "a device is declared as: device NAME [browser KIND] [without play-services]")
+        return
+      }
+    }
+    scenario.devices.append(declaration)
+  }
+
+  mutating func parseApp(_ line: SourceLine, into scenario: inout Scenario) {
+    let tokens = Array(line.tokens.dropFirst())
+    guard let name = tokens.first, name.kind == .word else {
+      missing(line, "expected an app name", hint: "for example: app mail on phone")
+      return
+    }
+    guard tokens.count >= 3, tokens[1].text == "on" else {
+      if tokens.count >= 2 {
+        error(line, tokens[1], "expected 'on DEVICE'")
+      } else {
+        missing(line, "expected 'on DEVICE'", hint: "for example: app \(name.text) on phone")
+      }
+      return
+    }
+    let device = tokens[2]
+    if !scenario.devices.contains(where: { $0.name == device.text }) {
+      error(
+        line, device, "unknown device '\(device.text)'",
+        hint: suggestion(device.text, scenario.devices.map(\.name))
+          ?? "declare it first: device \(device.text)")
+    }
+    if scenario.apps.contains(where: { $0.name == name.text })
+      || scenario.devices.contains(where: { $0.name == name.text })
+    {
+      error(line, name, "'\(name.text)' is already declared")
+    }
+    var role = AppDeclaration.Role.underTest
+    if tokens.count > 3 {
+      if tokens.count == 5, tokens[3].text == "as", tokens[4].text == "companion" {
+        role = .companion
+      } else {
+        error(
+          line, tokens[3], "unexpected '\(tokens[3].text)'",
+          hint: "an app is declared as: app NAME on DEVICE [as companion]")
+      }
+    }
+    scenario.apps.append(
+      AppDeclaration(
+        name: name.text, device: device.text, role: role, location: location(line, name)))
+  }
+}

@@ -1,0 +1,76 @@
+import Artifacts
+import Foundation
+import QualifyCore
+
+/// The checks that need the whole scenario: every step expects something, every control names a step that exists.
+extension ParserState {
+  /// An error found after parsing, shown with its line when it has one.
+  func report(_ location: FileLocation, _ message: String, hint: String? = nil) {
+    let text = sourceText[location.line]
+    let length = text.map { max(1, $0.count - max(0, location.column - 1)) } ?? 1
+    diagnostics.emit(.error(at: location, message, hint: hint, sourceLine: text, length: length))
+  }
+
+  mutating func validate(_ scenario: inout Scenario, lastLine: SourceLine?) {
+    let fileStart = FileLocation(file: file, line: 1, column: 1)
+    guard sawScenario else {
+      report(fileStart, "empty scenario file", hint: "start it with: scenario \"TITLE\"")
+      return
+    }
+    for (controlIndex, title, token, line) in failsAtTitles {
+      if let step = scenario.steps.first(where: { $0.title == title }) {
+        scenario.controls[controlIndex].failsAt = step.index
+      } else {
+        error(
+          line, token, "no step is titled \"\(title)\"",
+          hint: suggestion(title, scenario.steps.map(\.title)).map { "did you mean \"\($0)\"?" })
+      }
+    }
+    if scenario.steps.isEmpty {
+      report(fileStart, "the scenario has no steps", hint: "add one: step \"TITLE\"")
+    }
+    for step in scenario.steps where step.lines.isEmpty {
+      report(
+        step.location, "step \(step.index) \"\(step.title)\" is empty",
+        hint: "give it an action and an expectation")
+    }
+    for step in scenario.steps
+    where !step.lines.contains(where: {
+      if case .expectation = $0.kind { return true } else { return false }
+    }) && !step.lines.isEmpty {
+      report(
+        step.location, "step \(step.index) \"\(step.title)\" expects nothing",
+        hint: "a step that cannot fail proves nothing: add an expect line")
+    }
+    if scenario.controls.isEmpty && !scenario.steps.isEmpty {
+      report(
+        lastLine.map { FileLocation(file: file, line: $0.number, column: 1) } ?? fileStart,
+        "the scenario has no negative control",
+        hint:
+          "a check that cannot fail proves nothing: add a control block with a mutation and the step it must fail at"
+      )
+    }
+    for control in scenario.controls {
+      if control.mutations.isEmpty {
+        report(
+          control.location, "control \"\(control.name)\" mutates nothing",
+          hint: "add: mutate MUTATION")
+      }
+      if control.failsAt == 0
+        && !failsAtTitles.contains(where: {
+          scenario.controls[$0.controlIndex].name == control.name
+        })
+      {
+        report(
+          control.location,
+          "control \"\(control.name)\" does not say where the scenario must fail",
+          hint: "add: fails at step N")
+      }
+    }
+    if scenario.apps.filter({ $0.role == .underTest }).isEmpty && !scenario.apps.isEmpty {
+      report(
+        scenario.apps[0].location, "no app under qualification",
+        hint: "declare one app without 'as companion'")
+    }
+  }
+}

@@ -1,0 +1,348 @@
+import Artifacts
+import Foundation
+import QualifyCrypto
+import Testing
+
+@testable import MockStack
+
+/// The IdP's rules (DESIGN.md rules 3 and 9, RFC 6749 and 7636) driven through the state
+/// machine alone: no socket, no HTML, a clock and tokens the test decides.
+@Suite struct AuthorizationStateMachineTests {
+  typealias Machine = AuthorizationStateMachine
+
+  /// Tokens `t1`, `t2`, … and a clock the test moves.
+  final class Fixture {
+    var now = Date(timeIntervalSince1970: 1_800_000_000)
+    var counter = 0
+    var keepsSession = false
+
+    var environment: Machine.Environment {
+      Machine.Environment(
+        now: now, secret: { _ in self.next() }, token: { _ in self.next() },
+        hex: { _ in self.next() }, keepsSessionOnLogout: keepsSession)
+    }
+
+    func next() -> String {
+      counter += 1
+      return "t\(counter)"
+    }
+  }
+
+  static let client = IdentityProvider.Client(
+    id: "rp", secret: "rp-secret", redirectURIs: ["https://rp.test/cb", "https://rp.test/wild/*"],
+    postLogoutRedirectURIs: ["https://rp.test/bye"], acrLevels: ["eidas1": 1])
+
+  static func machine(
+    _ profile: IdentityProviderProfile, acr: [String: Int] = ["eidas1": 1], rememberMe: Bool = true
+  ) -> Machine {
+    var client = client
+    client.acrLevels = acr
+    return Machine(
+      profile: profile, realm: "messages", realmFile: "realm.json",
+      issuer: "https://idp.test/base", realmRememberMe: rememberMe, clients: [client],
+      users: [
+        .init(username: "alice", password: "pw", email: nil, firstName: nil, lastName: nil)
+      ])
+  }
+
+  static func authorize(
+    acr: String? = "eidas1", redirect: String = "https://rp.test/cb", cookie: String? = nil,
+    prompt: String? = nil, method: String? = "S256", client: String = "rp"
+  ) -> Machine.AuthorizeRequest {
+    Machine.AuthorizeRequest(
+      responseType: "code", clientID: client, redirectURI: redirect, acr: acr, state: "s",
+      nonce: "n", codeChallenge: Digest.pkceChallenge(verifier: "verifier"),
+      codeChallengeMethod: method, scope: "openid", prompt: prompt, identityCookie: cookie)
+  }
+
+  /// Logs alice in from a fresh authorize; returns the code and the identity cookie.
+  static func logIn(
+    _ machine: inout Machine, _ fixture: Fixture, rememberMe: Bool = false
+  ) throws -> (code: String, cookie: Machine.CookieChange) {
+    let shown = machine.authorize(authorize(), fixture.environment)
+    let tab: String
+    let pending: Machine.Pending
+    switch shown.action {
+    case .loginForm(let t, let p, _, _): (tab, pending) = (t, p)
+    case .interaction(let t, _):
+      guard case .loginForm(_, let p, _, _) = machine.interaction(tab: t).action else {
+        throw Unexpected(shown.action)
+      }
+      (tab, pending) = (t, p)
+    default: throw Unexpected(shown.action)
+    }
+    let done = machine.login(
+      .init(
+        tab: tab, bindingCookie: pending.binding, formToken: pending.formToken, username: "alice",
+        password: "pw", rememberMeTicked: rememberMe), fixture.environment)
+    guard case .authorized(_, let parameters, let cookies) = done.action,
+      let code = parameters["code"] ?? nil,
+      let identity = cookies.first(where: { $0.name == machine.profile.identityCookie })
+    else { throw Unexpected(done.action) }
+    #expect(done.events.map(\.type) == ["LOGIN"])
+    return (code, identity)
+  }
+
+  struct Unexpected: Error, CustomStringConvertible {
+    var description: String
+    init(_ action: Machine.Action) { description = "unexpected \(action)" }
+  }
+
+  static func isForm(_ action: Machine.Action) -> Bool {
+    switch action {
+    case .loginForm, .interaction: return true
+    default: return false
+    }
+  }
+
+  static func isAuthorized(_ action: Machine.Action) -> Bool {
+    if case .authorized = action { return true }
+    return false
+  }
+
+  // MARK: Authorization (rule 3)
+
+  @Test(arguments: [
+    (IdentityProviderProfile.keycloakDev, true), (IdentityProviderProfile.proconnect, false),
+  ])
+  func withoutASessionTheFormShowsWhereTheProfileShowsIt(
+    profile: IdentityProviderProfile, inline: Bool
+  ) {
+    var machine = Self.machine(profile)
+    let decision = machine.authorize(Self.authorize(), Fixture().environment)
+    switch decision.action {
+    case .loginForm: #expect(inline)
+    case .interaction: #expect(!inline)
+    default: Issue.record("no form: \(decision.action)")
+    }
+  }
+
+  /// Each row: the profile, the client's acr.loa.map, the requested ACR, `prompt`, and
+  /// whether a live session is reused without the form.
+  @Test(
+    arguments: [
+      (IdentityProviderProfile.keycloakDev, ["eidas1": 1], "eidas1", nil, true),
+      (.keycloakDev, [:], "eidas1", nil, false),  // an empty map forces re-authentication
+      (.keycloakDev, ["eidas1": 2], "eidas1", nil, false),  // mapped above the session's level
+      (.keycloakDev, ["eidas1": 1], nil, nil, true),
+      (.keycloakDev, ["eidas1": 1], "eidas1", "login", false),  // prompt=login honoured
+      (.proconnect, [:], "eidas1", nil, true),  // ProConnect reuses its session for eidas1
+      (.proconnect, [:], "eidas1", "login", true),  // and ignores prompt=login
+    ] as [(IdentityProviderProfile, [String: Int], String?, String?, Bool)])
+  func aLiveSessionIsReusedOnlyWhenItSatisfiesTheRequest(
+    profile: IdentityProviderProfile, map: [String: Int], acr: String?, prompt: String?,
+    reused: Bool
+  ) throws {
+    let fixture = Fixture()
+    // The session was opened for an ACR mapped at level 1.
+    var machine = Self.machine(profile, acr: ["eidas1": 1])
+    let (_, cookie) = try Self.logIn(&machine, fixture)
+    machine.register(
+      .init(
+        id: "rp", secret: "rp-secret", redirectURIs: Self.client.redirectURIs,
+        postLogoutRedirectURIs: [], acrLevels: map))
+    let again = machine.authorize(
+      Self.authorize(
+        acr: acr ?? (profile.requiredACR ?? nil), cookie: cookie.value, prompt: prompt),
+      fixture.environment)
+    #expect(Self.isAuthorized(again.action) == reused, "\(again.action)")
+    #expect(Self.isForm(again.action) == !reused)
+    #expect(again.events.isEmpty, "reusing a session records no LOGIN")
+  }
+
+  @Test func proConnectRequiresEidas1AndEveryoneRequiresS256() {
+    var proconnect = Self.machine(.proconnect)
+    guard
+      case .redirectError(_, "invalid_request", let why, "s") = proconnect.authorize(
+        Self.authorize(acr: nil), Fixture().environment
+      ).action
+    else {
+      Issue.record("no error redirect")
+      return
+    }
+    #expect(why.contains("eidas1"))
+    var keycloak = Self.machine(.keycloakDev)
+    guard
+      case .redirectError(_, _, let plain, _) = keycloak.authorize(
+        Self.authorize(method: "plain"), Fixture().environment
+      ).action
+    else {
+      Issue.record("plain PKCE accepted")
+      return
+    }
+    #expect(plain.contains("S256"))
+  }
+
+  @Test(arguments: [
+    ("https://rp.test/cb", true), ("https://rp.test/wild/anything", true),
+    ("https://rp.test/cb/extra", false), ("https://evil.test/cb", false),
+  ])
+  func redirectURIsMatchExactlyOrByTheirWildcard(uri: String, accepted: Bool) {
+    var machine = Self.machine(.keycloakDev)
+    let decision = machine.authorize(Self.authorize(redirect: uri), Fixture().environment)
+    if case .errorPage(let message) = decision.action {
+      #expect(!accepted)
+      #expect(message.contains("redirect_uri"))
+    } else {
+      #expect(accepted)
+    }
+  }
+
+  // MARK: Login
+
+  @Test func aFormSubmittedFromAnotherBrowserOrWithWrongCredentialsIsRefused() {
+    let fixture = Fixture()
+    var machine = Self.machine(.keycloakDev)
+    guard
+      case .loginForm(let tab, let pending, _, _) = machine.authorize(
+        Self.authorize(), fixture.environment
+      ).action
+    else {
+      Issue.record("no form")
+      return
+    }
+    let stolen = machine.login(
+      .init(
+        tab: tab, bindingCookie: "other-browser", formToken: pending.formToken, username: "alice",
+        password: "pw", rememberMeTicked: false), fixture.environment)
+    #expect(stolen.events.map(\.error) == ["invalid_code"])
+    let wrong = machine.login(
+      .init(
+        tab: tab, bindingCookie: pending.binding, formToken: pending.formToken, username: "alice",
+        password: "nope", rememberMeTicked: false), fixture.environment)
+    guard case .loginForm(_, _, let error, _) = wrong.action else {
+      Issue.record("\(wrong.action)")
+      return
+    }
+    #expect(error == "Invalid username or password.")
+    #expect(wrong.events.map(\.error) == ["invalid_user_credentials"])
+  }
+
+  /// Rule 3: "remember me" makes the identity cookie persistent; ProConnect always does.
+  @Test(
+    arguments: [
+      (IdentityProviderProfile.keycloakDev, true, true, true),
+      (.keycloakDev, false, true, false), (.keycloakDev, true, false, false),
+      (.proconnect, false, false, true),
+    ] as [(IdentityProviderProfile, Bool, Bool, Bool)])
+  func theIdentityCookieIsPersistentOnlyWhenRemembered(
+    profile: IdentityProviderProfile, ticked: Bool, realmAllows: Bool, persistent: Bool
+  ) throws {
+    var machine = Self.machine(profile, rememberMe: realmAllows)
+    let (_, cookie) = try Self.logIn(&machine, Fixture(), rememberMe: ticked)
+    #expect((cookie.maxAge != nil) == persistent)
+  }
+
+  // MARK: Token (RFC 6749 §4.1.3, RFC 7636 §4.6)
+
+  static func token(
+    _ code: String, secret: String = "rp-secret", verifier: String = "verifier",
+    redirect: String = "https://rp.test/cb"
+  ) -> Machine.TokenRequest {
+    .init(
+      clientID: "rp", clientSecret: secret, grantType: "authorization_code", code: code,
+      redirectURI: redirect, codeVerifier: verifier)
+  }
+
+  static func tokenError(_ decision: Machine.Decision) -> String? {
+    if case .tokenError(let code, let description, _) = decision.action {
+      return "\(code): \(description)"
+    }
+    return nil
+  }
+
+  @Test func aCodeIsRedeemedOnceByItsClientWithItsVerifier() throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.keycloakDev)
+    let (code, _) = try Self.logIn(&machine, fixture)
+    #expect(
+      Self.tokenError(machine.token(Self.token(code, secret: "wrong"), fixture.environment))
+        == "invalid_client: Invalid client or Invalid client credentials")
+    let redeemed = machine.token(Self.token(code), fixture.environment)
+    guard case .tokens(_, let claims, _) = redeemed.action else {
+      Issue.record("\(redeemed.action)")
+      return
+    }
+    #expect(claims["sub"] == .string("alice"))
+    #expect(claims["acr"] == .string("eidas1"))
+    #expect(claims["nonce"] == .string("n"))
+    #expect(redeemed.events.map(\.type) == ["CODE_TO_TOKEN"])
+    #expect(
+      Self.tokenError(machine.token(Self.token(code), fixture.environment))
+        == "invalid_grant: Code not valid")
+  }
+
+  @Test func aCodeFailsWhenLateWithAnotherRedirectOrWithoutItsVerifier() throws {
+    for (mutate, expected) in [
+      ({ (f: Fixture) in f.now += 61 }, "Code expired"),
+      ({ _ in }, "Incorrect redirect_uri"),
+      ({ _ in }, "PKCE verification failed"),
+    ] as [((Fixture) -> Void, String)] {
+      let fixture = Fixture()
+      var machine = Self.machine(.keycloakDev)
+      let (code, _) = try Self.logIn(&machine, fixture)
+      mutate(fixture)
+      let request =
+        expected == "Incorrect redirect_uri"
+        ? Self.token(code, redirect: "https://rp.test/other")
+        : expected == "PKCE verification failed"
+          ? Self.token(code, verifier: "another") : Self.token(code)
+      #expect(
+        Self.tokenError(machine.token(request, fixture.environment))
+          == "invalid_grant: \(expected)")
+    }
+  }
+
+  // MARK: Logout (rule 9)
+
+  @Test func logoutEndsTheSessionSoTheNextLoginShowsTheForm() throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.proconnect)
+    let (_, cookie) = try Self.logIn(&machine, fixture)
+    let out = machine.endSession(
+      .init(
+        hintAudience: .some("rp"), clientID: nil, postLogoutRedirectURI: "https://rp.test/bye",
+        state: "x", identityCookie: cookie.value), fixture.environment)
+    guard case .loggedOut("https://rp.test/bye", "x", let cookies) = out.action else {
+      Issue.record("\(out.action)")
+      return
+    }
+    #expect(cookies.contains { $0.name == "_session" && $0.maxAge == 0 })
+    #expect(out.events.map(\.type) == ["LOGOUT"])
+    // ProConnect ignores prompt=login: only the torn-down session forces the form.
+    let next = machine.authorize(Self.authorize(cookie: cookie.value), fixture.environment)
+    #expect(Self.isForm(next.action))
+  }
+
+  @Test func aSessionKeptOnLogoutStillSignsTheNextLoginIn() throws {
+    let fixture = Fixture()
+    fixture.keepsSession = true
+    var machine = Self.machine(.proconnect)
+    let (_, cookie) = try Self.logIn(&machine, fixture)
+    _ = machine.endSession(
+      .init(
+        hintAudience: nil, clientID: "rp", postLogoutRedirectURI: nil, state: nil,
+        identityCookie: cookie.value), fixture.environment)
+    #expect(
+      Self.isAuthorized(
+        machine.authorize(Self.authorize(cookie: cookie.value), fixture.environment).action))
+  }
+
+  @Test func logoutRefusesAnUnregisteredTargetAndABadHint() {
+    var machine = Self.machine(.keycloakDev)
+    let fixture = Fixture()
+    for request in [
+      Machine.EndSessionRequest(
+        hintAudience: .some("rp"), clientID: nil, postLogoutRedirectURI: "https://evil.test",
+        state: nil, identityCookie: nil),
+      Machine.EndSessionRequest(
+        hintAudience: .some(nil), clientID: nil, postLogoutRedirectURI: nil, state: nil,
+        identityCookie: nil),
+    ] {
+      guard case .errorPage = machine.endSession(request, fixture.environment).action else {
+        Issue.record("accepted \(request)")
+        return
+      }
+    }
+  }
+}
