@@ -42,40 +42,41 @@ import Testing
   @Test func starMatchesNetworkSchemesOnly() {
     let policy = ["'self'", "*"]
     #expect(
-      BrowserNavigator.allows(
+      NavigationStateMachine.allows(
         policy, "https://messages.example/cb", origin: Origin(url: "https://messages.example/cb"),
         selfOrigin: idp))
     #expect(
-      !BrowserNavigator.allows(policy, "stmessages://auth?token=x", origin: nil, selfOrigin: idp))
+      !NavigationStateMachine.allows(
+        policy, "stmessages://auth?token=x", origin: nil, selfOrigin: idp))
   }
 
   @Test func aSchemeSourceAllowsItsScheme() {
     #expect(
-      BrowserNavigator.allows(
+      NavigationStateMachine.allows(
         ["'self'", "stmessages:"], "stmessages://auth", origin: nil, selfOrigin: idp))
   }
 
   @Test func selfAndHostSources() {
     #expect(
-      BrowserNavigator.allows(
+      NavigationStateMachine.allows(
         ["'self'"], "https://auth.proconnect.example/x", origin: idp, selfOrigin: idp))
     #expect(
-      !BrowserNavigator.allows(
+      !NavigationStateMachine.allows(
         ["'self'"], "https://messages.example/x", origin: Origin(url: "https://messages.example/x"),
         selfOrigin: idp))
     #expect(
-      BrowserNavigator.allows(
+      NavigationStateMachine.allows(
         ["*.example"], "https://messages.example/x",
         origin: Origin(url: "https://messages.example/x"), selfOrigin: idp))
     #expect(
-      !BrowserNavigator.allows(
+      !NavigationStateMachine.allows(
         ["'none'"], "https://auth.proconnect.example/x", origin: idp, selfOrigin: idp))
   }
 
   @Test func formActionIsReadFromTheHeader() {
     #expect(
-      BrowserNavigator.formAction(
+      NavigationStateMachine.formAction(
         "default-src 'self'; form-action 'self' *; frame-ancestors 'none'") == ["'self'", "*"])
-    #expect(BrowserNavigator.formAction("default-src 'self'") == nil)
+    #expect(NavigationStateMachine.formAction("default-src 'self'") == nil)
   }
 }

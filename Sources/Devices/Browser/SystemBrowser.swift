@@ -3,28 +3,6 @@ import Foundation
 import HTTP
 import QualifyCore
 
-/// How an app shows the login and logout flows (DESIGN.md fidelity rule 7).
-public enum BrowserKind: String, Sendable, CaseIterable {
-  /// iOS `ASWebAuthenticationSession`, non-ephemeral: shares Safari's persistent cookies;
-  /// delivers the callback only for a scheme registered in `CFBundleURLTypes`; intercepts
-  /// the scheme even after a 302.
-  case webAuthSession = "web-auth-session"
-  /// iOS `ASWebAuthenticationSession` with `prefersEphemeralWebBrowserSession = true`: an
-  /// empty cookie store that is thrown away.
-  case ephemeralWebAuthSession = "ephemeral-web-auth-session"
-  /// iOS `SFSafariViewController` (the default Browser plugin): a cookie store of the app's
-  /// own, isolated from Safari and the other apps.
-  case safariViewController = "safari-view-controller"
-  /// Android Chrome Custom Tabs: Chrome's cookie store, shared by every app; enforces the
-  /// page's CSP `form-action` on the whole redirect chain of a form submission.
-  case customTabs = "custom-tabs"
-  /// Android without Google Play services: an in-app WebView with isolated cookies.
-  case webView = "webview"
-
-  /// Whether the engine is Chromium, which checks `form-action` on redirects.
-  var enforcesFormActionOnRedirects: Bool { self == .customTabs || self == .webView }
-}
-
 /// The user at the keyboard when a login form shows up.
 public struct Credentials: Sendable {
   public var username: String
@@ -97,17 +75,16 @@ public struct BrowserResult: Sendable {
 
 /// One browser session: a cookie store, an HTTP client, and the rules of its kind.
 ///
-/// It follows every redirect itself (the client never does), so each hop is evidence; it
-/// submits a login form with its hidden inputs kept when it has credentials, follows a
-/// hand-off page's auto-redirect, and hands a custom-scheme navigation to the app only as
-/// its kind allows.
+/// The decisions are `NavigationStateMachine`'s; this is the loop around it that sends each
+/// request (the client never follows a redirect, so each hop is evidence), keeps the session's
+/// cookies and records what happened.
 final class BrowserNavigator {
   let kind: BrowserKind
   let jar: CookieJar
   let client: HTTPClient
   let environment: DeviceEnvironment
   let source: String
-  /// The app's callback scheme and whether the app registered it natively.
+  /// The app's callback scheme and the schemes the apps registered natively.
   let callbackScheme: String?
   let registeredSchemes: [String]
   /// Where the IdP's authorization endpoint is, to know when the flow reached it.
@@ -125,200 +102,81 @@ final class BrowserNavigator {
     self.environment = environment
     self.source = source
     self.callbackScheme = callbackScheme
-    self.registeredSchemes = registeredSchemes.map { $0.lowercased() }
+    self.registeredSchemes = registeredSchemes
     self.authorizeEndpoint = authorizeEndpoint
     self.client = client
   }
 
   /// Navigates from `start` until the flow ends.
   func run(from start: String, credentials: Credentials?) -> BrowserResult {
-    var url = start
-    var method = "GET"
-    var body: [UInt8] = []
-    var contentType: String?
-    var initiator: String? = nil  // the site that initiated the current navigation
-    var formActionPolicy: [String]?  // set while following a form submission's redirects
-    var formPage: Origin?  // the origin of the page whose form was submitted ('self')
-    var hops: [String] = []
-    var formShown = false
-    var submitted = false
-    var authorizeReached = false
-    var fromPage = false
-    var lastPageBody: String?
-
-    func finish(_ end: BrowserResult.End) -> BrowserResult {
-      environment.evidence.append(
-        Evidence(
-          kind: .cookies, source: source,
-          summary: "cookie store after the \(kind.rawValue) session",
-          detail: jar.snapshot(redactor: environment.redactor), time: environment.clock.now))
-      var result = BrowserResult(
-        end: end, hops: hops, formShown: formShown, authorizeReached: authorizeReached)
-      result.deliveredFromPage = fromPage
-      result.kind = kind
-      result.lastPageBody = lastPageBody
-      environment.decision(source, result.summary)
-      return result
+    var machine = NavigationStateMachine(
+      kind: kind, callbackScheme: callbackScheme, registeredSchemes: registeredSchemes,
+      authorizeEndpoint: authorizeEndpoint, stopBeforePath: stopBeforePath,
+      credentials: credentials)
+    var action = machine.start(at: start)
+    var said = 0
+    while true {
+      for note in machine.notes.dropFirst(said) { environment.decision(source, note) }
+      said = machine.notes.count
+      switch action {
+      case .finish(let end):
+        return finish(end, machine)
+      case .send(let request):
+        action = send(request, &machine)
+      }
     }
-
-    for _ in 0..<40 {
-      hops.append(url)
-      guard let target = URLComponents(string: url), let scheme = target.scheme?.lowercased() else {
-        return finish(.failed("not a URL: \(url)"))
-      }
-      if scheme != "http" && scheme != "https" {
-        if let policy = formActionPolicy, kind.enforcesFormActionOnRedirects,
-          !BrowserNavigator.allows(policy, url, origin: nil, selfOrigin: formPage)
-        {
-          let why =
-            "Refused to send form data to '\(url)' because it violates the Content Security Policy directive \"form-action \(policy.joined(separator: " "))\" (the form submission's redirect chain ends on a custom scheme)"
-          return finish(.blocked(why))
-        }
-        return finish(deliver(url, scheme: scheme))
-      }
-      fromPage = false
-      if let endpoint = authorizeEndpoint, url.hasPrefix(endpoint) { authorizeReached = true }
-      if let stop = stopBeforePath, authorizeReached, target.path.hasPrefix(stop) {
-        return finish(.intercepted(url))
-      }
-      if let policy = formActionPolicy, kind.enforcesFormActionOnRedirects,
-        let origin = Origin(url: url),
-        !BrowserNavigator.allows(policy, url, origin: origin, selfOrigin: formPage)
-      {
-        return finish(
-          .blocked(
-            "Refused to send form data to '\(url)': CSP form-action \(policy.joined(separator: " "))"
-          ))
-      }
-      let site = Origin(url: url).map(BrowserNavigator.site)
-      let crossSite = initiator != nil && initiator != site
-      var headers = HTTPHeaders()
-      if let cookie = jar.header(
-        for: url, context: .navigation(crossSite: crossSite, topLevelGET: method == "GET"))
-      {
-        headers.add("Cookie", cookie)
-      }
-      if let contentType { headers.add("Content-Type", contentType) }
-      headers.add("Accept", "text/html,application/xhtml+xml")
-      let exchange = client.send(
-        ClientRequest(method: method, url: url, headers: headers, body: body))
-      environment.evidence.append(
-        Evidence(
-          kind: .navigation, source: source,
-          summary: environment.redactor.redact(navigationSummary(method, url, exchange)),
-          detail: exchange.evidence(
-            source: source, redactor: environment.redactor, time: environment.clock.now
-          ).detail,
-          time: environment.clock.now))
-      guard let response = exchange.response else {
-        return finish(.failed(exchange.error?.message ?? "no response from \(url)"))
-      }
-      jar.store(response.headers.values("Set-Cookie"), from: url)
-      if response.isRedirect, let location = response.headers["Location"] {
-        url = BrowserNavigator.resolve(location, against: url)
-        if response.status != 307 && response.status != 308 {
-          method = "GET"
-          body = []
-          contentType = nil
-        }
-        continue
-      }
-      // A page: the redirect chain of any form submission ends here.
-      initiator = site
-      formActionPolicy = nil
-      let page = HTMLPage(html: response.bodyText)
-      if response.status == 200, let form = page.loginForm {
-        formShown = true
-        if submitted { return finish(.loginRejected(url)) }
-        guard let credentials else { return finish(.loginForm(url)) }
-        submitted = true
-        var fields: [(String, String)] = []
-        var filledUser = false
-        for input in form.inputs {
-          switch input.type {
-          case "password": fields.append((input.name, credentials.password))
-          case "checkbox":
-            if input.name.lowercased().contains("remember") && credentials.rememberMe {
-              fields.append((input.name, "on"))
-            }
-          case "submit": fields.append((input.name, input.value))
-          case "text", "email":
-            if !filledUser {
-              fields.append((input.name, credentials.username))
-              filledUser = true
-            } else {
-              fields.append((input.name, input.value))
-            }
-          default: fields.append((input.name, input.value))
-          }
-        }
-        environment.decision(
-          source,
-          "the user types \(credentials.username)'s credentials\(credentials.rememberMe ? ", ticks remember me" : "") and submits the login form"
-        )
-        formActionPolicy = BrowserNavigator.formAction(response.headers["Content-Security-Policy"])
-        formPage = Origin(url: url)
-        method = form.method == "post" ? "POST" : "GET"
-        let encoded = Query.encode(fields)
-        let action = BrowserNavigator.resolve(form.action ?? url, against: url)
-        if method == "POST" {
-          url = action
-          body = Array(encoded.utf8)
-          contentType = "application/x-www-form-urlencoded"
-        } else {
-          url = action + (action.contains("?") ? "&" : "?") + encoded
-        }
-        continue
-      }
-      if response.status == 200,
-        let next = page.refresh
-          ?? page.links.first(where: { !$0.hasPrefix("http") && $0.contains("://") })
-      {
-        // A hand-off page: its auto-redirect (or the "open the app" link) starts a new
-        // navigation from the backend's own page, outside any form submission.
-        url = BrowserNavigator.resolve(next, against: url)
-        method = "GET"
-        body = []
-        contentType = nil
-        fromPage = true
-        continue
-      }
-      lastPageBody = response.bodyText
-      return finish(.page(url, response.status))
-    }
-    return finish(.failed("too many redirects"))
   }
 
-  /// Hands a custom-scheme URL to the app, as the browser kind allows (rule 7).
-  private func deliver(_ url: String, scheme: String) -> BrowserResult.End {
-    let registered = registeredSchemes.contains(scheme)
-    switch kind {
-    case .webAuthSession:
-      guard scheme == callbackScheme?.lowercased() else {
-        return .undeliverable("\(scheme):// is not the session's callback scheme")
-      }
-      guard registered else {
-        return .undeliverable(
-          "ASWebAuthenticationSession (non-ephemeral) only delivers a callback scheme registered in CFBundleURLTypes; \(scheme) is not"
-        )
-      }
-      return .delivered(url)
-    case .ephemeralWebAuthSession:
-      guard scheme == callbackScheme?.lowercased() else {
-        return .undeliverable("\(scheme):// is not the session's callback scheme")
-      }
-      return .delivered(url)
-    case .safariViewController:
-      return registered
-        ? .delivered(url) : .undeliverable("Safari cannot open \(scheme):// (no app registered it)")
-    case .customTabs:
-      return registered
-        ? .delivered(url)
-        : .undeliverable("no activity handles the intent for \(scheme):// (no intent-filter)")
-    case .webView:
-      return scheme == callbackScheme?.lowercased() || registered
-        ? .delivered(url) : .undeliverable("the WebView cannot open \(scheme)://")
+  private func send(
+    _ request: NavigationStateMachine.Request, _ machine: inout NavigationStateMachine
+  ) -> NavigationStateMachine.Action {
+    var headers = HTTPHeaders()
+    if let cookie = jar.header(
+      for: request.url,
+      context: .navigation(crossSite: request.crossSite, topLevelGET: request.method == "GET"))
+    {
+      headers.add("Cookie", cookie)
     }
+    if let contentType = request.contentType { headers.add("Content-Type", contentType) }
+    headers.add("Accept", "text/html,application/xhtml+xml")
+    let exchange = client.send(
+      ClientRequest(method: request.method, url: request.url, headers: headers, body: request.body))
+    environment.evidence.append(
+      Evidence(
+        kind: .navigation, source: source,
+        summary: environment.redactor.redact(
+          navigationSummary(request.method, request.url, exchange)),
+        detail: exchange.evidence(
+          source: source, redactor: environment.redactor, time: environment.clock.now
+        ).detail,
+        time: environment.clock.now))
+    guard let response = exchange.response else {
+      return machine.failed(exchange.error?.message ?? "no response from \(request.url)")
+    }
+    jar.store(response.headers.values("Set-Cookie"), from: request.url)
+    return machine.received(
+      NavigationStateMachine.Response(
+        status: response.status, location: response.headers["Location"],
+        contentSecurityPolicy: response.headers["Content-Security-Policy"],
+        body: response.bodyText))
+  }
+
+  private func finish(_ end: BrowserResult.End, _ machine: NavigationStateMachine)
+    -> BrowserResult
+  {
+    environment.evidence.append(
+      Evidence(
+        kind: .cookies, source: source,
+        summary: "cookie store after the \(kind.rawValue) session",
+        detail: jar.snapshot(redactor: environment.redactor), time: environment.clock.now))
+    var result = BrowserResult(
+      end: end, hops: machine.hops, formShown: machine.formShown,
+      authorizeReached: machine.authorizeReached)
+    result.deliveredFromPage = machine.deliveredFromPage
+    result.kind = kind
+    result.lastPageBody = machine.lastPageBody
+    environment.decision(source, result.summary)
+    return result
   }
 
   private func navigationSummary(_ method: String, _ url: String, _ exchange: HTTPExchange)
@@ -330,59 +188,11 @@ final class BrowserNavigator {
     var out = "\(method) \(url) → \(response.status)"
     if let location = response.headers["Location"] { out += " → \(location)" }
     // Only form-action matters to a login redirect; the mocks' blanket page policy is noise.
-    if let sources = Self.formAction(response.headers["Content-Security-Policy"]) {
+    if let sources = NavigationStateMachine.formAction(response.headers["Content-Security-Policy"])
+    {
       out += " [CSP form-action \(sources.joined(separator: " "))]"
     }
     return out
-  }
-
-  /// The sources of the `form-action` directive of a CSP header, nil when it has none.
-  static func formAction(_ csp: String?) -> [String]? {
-    guard let csp else { return nil }
-    for directive in csp.split(separator: ";") {
-      let parts = directive.split(separator: " ").map(String.init)
-      if parts.first?.lowercased() == "form-action" { return Array(parts.dropFirst()) }
-    }
-    return nil
-  }
-
-  /// Whether a `form-action` source list allows navigating to `url` (CSP3 source matching:
-  /// `*` and host sources match network schemes only).
-  static func allows(_ sources: [String], _ url: String, origin: Origin?, selfOrigin: Origin?)
-    -> Bool
-  {
-    let scheme = (URLComponents(string: url)?.scheme ?? "").lowercased()
-    for source in sources {
-      let lowered = source.lowercased()
-      if lowered == "'none'" { return false }
-      if lowered.hasSuffix(":") && !lowered.contains("/") {
-        if lowered.dropLast() == scheme { return true }
-        continue
-      }
-      guard let origin else { continue }  // Every remaining source form needs a network URL.
-      if lowered == "*" { return true }
-      if lowered == "'self'" {
-        if origin == selfOrigin { return true }
-        continue
-      }
-      let host = lowered.replacingOccurrences(of: "https://", with: "").replacingOccurrences(
-        of: "http://", with: "")
-      if host.hasPrefix("*.") ? origin.host.hasSuffix(host.dropFirst()) : origin.host == host {
-        return true
-      }
-    }
-    return false
-  }
-
-  /// The registrable domain, approximated by the last two labels.
-  static func site(_ origin: Origin) -> String {
-    if origin.isIPLiteral || !origin.host.contains(".") { return origin.host }
-    return origin.host.split(separator: ".").suffix(2).joined(separator: ".")
-  }
-
-  static func resolve(_ location: String, against base: String) -> String {
-    if location.contains("://") || location.hasPrefix("mailto:") { return location }
-    return URL(string: location, relativeTo: URL(string: base))?.absoluteString ?? location
   }
 }
 

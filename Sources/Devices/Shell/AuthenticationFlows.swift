@@ -29,18 +29,18 @@ extension App {
   {
     let kind = browserKind
     let jar: CookieJar
-    switch kind {
-    case .webAuthSession:
+    switch kind.cookieStore {
+    case .devicePersistentCookies:
       // Shares Safari's persistent cookies; session cookies stay in this session.
       jar = CookieJar(clock: device.environment.clock)
       jar.insert(device.systemCookies.all.filter(\.isPersistent))
-    case .ephemeralWebAuthSession:
+    case .fresh:
       jar = CookieJar(clock: device.environment.clock)
-    case .safariViewController:
+    case .appBrowser:
       jar = inAppBrowserCookies
-    case .customTabs:
+    case .device:
       jar = device.systemCookies
-    case .webView:
+    case .appWebView:
       jar = webViewCookies
     }
     let navigator = BrowserNavigator(
@@ -54,12 +54,12 @@ extension App {
       "\(device.platform.rawValue)/\(name)", "opens \(url) in \(kind.rawValue)",
       detail: "cookies at start:\n" + jar.snapshot(redactor: device.environment.redactor))
     let result = navigator.run(from: url, credentials: credentials)
-    switch kind {
-    case .webAuthSession:
+    switch kind.cookieStore {
+    case .devicePersistentCookies:
       device.systemCookies.insert(jar.all.filter(\.isPersistent))
-    case .safariViewController:
+    case .appBrowser:
       jar.removeSessionCookies()
-    default:
+    case .fresh, .device, .appWebView:
       break
     }
     return result

@@ -46,25 +46,40 @@ public final class OTAUpdater {
   public static let failedVersionsKey = "ota_failed_versions"
 
   unowned let app: App
-  /// The builtin bundle's version: the stamped `CapacitorUpdater.version`, or `builtin`.
-  public let builtin: String
-  public private(set) var current: String
-  private var lastGood: String
+  /// The update decisions; this class sends the requests, verifies bundles and keeps the
+  /// failed-boot mirror in the app's local storage.
+  private var machine: UpdaterStateMachine
   private var bundles: [String: ZipArchive] = [:]
-  private var unconfirmed: String?
-  /// The plugin's "last failed update", cleared when read.
-  private var failedRecord: String?
+  /// Notes of the machine already written to the evidence.
+  private var said = 0
 
   init(app: App) {
     self.app = app
-    builtin = app.build.capacitor.updaterVersion?.value ?? "builtin"
-    current = builtin
-    lastGood = builtin
+    let behaviours = app.behaviours
+    machine = UpdaterStateMachine(
+      builtin: app.build.capacitor.updaterVersion?.value ?? "builtin",
+      behaviours: .init(
+        skipsDowngradeGuard: behaviours.updaterSkipsDowngradeGuard,
+        forgetsFailedBoots: behaviours.updaterForgetsFailedBoots,
+        recordsTransientFailures: behaviours.updaterRecordsTransientFailures,
+        ignoresDevServer: behaviours.updaterIgnoresDevServer,
+        rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin))
   }
+
+  /// The builtin bundle's version: the stamped `CapacitorUpdater.version`, or `builtin`.
+  public var builtin: String { machine.builtin }
+  public var current: String { machine.current }
 
   private var source: String { "\(app.device.platform.rawValue)/\(app.name) updater" }
 
+  /// Writes what the machine said since the last time.
+  private func flushNotes() {
+    for note in machine.notes.dropFirst(said) { app.device.environment.decision(source, note) }
+    said = machine.notes.count
+  }
+
   private func note(_ summary: String) {
+    flushNotes()
     app.device.environment.decision(source, summary)
   }
 
@@ -73,18 +88,10 @@ public final class OTAUpdater {
     bundles[current]?.entry("index.html").map { String(decoding: $0.data, as: UTF8.self) }
   }
 
-  /// Plugin start-up: a bundle that never confirmed its boot is rolled back to the last good
-  /// bundle (or the builtin), and recorded as the last failed update.
+  /// Plugin start-up: a bundle that never confirmed its boot is rolled back.
   func pluginStart() {
-    guard let version = unconfirmed else { return }
-    unconfirmed = nil
-    // Capgo rolls back to "the previously successful version (or built-in bundle)".
-    current = app.behaviours.updaterRollsBackToBuiltin ? builtin : lastGood
-    lastGood = current
-    failedRecord = version
-    note(
-      "rolled back: \(version) never called notifyAppReady(); running \(current) again and recording \(version) as the last failed update"
-    )
+    machine.pluginStart()
+    flushNotes()
   }
 
   /// Whether the running bundle crashes before `notifyAppReady()`.
@@ -92,16 +99,13 @@ public final class OTAUpdater {
 
   /// `notifyAppReady()`: the running bundle booted.
   func notifyAppReady() {
-    if unconfirmed == current { unconfirmed = nil }
-    lastGood = current
+    machine.notifyAppReady()
   }
 
   /// `CapacitorUpdater.reset()`: back to the builtin bundle, which always boots.
   public func reset() {
-    current = builtin
-    lastGood = builtin
-    unconfirmed = nil
-    note("reset to the builtin bundle \(builtin)")
+    machine.reset()
+    flushNotes()
   }
 
   /// The versions ota.ts refuses to re-apply, mirrored from the plugin's record.
@@ -112,122 +116,98 @@ public final class OTAUpdater {
     return list
   }
 
-  private func remember(failed version: String) {
-    var list = failedVersions
-    if !list.contains(version) { list.append(version) }
-    let data = (try? JSONSerialization.data(withJSONObject: list)) ?? Data("[]".utf8)
-    app.localStorage[OTAUpdater.failedVersionsKey] = String(decoding: data, as: UTF8.self)
+  /// `checkAndApplyOtaUpdate()` (seed 000): the machine decides, this sends and verifies.
+  public func check() -> Decision {
+    let build = app.build
+    let baked = build.capacitor.updaterPublicKey?.value
+    let verifies = !app.behaviours.updaterSkipsVerification
+    machine.restoreFailedVersions(failedVersions)
+    var action = machine.beginCheck(
+      .init(
+        servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
+        hasPublicKey: baked != nil && (build.frontend.otaPublicKey != nil || !verifies)))
+    var manifest: Manifest?
+    while true {
+      switch action {
+      case .fetchConfig:
+        guard case .sent(let exchange) = app.fetchConfig(),
+          let config = exchange.response?.jsonObject as? [String: Any]
+        else {
+          action = machine.configRead(nil)
+          continue
+        }
+        action = machine.configRead(.some(config["MOBILE_OTA_MANIFEST_URL"] as? String))
+      case .fetchManifest(let url):
+        guard case .sent(let exchange) = app.native.send(ClientRequest(url: url)),
+          let response = exchange.response
+        else {
+          action = machine.manifestRead(status: nil, manifest: nil)
+          continue
+        }
+        manifest = try? Manifest.parse(response.body, source: url)
+        action = machine.manifestRead(status: response.status, manifest: manifest)
+      case .download(let url, let version):
+        guard case .sent(let download) = app.native.send(ClientRequest(url: url)),
+          let bundle = download.response, bundle.status == 200, let manifest, let baked
+        else {
+          action = machine.downloaded(.failed)
+          continue
+        }
+        action = machine.downloaded(
+          verify(bundle.body, manifest: manifest, publicKey: baked, as: version))
+      case .decided(let decision):
+        persistFailedVersions()
+        flushNotes()
+        if case .applied = decision, !crashesOnBoot {
+          // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
+          notifyAppReady()
+        }
+        return decision
+      }
+    }
   }
 
-  /// `checkAndApplyOtaUpdate()` (seed 000): mirror the failed-boot record, resolve the
-  /// manifest URL through `/config`, apply the manifest only if it is genuinely newer, never
-  /// a failed boot, and only once downloaded and verified with the baked public key.
-  public func check() -> Decision {
+  /// Verifies and unpacks a downloaded bundle as the plugin does (or as a mutated updater
+  /// that skips a check does), keeping it for `set()`.
+  private func verify(
+    _ body: [UInt8], manifest: Manifest, publicKey baked: String, as version: String
+  )
+    -> UpdaterStateMachine.Download
+  {
     let behaviours = app.behaviours
-    if let failed = failedRecord {
-      failedRecord = nil  // The record clears itself when read.
-      if !behaviours.updaterForgetsFailedBoots { remember(failed: failed) }
-    }
-    let build = app.build
-    if build.frontend.isDevBuild && build.capacitor.serverURL != nil
-      && !behaviours.updaterIgnoresDevServer
-    {
-      return decide(
-        .disabled(
-          "a dev server URL is baked in: the startup OTA check is skipped during hot reload"))
-    }
-    guard let baked = build.capacitor.updaterPublicKey?.value,
-      build.frontend.otaPublicKey != nil || behaviours.updaterSkipsVerification
-    else {
-      return decide(
-        .disabled(
-          "the build embeds no OTA public key (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64): ota.ts refuses every manifest"
-        ))
-    }
-    guard case .sent(let configExchange) = app.fetchConfig(),
-      let config = configExchange.response?.jsonObject as? [String: Any]
-    else {
-      return decide(.failed("the backend's /config could not be read"))
-    }
-    guard let manifestURL = config["MOBILE_OTA_MANIFEST_URL"] as? String, !manifestURL.isEmpty
-    else {
-      return decide(.disabled("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
-    }
-    guard case .sent(let manifestExchange) = app.native.send(ClientRequest(url: manifestURL)),
-      let manifestResponse = manifestExchange.response
-    else {
-      return decide(.failed("the manifest \(manifestURL) is unreachable"))
-    }
-    guard manifestResponse.status == 200,
-      let manifest = try? Manifest.parse(manifestResponse.body, source: manifestURL)
-    else {
-      return decide(
-        .skipped("no manifest published at \(manifestURL) (\(manifestResponse.status))"))
-    }
-    let version = manifest.version
-    if version == current {
-      let stamp =
-        current == builtin && builtin != "builtin"
-        ? " (the builtin is stamped with the same commit)" : ""
-      return decide(.skipped("the manifest's \(version) is the running bundle\(stamp)"))
-    }
-    let ordering = BundleVersion(version).isUpdate(over: BundleVersion(current))
-    if !ordering.applies && !behaviours.updaterSkipsDowngradeGuard {
-      return decide(.refused("\(version) refused: \(ordering.rule)"))
-    }
-    if failedVersions.contains(version) {
-      return decide(.refused("\(version) refused: recorded as a failed boot, never re-applied"))
-    }
-    let bundleURL = Manifest.resolve(manifest.url, against: manifestURL)
-    guard case .sent(let download) = app.native.send(ClientRequest(url: bundleURL)),
-      let bundle = download.response,
-      bundle.status == 200
-    else {
-      if behaviours.updaterRecordsTransientFailures { remember(failed: version) }
-      return decide(
-        .failed("downloading \(version) failed (transient): not recorded, the next check retries"))
-    }
     if behaviours.updaterSkipsVerification {
       // Decrypts with whatever session key the manifest gives, never compares the checksum;
       // unpacking still refuses an entry outside the bundle's folder.
-      guard
-        let zip = OTAUpdater.decryptUnverified(bundle.body, manifest: manifest, publicKey: baked)
+      guard let zip = OTAUpdater.decryptUnverified(body, manifest: manifest, publicKey: baked)
       else {
-        return decide(.refused("\(version) refused: the download does not decrypt to a zip"))
+        return .refused("the download does not decrypt to a zip")
       }
       do {
         bundles[version] = try unpack(zip)
       } catch {
-        return decide(
-          .refused("\(version) refused: \(error.description) [\(error.reason.rawValue)]"))
+        return .refused("\(error.description) [\(error.reason.rawValue)]")
       }
-    } else {
-      do {
-        let key = try CapgoBundle.key(base64: baked, isPrivate: false)
-        let zip = try CapgoBundle.open(
-          encrypted: bundle.body, checksum: manifest.checksum, sessionKey: manifest.sessionKey,
-          publicKey: key)
-        bundles[version] =
-          try behaviours.updaterUnpacksAnyPath
-          ? ZipArchive(bytes: zip) : CapgoBundle.validate(zip: zip)
-        if let escaping = bundles[version]?.entries.first(where: {
-          !CapgoBundle.isContained($0.name)
-        }) {
-          note("unpacked \(escaping.name) outside the bundle's folder")
-        }
-      } catch let refusal as CapgoBundle.Refusal {
-        return decide(
-          .refused("\(version) refused: \(refusal.description) [\(refusal.reason.rawValue)]"))
-      } catch {
-        return decide(.refused("\(version) refused: the baked public key does not parse: \(error)"))
-      }
+      return .verified
     }
-    current = version
-    unconfirmed = version
-    note("set(\(version)): the WebView reloads on the new bundle")
-    // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
-    if !crashesOnBoot { notifyAppReady() }
-    return decide(.applied(version))
+    do {
+      let key = try CapgoBundle.key(base64: baked, isPrivate: false)
+      let zip = try CapgoBundle.open(
+        encrypted: body, checksum: manifest.checksum, sessionKey: manifest.sessionKey,
+        publicKey: key)
+      bundles[version] =
+        try behaviours.updaterUnpacksAnyPath
+        ? ZipArchive(bytes: zip) : CapgoBundle.validate(zip: zip)
+      if let escaping = bundles[version]?.entries.first(where: {
+        !CapgoBundle.isContained($0.name)
+      }) {
+        note("unpacked \(escaping.name) outside the bundle's folder")
+      }
+      return .verified
+    } catch let refusal as CapgoBundle.Refusal {
+      return .refused("\(refusal.description) [\(refusal.reason.rawValue)]")
+    } catch {
+      return .refused("the baked public key does not parse: \(error)")
+    }
   }
 
   /// Unpacks a zip the unverifying updater took: the path check still applies unless that
@@ -239,9 +219,11 @@ public final class OTAUpdater {
     return try CapgoBundle.unpackable(zip: zip)
   }
 
-  private func decide(_ decision: Decision) -> Decision {
-    note("update check: \(decision.label): \(decision.reason)")
-    return decision
+  private func persistFailedVersions() {
+    let list = machine.failedVersions
+    guard list != failedVersions else { return }
+    let data = (try? JSONSerialization.data(withJSONObject: list)) ?? Data("[]".utf8)
+    app.localStorage[OTAUpdater.failedVersionsKey] = String(decoding: data, as: UTF8.self)
   }
 }
 

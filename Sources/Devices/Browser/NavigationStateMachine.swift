@@ -1,0 +1,267 @@
+import Foundation
+import HTTP
+import QualifyCore
+
+/// One browser session's navigation, with no I/O: follows redirects itself, submits a login
+/// form with its hidden inputs, follows a hand-off page's auto-redirect, checks `form-action`
+/// where the browser kind does, and decides which custom-scheme navigation reaches an app.
+///
+/// `start` and `received` return what to do next: a request to send, or the end of the
+/// session. `BrowserNavigator` is the loop around it that sends the requests, keeps the
+/// cookies and writes the evidence (rule 7).
+struct NavigationStateMachine {
+  /// A request to send, with what its cookies depend on (`SameSite`).
+  struct Request: Sendable, Equatable {
+    var method: String
+    var url: String
+    var body: [UInt8]
+    var contentType: String?
+    /// Whether the navigation was initiated from another site.
+    var crossSite: Bool
+  }
+
+  /// What came back, as far as navigation goes.
+  struct Response: Sendable {
+    var status: Int
+    var location: String?
+    var contentSecurityPolicy: String?
+    var body: String
+  }
+
+  enum Action: Sendable, Equatable {
+    case send(Request)
+    case finish(BrowserResult.End)
+  }
+
+  let kind: BrowserKind
+  let callbackScheme: String?
+  let registeredSchemes: [String]
+  let authorizeEndpoint: String?
+  /// A path the flow stops before requesting, once past the authorization endpoint.
+  let stopBeforePath: String?
+  let credentials: Credentials?
+
+  /// Decisions worth saying in the evidence (the user typing credentials).
+  private(set) var notes: [String] = []
+  private(set) var hops: [String] = []
+  private(set) var formShown = false
+  private(set) var authorizeReached = false
+  /// Whether the custom-scheme navigation left from a page rather than from a redirect.
+  private(set) var deliveredFromPage = false
+  private(set) var lastPageBody: String?
+
+  private var url = ""
+  private var method = "GET"
+  private var body: [UInt8] = []
+  private var contentType: String?
+  /// The site that initiated the current navigation.
+  private var initiator: String?
+  /// Set while following a form submission's redirects.
+  private var formActionPolicy: [String]?
+  /// The origin of the page whose form was submitted (`'self'`).
+  private var formPage: Origin?
+  private var submitted = false
+
+  /// Redirects and pages followed before giving up, as browsers do (Chromium stops at 20
+  /// redirects; a login adds a form and a hand-off page).
+  static let maximumHops = 40
+
+  init(
+    kind: BrowserKind, callbackScheme: String?, registeredSchemes: [String],
+    authorizeEndpoint: String?, stopBeforePath: String? = nil, credentials: Credentials?
+  ) {
+    self.kind = kind
+    self.callbackScheme = callbackScheme
+    self.registeredSchemes = registeredSchemes.map { $0.lowercased() }
+    self.authorizeEndpoint = authorizeEndpoint
+    self.stopBeforePath = stopBeforePath
+    self.credentials = credentials
+  }
+
+  mutating func start(at start: String) -> Action {
+    url = start
+    return navigate()
+  }
+
+  /// The current navigation failed on the network.
+  mutating func failed(_ message: String) -> Action {
+    .finish(.failed(message))
+  }
+
+  /// The response to the current request.
+  mutating func received(_ response: Response) -> Action {
+    if [301, 302, 303, 307, 308].contains(response.status), let location = response.location {
+      url = NavigationStateMachine.resolve(location, against: url)
+      if response.status != 307 && response.status != 308 {
+        method = "GET"
+        body = []
+        contentType = nil
+      }
+      return navigate()
+    }
+    // A page: the redirect chain of any form submission ends here.
+    initiator = Origin(url: url).map(NavigationStateMachine.site)
+    formActionPolicy = nil
+    let page = HTMLPage(html: response.body)
+    if response.status == 200, let form = page.loginForm {
+      formShown = true
+      if submitted { return .finish(.loginRejected(url)) }
+      guard let credentials else { return .finish(.loginForm(url)) }
+      submitted = true
+      notes.append(
+        "the user types \(credentials.username)'s credentials\(credentials.rememberMe ? ", ticks remember me" : "") and submits the login form"
+      )
+      formActionPolicy = NavigationStateMachine.formAction(response.contentSecurityPolicy)
+      formPage = Origin(url: url)
+      method = form.method == "post" ? "POST" : "GET"
+      let encoded = Query.encode(NavigationStateMachine.fill(form, with: credentials))
+      let action = NavigationStateMachine.resolve(form.action ?? url, against: url)
+      if method == "POST" {
+        url = action
+        body = Array(encoded.utf8)
+        contentType = "application/x-www-form-urlencoded"
+      } else {
+        url = action + (action.contains("?") ? "&" : "?") + encoded
+      }
+      return navigate()
+    }
+    if response.status == 200,
+      let next = page.refresh
+        ?? page.links.first(where: { !$0.hasPrefix("http") && $0.contains("://") })
+    {
+      // A hand-off page: its auto-redirect (or the "open the app" link) starts a new
+      // navigation from the backend's own page, outside any form submission.
+      url = NavigationStateMachine.resolve(next, against: url)
+      method = "GET"
+      body = []
+      contentType = nil
+      return navigate(fromPage: true)
+    }
+    lastPageBody = response.body
+    return .finish(.page(url, response.status))
+  }
+
+  /// Decides what the navigation to `url` is: a request, a delivery to an app, a block.
+  private mutating func navigate(fromPage: Bool = false) -> Action {
+    guard hops.count < NavigationStateMachine.maximumHops else {
+      return .finish(.failed("too many redirects"))
+    }
+    hops.append(url)
+    deliveredFromPage = fromPage
+    guard let target = URLComponents(string: url), let scheme = target.scheme?.lowercased() else {
+      return .finish(.failed("not a URL: \(url)"))
+    }
+    if scheme != "http" && scheme != "https" {
+      if let policy = formActionPolicy, kind.enforcesFormActionOnRedirects,
+        !NavigationStateMachine.allows(policy, url, origin: nil, selfOrigin: formPage)
+      {
+        return .finish(
+          .blocked(
+            "Refused to send form data to '\(url)' because it violates the Content Security Policy directive \"form-action \(policy.joined(separator: " "))\" (the form submission's redirect chain ends on a custom scheme)"
+          ))
+      }
+      if let refusal = kind.delivers(
+        scheme, callbackScheme: callbackScheme, registered: registeredSchemes.contains(scheme))
+      {
+        return .finish(.undeliverable(refusal))
+      }
+      return .finish(.delivered(url))
+    }
+    deliveredFromPage = false
+    if let endpoint = authorizeEndpoint, url.hasPrefix(endpoint) { authorizeReached = true }
+    if let stop = stopBeforePath, authorizeReached, target.path.hasPrefix(stop) {
+      return .finish(.intercepted(url))
+    }
+    if let policy = formActionPolicy, kind.enforcesFormActionOnRedirects,
+      let origin = Origin(url: url),
+      !NavigationStateMachine.allows(policy, url, origin: origin, selfOrigin: formPage)
+    {
+      return .finish(
+        .blocked(
+          "Refused to send form data to '\(url)': CSP form-action \(policy.joined(separator: " "))"
+        ))
+    }
+    let site = Origin(url: url).map(NavigationStateMachine.site)
+    return .send(
+      Request(
+        method: method, url: url, body: body, contentType: contentType,
+        crossSite: initiator != nil && initiator != site))
+  }
+
+  /// The fields a user submits: the first text field gets the username, the password field
+  /// the password, a "remember" checkbox is ticked when asked, hidden inputs are kept.
+  static func fill(_ form: HTMLPage.Form, with credentials: Credentials) -> [(String, String)] {
+    var fields: [(String, String)] = []
+    var filledUser = false
+    for input in form.inputs {
+      switch input.type {
+      case "password": fields.append((input.name, credentials.password))
+      case "checkbox":
+        if input.name.lowercased().contains("remember") && credentials.rememberMe {
+          fields.append((input.name, "on"))
+        }
+      case "submit": fields.append((input.name, input.value))
+      case "text", "email":
+        if !filledUser {
+          fields.append((input.name, credentials.username))
+          filledUser = true
+        } else {
+          fields.append((input.name, input.value))
+        }
+      default: fields.append((input.name, input.value))
+      }
+    }
+    return fields
+  }
+
+  // MARK: CSP and URLs
+
+  /// The sources of the `form-action` directive of a CSP header, nil when it has none.
+  static func formAction(_ csp: String?) -> [String]? {
+    guard let csp else { return nil }
+    for directive in csp.split(separator: ";") {
+      let parts = directive.split(separator: " ").map(String.init)
+      if parts.first?.lowercased() == "form-action" { return Array(parts.dropFirst()) }
+    }
+    return nil
+  }
+
+  /// Whether a `form-action` source list allows navigating to `url` (CSP3 source matching:
+  /// `*` and host sources match network schemes only).
+  static func allows(_ sources: [String], _ url: String, origin: Origin?, selfOrigin: Origin?)
+    -> Bool
+  {
+    let scheme = (URLComponents(string: url)?.scheme ?? "").lowercased()
+    for source in sources {
+      let lowered = source.lowercased()
+      if lowered == "'none'" { return false }
+      if lowered.hasSuffix(":") && !lowered.contains("/") {
+        if lowered.dropLast() == scheme { return true }
+        continue
+      }
+      guard let origin else { continue }  // Every remaining source form needs a network URL.
+      if lowered == "*" { return true }
+      if lowered == "'self'" {
+        if origin == selfOrigin { return true }
+        continue
+      }
+      let host = lowered.replacingOccurrences(of: "https://", with: "").replacingOccurrences(
+        of: "http://", with: "")
+      if host.hasPrefix("*.") ? origin.host.hasSuffix(host.dropFirst()) : origin.host == host {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// The registrable domain, approximated by the last two labels.
+  static func site(_ origin: Origin) -> String {
+    if origin.isIPLiteral || !origin.host.contains(".") { return origin.host }
+    return origin.host.split(separator: ".").suffix(2).joined(separator: ".")
+  }
+
+  static func resolve(_ location: String, against base: String) -> String {
+    if location.contains("://") || location.hasPrefix("mailto:") { return location }
+    return URL(string: location, relativeTo: URL(string: base))?.absoluteString ?? location
+  }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import OTA
+
+/// The update logic of the app's OTA side, with no I/O: Capgo's updater primitives (the
+/// builtin bundle, `set()`, the failed-boot rollback and its self-clearing record) and
+/// `ota.ts`'s `checkAndApplyOtaUpdate()` (seed 000, *OTA updates*, *Bundle versioning*,
+/// *Rollback*; DESIGN.md rules 11–13).
+///
+/// A check is a short conversation: `beginCheck` → `.fetchConfig`; `configRead` →
+/// `.fetchManifest`; `manifestRead` → `.download`; `downloaded` → a `Decision`. Each step may
+/// end it with a decision instead. `OTAUpdater` is the I/O around it: the requests, the bundle
+/// verification, local storage.
+struct UpdaterStateMachine: Sendable {
+  typealias Decision = OTAUpdater.Decision
+
+  /// The world's switches that turn one rule off (the updater's negative controls).
+  struct Behaviours: Sendable {
+    var skipsDowngradeGuard = false
+    var forgetsFailedBoots = false
+    var recordsTransientFailures = false
+    var ignoresDevServer = false
+    var rollsBackToBuiltin = false
+  }
+
+  /// What the build decides before any request.
+  struct Build: Sendable {
+    /// A dev build with a dev server URL baked in (hot reload).
+    var servesFromDevServer: Bool
+    /// Whether the updater has a public key to verify with.
+    var hasPublicKey: Bool
+  }
+
+  enum Action: Sendable, Equatable {
+    case fetchConfig
+    case fetchManifest(String)
+    /// Download and verify `url` as `version`.
+    case download(url: String, version: String)
+    case decided(Decision)
+  }
+
+  /// What came of a download.
+  enum Download: Sendable, Equatable {
+    /// Verified and unpacked.
+    case verified
+    /// The network failed, or the bucket answered an error: transient.
+    case failed
+    /// The bundle was refused, with why.
+    case refused(String)
+  }
+
+  let builtin: String
+  let behaviours: Behaviours
+  private(set) var current: String
+  private var lastGood: String
+  /// The version `set()` last, until it calls `notifyAppReady()`.
+  private var unconfirmed: String?
+  /// The plugin's "last failed update", cleared when read.
+  private var failedRecord: String?
+  /// `ota.ts`'s mirror of failed boots, which it never re-applies (kept in local storage).
+  private(set) var failedVersions: [String]
+  /// The check in progress: the manifest's version and URL.
+  private var checking: (version: String, manifestURL: String)?
+  /// What the updater says in the evidence, in order.
+  private(set) var notes: [String] = []
+
+  init(builtin: String, behaviours: Behaviours, failedVersions: [String] = []) {
+    self.builtin = builtin
+    self.behaviours = behaviours
+    self.failedVersions = failedVersions
+    current = builtin
+    lastGood = builtin
+  }
+
+  /// Plugin start-up: a bundle that never confirmed its boot is rolled back to the last good
+  /// bundle (or the builtin), and recorded as the last failed update.
+  mutating func pluginStart() {
+    guard let version = unconfirmed else { return }
+    unconfirmed = nil
+    // Capgo rolls back to "the previously successful version (or built-in bundle)".
+    current = behaviours.rollsBackToBuiltin ? builtin : lastGood
+    lastGood = current
+    failedRecord = version
+    notes.append(
+      "rolled back: \(version) never called notifyAppReady(); running \(current) again and recording \(version) as the last failed update"
+    )
+  }
+
+  /// `notifyAppReady()`: the running bundle booted.
+  mutating func notifyAppReady() {
+    if unconfirmed == current { unconfirmed = nil }
+    lastGood = current
+  }
+
+  /// `CapacitorUpdater.reset()`: back to the builtin bundle, which always boots.
+  mutating func reset() {
+    current = builtin
+    lastGood = builtin
+    unconfirmed = nil
+    notes.append("reset to the builtin bundle \(builtin)")
+  }
+
+  /// Takes the failed-boot mirror as the app's storage holds it now (a cleared storage
+  /// forgets it, as ota.ts would).
+  mutating func restoreFailedVersions(_ stored: [String]) {
+    failedVersions = stored
+  }
+
+  /// The start of `checkAndApplyOtaUpdate()`: mirror the failed-boot record, then stop here
+  /// when OTA is off for this build.
+  mutating func beginCheck(_ build: Build) -> Action {
+    checking = nil
+    if let failed = failedRecord {
+      failedRecord = nil  // The record clears itself when read.
+      if !behaviours.forgetsFailedBoots { remember(failed: failed) }
+    }
+    if build.servesFromDevServer && !behaviours.ignoresDevServer {
+      return decide(
+        .disabled(
+          "a dev server URL is baked in: the startup OTA check is skipped during hot reload"))
+    }
+    guard build.hasPublicKey else {
+      return decide(
+        .disabled(
+          "the build embeds no OTA public key (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64): ota.ts refuses every manifest"
+        ))
+    }
+    return .fetchConfig
+  }
+
+  /// `/config` answered: `nil` when it could not be read, else the manifest URL it serves.
+  mutating func configRead(_ manifestURL: String??) -> Action {
+    guard let served = manifestURL else {
+      return decide(.failed("the backend's /config could not be read"))
+    }
+    guard let url = served, !url.isEmpty else {
+      return decide(.disabled("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
+    }
+    checking = ("", url)
+    return .fetchManifest(url)
+  }
+
+  /// The manifest request ended: no status when unreachable, a manifest when one parsed.
+  mutating func manifestRead(status: Int?, manifest: Manifest?) -> Action {
+    let manifestURL = checking?.manifestURL ?? ""
+    guard let status else { return decide(.failed("the manifest \(manifestURL) is unreachable")) }
+    guard status == 200, let manifest else {
+      return decide(.skipped("no manifest published at \(manifestURL) (\(status))"))
+    }
+    let version = manifest.version
+    if version == current {
+      let stamp =
+        current == builtin && builtin != "builtin"
+        ? " (the builtin is stamped with the same commit)" : ""
+      return decide(.skipped("the manifest's \(version) is the running bundle\(stamp)"))
+    }
+    let ordering = BundleVersion(version).isUpdate(over: BundleVersion(current))
+    if !ordering.applies && !behaviours.skipsDowngradeGuard {
+      return decide(.refused("\(version) refused: \(ordering.rule)"))
+    }
+    if failedVersions.contains(version) {
+      return decide(.refused("\(version) refused: recorded as a failed boot, never re-applied"))
+    }
+    checking = (version, manifestURL)
+    return .download(url: Manifest.resolve(manifest.url, against: manifestURL), version: version)
+  }
+
+  /// The download ended; a verified bundle is `set()` and the WebView reloads on it.
+  mutating func downloaded(_ result: Download) -> Action {
+    let version = checking?.version ?? ""
+    switch result {
+    case .failed:
+      if behaviours.recordsTransientFailures { remember(failed: version) }
+      return decide(
+        .failed("downloading \(version) failed (transient): not recorded, the next check retries"))
+    case .refused(let why):
+      return decide(.refused("\(version) refused: \(why)"))
+    case .verified:
+      current = version
+      unconfirmed = version
+      notes.append("set(\(version)): the WebView reloads on the new bundle")
+      return decide(.applied(version))
+    }
+  }
+
+  private mutating func remember(failed version: String) {
+    if !failedVersions.contains(version) { failedVersions.append(version) }
+  }
+
+  private mutating func decide(_ decision: Decision) -> Action {
+    checking = nil
+    notes.append("update check: \(decision.label): \(decision.reason)")
+    return .decided(decision)
+  }
+}
