@@ -58,12 +58,21 @@ public struct ExecutionRecord: Sendable, Codable {
   public var duration: TimeInterval
   /// A step found that what it checks does not apply to this build (`message` says why).
   public var notApplicable: Bool = false
+  /// Why the failed step failed, as a reason name (`status`) and its detail (`200`): what a
+  /// control's `because` is compared with.
+  public var failureReason: String?
+  public var failureDetail: String?
 
   public var passed: Bool { failedStep == nil && !isError && !notApplicable }
 
+  /// `status 200`, for messages.
+  public var failureLabel: String? {
+    failureReason.map { reason in failureDetail.map { "\(reason) \($0)" } ?? reason }
+  }
+
   public init(
     steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval,
-    notApplicable: Bool = false
+    notApplicable: Bool = false, failureReason: String? = nil, failureDetail: String? = nil
   ) {
     self.steps = steps
     self.failedStep = failedStep
@@ -71,6 +80,8 @@ public struct ExecutionRecord: Sendable, Codable {
     self.isError = isError
     self.duration = duration
     self.notApplicable = notApplicable
+    self.failureReason = failureReason
+    self.failureDetail = failureDetail
   }
 }
 

@@ -67,7 +67,7 @@ import Testing
       control "untrusted"
         mutate tls.untrusted-ca
         fails at step 1
-        because "certificate"
+        because transport-error
 
       control "by title"
         platforms ios
@@ -92,7 +92,7 @@ import Testing
     #expect(s.steps[1].lines[0].arguments["scheme"] == "http")
     #expect(s.steps[1].lines[0].arguments["location"] == "/x")
     #expect(s.controls.map(\.failsAt) == [1, 2])
-    #expect(s.controls[0].because == "certificate")
+    #expect(s.controls[0].because == Because(reason: "transport-error"))
     #expect(s.controls[1].platforms == [.ios])
   }
 
@@ -117,6 +117,31 @@ import Testing
           mail 1️⃣fetchs config
           expect status 200
       """, "unknown action", hint: "fetches config")
+  }
+
+  static func control(_ because: String) -> String {
+    """
+    scenario "x"
+      device phone
+      app mail on phone
+      step "s"
+        mail fetches config
+        expect status 200
+      control "c"
+        mutate tls.untrusted-ca
+        fails at step 1
+        because \(because)
+    """
+  }
+
+  @Test func becauseNamesAReasonNotWordsOfTheMessage() {
+    expectError(
+      Self.control("1️⃣\"certificate\""), "names a failure reason, not words of the message")
+    expectError(Self.control("1️⃣transport-eror"), "unknown failure reason", hint: "transport-error")
+    expectError(Self.control("refused 1️⃣cleartext"), "takes no detail")
+    let (scenario, diagnostics) = parse(Self.control("status 200"))
+    #expect(diagnostics.isEmpty)
+    #expect(scenario?.controls.first?.because == Because(reason: "status", detail: "200"))
   }
 
   @Test func unknownMutationIsReported() {

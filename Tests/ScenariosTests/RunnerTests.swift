@@ -63,7 +63,7 @@ enum SampleRun {
         control "untrusted"
           mutate tls.untrusted-ca
           fails at step 1
-          because "certificate"
+          because transport-error
       """)
     let result = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
     #expect(result.verdict == .passed, "\(result.message)")
@@ -110,6 +110,30 @@ enum SampleRun {
     #expect(result.verdict == .controlDidNotBite)
     #expect(result.controls.first?.outcome == .bitElsewhere)
     #expect(result.controls.first?.message.contains("step 1 instead of step 2") == true)
+  }
+
+  /// A control bites only for the reason it names: an untrusted CA fails the step with a
+  /// transport error, not with a refusal.
+  @Test func aControlThatFailsForAnotherReasonDoesNotCount() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "config"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "untrusted, said to be refused"
+          mutate tls.untrusted-ca
+          fails at step 1
+          because refused
+      """)
+    let result = SampleRun.runner().run(scenario, platform: .ios, channel: .prod)
+    #expect(result.verdict == .controlDidNotBite)
+    let control = try #require(result.controls.first)
+    #expect(control.outcome == .bitElsewhere)
+    #expect(control.message.contains("because of transport-error, not refused"))
+    #expect(control.execution?.failureReason == "transport-error")
   }
 
   @Test func aFailingStepFailsTheScenarioAndSkipsTheControls() throws {

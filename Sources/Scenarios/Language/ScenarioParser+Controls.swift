@@ -64,10 +64,7 @@ extension ParserState {
       scenario.controls[index].failsAt = n
       expectEnd(line, after: 4)
     case "because":
-      if let text = stringArgument(line, at: 1, what: "the expected failure text") {
-        scenario.controls[index].because = text
-      }
-      expectEnd(line, after: 2)
+      if let because = parseBecause(line) { scenario.controls[index].because = because }
     case "platforms":
       if let platforms = parsePlatforms(line) { scenario.controls[index].platforms = platforms }
     case "channels":
@@ -82,5 +79,38 @@ extension ParserState {
         hint: suggestion(head.text, ParserState.controlKeywords + ["control"])
           ?? "controls hold: \(ParserState.controlKeywords.joined(separator: ", "))")
     }
+  }
+
+  /// `because REASON [DETAIL]`: a failure reason of the vocabulary, and the detail it pins.
+  func parseBecause(_ line: SourceLine) -> Because? {
+    let names = FailureReason.all.map(\.name)
+    guard line.tokens.count >= 2 else {
+      missing(
+        line, "because needs a failure reason",
+        hint: "e.g. because status 200; qualify list --vocabulary lists every reason")
+      return nil
+    }
+    let word = line.tokens[1]
+    guard word.kind == .word else {
+      error(
+        line, word, "because names a failure reason, not words of the message",
+        hint: suggestion(word.text.replacingOccurrences(of: " ", with: "-"), names)
+          ?? "e.g. because status 200, because update applied, because finding dev-server-url")
+      return nil
+    }
+    guard let reason = FailureReason.named(word.text) else {
+      error(
+        line, word, "unknown failure reason '\(word.text)'",
+        hint: suggestion(word.text, names) ?? "qualify list --vocabulary lists every reason")
+      return nil
+    }
+    guard line.tokens.count >= 3 else { return Because(reason: reason.name) }
+    let detail = line.tokens[2]
+    guard reason.detail != nil else {
+      error(line, detail, "the failure reason \(reason.name) takes no detail")
+      return nil
+    }
+    expectEnd(line, after: 3)
+    return Because(reason: reason.name, detail: detail.text)
   }
 }

@@ -116,8 +116,8 @@ public struct Control: Sendable {
   public var mutations: [MutationUse] = []
   /// The step at which the scenario must fail (1-based).
   public var failsAt: Int = 0
-  /// Text the failure message must contain, when given.
-  public var because: String?
+  /// The reason (and detail) the failure must have, when given.
+  public var because: Because?
   public var platforms: [Platform]?
   public var channels: [Channel]?
   public var location: FileLocation

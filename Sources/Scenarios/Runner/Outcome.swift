@@ -2,7 +2,8 @@ import Artifacts
 import Devices
 import HTTP
 
-/// What an action produced, for the expectations that follow it.
+/// What an action produced, for the expectations that follow it: a response or a problem, and
+/// what the action was about, typed.
 public struct Outcome: Sendable {
   /// Why an action did not get to a normal result.
   public struct Problem: Sendable {
@@ -17,24 +18,65 @@ public struct Outcome: Sendable {
 
     public var kind: Kind
     public var message: String
-    /// A finer reason expectations can recognise (`login-form`, `blocked`, `exchange`).
-    public var reason: String?
+    /// What the step fails with when no expectation examines the problem.
+    public var reason: FailureReason
 
-    public init(kind: Kind, message: String, reason: String? = nil) {
+    /// A refusal or a transport error; their reasons are their kinds'.
+    public init(kind: Kind, message: String) {
+      self.kind = kind
+      self.message = message
+      switch kind {
+      case .refused: reason = .refused
+      case .transport: reason = .transportError
+      case .failed: reason = .endedOnPage
+      }
+    }
+
+    public init(kind: Kind, message: String, reason: FailureReason) {
       self.kind = kind
       self.message = message
       self.reason = reason
     }
   }
 
+  /// A browser session and where it ended.
+  public struct BrowserSession: Sendable {
+    public enum Place: String, Sendable {
+      /// Handed to an app by its scheme.
+      case app
+      /// On the web app (the backend's origin).
+      case web
+      /// On the identity provider.
+      case idp
+      case other
+    }
+
+    public var result: BrowserResult
+    /// Nil when it ended nowhere (undeliverable, a network failure, an attacker's stop).
+    public var ends: Place?
+  }
+
   /// One line describing what happened (`GET https://… → 200`).
   public var description: String
   public var response: HTTPResponse?
   public var problem: Problem?
-  /// Named facts for expectations (`login-form`: `shown`).
-  public var facts: [String: String] = [:]
-  /// Static findings, for `is inspected`.
-  public var findings: [Finding] = []
+  /// The browser session of a login, logout or web flow.
+  public var browser: BrowserSession?
+  /// The status of the mobile exchange, when a login got that far.
+  public var exchangeStatus: Int?
+  /// The status of the logout's safety-net POST.
+  public var safetyNetStatus: Int?
+  /// The app an app-lifecycle outcome is about, and the bundle it runs after it.
+  public var app: String?
+  public var running: String?
+  /// What the WebView loaded and whether the bundle crashed, after a launch.
+  public var launch: App.Launch?
+  /// The update check's decision, when one ran.
+  public var update: OTAUpdater.Decision?
+  /// The version the pipeline published.
+  public var published: String?
+  /// Static findings of an inspection; nil when the action was not one.
+  public var findings: [Finding]?
 
   public init(_ description: String, response: HTTPResponse? = nil, problem: Problem? = nil) {
     self.description = description

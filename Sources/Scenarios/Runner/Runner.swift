@@ -255,7 +255,7 @@ public final class Runner: Sendable {
     return scenario.controls.filter { $0.applies(to: platform, channel: channel) }.map {
       ControlRecord(
         name: $0.name, mutations: $0.mutations.map(\.text), expectedStep: $0.failsAt,
-        because: $0.because,
+        because: $0.because?.description,
         outcome: .notRun, message: why, execution: nil)
     }
   }
@@ -270,19 +270,24 @@ public final class Runner: Sendable {
       outcome = .error
       message = execution.message ?? "error"
     } else if let failed = execution.failedStep {
-      let because =
-        control.because.map { execution.message?.lowercased().contains($0.lowercased()) ?? false }
-        ?? true
-      if failed == control.failsAt && because {
+      let reasonHolds =
+        control.because.map { because in
+          execution.failureReason == because.reason
+            && (because.detail.map { $0.lowercased() == execution.failureDetail?.lowercased() }
+              ?? true)
+        } ?? true
+      let why = execution.failureLabel.map { " [\($0)]" } ?? ""
+      if failed == control.failsAt && reasonHolds {
         outcome = .bit
-        message = "failed at \(expected) as stated: \(execution.message ?? "")"
+        message = "failed at \(expected) as stated\(why): \(execution.message ?? "")"
       } else if failed != control.failsAt {
         outcome = .bitElsewhere
-        message = "failed at step \(failed) instead of \(expected): \(execution.message ?? "")"
+        message =
+          "failed at step \(failed) instead of \(expected)\(why): \(execution.message ?? "")"
       } else {
         outcome = .bitElsewhere
         message =
-          "failed at \(expected), but not because of \"\(control.because ?? "")\": \(execution.message ?? "")"
+          "failed at \(expected), but because of \(execution.failureLabel ?? "no reason"), not \(control.because?.description ?? ""): \(execution.message ?? "")"
       }
     } else {
       outcome = .didNotBite
@@ -291,7 +296,7 @@ public final class Runner: Sendable {
     }
     return ControlRecord(
       name: control.name, mutations: control.mutations.map(\.text), expectedStep: control.failsAt,
-      because: control.because, outcome: outcome, message: redactor.redact(message),
+      because: control.because?.description, outcome: outcome, message: redactor.redact(message),
       execution: execution)
   }
 
@@ -362,10 +367,10 @@ public final class Runner: Sendable {
     }
     var records: [StepRecord] = []
     var failedStep: Int?
-    var failure: String?
-    var isError = false
+    var failure: Failure?
+    var errorMessage: String?
     for step in scenario.steps {
-      if failedStep != nil || isError {
+      if failedStep != nil || errorMessage != nil {
         records.append(
           StepRecord(
             index: step.index, title: step.title, status: .notRun, message: nil, evidence: [],
@@ -376,24 +381,23 @@ public final class Runner: Sendable {
       world.beginStep()
       let stepStarted = Date()
       let evidenceStart = world.evidence.count
-      var message: String?
+      var stepFailure: Failure?
       do {
-        message = try run(step, in: world, configuration: configuration)
+        stepFailure = try run(step, in: world, configuration: configuration)
       } catch let notApplicable as ScenarioNotApplicable {
         return ExecutionRecord(
           steps: records, failedStep: nil, message: notApplicable.reason, isError: false,
           duration: Date().timeIntervalSince(started), notApplicable: true)
       } catch {
-        isError = true
-        message = "\(error)"
+        errorMessage = "\(error)"
       }
-      let status: StepRecord.Status = isError ? .error : message == nil ? .passed : .failed
-      if status == .failed {
+      let status: StepRecord.Status =
+        errorMessage != nil ? .error : stepFailure == nil ? .passed : .failed
+      if let stepFailure {
         failedStep = step.index
-        failure = message
-      } else if status == .error {
-        failure = message
+        failure = stepFailure
       }
+      let message = errorMessage ?? stepFailure?.message
       let record = StepRecord(
         index: step.index, title: step.title, status: status, message: message.map(redactor.redact),
         evidence: world.evidence.since(evidenceStart),
@@ -402,14 +406,16 @@ public final class Runner: Sendable {
       progress.finish(record)
     }
     return ExecutionRecord(
-      steps: records, failedStep: failedStep, message: failure.map(redactor.redact),
-      isError: isError,
-      duration: Date().timeIntervalSince(started))
+      steps: records, failedStep: failedStep,
+      message: (errorMessage ?? failure?.message).map(redactor.redact),
+      isError: errorMessage != nil,
+      duration: Date().timeIntervalSince(started), failureReason: failure?.reason.name,
+      failureDetail: failure?.detail.map(redactor.redact))
   }
 
   /// Runs one step's lines; nil when the step held, else why it did not.
   private func run(_ step: Step, in world: World, configuration: WorldConfiguration) throws
-    -> String?
+    -> Failure?
   {
     var problemStep = false
     for line in step.lines {
@@ -432,14 +438,16 @@ public final class Runner: Sendable {
       case .expectation(let spec, let negated):
         let context = ExpectationContext(
           world: world, outcome: world.lastOutcome, arguments: line.arguments, negated: negated)
-        if let failure = try spec.check(context) {
+        if var failure = try spec.check(context) {
           // The action's own problem is usually the root cause: say it.
           if let problem = world.unexaminedProblem,
             !(world.lastOutcome?.problem.map(spec.examines.matches) ?? false)
           {
-            return "\(line.text): \(failure) — after \(problem)"
+            failure.message = "\(line.text): \(failure.message) — after \(problem.message)"
+          } else {
+            failure.message = "\(line.text): \(failure.message)"
           }
-          return "\(line.text): \(failure)"
+          return failure
         }
         if let problem = world.lastOutcome?.problem, spec.examines.matches(problem) {
           world.problemExamined = true
@@ -521,12 +529,12 @@ public final class Runner: Sendable {
 }
 
 extension World {
-  /// The last outcome's problem, when no expectation has looked at it.
-  var unexaminedProblem: String? {
+  /// The last outcome's problem as a failure, when no expectation has looked at it.
+  var unexaminedProblem: Failure? {
     guard let outcome = lastOutcome, let problem = outcome.problem, !problemExamined else {
       return nil
     }
-    return "\(outcome.description): \(problem.message)"
+    return Failure(problem.reason, nil, "\(outcome.description): \(problem.message)")
   }
 }
 

@@ -92,13 +92,13 @@ extension World {
         "ci",
         "published \(version) on \(channel)\(crashing ? " (a bundle that crashes on boot)" : "")")
       var outcome = Outcome("ci published \(version) on \(channel)")
-      outcome.facts["published"] = version
+      outcome.published = version
       return outcome
     } catch let refusal as Publisher.Refusal {
       note("ci", "publish refused: \(refusal.description)")
       return Outcome(
         "ci publishes \(version)",
-        problem: .init(kind: .refused, message: refusal.description, reason: "publish"))
+        problem: .init(kind: .refused, message: refusal.description, reason: .publishRefused))
     }
   }
 

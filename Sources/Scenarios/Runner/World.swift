@@ -219,6 +219,22 @@ public struct ExpectationContext {
 }
 
 extension ExpectationContext {
+  /// A failure with `reason`.
+  func fail(_ reason: FailureReason, _ detail: String? = nil, _ message: String) -> Failure {
+    Failure(reason, detail, message)
+  }
+
+  /// The failure of an expectation that needed a response and got none: the action's own
+  /// problem when it had one (a refusal, a transport error), else `no-response`.
+  func noResponse(_ message: String) -> Failure {
+    Failure(outcome?.problem?.reason ?? .noResponse, nil, message)
+  }
+
+  /// The failure of an expectation that found no outcome of the kind it examines.
+  func missing(_ reason: FailureReason, _ message: String) -> Failure {
+    Failure(reason, nil, message)
+  }
+
   /// The username the role in parameter `name` is bound to.
   func username(_ name: String = "user") -> String? {
     arguments[name].map { world.users[$0]?.username ?? $0 }

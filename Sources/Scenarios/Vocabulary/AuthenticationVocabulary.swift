@@ -22,14 +22,15 @@ enum AuthenticationVocabulary {
         try app.startLogin(credentials: context.credentials()), label: label, world: context.world)
       guard outcome.problem == nil else { return outcome }
       guard let (_, result) = app.exchangePendingDeepLink() else {
-        outcome.problem = .init(kind: .failed, message: "the browser delivered no auth deep link")
+        outcome.problem = .init(
+          kind: .failed, message: "the browser delivered no auth deep link", reason: .noDeepLink)
         return outcome
       }
       outcome = exchangeOutcome(result, into: outcome, label: label)
       if let response = outcome.response, response.status != 200, outcome.problem == nil {
         outcome.problem = .init(
           kind: .failed, message: "the exchange answered \(response.status)\(excerpt(response))",
-          reason: "exchange")
+          reason: .exchangeFailed)
       }
       return outcome
     },
@@ -110,11 +111,11 @@ enum AuthenticationVocabulary {
         outcome.problem = .init(
           kind: .failed,
           message:
-            "the logout did not come back on \(app.build.callbackScheme.value)://logout: \(browser.summary)"
-        )
+            "the logout did not come back on \(app.build.callbackScheme.value)://logout: \(browser.summary)",
+          reason: .logoutNotDelivered)
       }
       if case .sent(let exchange) = safetyNet {
-        outcome.facts["safety-net"] = String(exchange.response?.status ?? 0)
+        outcome.safetyNetStatus = exchange.response?.status ?? 0
       }
       return outcome
     },
@@ -218,7 +219,9 @@ enum AuthenticationVocabulary {
       guard case .intercepted(let url) = result.end else {
         return Outcome(
           "attacker captures a callback: \(result.summary)",
-          problem: .init(kind: .failed, message: "no callback to capture: \(result.summary)"))
+          problem: .init(
+            kind: .failed, message: "no callback to capture: \(result.summary)",
+            reason: .noCallbackCaptured))
       }
       context.world.capturedCallback = url
       return browserOutcome(result, label: "the attacker's own login", world: context.world)
@@ -251,66 +254,59 @@ enum AuthenticationVocabulary {
     },
   ]
 
-  /// The outcome of a browser session: facts for the expectations, a problem when the flow
-  /// did not end in the app.
+  /// The outcome of a browser session: the session for the expectations, a problem when the
+  /// flow did not end in the app.
   static func browserOutcome(
     _ result: BrowserResult, label: String, world: World, allowPage: Bool = false
   ) -> Outcome {
     var outcome = Outcome("\(label) (\(result.kind.rawValue)): \(result.summary)")
-    outcome.facts["login-form"] = result.formShown ? "shown" : "not-shown"
-    outcome.facts["browser-kind"] = result.kind.rawValue
-    outcome.facts["authorize"] = result.authorizeReached ? "reached" : "not-reached"
-    outcome.facts["browser"] = result.summary
     let idp = world.stack.topology.identityProvider
-    func place(_ url: String) -> String {
-      guard let origin = Origin(url: url) else { return "other" }
-      if origin == idp { return "idp" }
+    func place(_ url: String) -> Outcome.BrowserSession.Place {
+      guard let origin = Origin(url: url) else { return .other }
+      if origin == idp { return .idp }
       if origin == world.stack.topology.backend || origin == world.stack.topology.companionBackend {
-        return "web"
+        return .web
       }
-      return "other"
+      return .other
     }
+    var ends: Outcome.BrowserSession.Place?
     switch result.end {
     case .delivered:
-      outcome.facts["ends"] = "app"
-      outcome.facts["hand-off"] = result.deliveredFromPage ? "page" : "redirect"
+      ends = .app
     case .loginForm(let url):
-      outcome.facts["ends"] = place(url)
-      outcome.facts["stopped"] = "login-form"
+      ends = place(url)
       outcome.problem = .init(
         kind: .failed,
         message:
           "the login stopped on the identity provider's form (\(url)) with no credentials to type",
-        reason: "login-form")
+        reason: .loginStuck)
     case .loginRejected(let url):
-      outcome.facts["ends"] = place(url)
+      ends = place(url)
       outcome.problem = .init(
         kind: .failed, message: "the identity provider refused the credentials at \(url)",
-        reason: "login-form")
+        reason: .credentialsRefused)
     case .blocked(let why):
-      outcome.facts["ends"] = "idp"
-      outcome.facts["stopped"] = "blocked"
+      ends = .idp
       outcome.problem = .init(
         kind: .failed, message: "the browser stayed stuck on the identity provider: \(why)",
-        reason: "blocked")
+        reason: .browserBlocked)
     case .undeliverable(let why):
-      outcome.facts["stopped"] = "undeliverable"
       outcome.problem = .init(
         kind: .refused, message: "the deep link never reached the app: \(why)")
     case .page(let url, let status):
-      outcome.facts["ends"] = place(url)
+      ends = place(url)
       if !allowPage || status >= 400 {
         outcome.problem = .init(
           kind: .failed,
           message: "the browser ended on \(url) (\(status)) instead of returning to the app",
-          reason: "page")
+          reason: .endedOnPage)
       }
     case .failed(let why):
       outcome.problem = .init(kind: .transport, message: why)
-    case .intercepted(let url):
-      outcome.facts["stopped"] = "intercepted"
-      outcome.facts["intercepted"] = url
+    case .intercepted:
+      break
     }
+    outcome.browser = .init(result: result, ends: ends)
     return outcome
   }
 
@@ -329,7 +325,7 @@ enum AuthenticationVocabulary {
       }
       outcome.response = response
       outcome.description = "\(label): exchange → \(response.status)"
-      outcome.facts["exchange"] = String(response.status)
+      outcome.exchangeStatus = response.status
     }
     return outcome
   }
@@ -338,19 +334,24 @@ enum AuthenticationVocabulary {
 extension AuthenticationVocabulary {
   static let expectations: [ExpectationSpec] = [
     ExpectationSpec(
-      "login form", negatable: true, examines: .reasons("login-form"),
+      "login form", negatable: true, examines: .reasons(.loginStuck, .credentialsRefused),
       summary:
         "The identity provider showed its login form during the last login (a silent SSO login shows none).",
       example: "expect no login form"
     ) { context in
-      guard let shown = context.outcome?.facts["login-form"] else {
-        return "expected a login or logout before this expectation"
+      guard let browser = context.outcome?.browser else {
+        return context.missing(.noBrowserFlow, "expected a login or logout before this expectation")
       }
-      let wasShown = shown == "shown"
-      if wasShown != context.negated { return nil }
+      if browser.result.formShown != context.negated { return nil }
       return context.negated
-        ? "the identity provider showed its login form: the login was not silent (\(context.world.formCause(context.outcome)))"
-        : "expected the identity provider's login form, the login went through silently (\(context.outcome?.facts["browser"] ?? ""))"
+        ? context.fail(
+          .loginForm, nil,
+          "the identity provider showed its login form: the login was not silent (\(context.world.formCause(context.outcome)))"
+        )
+        : context.fail(
+          .silentLogin, nil,
+          "expected the identity provider's login form, the login went through silently (\(browser.result.summary))"
+        )
     },
     ExpectationSpec(
       "authorize reached", negatable: true,
@@ -358,13 +359,17 @@ extension AuthenticationVocabulary {
         "The last browser flow went through the IdP's authorization endpoint (a login that never reaches it proves nothing about SSO).",
       example: "expect authorize reached"
     ) { context in
-      guard let reached = context.outcome?.facts["authorize"] else {
-        return "expected a browser flow before this expectation"
+      guard let browser = context.outcome?.browser else {
+        return context.missing(.noBrowserFlow, "expected a browser flow before this expectation")
       }
-      if (reached == "reached") != context.negated { return nil }
+      if browser.result.authorizeReached != context.negated { return nil }
       return context.negated
-        ? "the flow reached the IdP's authorization endpoint"
-        : "the flow never reached /authorize (the IdP's authorization endpoint): it proves nothing about IdP SSO (seed 000, false positive to avoid)"
+        ? context.fail(
+          .authorizeReached, nil, "the flow reached the IdP's authorization endpoint")
+        : context.fail(
+          .authorizeNotReached, nil,
+          "the flow never reached /authorize (the IdP's authorization endpoint): it proves nothing about IdP SSO (seed 000, false positive to avoid)"
+        )
     },
     ExpectationSpec(
       "silent sso",
@@ -372,29 +377,36 @@ extension AuthenticationVocabulary {
         "The objective proof of cross-app SSO (rule 8): the last login reached the IdP's /authorize, showed no login form, and this step recorded CODE_TO_TOKEN without LOGIN at the IdP.",
       example: "expect silent sso"
     ) { context in
-      guard let outcome = context.outcome, outcome.facts["authorize"] != nil else {
-        return "expected a login before this expectation"
+      guard let outcome = context.outcome, let browser = outcome.browser else {
+        return context.missing(.noBrowserFlow, "expected a login before this expectation")
       }
-      var missing: [String] = []
-      if outcome.facts["authorize"] != "reached" {
+      var missing: [(cause: String, message: String)] = []
+      if !browser.result.authorizeReached {
         missing.append(
-          "the login never reached /authorize (a still-valid backend session proves nothing)")
+          (
+            "authorize-not-reached",
+            "the login never reached /authorize (a still-valid backend session proves nothing)"
+          ))
       }
-      if outcome.facts["login-form"] == "shown" {
-        missing.append("the IdP showed its login form (\(context.world.formCause(outcome)))")
+      if browser.result.formShown {
+        missing.append(
+          ("login-form", "the IdP showed its login form (\(context.world.formCause(outcome)))"))
       }
       let types = context.world.stepEvents.map(\.type)
-      if !types.contains("CODE_TO_TOKEN") { missing.append("no CODE_TO_TOKEN event at the IdP") }
       if types.contains("LOGIN") {
-        missing.append("a LOGIN event: the user typed credentials again")
+        missing.append(("login-event", "a LOGIN event: the user typed credentials again"))
       }
-      if outcome.problem != nil && outcome.facts["ends"] != "app" {
-        missing.append(outcome.problem?.message ?? "")
+      if !types.contains("CODE_TO_TOKEN") {
+        missing.append(("no-code-to-token", "no CODE_TO_TOKEN event at the IdP"))
       }
-      return missing.isEmpty
-        ? nil
-        : "not a silent SSO login: " + missing.joined(separator: "; ")
-          + " (IdP events this step: \(types.isEmpty ? "none" : types.joined(separator: ", ")))"
+      if let problem = outcome.problem, browser.ends != .app {
+        missing.append(("not-delivered", problem.message))
+      }
+      guard let first = missing.first else { return nil }
+      return context.fail(
+        .notSilentSSO, first.cause,
+        "not a silent SSO login: " + missing.map(\.message).joined(separator: "; ")
+          + " (IdP events this step: \(types.isEmpty ? "none" : types.joined(separator: ", ")))")
     },
     ExpectationSpec(
       "idp event",
@@ -419,8 +431,12 @@ extension AuthenticationVocabulary {
           "\($0.type)\($0.clientId.map { " (\($0))" } ?? "")"
         }
         return context.negated
-          ? "the identity provider recorded \(type) this step (\(events.count)×)"
-          : "the identity provider recorded no \(type) this step (events: \(all.isEmpty ? "none" : all.joined(separator: ", ")))"
+          ? context.fail(
+            .idpEvent, type, "the identity provider recorded \(type) this step (\(events.count)×)")
+          : context.fail(
+            .noIdpEvent, type,
+            "the identity provider recorded no \(type) this step (events: \(all.isEmpty ? "none" : all.joined(separator: ", ")))"
+          )
       }
       return nil
     },
@@ -431,20 +447,24 @@ extension AuthenticationVocabulary {
       example: "expect session for mail as first"
     ) { context in
       guard let name = context.arguments["app"], let app = context.world.apps[name] else {
-        return "unknown app"
+        return context.missing(.noAppSession, "unknown app")
       }
       let url = app.apiURL("/api/v1.0/users/me/")
       guard case .sent(let exchange) = app.send(method: "GET", url, body: []),
         let response = exchange.response
       else {
-        return "could not ask the backend who \(name) is"
+        return context.noResponse("could not ask the backend who \(name) is")
       }
       let who = (response.jsonObject as? [String: Any])?["id"] as? String
       let live = response.status == 200 && (context.username().map { $0 == who } ?? true)
       if live != context.negated { return nil }
       return context.negated
-        ? "\(name) still has a backend session (as \(who ?? "?"))"
-        : "\(name) has no backend session for \(context.userLabel() ?? "anyone") (GET \(url) → \(response.status)\(who.map { " as \($0)" } ?? ""))"
+        ? context.fail(
+          .appSession, nil, "\(name) still has a backend session (as \(who ?? "?"))")
+        : context.fail(
+          .noAppSession, nil,
+          "\(name) has no backend session for \(context.userLabel() ?? "anyone") (GET \(url) → \(response.status)\(who.map { " as \($0)" } ?? ""))"
+        )
     },
     ExpectationSpec(
       "csrf token cached for", [.value("app", .app)], negatable: true,
@@ -452,40 +472,48 @@ extension AuthenticationVocabulary {
       example: "expect csrf token cached for mail"
     ) { context in
       guard let name = context.arguments["app"], let app = context.world.apps[name] else {
-        return "unknown app"
+        return context.missing(.noCSRFCached, "unknown app")
       }
       let cached = app.localStorage[app.csrfStorageKey] != nil
       if cached != context.negated { return nil }
       return context.negated
-        ? "\(name) still caches a CSRF token" : "\(name) has no CSRF token in local storage"
+        ? context.fail(.csrfCached, nil, "\(name) still caches a CSRF token")
+        : context.fail(.noCSRFCached, nil, "\(name) has no CSRF token in local storage")
     },
     ExpectationSpec(
       "browser ends in", [.value("place", .choice(["app", "web", "idp"]))],
-      examines: .reasons("login-form", "blocked", "page"),
+      examines: .reasons(.loginStuck, .credentialsRefused, .browserBlocked, .endedOnPage),
       summary:
         "Where the last browser flow ended: handed to the `app` by its scheme, on the `web` app, or stuck at the `idp`.",
       example: "expect browser ends in web"
     ) { context in
       let wanted = context.arguments["place"] ?? "app"
-      guard let outcome = context.outcome, outcome.facts["browser"] != nil else {
-        return "expected a browser flow before this expectation"
+      guard let browser = context.outcome?.browser else {
+        return context.missing(.noBrowserFlow, "expected a browser flow before this expectation")
       }
-      return outcome.facts["ends"] == wanted
-        ? nil : "expected the browser to end in the \(wanted), it \(outcome.facts["browser"] ?? "")"
+      let ended = browser.ends?.rawValue ?? "nowhere"
+      return ended == wanted
+        ? nil
+        : context.fail(
+          .browserEnds, ended,
+          "expected the browser to end in the \(wanted), it \(browser.result.summary)")
     },
     ExpectationSpec(
       "browser blocked", [.value("reason", .text, optional: true)],
-      examines: .reasons("blocked"),
+      examines: .reasons(.browserBlocked),
       summary:
         "The last browser flow was blocked (a CSP `form-action` violation); REASON must appear in the message.",
       example: "expect browser blocked \"form-action\""
     ) { context in
-      guard let problem = context.outcome?.problem, problem.reason == "blocked" else {
-        return
-          "expected the browser to be blocked, it \(context.outcome?.facts["browser"] ?? "did not run")"
+      guard let problem = context.outcome?.problem, problem.reason == .browserBlocked else {
+        return context.fail(
+          .notBlocked, nil,
+          "expected the browser to be blocked, it \(context.outcome?.browser?.result.summary ?? "did not run")"
+        )
       }
       if let reason = context.arguments["reason"], !problem.message.contains(reason) {
-        return "blocked, but not for \"\(reason)\": \(problem.message)"
+        return context.fail(
+          .blockedOtherwise, nil, "blocked, but not for \"\(reason)\": \(problem.message)")
       }
       return nil
     },
@@ -517,14 +545,17 @@ extension AuthenticationVocabulary {
         "The deep link of the last login left from the backend's 200 hand-off page (auto-redirect / \"open the app\"), not from a 302 — what survives a strict CSP `form-action`.",
       example: "expect hand-off page"
     ) { context in
-      guard let outcome = context.outcome, outcome.facts["browser"] != nil else {
-        return "expected a login before this expectation"
+      guard let browser = context.outcome?.browser else {
+        return context.missing(.noBrowserFlow, "expected a login before this expectation")
       }
-      let fromPage = outcome.facts["hand-off"] == "page"
+      let fromPage = browser.ends == .app && browser.result.deliveredFromPage
       if fromPage != context.negated { return nil }
       return context.negated
-        ? "the deep link left from a hand-off page"
-        : "the deep link did not leave from a 200 hand-off page (\(outcome.facts["browser"] ?? "")): a direct redirect to the scheme is blocked by a strict CSP after the IdP's form"
+        ? context.fail(.handOffPage, nil, "the deep link left from a hand-off page")
+        : context.fail(
+          .noHandOffPage, nil,
+          "the deep link did not leave from a 200 hand-off page (\(browser.result.summary)): a direct redirect to the scheme is blocked by a strict CSP after the IdP's form"
+        )
     },
     ExpectationSpec(
       "backend session for", [.value("user", .user)], negatable: true,
@@ -537,8 +568,10 @@ extension AuthenticationVocabulary {
       if (count > 0) != context.negated { return nil }
       let label = context.userLabel() ?? user
       return context.negated
-        ? "the backend still holds \(count) live session\(count == 1 ? "" : "s") of \(label)"
-        : "the backend holds no session of \(label)"
+        ? context.fail(
+          .backendSession, nil,
+          "the backend still holds \(count) live session\(count == 1 ? "" : "s") of \(label)")
+        : context.fail(.noBackendSession, nil, "the backend holds no session of \(label)")
     },
   ]
 }
@@ -547,7 +580,7 @@ extension World {
   /// Why the IdP showed its form: its own reason when it gave one, else the browser kind the
   /// login ran in (an isolated cookie store shares no IdP session).
   func formCause(_ outcome: Outcome?) -> String {
-    let kind = outcome?.facts["browser-kind"] ?? "?"
+    let kind = outcome?.browser?.result.kind.rawValue ?? "?"
     let reason = evidence.since(stepEvidenceStart).last {
       $0.source == "idp" && $0.summary.contains("re-authentication is required")
     }?.summary

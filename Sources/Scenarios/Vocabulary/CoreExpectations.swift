@@ -11,10 +11,14 @@ enum CoreExpectations {
     ) { context in
       let wanted = context.arguments.integer("code") ?? 0
       guard let response = context.outcome?.response else {
-        return "expected status \(wanted), but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected status \(wanted), but \(describeMissingResponse(context.outcome))")
       }
       return response.status == wanted
-        ? nil : "expected status \(wanted), got \(response.status)\(excerpt(response))"
+        ? nil
+        : context.fail(
+          .status, "\(response.status)",
+          "expected status \(wanted), got \(response.status)\(excerpt(response))")
     },
     ExpectationSpec(
       "refused", [.value("reason", .text, optional: true)], examines: .kind(.refused),
@@ -24,14 +28,18 @@ enum CoreExpectations {
     ) { context in
       guard let problem = context.outcome?.problem, problem.kind == .refused else {
         if let response = context.outcome?.response {
-          return "expected the shell to refuse, but the request went out and got \(response.status)"
+          return context.fail(
+            .wentOut, "\(response.status)",
+            "expected the shell to refuse, but the request went out and got \(response.status)")
         }
-        return "expected the shell to refuse, but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected the shell to refuse, but \(describeMissingResponse(context.outcome))")
       }
       if let reason = context.arguments["reason"],
         !problem.message.lowercased().contains(reason.lowercased())
       {
-        return "refused, but not for \"\(reason)\": \(problem.message)"
+        return context.fail(
+          .refusedOtherwise, nil, "refused, but not for \"\(reason)\": \(problem.message)")
       }
       return nil
     },
@@ -44,14 +52,17 @@ enum CoreExpectations {
     ) { context in
       guard let problem = context.outcome?.problem, problem.kind == .transport else {
         if let response = context.outcome?.response {
-          return "expected a transport error, but got HTTP \(response.status)"
+          return context.fail(
+            .noTransportError, nil, "expected a transport error, but got HTTP \(response.status)")
         }
-        return "expected a transport error, but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected a transport error, but \(describeMissingResponse(context.outcome))")
       }
       if let reason = context.arguments["reason"],
         !problem.message.lowercased().contains(reason.lowercased())
       {
-        return "transport error, but not \"\(reason)\": \(problem.message)"
+        return context.fail(
+          .transportOtherwise, nil, "transport error, but not \"\(reason)\": \(problem.message)")
       }
       return nil
     },
@@ -70,10 +81,11 @@ enum CoreExpectations {
       let test = context.arguments["test"] ?? "present"
       let value = context.arguments["value"] ?? ""
       guard let response = context.outcome?.response else {
-        return "expected a JSON response, but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected a JSON response, but \(describeMissingResponse(context.outcome))")
       }
       guard let object = response.jsonObject as? [String: Any] else {
-        return "expected a JSON object, got \(excerpt(response))"
+        return context.fail(.json, nil, "expected a JSON object, got \(excerpt(response))")
       }
       let actual: String? = object[field].flatMap { $0 is NSNull ? nil : "\($0)" }
       let holds: Bool
@@ -85,8 +97,10 @@ enum CoreExpectations {
       }
       if holds != context.negated { return nil }
       let shown = actual.map { "\"\($0)\"" } ?? "absent"
-      return
+      return context.fail(
+        .json, nil,
         "\(context.negated ? "did not expect" : "expected") \(field) \(test)\(value.isEmpty ? "" : " \"\(value)\""), it is \(shown)"
+      )
     },
     ExpectationSpec(
       "header",
@@ -100,15 +114,18 @@ enum CoreExpectations {
     ) { context in
       let name = context.arguments["name"] ?? ""
       guard let response = context.outcome?.response else {
-        return "expected a response, but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected a response, but \(describeMissingResponse(context.outcome))")
       }
       let actual = response.headers[name]
       let holds =
         context.arguments["test"] == "present"
         ? actual != nil : actual?.contains(context.arguments["value"] ?? "") ?? false
       if holds != context.negated { return nil }
-      return
+      return context.fail(
+        .header, nil,
         "\(context.negated ? "did not expect" : "expected") header \(name) \(context.arguments["test"] ?? "") \(context.arguments["value"] ?? ""), it is \(actual.map { "\"\($0)\"" } ?? "absent")"
+      )
     },
     ExpectationSpec(
       "body contains", [.value("text", .text)], negatable: true,
@@ -117,12 +134,15 @@ enum CoreExpectations {
     ) { context in
       let text = context.arguments["text"] ?? ""
       guard let response = context.outcome?.response else {
-        return "expected a response body, but \(describeMissingResponse(context.outcome))"
+        return context.noResponse(
+          "expected a response body, but \(describeMissingResponse(context.outcome))")
       }
       let holds = response.bodyText.contains(text)
       if holds != context.negated { return nil }
-      return
+      return context.fail(
+        .body, nil,
         "\(context.negated ? "did not expect" : "expected") the body to contain \"\(text)\"\(excerpt(response))"
+      )
     },
   ]
 

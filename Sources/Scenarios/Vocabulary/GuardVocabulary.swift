@@ -27,6 +27,7 @@ enum GuardVocabulary {
         "inspected the \(app.build.platform.displayName) \(app.build.channel.rawValue) build: \(findings.count) finding\(findings.count == 1 ? "" : "s")"
       )
       outcome.findings = findings
+      outcome.app = app.name
       return outcome
     }
   ]
@@ -39,18 +40,22 @@ enum GuardVocabulary {
       example: "expect no finding dev-server-url"
     ) { context in
       let rule = context.arguments["rule"] ?? ""
-      guard let outcome = context.outcome, outcome.description.hasPrefix("inspected") else {
-        return "expected an inspection (APP is inspected) before this expectation"
+      guard let findings = context.outcome?.findings else {
+        return context.missing(
+          .noInspection, "expected an inspection (APP is inspected) before this expectation")
       }
-      let matching = outcome.findings.filter { $0.rule == rule }
+      let matching = findings.filter { $0.rule == rule }
       if let unverified = matching.first(where: { $0.severity == .unverified }) {
         throw ScenarioNotApplicable("\(rule) is \(unverified.message)")
       }
       if context.negated {
         let errors = matching.filter { $0.severity == .error }
-        return errors.isEmpty ? nil : errors.map(\.description).joined(separator: "; ")
+        return errors.isEmpty
+          ? nil
+          : context.fail(.finding, rule, errors.map(\.description).joined(separator: "; "))
       }
-      return matching.isEmpty ? "expected a \(rule) finding, the build has none" : nil
+      return matching.isEmpty
+        ? context.fail(.noFinding, rule, "expected a \(rule) finding, the build has none") : nil
     },
     ExpectationSpec(
       "blocking findings", negatable: true,
@@ -58,15 +63,20 @@ enum GuardVocabulary {
         "The last inspection reported findings that block a release (errors; what the dev channel allows does not count).",
       example: "expect no blocking findings"
     ) { context in
-      guard let outcome = context.outcome, outcome.description.hasPrefix("inspected") else {
-        return "expected an inspection (APP is inspected) before this expectation"
+      guard let findings = context.outcome?.findings else {
+        return context.missing(
+          .noInspection, "expected an inspection (APP is inspected) before this expectation")
       }
-      let errors = outcome.findings.filter { $0.severity == .error }
+      let errors = findings.filter { $0.severity == .error }
       if context.negated {
         return errors.isEmpty
-          ? nil : errors.map { "\($0.rule): \($0.description)" }.joined(separator: "; ")
+          ? nil
+          : context.fail(
+            .blockingFindings, nil,
+            errors.map { "\($0.rule): \($0.description)" }.joined(separator: "; "))
       }
-      return errors.isEmpty ? "expected blocking findings, there are none" : nil
+      return errors.isEmpty
+        ? context.fail(.noBlockingFindings, nil, "expected blocking findings, there are none") : nil
     },
     ExpectationSpec(
       "webview loads", [.value("source", .choice(["embedded", "dev-server"]))],
@@ -75,15 +85,24 @@ enum GuardVocabulary {
       example: "expect webview loads embedded"
     ) { context in
       let wanted = context.arguments["source"] ?? "embedded"
-      guard let actual = context.outcome?.facts["webview"] else {
-        return "expected a launch (APP launches) before this expectation"
+      guard let launch = context.outcome?.launch else {
+        return context.missing(
+          .noLaunch, "expected a launch (APP launches) before this expectation")
       }
-      if actual == wanted { return nil }
-      if actual == "blank" {
-        return
-          "expected the WebView to load the \(wanted), it is blank: \(context.outcome?.facts["webview-why"] ?? "")"
+      switch launch.webView {
+      case .embedded where wanted == "embedded", .devServer where wanted == "dev-server":
+        return nil
+      case .blank(let why):
+        return context.fail(
+          .webView, "blank", "expected the WebView to load the \(wanted), it is blank: \(why)")
+      case .embedded:
+        return context.fail(
+          .webView, "embedded", "expected the WebView to load the \(wanted), it loads the embedded")
+      case .devServer:
+        return context.fail(
+          .webView, "dev-server",
+          "expected the WebView to load the \(wanted), it loads the dev-server")
       }
-      return "expected the WebView to load the \(wanted), it loads the \(actual)"
     },
   ]
 

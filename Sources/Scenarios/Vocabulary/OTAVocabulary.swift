@@ -39,7 +39,8 @@ enum OTAVocabulary {
       let app = try context.requireApp()
       app.updater.reset()
       var outcome = Outcome("\(app.name) reset to its builtin bundle")
-      outcome.facts["running"] = app.updater.current
+      outcome.running = app.updater.current
+      outcome.app = app.name
       return outcome
     },
     ActionSpec(
@@ -101,25 +102,17 @@ enum OTAVocabulary {
     outcome.description =
       "\(app.name) launched on \(launch.running)"
       + (launch.update.map { ": update \($0.label)" } ?? "")
-    switch launch.webView {
-    case .embedded: outcome.facts["webview"] = "embedded"
-    case .devServer: outcome.facts["webview"] = "dev-server"
-    case .blank(let why):
-      outcome.facts["webview"] = "blank"
-      outcome.facts["webview-why"] = why
-    }
-    outcome.facts["crashed"] = launch.crashed ? "yes" : "no"
-    outcome.facts["running"] = launch.running
-    outcome.facts["app"] = app.name
+    outcome.launch = launch
+    outcome.running = launch.running
+    outcome.app = app.name
     return outcome
   }
 
   static func updateOutcome(_ decision: OTAUpdater.Decision, app: App) -> Outcome {
     var outcome = Outcome("\(app.name) update check: \(decision.label): \(decision.reason)")
-    outcome.facts["update"] = decision.label
-    outcome.facts["update-reason"] = decision.reason
-    outcome.facts["running"] = app.updater.current
-    outcome.facts["app"] = app.name
+    outcome.update = decision
+    outcome.running = app.updater.current
+    outcome.app = app.name
     return outcome
   }
 
@@ -133,18 +126,25 @@ enum OTAVocabulary {
       summary: "The last update check's decision, and a word of its reason.",
       example: "expect update refused \"not greater\""
     ) { context in
-      guard let decision = context.outcome?.facts["update"] else {
-        return context.outcome?.facts["crashed"] == "yes"
-          ? "the bundle crashed on boot: no update check ran"
-          : "expected an update check (launches, checks for updates) before this expectation"
+      guard let decision = context.outcome?.update else {
+        return context.outcome?.launch?.crashed == true
+          ? context.missing(.noUpdateCheck, "the bundle crashed on boot: no update check ran")
+          : context.missing(
+            .noUpdateCheck,
+            "expected an update check (launches, checks for updates) before this expectation")
       }
       let wanted = context.arguments["decision"] ?? ""
-      let reason = context.outcome?.facts["update-reason"] ?? ""
-      guard decision == wanted else {
-        return "expected the update to be \(wanted), it was \(decision): \(reason)"
+      guard decision.label == wanted else {
+        return context.fail(
+          .update, decision.label,
+          "expected the update to be \(wanted), it was \(decision.label): \(decision.reason)")
       }
-      if let word = context.arguments["reason"], !reason.lowercased().contains(word.lowercased()) {
-        return "the update was \(decision), but not for \"\(word)\": \(reason)"
+      if let word = context.arguments["reason"],
+        !decision.reason.lowercased().contains(word.lowercased())
+      {
+        return context.fail(
+          .updateOtherwise, nil,
+          "the update was \(decision.label), but not for \"\(word)\": \(decision.reason)")
       }
       return nil
     },
@@ -153,22 +153,26 @@ enum OTAVocabulary {
       summary: "The app runs this bundle (`builtin` is the build's own, stamped or not).",
       example: "expect running bundle builtin+1"
     ) { context in
-      guard let running = context.outcome?.facts["running"] else {
-        return "expected a launch or an update check first"
+      guard let running = context.outcome?.running else {
+        return context.missing(.noLaunch, "expected a launch or an update check first")
       }
       let wanted = context.world.version(context.arguments["version"] ?? "builtin")
-      return running == wanted ? nil : "expected the app to run \(wanted), it runs \(running)"
+      return running == wanted
+        ? nil
+        : context.fail(.runningBundle, nil, "expected the app to run \(wanted), it runs \(running)")
     },
     ExpectationSpec(
       "boot crashed", negatable: true,
       summary: "The last launch's bundle died before `notifyAppReady()`.",
       example: "expect boot crashed"
     ) { context in
-      guard let crashed = context.outcome?.facts["crashed"] else {
-        return "expected a launch first"
+      guard let launch = context.outcome?.launch else {
+        return context.missing(.noLaunch, "expected a launch first")
       }
-      return (crashed == "yes") != context.negated
-        ? nil : (context.negated ? "the bundle crashed on boot" : "the bundle booted")
+      if launch.crashed != context.negated { return nil }
+      return context.negated
+        ? context.fail(.bootCrashed, nil, "the bundle crashed on boot")
+        : context.fail(.bootDidNotCrash, nil, "the bundle booted")
     },
     ExpectationSpec(
       "bundle downloaded", negatable: true,
@@ -181,8 +185,8 @@ enum OTAVocabulary {
       }
       if downloads.isEmpty != context.negated {
         return context.negated
-          ? "a bundle was downloaded: \(downloads[0].summary)"
-          : "no bundle was downloaded this step"
+          ? context.fail(.bundleDownloaded, nil, "a bundle was downloaded: \(downloads[0].summary)")
+          : context.fail(.noBundleDownloaded, nil, "no bundle was downloaded this step")
       }
       return nil
     },
@@ -193,25 +197,33 @@ enum OTAVocabulary {
     ) { context in
       let wanted = context.world.version(context.arguments["version"] ?? "builtin+1")
       if let problem = context.outcome?.problem {
-        return "the publish of \(wanted) failed: \(problem.message)"
+        return context.fail(
+          problem.reason, nil, "the publish of \(wanted) failed: \(problem.message)")
       }
-      guard let published = context.outcome?.facts["published"] else {
-        return "expected a publish before this expectation"
+      guard let published = context.outcome?.published else {
+        return context.missing(.notPublished, "expected a publish before this expectation")
       }
       return published == wanted
-        ? nil : "expected \(wanted) to be published, the pipeline published \(published)"
+        ? nil
+        : context.fail(
+          .notPublished, nil,
+          "expected \(wanted) to be published, the pipeline published \(published)")
     },
     ExpectationSpec(
-      "publish refused", [.value("reason", .text, optional: true)], examines: .reasons("publish"),
+      "publish refused", [.value("reason", .text, optional: true)],
+      examines: .reasons(.publishRefused),
       summary: "The pipeline's publish was refused by the downgrade guard.",
       example: "expect publish refused \"does not order above\""
     ) { context in
-      guard let problem = context.outcome?.problem, problem.reason == "publish" else {
-        return
+      guard let problem = context.outcome?.problem, problem.reason == .publishRefused else {
+        return context.fail(
+          .publishNotRefused, nil,
           "expected the publish to be refused, \(context.outcome?.description ?? "nothing was published")"
+        )
       }
       if let word = context.arguments["reason"], !problem.message.contains(word) {
-        return "refused, but not for \"\(word)\": \(problem.message)"
+        return context.fail(
+          .refusedOtherwise, nil, "refused, but not for \"\(word)\": \(problem.message)")
       }
       return nil
     },
@@ -220,15 +232,17 @@ enum OTAVocabulary {
       summary: "The running bundle's index.html carries LABEL (what a revert restores).",
       example: "expect running content good"
     ) { context in
-      guard let name = context.outcome?.facts["app"] ?? context.world.apps.keys.sorted().first,
+      guard let name = context.outcome?.app ?? context.world.apps.keys.sorted().first,
         let app = context.world.apps[name]
       else {
-        return "no app"
+        return context.missing(.noLaunch, "no app")
       }
       let label = context.arguments["label"] ?? ""
       let index = app.updater.runningIndex ?? "<title>builtin</title>"
       return index.contains("<title>\(label)</title>")
-        ? nil : "the running bundle is not \"\(label)\": \(index.prefix(120))"
+        ? nil
+        : context.fail(
+          .runningContent, nil, "the running bundle is not \"\(label)\": \(index.prefix(120))")
     },
   ]
 }

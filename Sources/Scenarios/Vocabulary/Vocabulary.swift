@@ -60,7 +60,7 @@ public struct Parameter: Sendable {
 /// Which problems of an action an expectation examines.
 public struct ProblemFilter: Sendable {
   let kinds: Set<Outcome.Problem.Kind>
-  let reasons: Set<String>
+  let reasons: Set<FailureReason>
 
   /// Examines nothing: a problem left by the action still fails the step.
   public static let none = ProblemFilter(kinds: [], reasons: [])
@@ -71,12 +71,12 @@ public struct ProblemFilter: Sendable {
   }
 
   /// Examines the problems with one of these reasons.
-  public static func reasons(_ reasons: String...) -> ProblemFilter {
+  public static func reasons(_ reasons: FailureReason...) -> ProblemFilter {
     ProblemFilter(kinds: [], reasons: Set(reasons))
   }
 
   func matches(_ problem: Outcome.Problem) -> Bool {
-    kinds.contains(problem.kind) || problem.reason.map(reasons.contains) == true
+    kinds.contains(problem.kind) || reasons.contains(problem.reason)
   }
 }
 
@@ -128,13 +128,13 @@ public struct ExpectationSpec: Sendable {
   let examines: ProblemFilter
   /// nil when the expectation holds, else why it does not; throws `ScenarioNotApplicable`
   /// when what it checks does not apply to this build.
-  let check: @Sendable (ExpectationContext) throws -> String?
+  let check: @Sendable (ExpectationContext) throws -> Failure?
 
   public init(
     _ phrase: String, _ parameters: [Parameter] = [], negatable: Bool = false,
     examines: ProblemFilter = .none, summary: String,
     example: String,
-    check: @escaping @Sendable (ExpectationContext) throws -> String?
+    check: @escaping @Sendable (ExpectationContext) throws -> Failure?
   ) {
     self.phrase = phrase.split(separator: " ").map(String.init)
     self.parameters = parameters
@@ -232,7 +232,7 @@ public enum Vocabulary {
     ("control", "control \"NAME\" — a negative control block"),
     ("mutate", "mutate MUTATION [ARGS] — inside a control"),
     ("fails", "fails at step N | fails at \"STEP TITLE\" — inside a control"),
-    ("because", "because \"TEXT\" — the failure message must contain TEXT"),
+    ("because", "because REASON [DETAIL] — the failure must have this reason (and detail)"),
   ]
 
   /// System-browser kinds a `device … browser KIND` may name.

@@ -20,6 +20,12 @@ public enum VocabularyReference {
       out +=
         "| `\(escape(mutation.synopsis))` | \(escape(mutation.summary)) | \(escape(mutation.breaks)) |\n"
     }
+    out += "\n### Failure reasons (for `because`)\n\n"
+    out += "| reason | detail | the step failed because |\n| --- | --- | --- |\n"
+    for reason in FailureReason.all {
+      out +=
+        "| `\(reason.name)` | \(reason.detail.map(escape) ?? "") | \(escape(reason.summary)) |\n"
+    }
     return out
   }
 

@@ -7,7 +7,8 @@ struct ListCommand {
   static let options: [OptionSpec] = [
     .flag("json", "Print JSON."),
     .flag(
-      "vocabulary", "List the scenario language's actions, expectations and mutations instead."),
+      "vocabulary",
+      "List the scenario language's actions, expectations, mutations and failure reasons instead."),
     .flag("markdown", "With --vocabulary: the reference section of docs/scenario-language.md."),
     .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
     .value(
@@ -87,6 +88,9 @@ struct ListCommand {
         "mutations": Vocabulary.mutations.map {
           ["synopsis": $0.synopsis, "summary": $0.summary, "breaks": $0.breaks]
         },
+        "failureReasons": FailureReason.all.map {
+          ["reason": $0.name, "detail": $0.detail ?? "", "summary": $0.summary]
+        },
       ]
       let data = try JSONSerialization.data(
         withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
@@ -104,6 +108,11 @@ struct ListCommand {
     out.line(out.style("\nMutations", .bold))
     for mutation in Vocabulary.mutations {
       out.line("  \(mutation.synopsis)\n      \(mutation.summary) Breaks: \(mutation.breaks).")
+    }
+    out.line(out.style("\nFailure reasons (because REASON [DETAIL])", .bold))
+    for reason in FailureReason.all {
+      out.line(
+        "  \(reason.name)\(reason.detail.map { " DETAIL (\($0))" } ?? "")\n      \(reason.summary)")
     }
     return .qualified
   }
