@@ -26,15 +26,18 @@ let package = Package(
       name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .target(name: "Artifacts", dependencies: ["CLibXML2", "QualifyCrypto", "QualifyCore"]),
     .target(name: "OTA", dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"]),
+    // The outside systems as the harness sees them (docs/architecture.md, *Ports*).
+    .target(name: "StackPorts", dependencies: ["HTTP", "Artifacts", "OTA", "QualifyCore"]),
     .target(
-      name: "MockStack", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "QualifyCore"]),
+      name: "MockStack",
+      dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "StackPorts", "QualifyCore"]),
     .target(
       name: "Devices", dependencies: ["HTTP", "QualifyCrypto", "Artifacts", "OTA", "QualifyCore"]),
     .target(
       name: "Scenarios",
       dependencies: [
-        "MockStack", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "ResultModel",
-        "QualifyCore",
+        "MockStack", "StackPorts", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto",
+        "ResultModel", "QualifyCore",
       ]),
     // The result model the runner produces and the store and writers consume.
     .target(name: "ResultModel", dependencies: ["QualifyCore"]),
@@ -79,13 +82,13 @@ let package = Package(
     .testTarget(
       name: "MockStackTests",
       dependencies: [
-        "MockStack", "OTA", "Artifacts", "HTTP", "QualifyCrypto", "QualifyCore",
+        "MockStack", "StackPorts", "OTA", "Artifacts", "HTTP", "QualifyCrypto", "QualifyCore",
         "QualifyTestSupport",
       ]),
     .testTarget(
       name: "DevicesTests",
       dependencies: [
-        "Devices", "MockStack", "Artifacts", "HTTP", "QualifyCore", "QualifyTestSupport",
+        "Devices", "MockStack", "Artifacts", "OTA", "HTTP", "QualifyCore", "QualifyTestSupport",
       ]),
     .testTarget(
       name: "ScenariosTests",

@@ -222,7 +222,7 @@ let otaManifest = try Manifest.parse(
 let otaSealed =
   try DirectoryBucket(root: otaBucketRoot).get(
     Manifest.bundleKey(channel: "bench", version: otaManifest.version)) ?? []
-let otaVerifies = try measure(iterations: 10, warmup: 2) {
+let otaVerifies = measure(iterations: 10, warmup: 2) {
   let report = BundleVerifier.verify(
     manifest: otaManifest, bundle: otaSealed, publicKey: otaPublic, current: nil)
   guard report.verified else {

@@ -11,6 +11,12 @@ public final class Device {
   public let environment: DeviceEnvironment
   /// The system browser's cookie store (shared across apps where the browser kind shares it).
   public let systemCookies: CookieJar
+
+  /// Every cookie store on the device: the system browser's and each app's (native stack,
+  /// in-app browser, WebView).
+  public var cookieStores: [CookieJar] {
+    [systemCookies] + apps.flatMap { [$0.native.jar, $0.inAppBrowserCookies, $0.webViewCookies] }
+  }
   /// Whether Google Play services are installed (Android): without them Custom Tabs are
   /// unavailable and the auth flow falls back to an isolated WebView.
   public let hasPlayServices: Bool

@@ -2,6 +2,7 @@ import Artifacts
 import Foundation
 import HTTP
 import QualifyCore
+import StackPorts
 
 /// The embedded mock stack of one scenario run: fresh state, started in-process on loopback.
 ///
@@ -168,9 +169,18 @@ public final class Stack: Sendable {
     }
   }
 
-  /// The test user named `name`, with their password.
-  public func user(_ name: String) -> RealmSettings.User? {
-    identityProvider?.user(name)
+  /// The ports a world observes this stack through: the IdP's event feed and the backend's
+  /// answers over HTTP with `client`, the bucket in-process (the pipeline's upload path).
+  public func ports(client: HTTPClient) -> StackPorts {
+    StackPorts(
+      identityProvider: identityProvider.map { idp in
+        HTTPIdentityProvider(
+          issuer: idp.issuer, eventsURL: idp.origin.url(idp.paths.events),
+          testUsers: idp.testUsers, client: client)
+      },
+      backend: HTTPBackend(
+        origin: backend.origin, sessionCookie: backend.sessionCookie, client: client),
+      bucket: bucket)
   }
 
   /// The loopback ports of the HTTPS and HTTP listeners.
@@ -200,12 +210,6 @@ public final class Stack: Sendable {
 
   deinit {
     stop()
-  }
-}
-
-extension IdentityProvider {
-  func user(_ name: String) -> RealmSettings.User? {
-    testUsers.first { $0.username == name }
   }
 }
 

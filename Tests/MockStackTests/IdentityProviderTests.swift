@@ -5,6 +5,7 @@ import MockStack
 import QualifyCore
 import QualifyCrypto
 import QualifyTestSupport
+import StackPorts
 import Testing
 
 /// The IdP's endpoints driven directly, without a browser.
@@ -110,5 +111,36 @@ import Testing
     let keys = try #require(jwks["keys"] as? [[String: Any]])
     #expect(keys.first?["kid"] as? String == "k1")
     #expect(keys.first?["alg"] as? String == "RS256")
+  }
+
+  /// The harness reads the IdP's events as a Keycloak admin-events client would: over HTTP,
+  /// from the events endpoint, oldest first after reversing what it serves.
+  @Test func theEventFeedIsReadOverHTTPThroughThePort() throws {
+    let idp = provider(.keycloakDev)
+    let server = try TestServer(tls: false) { idp.handle($0) }
+    defer { server.stop() }
+    let client = try HTTPClient(configuration: .init(allowsOutsideOrigins: true))
+    let port = HTTPIdentityProvider(
+      issuer: idp.issuer,
+      eventsURL: "http://127.0.0.1:\(server.port)\(idp.paths.events)", testUsers: idp.testUsers,
+      client: client)
+    #expect(try port.events().isEmpty)
+    // Two failed logins on the form a browser was given.
+    let page = get(idp, authorize(idp))
+    let action = try #require(
+      page.bodyText.components(separatedBy: "action=\"").dropFirst().first?.components(
+        separatedBy: "\""
+      ).first?.replacingOccurrences(of: "&amp;", with: "&"))
+    for user in ["alice", "mallory"] {
+      _ = idp.handle(
+        HTTPRequest(
+          method: "POST", target: action,
+          headers: ["Host": "idp.test", "Content-Type": "application/x-www-form-urlencoded"],
+          body: Array("username=\(user)&password=wrong&form_token=x".utf8)))
+    }
+    let events = try port.events()
+    #expect(events.map(\.type) == ["LOGIN_ERROR", "LOGIN_ERROR"])
+    #expect(events.allSatisfy { $0.clientId == "rp" })
+    #expect(port.user(named: "alice")?.password == "alice-password")
   }
 }

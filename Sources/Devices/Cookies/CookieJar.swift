@@ -30,6 +30,9 @@ public final class CookieJar {
   private let clock: VirtualClock
   private let lock = NSLock()
   private var cookies: [Cookie] = []
+  /// Every cookie ever stored, in order, deleted or not: what a tester who watched the device
+  /// could name afterwards.
+  public private(set) var history: [Cookie] = []
 
   public init(clock: VirtualClock) {
     self.clock = clock
@@ -76,6 +79,7 @@ public final class CookieJar {
       var stored = cookie
       stored.created = created
       cookies.append(stored)
+      history.append(stored)
     }
   }
 

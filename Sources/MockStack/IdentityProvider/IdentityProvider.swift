@@ -79,7 +79,7 @@ public final class IdentityProvider: HTTPHandler, Sendable {
   let context: StackContext
   let signingKey: Key
   let keyID: String
-  let paths: IdentityProviderProfile.Paths
+  public let paths: IdentityProviderProfile.Paths
   /// The users who can sign in (the realm export's, or seeded test identities).
   public let testUsers: [RealmSettings.User]
   private let machine: Locked<AuthorizationStateMachine>

@@ -378,11 +378,15 @@ public final class Runner: Sendable {
         continue
       }
       progress.begin(step.index)
-      world.beginStep()
       let stepStarted = Date()
       let evidenceStart = world.evidence.count
       var stepFailure: Failure?
       do {
+        try world.beginStep(
+          readsEvents: step.lines.contains {
+            if case .expectation(let spec, _) = $0.kind { return spec.observesIdentityEvents }
+            return false
+          })
         stepFailure = try run(step, in: world, configuration: configuration)
       } catch let notApplicable as ScenarioNotApplicable {
         return ExecutionRecord(

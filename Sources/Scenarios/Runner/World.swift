@@ -6,6 +6,7 @@ import MockStack
 import OTA
 import QualifyCore
 import QualifyCrypto
+import StackPorts
 
 /// One execution's world: a fresh stack, fresh devices with the scenario's apps installed,
 /// the virtual clock, and the evidence log everything writes to.
@@ -15,13 +16,20 @@ public final class World {
   public let evidence: EvidenceLog
   public let redactor: Redactor
   public let stack: Stack
+  /// The outside systems as a real deployment would let the harness see them.
+  public let ports: StackPorts
   public let environment: DeviceEnvironment
   public private(set) var devices: [String: Device] = [:]
   public private(set) var apps: [String: App] = [:]
   /// Declared users, with their credentials from the identity provider.
   public private(set) var users: [String: RealmSettings.User] = [:]
   /// The outcome of the last action.
-  var lastOutcome: Outcome?
+  var lastOutcome: Outcome? {
+    didSet { actionsRun += 1 }
+  }
+  /// Actions run so far, and the IdP events read after the last of them.
+  private var actionsRun = 0
+  private var eventCache: (actions: Int, events: [IdentityEvent])?
   /// Whether an expectation has examined the last outcome's problem.
   var problemExamined = false
   /// How many IdP events there were when the current step began.
@@ -78,6 +86,11 @@ public final class World {
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor, trustedCertificatesPEM: material.authority.certificatePEM,
       origins: stack.origins, pool: try transport?.client(material))
+    // The harness observes the stack as its operator would: trusting the deployment's own
+    // certificates, whatever a mutation makes the devices see.
+    ports = stack.ports(
+      client: try transport?.observer(material, origins: stack.origins)
+        ?? TransportLease.makeObserver(material, origins: stack.origins))
     do {
       for declaration in scenario.devices {
         let browser =
@@ -113,7 +126,7 @@ public final class World {
     guard let index = AppProfile.userRoles.firstIndex(of: role) else {
       throw ScenarioRuntimeError("unknown user role \(role)")
     }
-    let known = stack.identityProvider?.testUsers ?? []
+    let known = ports.identityProvider?.testUsers ?? []
     let declared = configuration.build.testUsers
     if !declared.isEmpty {
       guard index < declared.count else {
@@ -121,7 +134,7 @@ public final class World {
           "the scenario needs a \(role) user, but qualify.json testUsers names only \(declared.count)"
         )
       }
-      guard let user = stack.user(declared[index]) else {
+      guard let user = ports.identityProvider?.user(named: declared[index]) else {
         throw ScenarioRuntimeError(
           "qualify.json testUsers names \(declared[index]), who is not a user of the identity provider (its users: \(known.map(\.username).joined(separator: ", ")))"
         )
@@ -160,15 +173,47 @@ public final class World {
     stack.stop()
   }
 
-  /// Marks the start of a step (expectations about IdP events look at the current step).
-  func beginStep() {
-    stepEventStart = stack.identityProvider?.events.count ?? 0
+  /// Marks the start of a step; `readsEvents` when its expectations look at the IdP events
+  /// of the step, which are then counted from where the feed stands now.
+  func beginStep(readsEvents: Bool) throws {
+    stepEventStart = readsEvents ? try ports.identityProvider?.events().count ?? 0 : 0
     stepEvidenceStart = evidence.count
   }
 
-  /// The IdP events recorded during the current step.
-  var stepEvents: [IdentityProvider.Event] {
-    Array((stack.identityProvider?.events ?? []).dropFirst(stepEventStart))
+  /// The IdP events recorded during the current step, read from its event feed once per
+  /// action: expectations after the same action share one read.
+  func stepEvents() throws -> [IdentityEvent] {
+    if let cached = eventCache, cached.actions == actionsRun {
+      return Array(cached.events.dropFirst(stepEventStart))
+    }
+    let events = try ports.identityProvider?.events() ?? []
+    eventCache = (actionsRun, events)
+    return Array(events.dropFirst(stepEventStart))
+  }
+
+  /// How many live backend sessions of `user` the world's devices were ever given: every
+  /// session cookie the backend set in a device's stores (native stacks, browsers), asked of
+  /// the backend itself — what survives a logout that only cleared the app's jar.
+  func liveBackendSessions(of user: String) throws -> Int {
+    let host = ports.backend.origin.host
+    var values: [String] = []
+    for device in devices.values {
+      for jar in device.cookieStores {
+        for cookie in jar.history
+        where cookie.name == ports.backend.sessionCookie && cookie.domain == host
+          && !values.contains(cookie.value)
+        {
+          values.append(cookie.value)
+        }
+      }
+    }
+    var live = 0
+    for value in values where try ports.backend.user(ofSession: value) == user { live += 1 }
+    note(
+      "harness",
+      "asked the backend about \(values.count) session cookie\(values.count == 1 ? "" : "s") the devices were given: \(live) live for \(user)"
+    )
+    return live
   }
 
   /// Records a note in the evidence.
@@ -283,6 +328,7 @@ final class WorkerTransport: Sendable {
 final class TransportLease: Sendable {
   private let listeners = Locked<StackListeners?>(nil)
   private let pool = Locked<HTTPClient?>(nil)
+  private let observerPool = Locked<HTTPClient?>(nil)
 
   func listeners(_ material: StackMaterial) throws -> StackListeners {
     try listeners.withLock { shared in
@@ -291,6 +337,29 @@ final class TransportLease: Sendable {
       shared = made
       return made
     }
+  }
+
+  /// The harness's own client for the ports: it trusts the run's CA and the certificate an
+  /// untrusted-CA mutation serves, so observing never depends on what the devices are shown.
+  func observer(_ material: StackMaterial, origins: [String: UInt16]) throws -> HTTPClient {
+    let client = try observerPool.withLock { pool in
+      if let pool { return pool }
+      let made = try TransportLease.makeObserver(material, origins: origins)
+      pool = made
+      return made
+    }
+    client.update(origins: origins)
+    return client
+  }
+
+  static func makeObserver(_ material: StackMaterial, origins: [String: UInt16]) throws
+    -> HTTPClient
+  {
+    try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: material.authority.certificatePEM
+          + material.untrustedCredentials.certificatePEM,
+        origins: origins, userAgent: "qualify-observer"))
   }
 
   func client(_ material: StackMaterial) throws -> HTTPClient {

@@ -126,13 +126,16 @@ public struct ExpectationSpec: Sendable {
   public var negatable: Bool
   /// The problems of the last action it examines (so the step does not fail on them).
   let examines: ProblemFilter
+  /// Whether it reads the IdP events of its step: the step then notes where the event feed
+  /// stood when it began (one request to the feed, only for such steps).
+  let observesIdentityEvents: Bool
   /// nil when the expectation holds, else why it does not; throws `ScenarioNotApplicable`
   /// when what it checks does not apply to this build.
   let check: @Sendable (ExpectationContext) throws -> Failure?
 
   public init(
     _ phrase: String, _ parameters: [Parameter] = [], negatable: Bool = false,
-    examines: ProblemFilter = .none, summary: String,
+    examines: ProblemFilter = .none, observesIdentityEvents: Bool = false, summary: String,
     example: String,
     check: @escaping @Sendable (ExpectationContext) throws -> Failure?
   ) {
@@ -140,6 +143,7 @@ public struct ExpectationSpec: Sendable {
     self.parameters = parameters
     self.negatable = negatable
     self.examines = examines
+    self.observesIdentityEvents = observesIdentityEvents
     self.summary = summary
     self.example = example
     self.check = check
@@ -200,16 +204,9 @@ extension MutationSpec {
 
 /// Everything a scenario file can say, beyond its structural keywords.
 public enum Vocabulary {
-  public static let actions: [ActionSpec] =
-    CoreActions.all + GuardVocabulary.actions + AuthenticationVocabulary.actions
-    + AuthenticationVocabulary.moreActions + OTAVocabulary.actions
-  public static let expectations: [ExpectationSpec] =
-    CoreExpectations.all + GuardVocabulary.expectations
-    + AuthenticationVocabulary.expectations + AuthenticationVocabulary.moreExpectations
-    + OTAVocabulary.expectations
-  public static let mutations: [MutationSpec] =
-    CoreMutations.all + GuardVocabulary.mutations
-    + AuthenticationVocabulary.mutations + OTAVocabulary.mutations
+  public static let actions: [ActionSpec] = packs.flatMap { $0.actions }
+  public static let expectations: [ExpectationSpec] = packs.flatMap { $0.expectations }
+  public static let mutations: [MutationSpec] = packs.flatMap { $0.mutations }
 
   /// Structural keywords with a one-line summary, in the order a file uses them.
   public static let keywords: [(String, String)] = [

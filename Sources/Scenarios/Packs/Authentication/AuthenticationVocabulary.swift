@@ -372,7 +372,7 @@ extension AuthenticationVocabulary {
         )
     },
     ExpectationSpec(
-      "silent sso",
+      "silent sso", observesIdentityEvents: true,
       summary:
         "The objective proof of cross-app SSO (rule 8): the last login reached the IdP's /authorize, showed no login form, and this step recorded CODE_TO_TOKEN without LOGIN at the IdP.",
       example: "expect silent sso"
@@ -392,7 +392,7 @@ extension AuthenticationVocabulary {
         missing.append(
           ("login-form", "the IdP showed its login form (\(context.world.formCause(outcome)))"))
       }
-      let types = context.world.stepEvents.map(\.type)
+      let types = try context.world.stepEvents().map(\.type)
       if types.contains("LOGIN") {
         missing.append(("login-event", "a LOGIN event: the user typed credentials again"))
       }
@@ -414,20 +414,21 @@ extension AuthenticationVocabulary {
         .value("type", .choice(["LOGIN", "LOGIN_ERROR", "CODE_TO_TOKEN", "LOGOUT"])),
         .keyword("by", "app", .app), .keyword("for", "user", .user),
       ],
-      negatable: true,
+      negatable: true, observesIdentityEvents: true,
       summary:
         "The identity provider recorded an event of TYPE during this step (by the IdP client of APP, for USER).",
       example: "expect idp event CODE_TO_TOKEN by calendar"
     ) { context in
       let type = context.arguments["type"] ?? ""
-      var events = context.world.stepEvents.filter { $0.type == type }
+      let stepEvents = try context.world.stepEvents()
+      var events = stepEvents.filter { $0.type == type }
       if let appName = context.arguments["app"], let app = context.world.apps[appName] {
         let client = app.build.backend.oidcClientId
         events = events.filter { $0.clientId == client }
       }
       if let user = context.username() { events = events.filter { $0.userId == user } }
       if events.isEmpty != context.negated {
-        let all = context.world.stepEvents.map {
+        let all = stepEvents.map {
           "\($0.type)\($0.clientId.map { " (\($0))" } ?? "")"
         }
         return context.negated
@@ -560,11 +561,11 @@ extension AuthenticationVocabulary {
     ExpectationSpec(
       "backend session for", [.value("user", .user)], negatable: true,
       summary:
-        "The backend holds a live session of USER (observed in the mock, whatever the app's jar says).",
+        "The backend holds a live session of USER: any session cookie it ever gave the devices still signs in as USER when the backend is asked (`GET /api/v1.0/users/me/`), whatever the app's jar holds now.",
       example: "expect no backend session for first"
     ) { context in
       let user = context.username() ?? ""
-      let count = context.world.stack.backend.liveSessions(of: user)
+      let count = try context.world.liveBackendSessions(of: user)
       if (count > 0) != context.negated { return nil }
       let label = context.userLabel() ?? user
       return context.negated

@@ -52,8 +52,9 @@ extension World {
     return otaChannel == "staging" ? "prod" : "staging"
   }
 
-  private func bucket() throws -> OTABucket {
-    guard let bucket = stack.bucket else {
+  /// The bucket the pipeline publishes to, through its port.
+  private func bucket() throws -> BucketStore {
+    guard let bucket = ports.bucket else {
       throw ScenarioRuntimeError(
         "the backend serves no MOBILE_OTA_MANIFEST_URL: the app has no OTA bucket")
     }

@@ -88,6 +88,8 @@ enum OTAVocabulary {
       summary: "The bucket answers the next bundle download with 503 (a transient failure).",
       example: "the bucket fails the next download"
     ) { context in
+      // A fault only an in-process bucket can be made to have: the one place a scenario
+      // reaches into a mock, to stage what the world must survive, never to observe it.
       guard let bucket = context.world.stack.bucket else {
         throw ScenarioRuntimeError("the app configures no OTA bucket")
       }

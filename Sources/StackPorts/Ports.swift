@@ -1,0 +1,72 @@
+import Artifacts
+import Foundation
+import HTTP
+import OTA
+import QualifyCore
+
+/// The outside systems a qualification talks to, as the harness may see them: only through
+/// what a real deployment also gives — its HTTP endpoints, its event feed, its responses.
+/// The in-process mocks are one implementation; a run against real systems (`--stack`) is
+/// another. Nothing here reads a mock's memory.
+
+/// An identity provider: the test users the harness signs in as, and its event feed.
+public protocol IdentityProviderPort: Sendable {
+  /// The issuer identifier.
+  var issuer: String { get }
+  /// The users the harness may sign in as, with the passwords it types.
+  var testUsers: [RealmSettings.User] { get }
+  /// Every event recorded so far, oldest first, as the IdP's event API serves them
+  /// (Keycloak's admin events, the mock's `/_qualify/events`).
+  func events() throws -> [IdentityEvent]
+}
+
+extension IdentityProviderPort {
+  /// The test user called `name` (username or email).
+  public func user(named name: String) -> RealmSettings.User? {
+    testUsers.first { $0.username == name || $0.email == name }
+  }
+}
+
+/// An event of the identity provider, in the shape of Keycloak's admin events API.
+public struct IdentityEvent: Sendable, Equatable {
+  public var type: String
+  public var clientId: String?
+  public var userId: String?
+  public var sessionId: String?
+  public var username: String?
+
+  public init(
+    type: String, clientId: String? = nil, userId: String? = nil, sessionId: String? = nil,
+    username: String? = nil
+  ) {
+    self.type = type
+    self.clientId = clientId
+    self.userId = userId
+    self.sessionId = sessionId
+    self.username = username
+  }
+}
+
+/// The app's backend: whom a session cookie belongs to, asked of the backend itself.
+public protocol BackendPort: Sendable {
+  var origin: Origin { get }
+  /// The name of the session cookie (`sessionid`).
+  var sessionCookie: String { get }
+  /// The user a session cookie signs in as (`GET /api/v1.0/users/me/`), nil when the
+  /// backend does not know it (ended, expired, never issued).
+  func user(ofSession value: String) throws -> String?
+}
+
+/// The ports of one qualification: where each outside system is reached.
+public struct StackPorts: Sendable {
+  public var identityProvider: IdentityProviderPort?
+  public var backend: BackendPort
+  /// The OTA bucket the pipeline publishes to and devices download from.
+  public var bucket: BucketStore?
+
+  public init(identityProvider: IdentityProviderPort?, backend: BackendPort, bucket: BucketStore?) {
+    self.identityProvider = identityProvider
+    self.backend = backend
+    self.bucket = bucket
+  }
+}
