@@ -65,6 +65,8 @@ public final class App {
   public internal(set) var abandonedLoginPage: String?
   /// The OTA side of the app.
   public private(set) lazy var updater = OTAUpdater(app: self)
+  /// The push side of the app.
+  public private(set) lazy var push = PushClient(app: self)
   /// `SFSafariViewController`'s cookie store: the app's own.
   let inAppBrowserCookies: CookieJar
   /// The fallback WebView's cookie store (Android without Play services).
@@ -139,6 +141,7 @@ extension App {
       return Launch(webView: webView, crashed: true, update: nil, running: updater.current)
     }
     updater.notifyAppReady()
+    push.refreshOnLaunch()
     let update = updater.check()
     // An applied bundle reloads the WebView: it may die before notifyAppReady() too.
     let crashed = updater.crashesOnBoot

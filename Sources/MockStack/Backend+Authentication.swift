@@ -273,6 +273,7 @@ extension Backend {
       return .redirect(to: done)
     }
     sessions[session.key] = nil
+    logoutDeletesChannels(ofSession: session.key)
     event("logout: backend session of \(session.user ?? "?") ended")
     if context.behaviours.backendSkipsIdPLogout {
       return HTTPResponse.redirect(to: done).with("Set-Cookie", sessionCookieHeader(nil))
@@ -309,6 +310,7 @@ extension Backend {
   func mobileLogout(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {
     if !context.behaviours.backendIgnoresMobileLogout {
       sessions[session.key] = nil
+      logoutDeletesChannels(ofSession: session.key)
       event("mobile logout: session of \(session.user ?? "?") ended")
     }
     return HTTPResponse(status: 204).with("Set-Cookie", sessionCookieHeader(nil))

@@ -53,11 +53,18 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   var sessions: [String: Session] = [:]
   var tokens: [String: TokenEntry] = [:]
   var jwks: [String: Any]?
+  /// Push: the devices registered (`Channel(type="push")`) and the sender's state.
+  var pushChannels: [PushChannel] = []
+  let push: PushCredentials?
+  /// The loc-keys the pushes name (the app profile's `push.bannerKeys`: title then body).
+  let pushLocKeys: [String]
+  var apnsProviderToken: (token: String, issued: Date)?
+  var fcmAccessToken: (token: String, expires: Date)?
   private var router = Router()
 
   init(
     origin: Origin, settings: BackendSettings, name: String = "backend",
-    sessionCookie: String = "sessionid",
+    sessionCookie: String = "sessionid", push: PushCredentials? = nil, pushLocKeys: [String] = [],
     context: StackContext, backChannel: @escaping @Sendable (ClientRequest) -> HTTPResponse?
   ) {
     self.origin = origin
@@ -66,6 +73,8 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
     self.sessionCookie = sessionCookie
     self.context = context
     self.backChannel = backChannel
+    self.push = push
+    self.pushLocKeys = pushLocKeys
     router.get("/api/v1.0/config/") { [unowned self] request in self.config(request) }
     router.get("/__heartbeat__/") { [unowned self] _ in self.heartbeat() }
     router.get("/__lbheartbeat__/") { [unowned self] _ in self.heartbeat() }
@@ -85,6 +94,16 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
     router.post("/api/v1.0/blob/upload/") { [unowned self] in
       self.protected($0, unsafe: true) { self.upload($0, $1) }
     }
+    router.post("/api/v1.0/users/me/channels/") { [unowned self] in
+      self.protected($0, unsafe: true) { self.registerChannel($0, $1) }
+    }
+    router.get("/api/v1.0/users/me/channels/") { [unowned self] in
+      self.protected($0) { self.listChannels($0, $1) }
+    }
+    router.on("DELETE", "/api/v1.0/users/me/channels/*") { [unowned self] in
+      self.protected($0, unsafe: true) { self.deleteChannel($0, $1) }
+    }
+    router.post("/api/v1.0/_qualify/messages/") { [unowned self] in self.deliverMessage($0) }
     router.get("/") { [unowned self] in self.home($0) }
   }
 

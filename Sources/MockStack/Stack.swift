@@ -2,6 +2,7 @@ import Artifacts
 import Foundation
 import HTTP
 import QualifyCore
+import QualifyCrypto
 import StackPorts
 
 /// The embedded mock stack of one scenario run: fresh state, started in-process on loopback.
@@ -18,6 +19,8 @@ public final class Stack: Sendable {
   public let identityProvider: IdentityProvider?
   /// The OTA bucket, when the backend names a manifest URL.
   public let bucket: OTABucket?
+  /// The push credentials the backend sends with (the env's, or the harness's).
+  public let pushCredentials: PushCredentials?
   /// Listeners of this stack alone, or nil when it is mounted on shared ones.
   private let own: (secure: HTTPServer, cleartext: HTTPServer)?
   private let shared: StackListeners?
@@ -89,8 +92,13 @@ public final class Stack: Sendable {
     }
     identityProvider = idp
 
+    // Push: the backend's credentials, Apple's and Google's view of the app's accounts, and
+    // the gateways (seed 000 checklist item 8; DESIGN.md rules 14 and 15).
+    let push = try material.pushCredentials(build.backend)
+    pushCredentials = push
     backend = Backend(
-      origin: topology.backend, settings: build.backend, context: context,
+      origin: topology.backend, settings: build.backend, push: push,
+      pushLocKeys: build.push.requiredBannerKeys, context: context,
       backChannel: channel.send("backend"))
     var companionSettings = build.backend
     companionSettings.env.set("OIDC_RP_CLIENT_ID", Companion.clientID)
@@ -125,6 +133,19 @@ public final class Stack: Sendable {
       for origin in topology.identityProviderOrigins { serve(origin, idp) }
     }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
+    let apple = ApplePushNetwork()
+    let account = AppleDeveloperAccount(
+      teamId: push.apnsTeamId,
+      keys: [push.apnsKeyId: push.apnsPublicKey],
+      pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 }))
+    for environment in APNsEnvironment.allCases {
+      serve(
+        environment.origin,
+        APNsGateway(environment: environment, account: account, network: apple, context: context))
+    }
+    let firebase = FirebaseNetwork(projects: try Stack.firebaseProjects(build, push: push))
+    serve(StackTopology.fcm, FCMGateway(network: firebase, context: context))
+    serve(StackTopology.googleOAuth, GoogleOAuth(network: firebase, context: context))
 
     // A world whose servers must present another certificate cannot share listeners.
     if let listeners, !context.behaviours.untrustedCertificate {
@@ -158,6 +179,36 @@ public final class Stack: Sendable {
       }
     }
     self.origins = origins
+  }
+
+  /// The Firebase projects of the world: the one the app's `google-services.json` registers
+  /// the device with (its Android clients), and the one the backend's service account belongs
+  /// to (`PUSH_FCM_PROJECT_ID`) — the same project when the pairing is right.
+  static func firebaseProjects(_ build: AppBuild, push: PushCredentials) throws
+    -> [FirebaseProject]
+  {
+    let serviceKey = push.fcmPublicKey
+    var projects: [String: FirebaseProject] = [:]
+    func senderId(_ project: String) -> String {
+      String(
+        Digest.sha256(Array(project.utf8)).prefix(5).reduce(0) { $0 << 8 | Int($1) }
+          % 900_000_000_000 + 100_000_000_000)
+    }
+    if let deviceProject = build.push.firebaseProjectId?.value {
+      projects[deviceProject] = FirebaseProject(
+        projectId: deviceProject, senderId: senderId(deviceProject),
+        packages: Set(build.push.firebasePackages.map(\.value)), serviceAccounts: [:])
+    }
+    if let backendProject = build.backend.fcmProjectId {
+      var project =
+        projects[backendProject]
+        ?? FirebaseProject(
+          projectId: backendProject, senderId: senderId(backendProject),
+          packages: [build.appId.value], serviceAccounts: [:])
+      project.serviceAccounts[push.fcmClientEmail] = (push.fcmKeyId, serviceKey)
+      projects[backendProject] = project
+    }
+    return Array(projects.values)
   }
 
   /// Test users for an identity provider without a realm export (seeded passwords).

@@ -37,6 +37,22 @@ public struct StackBehaviours: Sendable, Hashable {
   /// A browser that already holds a valid backend session gets a mobile token without a
   /// round-trip to the IdP (the false positive of seed 000).
   public var backendShortCircuitsValidSession = false
+  // Backend, push (rule 15).
+  /// Logout leaves the session's push devices registered.
+  public var backendKeepsPushChannelsOnLogout = false
+  /// Dead tokens (APNs 410, FCM UNREGISTERED) are never pruned.
+  public var backendKeepsDeadTokens = false
+  /// The gateway credentials are minted once and never refreshed: the APNs provider token
+  /// (Apple rejects it after an hour) and the FCM access token (it expires after an hour).
+  public var backendNeverRefreshesProviderToken = false
+  // The push gateways (rule 14): what makes a pairing mistake visible.
+  /// APNs delivers a token of either environment on either gateway.
+  public var apnsAcceptsAnyEnvironment = false
+  /// APNs delivers whatever `apns-topic` names.
+  public var apnsIgnoresTopic = false
+  /// FCM delivers to a registration token of any Firebase project.
+  public var fcmIgnoresProject = false
+
   /// The mobile logout endpoint does not end the session.
   public var backendIgnoresMobileLogout = false
 

@@ -21,6 +21,11 @@ public final class StackMaterial: Sendable {
   }
 
   private let otaKeys = Locked(OTAKeys())
+  /// The harness's push credentials, made on first use.
+  let pushKeys = Locked<PushCredentials?>(nil)
+  /// The push credentials read from each distinct backend env.
+  let pushCache = Locked<[String: PushCredentials]>([:])
+  var seedValue: UInt64 { seed }
 
   /// - Parameters:
   ///   - hosts: every host name the mocks will serve over HTTPS in this run.

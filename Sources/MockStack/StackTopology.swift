@@ -22,6 +22,8 @@ public struct StackTopology: Sendable {
   public static let apnsSandbox = Origin(scheme: "https", host: "api.sandbox.push.apple.com")
   public static let apnsProduction = Origin(scheme: "https", host: "api.push.apple.com")
   public static let fcm = Origin(scheme: "https", host: "fcm.googleapis.com")
+  /// Google's OAuth token endpoint, where the backend trades its service account for FCM.
+  public static let googleOAuth = Origin(scheme: "https", host: "oauth2.googleapis.com")
 
   public init(build: AppBuild) throws {
     guard let backend = Origin(url: build.frontend.apiOrigin.value) else {
@@ -61,7 +63,7 @@ public struct StackTopology: Sendable {
   public var origins: [Origin] {
     var out = [
       backend, companionBackend, StackTopology.apnsSandbox, StackTopology.apnsProduction,
-      StackTopology.fcm,
+      StackTopology.fcm, StackTopology.googleOAuth,
     ]
     for origin in identityProviderOrigins where !out.contains(origin) { out.append(origin) }
     if let identityProvider, !out.contains(identityProvider) { out.append(identityProvider) }

@@ -56,6 +56,27 @@ public struct HTTPBackend: BackendPort {
     guard response.status == 200 else { return nil }
     return (response.jsonObject as? [String: Any])?["id"] as? String
   }
+
+  public func deliverMessage(to user: String, thread: String) throws -> [PushSend] {
+    let body = try JSONSerialization.data(withJSONObject: ["to": user, "thread": thread])
+    let response = try client.send(
+      ClientRequest(
+        method: "POST", url: origin.url("/api/v1.0/_qualify/messages/"),
+        headers: ["Content-Type": "application/json"], body: Array(body))
+    ).throwingResponse()
+    guard response.status == 200,
+      let sent = (response.jsonObject as? [String: Any])?["sent"] as? [[String: Any]]
+    else {
+      throw HTTPClientError(
+        .transport, "the backend did not take the message: HTTP \(response.status)")
+    }
+    return sent.map {
+      PushSend(
+        transport: $0["platform"] as? String ?? "", device: $0["device"] as? String ?? "",
+        status: $0["status"] as? Int ?? 0, reason: $0["reason"] as? String ?? "",
+        detail: $0["detail"] as? String ?? "")
+    }
+  }
 }
 
 extension HTTPClient {

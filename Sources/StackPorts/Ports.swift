@@ -55,6 +55,34 @@ public protocol BackendPort: Sendable {
   /// The user a session cookie signs in as (`GET /api/v1.0/users/me/`), nil when the
   /// backend does not know it (ended, expired, never issued).
   func user(ofSession value: String) throws -> String?
+  /// A new message arrives in `user`'s mailbox, in `thread` (what mail from another account
+  /// causes): the backend pushes to each of the user's devices and answers what each gateway
+  /// said — its sender's log. The mock takes it at `POST /api/v1.0/_qualify/messages/`.
+  func deliverMessage(to user: String, thread: String) throws -> [PushSend]
+}
+
+/// One push the backend's sender tried, and the gateway's answer (a line of its log).
+public struct PushSend: Sendable, Equatable {
+  /// `apns` or `fcm`.
+  public var transport: String
+  /// The device row's name.
+  public var device: String
+  /// The gateway's HTTP status (0: unreachable, nothing was sent).
+  public var status: Int
+  /// `delivered`, or the gateway's reason (`BadDeviceToken`, `SENDER_ID_MISMATCH`, …).
+  public var reason: String
+  /// The gateway and the topic or project it was sent with.
+  public var detail: String
+
+  public init(transport: String, device: String, status: Int, reason: String, detail: String) {
+    self.transport = transport
+    self.device = device
+    self.status = status
+    self.reason = reason
+    self.detail = detail
+  }
+
+  public var delivered: Bool { status == 200 }
 }
 
 /// The ports of one qualification: where each outside system is reached.

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import QualifyCrypto
 import QualifyTestSupport
 import Testing
 
@@ -90,5 +91,73 @@ import Testing
     #expect(seen[0]["issuer"] != seen[1]["issuer"])
     #expect(seen[0]["serial"] != seen[1]["serial"])
     #expect(seen[0]["issuer"]?.hasPrefix("qualify run CA ") == true)
+  }
+
+  /// The push gateways against a provider written by someone else (Tests/Fixtures/interop/
+  /// push_provider.py): its ES256 provider tokens and RS256 service-account assertions are
+  /// accepted, the answers are Apple's and Google's, and the provider tokens qualify's backend
+  /// signs verify with `cryptography`.
+  @Test func anIndependentPushProviderIsAnsweredAsAppleAndGoogleDocument() throws {
+    let build = try #require(
+      try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.ios])
+    let topology = try StackTopology(build: build)
+    let material = try StackMaterial(hosts: topology.secureHosts, seed: 7)
+    let context = StackContext(
+      clock: .realTime(), random: RandomSource(seed: 7), evidence: EvidenceLog(),
+      redactor: Redactor(), channel: .prod, behaviours: StackBehaviours())
+    let stack = try Stack(build: build, material: material, context: context)
+    defer { stack.stop() }
+    let credentials = try #require(stack.pushCredentials)
+    let client = try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: material.authority.certificatePEM, origins: stack.origins))
+    func register(_ url: String, _ body: [String: Any]) throws -> String {
+      let response = try client.response(
+        to: ClientRequest(
+          method: "POST", url: url, headers: ["Content-Type": "application/json"],
+          body: Array(try JSONSerialization.data(withJSONObject: body))))
+      return try #require((response.jsonObject as? [String: Any])?["token"] as? String)
+    }
+    let appId = build.appId.value
+    let project = try #require(build.backend.fcmProjectId)
+    let qualifyJWT = try JWT.sign(
+      ["iss": credentials.apnsTeamId, "iat": Int(Date().timeIntervalSince1970)],
+      key: credentials.apnsKey, keyID: credentials.apnsKeyId, algorithm: .es256)
+
+    let scratch = try Fixtures.temporaryDirectory("qualify-interop")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let ca = scratch.appendingPathComponent("ca.pem")
+    try Data(material.authority.certificatePEM.utf8).write(to: ca)
+    let input: [String: Any] = [
+      "apns": [
+        "key_pem": try credentials.apnsKey.pkcs8PrivatePEM(), "key_id": credentials.apnsKeyId,
+        "team_id": credentials.apnsTeamId, "topic": appId,
+        "production_token": try register(
+          "https://api.push.apple.com/_device/register", ["bundleId": appId]),
+        "sandbox_token": try register(
+          "https://api.sandbox.push.apple.com/_device/register", ["bundleId": appId]),
+        "qualify_jwt": qualifyJWT, "public_pem": try credentials.apnsKey.spkiPublicPEM(),
+      ],
+      "fcm": [
+        "client_email": credentials.fcmClientEmail,
+        "key_pem": try credentials.fcmKey.pkcs8PrivatePEM(),
+        "key_id": credentials.fcmKeyId, "project": project,
+        "token": try register(
+          "https://fcm.googleapis.com/_device/register", ["projectId": project, "package": appId]),
+      ],
+      "ca": ca.path, "connect": stack.origins,
+    ]
+    let result = try Programs.run(
+      InteroperabilityTests.python, [Fixtures.file("interop/push_provider.py")],
+      input: try JSONSerialization.data(withJSONObject: input))
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let checks = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String: Any]])
+    for name in [
+      "apns_delivered", "apns_other_environment", "apns_sandbox_delivered", "apns_expired",
+      "apns_topic", "qualify_jwt", "google_oauth", "fcm_delivered", "fcm_invalid_token",
+    ] {
+      #expect(checks[name]?["ok"] as? Bool == true, "\(name): \(checks[name] ?? [:])")
+    }
   }
 }

@@ -112,16 +112,22 @@ enum StackFixture {
     #expect(exchange.error?.message.contains("certificate") == true)
   }
 
+  /// A host the run's certificate covers but no mock serves is answered 421.
   @Test func unknownHostsGetMisdirectedRequest() throws {
-    let (stack, _) = try StackFixture.start()
+    let hosts = try StackTopology(build: StackFixture.build).secureHosts
+    let material = try StackMaterial(hosts: hosts.union(["unmounted.example"]), seed: 7)
+    let context = StackContext(
+      clock: VirtualClock(), random: RandomSource(seed: 3), evidence: EvidenceLog(),
+      redactor: Redactor(), channel: .prod, behaviours: StackBehaviours())
+    let stack = try Stack(build: StackFixture.build, material: material, context: context)
     defer { stack.stop() }
     let port = try #require(stack.origins["messages.example:443"])
     let client = try HTTPClient(
       configuration: .init(
-        trustedCertificatesPEM: StackFixture.material.authority.certificatePEM,
-        origins: ["api.push.apple.com:443": port]))
+        trustedCertificatesPEM: material.authority.certificatePEM,
+        origins: ["unmounted.example:443": port]))
     #expect(
-      try client.response(to: ClientRequest(url: "https://api.push.apple.com/3/device/x")).status
+      try client.response(to: ClientRequest(url: "https://unmounted.example/3/device/x")).status
         == 421)
   }
 }

@@ -286,6 +286,22 @@ enum CLI {
     #expect((response.jsonObject as? [String: Any])?["ENVIRONMENT"] as? String == "prod")
     #expect(
       try !RawSocket.isListening(host: RawSocket.nonLoopbackAddress() ?? "203.0.113.1", port: port))
+    // The push gateways it lists answer at the URLs it prints: an unsigned push is refused as
+    // Apple refuses it.
+    let apns = try #require(components.first { $0["name"] as? String == "APNs (production)" })
+    #expect(apns["send"] as? String == "https://api.push.apple.com/3/device/<token>")
+    #expect(components.contains { $0["name"] as? String == "APNs (development)" })
+    #expect(components.contains { $0["name"] as? String == "FCM HTTP v1" })
+    let apnsPort = try #require(
+      UInt16((apns["loopback"] as? String ?? "").split(separator: ":").last ?? ""))
+    let pusher = try HTTPClient(
+      configuration: .init(
+        trustedCertificatesPEM: ca, origins: ["api.push.apple.com:443": apnsPort]))
+    let refused = try pusher.response(
+      to: ClientRequest(
+        method: "POST", url: "https://api.push.apple.com/3/device/00", body: Array("{}".utf8)))
+    #expect(refused.status == 403)
+    #expect((refused.jsonObject as? [String: Any])?["reason"] as? String == "MissingProviderToken")
     process.interrupt()
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)

@@ -159,6 +159,37 @@ import Testing
       """, "unknown mutation", hint: "tls.untrusted-ca")
   }
 
+  @Test func givenTakesAMutationOfTheVocabulary() {
+    expectError(
+      """
+      scenario "x"
+        given 1️⃣backend.envv PUSH_ENABLED False
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """, "unknown mutation", hint: "backend.env")
+    let (scenario, diagnostics) = parse(
+      """
+      scenario "x"
+        given backend.env PUSH_APNS_USE_SANDBOX True
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    #expect(diagnostics.isEmpty)
+    #expect(scenario?.given.map(\.text) == ["backend.env PUSH_APNS_USE_SANDBOX True"])
+  }
+
   @Test func badArgumentTypesAreReported() {
     expectError(
       """

@@ -71,6 +71,40 @@ enum SampleRun {
     #expect(result.check.steps.first?.evidence.contains { $0.kind == .http } == true)
   }
 
+  /// `given` sets the check's world up (here: a backend that sends to the APNs sandbox), and
+  /// the controls run on top of it.
+  @Test func givenMutationsApplyToTheCheckAndItsControls() throws {
+    let text = """
+      scenario "sandbox"
+        GIVEN
+        device phone
+        app mail on phone
+        user first
+        step "enable"
+          mail logs in as first
+          mail enables notifications
+          expect notifications registered
+        step "push"
+          a message arrives for first
+          expect sender log BadDeviceToken
+        control "apns accepts any environment"
+          mutate apns.accepts-any-environment
+          fails at step 2
+          because sender-log delivered
+      """
+    let given = try SampleRun.scenario(
+      text.replacingOccurrences(of: "GIVEN", with: "given backend.env PUSH_APNS_USE_SANDBOX True"))
+    let result = SampleRun.runner().run(given, platform: .ios, channel: .prod)
+    #expect(result.verdict == .passed, "\(result.message)")
+    #expect(result.controls.map(\.outcome) == [.bit])
+    // Without the given mutation, the sample app's pairing is right and the push is delivered.
+    let plain = try SampleRun.scenario(text.replacingOccurrences(of: "GIVEN", with: ""))
+    let failed = SampleRun.runner().run(plain, platform: .ios, channel: .prod)
+    #expect(failed.verdict == .failed)
+    #expect(failed.check.failureReason == "sender-log")
+    #expect(failed.check.failureDetail == "delivered")
+  }
+
   @Test func aControlThatDoesNotBiteFailsTheScenario() throws {
     let scenario = try SampleRun.scenario(
       """

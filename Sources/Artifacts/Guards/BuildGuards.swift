@@ -358,6 +358,20 @@ public enum BuildGuards {
         return out
       },
       fix: "add the loc-keys to every locale's Localizable.strings / strings.xml"),
+    GuardRule(
+      id: "push-pairing", title: "The backend's push settings pair with the build",
+      source: "seed 000, Push notifications in dev; DESIGN.md rule 14; checklist item 8",
+      devAllows: false, reads: [.files, .backendEnv],
+      check: { build in
+        guard
+          build.features.push.enabled
+            || (build.features.push.use == .used && build.channel.isRelease)
+        else { return [] }
+        return build.platform == .ios ? PushPairing.ios(build) : PushPairing.android(build)
+      },
+      fix:
+        "pair the channel's backend env with the build: PUSH_APNS_USE_SANDBOX=False for a store build (aps-environment production), PUSH_APNS_BUNDLE_ID = the app id, PUSH_FCM_PROJECT_ID = google-services.json's project_id, with a client for the app id"
+    ),
   ]
 
   public static func rule(_ id: String) -> GuardRule? { rules.first { $0.id == id } }

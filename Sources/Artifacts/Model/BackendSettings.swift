@@ -53,6 +53,18 @@ public struct BackendSettings: Sendable {
   public var apnsUseSandbox: Bool? { BackendSettings.flag(env["PUSH_APNS_USE_SANDBOX"]) }
   public var apnsBundleId: String? { env["PUSH_APNS_BUNDLE_ID"] }
   public var fcmProjectId: String? { env["PUSH_FCM_PROJECT_ID"] }
+  /// `PUSH_APNS_KEY`: the `.p8` PEM (an env file may write its newlines as `\n`).
+  public var apnsKeyPEM: String? {
+    env["PUSH_APNS_KEY"].flatMap {
+      $0.isEmpty ? nil : $0.replacingOccurrences(of: "\\n", with: "\n")
+    }
+  }
+  public var apnsKeyId: String? { env["PUSH_APNS_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 } }
+  public var apnsTeamId: String? { env["PUSH_APNS_TEAM_ID"].flatMap { $0.isEmpty ? nil : $0 } }
+  /// `PUSH_FCM_CREDENTIALS`: the service account's JSON, on one line.
+  public var fcmCredentials: String? {
+    env["PUSH_FCM_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+  }
 
   /// A Django-style boolean (`True`, `1`, `yes`, `on`).
   public static func flag(_ raw: String?) -> Bool? {

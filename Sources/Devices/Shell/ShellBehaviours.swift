@@ -30,5 +30,14 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// Unpacks a bundle without checking that its entries stay inside the bundle's folder.
   public var updaterUnpacksAnyPath = false
 
+  // Push (checklist item 8).
+  /// The app does not re-register its push token on launch (a rotated token is never sent).
+  public var pushSkipsRefreshOnLaunch = false
+  /// A notification tap opens the app on its home, not on the thread (the tap listener is
+  /// added too late to catch the tap that cold-started the app).
+  public var pushTapsNotRouted = false
+  /// The enable flow registers the device even when the user refused notifications.
+  public var pushRegistersWithoutPermission = false
+
   public init() {}
 }

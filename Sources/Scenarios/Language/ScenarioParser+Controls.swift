@@ -9,32 +9,9 @@ extension ParserState {
     let index = scenario.controls.count - 1
     switch keyword {
     case "mutate":
-      guard let nameToken = line.tokens.dropFirst().first else {
-        missing(
-          line, "expected a mutation name",
-          hint: "for example: mutate shell.ignores-transport-policy")
-        return
+      if let use = parseMutation(line, scenario: scenario) {
+        scenario.controls[index].mutations.append(use)
       }
-      let names = Vocabulary.mutations.map(\.name)
-      guard let spec = Vocabulary.mutations.first(where: { $0.name == nameToken.text }) else {
-        error(
-          line, nameToken, "unknown mutation '\(nameToken.text)'",
-          hint: suggestion(nameToken.text, names)
-            ?? "`qualify list --vocabulary` lists the mutations")
-        return
-      }
-      guard
-        let arguments = parseArguments(
-          line, line.tokens.dropFirst(2), spec.parameters, scenario: scenario,
-          synopsis: spec.synopsis)
-      else {
-        return
-      }
-      scenario.controls[index].mutations.append(
-        MutationUse(
-          spec: spec, arguments: arguments,
-          text: line.tokens.dropFirst().map(\.text).joined(separator: " "),
-          location: location(line, nameToken)))
     case "fails":
       let rest = Array(line.tokens.dropFirst())
       guard rest.count >= 2, rest[0].text == "at" else {
@@ -112,5 +89,35 @@ extension ParserState {
     }
     expectEnd(line, after: 3)
     return Because(reason: reason.name, detail: detail.text)
+  }
+
+  /// `mutate NAME [ARGS]` (a control) or `given NAME [ARGS]` (the header): the mutation and
+  /// its typed arguments.
+  mutating func parseMutation(_ line: SourceLine, scenario: Scenario) -> MutationUse? {
+    guard let nameToken = line.tokens.dropFirst().first else {
+      missing(
+        line, "expected a mutation name",
+        hint: "for example: \(line.tokens[0].text) shell.ignores-transport-policy")
+      return nil
+    }
+    let names = Vocabulary.mutations.map(\.name)
+    guard let spec = Vocabulary.mutations.first(where: { $0.name == nameToken.text }) else {
+      error(
+        line, nameToken, "unknown mutation '\(nameToken.text)'",
+        hint: suggestion(nameToken.text, names)
+          ?? "`qualify list --vocabulary` lists the mutations")
+      return nil
+    }
+    guard
+      let arguments = parseArguments(
+        line, line.tokens.dropFirst(2), spec.parameters, scenario: scenario,
+        synopsis: spec.synopsis)
+    else {
+      return nil
+    }
+    return MutationUse(
+      spec: spec, arguments: arguments,
+      text: line.tokens.dropFirst().map(\.text).joined(separator: " "),
+      location: location(line, nameToken))
   }
 }

@@ -50,6 +50,8 @@ extension ParserState {
         }
         scenario.requires.append(feature)
       }
+    case "given":
+      if let use = parseMutation(line, scenario: scenario) { scenario.given.append(use) }
     case "platforms":
       if let platforms = parsePlatforms(line) { scenario.platforms = platforms }
     case "channels":

@@ -72,7 +72,7 @@ struct ParserState {
 
   static let headerKeywords = [
     "about", "checklist", "supports", "requires", "platforms", "channels", "tags", "timeout",
-    "idp",
+    "idp", "given",
   ]
   static let setupKeywords = ["device", "app", "user"]
   static let controlKeywords = ["mutate", "fails", "because", "platforms", "channels"]

@@ -19,6 +19,9 @@ public struct Scenario: Sendable {
   public var requires: [AppProfile.Feature] = []
   public var platforms: [Platform] = Platform.allCases
   public var channels: [Channel] = Channel.allCases
+  /// Mutations the check itself runs under (`given backend.env PUSH_APNS_USE_SANDBOX True`):
+  /// a scenario about a known mistake sets it up, and its controls apply on top.
+  public var given: [MutationUse] = []
   public var tags: [String] = []
   /// Wall-clock limit of one execution (the check or one control).
   public var timeout: TimeInterval = 10

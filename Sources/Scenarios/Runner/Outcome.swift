@@ -1,6 +1,7 @@
 import Artifacts
 import Devices
 import HTTP
+import StackPorts
 
 /// What an action produced, for the expectations that follow it: a response or a problem, and
 /// what the action was about, typed.
@@ -77,6 +78,14 @@ public struct Outcome: Sendable {
   public var published: String?
   /// Static findings of an inspection; nil when the action was not one.
   public var findings: [Finding]?
+  /// What the push enable flow returned.
+  public var pushRegistration: PushClient.EnableResult?
+  /// What the backend's sender said for the last message, one line per device.
+  public var pushSends: [PushSend]?
+  /// What the OS received for each app with the last message.
+  public var notifications: [String: [PushClient.Notification]]?
+  /// Where a notification tap opened the app.
+  public var openedRoute: String?
 
   public init(_ description: String, response: HTTPResponse? = nil, problem: Problem? = nil) {
     self.description = description

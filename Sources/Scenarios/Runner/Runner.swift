@@ -126,6 +126,7 @@ public final class Runner: Sendable {
     }
     var base = WorldConfiguration(build: build)
     base.identityProvider = scenario.identityProvider
+    for mutation in scenario.given { mutation.spec.apply(&base, mutation.arguments) }
     let label = "\(scenario.id)/\(platform.rawValue)"
     let check = execute(scenario, configuration: base, label: label, transport: transport)
     if check.notApplicable, let why = check.message {

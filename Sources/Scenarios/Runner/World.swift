@@ -44,6 +44,10 @@ public final class World {
   var manifests: [String: Manifest] = [:]
   /// The key the pipeline signs bundles with.
   let otaSigningKey: Key
+  /// The thread of the last message that arrived (`a message arrives for`), and how many
+  /// arrived.
+  var lastMessageThread: String?
+  var messagesArrived = 0
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
@@ -100,7 +104,8 @@ public final class World {
           }
         devices[declaration.name] = Device(
           name: declaration.name, platform: configuration.platform,
-          hasPlayServices: declaration.hasPlayServices && !configuration.withoutPlayServices,
+          hasPlayServices: configuration.withPlayServices
+            || (declaration.hasPlayServices && !configuration.withoutPlayServices),
           browser: browser,
           environment: environment)
       }

@@ -17,6 +17,8 @@ public struct WorldConfiguration: Sendable {
   public var forcedBrowser: BrowserKind?
   /// Devices lose Google Play services (Android).
   public var withoutPlayServices = false
+  /// Every device has Google Play services, whatever the scenario declares.
+  public var withPlayServices = false
   /// The pipeline publishes as if `--force` were always given (no downgrade guard).
   public var publishForces = false
   /// The build bakes the public half of a key pair the pipeline does not sign with.

@@ -189,6 +189,17 @@ struct RunCommand {
         "the OTA key pairing was not verified: the signing key (MOBILE_OTA_SIGNING_PRIVATE_KEY_B64) is in neither the app's env nor qualify's environment, so bundles were signed with a harness key whose public half the simulated build bakes in"
       )
     }
+    if let build = builds.values.first, build.features.push.enabled {
+      let missing = [
+        build.backend.apnsKeyPEM == nil ? "PUSH_APNS_KEY" : nil,
+        build.backend.fcmCredentials == nil ? "PUSH_FCM_CREDENTIALS" : nil,
+      ].compactMap { $0 }
+      if !missing.isEmpty {
+        scope.caveats.append(
+          "the push credentials were not verified: \(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not in the backend env, so the backend sent with harness keys; the environment, topic and Firebase project pairing was checked, the keys' registration with Apple and Google was not"
+        )
+      }
+    }
     scope.selectedRuns = jobsToRun.count
     scope.catalogueRuns = catalogue.count
     for (scenario, platform) in catalogue {

@@ -106,6 +106,18 @@ struct ServeCommand {
         ["issuer": idp.issuer, "discovery": idp.issuer + "/.well-known/openid-configuration"])
     }
     add("OTA bucket", topology.bucket)
+    add(
+      "APNs (development)", StackTopology.apnsSandbox,
+      ["send": StackTopology.apnsSandbox.url("/3/device/<token>")])
+    add(
+      "APNs (production)", StackTopology.apnsProduction,
+      ["send": StackTopology.apnsProduction.url("/3/device/<token>")])
+    add(
+      "FCM HTTP v1", StackTopology.fcm,
+      ["send": StackTopology.fcm.url("/v1/projects/<project>/messages:send")])
+    add(
+      "Google OAuth (FCM tokens)", StackTopology.googleOAuth,
+      ["token": StackTopology.googleOAuth.url("/token")])
     let users = stack.identityProvider?.testUsers.map(\.username) ?? []
     let clients = stack.identityProvider?.clientSummaries ?? []
     if parsed.has("json") {
@@ -126,6 +138,7 @@ struct ServeCommand {
           "  \((component["name"] as? String ?? "").padding(toLength: 34, withPad: " ", startingAt: 0)) \(component["origin"] ?? "") → \(component["loopback"] ?? "")"
         )
         if let issuer = component["issuer"] { out.line("      issuer \(issuer)") }
+        if let send = component["send"] { out.line("      send \(send)") }
       }
       out.line("  CA certificate to trust: \(caPath)")
       out.line(
