@@ -118,6 +118,15 @@ extension Backend {
     )
     var sent: [[String: Any]] = []
     for device in devices {
+      if let off = device.platform == "apns" ? push.apnsProblem : push.fcmProblem {
+        let (status, reason, detail) = log(
+          device.platform, 0, "not-configured", device, detail: off)
+        sent.append([
+          "platform": device.platform, "device": device.name, "status": status, "reason": reason,
+          "detail": detail,
+        ])
+        continue
+      }
       let (status, reason, detail) =
         device.platform == "apns"
         ? sendAPNs(device, thread: thread, credentials: push)

@@ -133,17 +133,22 @@ public final class Stack: Sendable {
       for origin in topology.identityProviderOrigins { serve(origin, idp) }
     }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
-    let apple = ApplePushNetwork()
-    let account = AppleDeveloperAccount(
-      teamId: push.apnsTeamId,
-      keys: [push.apnsKeyId: push.apnsPublicKey],
-      pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 }))
+    // Apple's side of the team is modelled from what the backend names (its team, its key,
+    // the bundle id it pushes to): which keys Apple really holds is not knowable here.
+    let apple = ApplePushNetwork(
+      account: AppleDeveloperAccount(
+        teamId: push.apnsTeamId, keys: [push.apnsKeyId: push.apnsPublicKey],
+        pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 })),
+      behaviours: APNsStateMachine.Behaviours(
+        acceptsAnyEnvironment: context.behaviours.apnsAcceptsAnyEnvironment,
+        ignoresTopic: context.behaviours.apnsIgnoresTopic))
     for environment in APNsEnvironment.allCases {
       serve(
-        environment.origin,
-        APNsGateway(environment: environment, account: account, network: apple, context: context))
+        environment.origin, APNsGateway(environment: environment, network: apple, context: context))
     }
-    let firebase = FirebaseNetwork(projects: try Stack.firebaseProjects(build, push: push))
+    let firebase = FirebaseNetwork(
+      projects: Stack.firebaseProjects(build, push: push),
+      behaviours: FCMStateMachine.Behaviours(ignoresProject: context.behaviours.fcmIgnoresProject))
     serve(StackTopology.fcm, FCMGateway(network: firebase, context: context))
     serve(StackTopology.googleOAuth, GoogleOAuth(network: firebase, context: context))
 
@@ -183,30 +188,22 @@ public final class Stack: Sendable {
 
   /// The Firebase projects of the world: the one the app's `google-services.json` registers
   /// the device with (its Android clients), and the one the backend's service account belongs
-  /// to (`PUSH_FCM_PROJECT_ID`) — the same project when the pairing is right.
-  static func firebaseProjects(_ build: AppBuild, push: PushCredentials) throws
-    -> [FirebaseProject]
-  {
-    let serviceKey = push.fcmPublicKey
+  /// to — the project `PUSH_FCM_PROJECT_ID` must name, and the same project when the pairing
+  /// is right.
+  static func firebaseProjects(_ build: AppBuild, push: PushCredentials) -> [FirebaseProject] {
     var projects: [String: FirebaseProject] = [:]
-    func senderId(_ project: String) -> String {
-      String(
-        Digest.sha256(Array(project.utf8)).prefix(5).reduce(0) { $0 << 8 | Int($1) }
-          % 900_000_000_000 + 100_000_000_000)
+    func project(_ id: String) -> FirebaseProject {
+      projects[id] ?? FirebaseProject(projectId: id, packages: [], serviceAccounts: [:])
     }
-    if let deviceProject = build.push.firebaseProjectId?.value {
-      projects[deviceProject] = FirebaseProject(
-        projectId: deviceProject, senderId: senderId(deviceProject),
-        packages: Set(build.push.firebasePackages.map(\.value)), serviceAccounts: [:])
+    if let id = build.push.firebaseProjectId?.value {
+      var devices = project(id)
+      devices.packages.formUnion(build.push.firebasePackages.map(\.value))
+      projects[id] = devices
     }
-    if let backendProject = build.backend.fcmProjectId {
-      var project =
-        projects[backendProject]
-        ?? FirebaseProject(
-          projectId: backendProject, senderId: senderId(backendProject),
-          packages: [build.appId.value], serviceAccounts: [:])
-      project.serviceAccounts[push.fcmClientEmail] = (push.fcmKeyId, serviceKey)
-      projects[backendProject] = project
+    if let id = push.fcmAccountProject {
+      var sender = project(id)
+      sender.serviceAccounts[push.fcmClientEmail] = (push.fcmKeyId, push.fcmPublicKey)
+      projects[id] = sender
     }
     return Array(projects.values)
   }

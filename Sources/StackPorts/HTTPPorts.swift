@@ -64,6 +64,11 @@ public struct HTTPBackend: BackendPort {
         method: "POST", url: origin.url("/api/v1.0/_qualify/messages/"),
         headers: ["Content-Type": "application/json"], body: Array(body))
     ).throwingResponse()
+    if response.status == 404 || response.status == 405 {
+      throw PortUnsupported(
+        "\(origin) has no message hook (/api/v1.0/_qualify/messages/): a message can only be made to arrive in the embedded stack"
+      )
+    }
     guard response.status == 200,
       let sent = (response.jsonObject as? [String: Any])?["sent"] as? [[String: Any]]
     else {

@@ -57,8 +57,16 @@ public protocol BackendPort: Sendable {
   func user(ofSession value: String) throws -> String?
   /// A new message arrives in `user`'s mailbox, in `thread` (what mail from another account
   /// causes): the backend pushes to each of the user's devices and answers what each gateway
-  /// said — its sender's log. The mock takes it at `POST /api/v1.0/_qualify/messages/`.
+  /// said — its sender's log. The mock takes it at `POST /api/v1.0/_qualify/messages/`, a
+  /// hook a real deployment does not have (it would take mail from another account and a
+  /// look at the worker's log): elsewhere this throws `PortUnsupported`.
   func deliverMessage(to user: String, thread: String) throws -> [PushSend]
+}
+
+/// What a port cannot do on this deployment: a hook only the embedded mocks have.
+public struct PortUnsupported: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
 }
 
 /// One push the backend's sender tried, and the gateway's answer (a line of its log).

@@ -80,4 +80,20 @@ import Testing
     build.features.push.use = .auto
     #expect(Self.findings(build).isEmpty)
   }
+
+  @Test func partlySetAPNsSecretsAndAForeignServiceAccountAreNamed() throws {
+    var ios = try Self.build(.prod, .ios)
+    ios.backend.env.set("PUSH_APNS_KEY_ID", "ABC123DEFG")
+    let partial = try #require(Self.findings(ios).first)
+    #expect(
+      partial.message.contains("PUSH_APNS_KEY_ID is set but not PUSH_APNS_KEY, PUSH_APNS_TEAM_ID"))
+
+    var android = try Self.build(.prod, .android)
+    android.backend.env.set(
+      "PUSH_FCM_CREDENTIALS",
+      #"{"type":"service_account","client_email":"push@messages-staging.iam.gserviceaccount.com"}"#)
+    let foreign = try #require(Self.findings(android).first)
+    #expect(foreign.value == "messages-staging")
+    #expect(foreign.message.contains("PERMISSION_DENIED"))
+  }
 }

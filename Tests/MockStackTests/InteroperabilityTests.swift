@@ -96,10 +96,11 @@ import Testing
   /// The push gateways against a provider written by someone else (Tests/Fixtures/interop/
   /// push_provider.py): its ES256 provider tokens and RS256 service-account assertions are
   /// accepted, the answers are Apple's and Google's, and the provider tokens qualify's backend
-  /// signs verify with `cryptography`.
+  /// signs verify with `cryptography`. (The Android build: its google-services.json gives FCM
+  /// the project the device registers with; APNs knows the same app id.)
   @Test func anIndependentPushProviderIsAnsweredAsAppleAndGoogleDocument() throws {
     let build = try #require(
-      try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.ios])
+      try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.android])
     let topology = try StackTopology(build: build)
     let material = try StackMaterial(hosts: topology.secureHosts, seed: 7)
     let context = StackContext(

@@ -130,8 +130,10 @@ import Testing
     #expect(PushGatewayTests.reason(try send(topic: "org.example.stranger")) == "TopicDisallowed")
     #expect(PushGatewayTests.reason(try send(topic: nil)) == "MissingTopic")
     #expect(
-      PushGatewayTests.reason(try send(topic: build.appId.value, pushType: nil))
+      PushGatewayTests.reason(try send(topic: build.appId.value, pushType: "banner"))
         == "InvalidPushType")
+    // Required on watchOS only: an iOS push without it goes through.
+    #expect(try send(topic: build.appId.value, pushType: nil).status == 200)
     #expect(try send(topic: build.appId.value).status == 200)
   }
 

@@ -188,6 +188,21 @@ import Testing
       """)
     #expect(diagnostics.isEmpty)
     #expect(scenario?.given.map(\.text) == ["backend.env PUSH_APNS_USE_SANDBOX True"])
+    // A world with a mistake set up proves nothing about the release.
+    expectError(
+      """
+      scenario "x"
+        checklist 8
+        given 1️⃣backend.env PUSH_APNS_USE_SANDBOX True
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """, "cannot prove checklist items", hint: "supports 8")
   }
 
   @Test func badArgumentTypesAreReported() {

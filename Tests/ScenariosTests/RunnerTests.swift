@@ -2,6 +2,7 @@ import Artifacts
 import Foundation
 import MockStack
 import QualifyCore
+import QualifyCrypto
 import QualifyTestSupport
 import Testing
 
@@ -97,12 +98,85 @@ enum SampleRun {
     let result = SampleRun.runner().run(given, platform: .ios, channel: .prod)
     #expect(result.verdict == .passed, "\(result.message)")
     #expect(result.controls.map(\.outcome) == [.bit])
+    // The evidence says which world the check ran in.
+    #expect(
+      result.check.steps.first?.evidence.contains {
+        $0.kind == .note && $0.summary.hasPrefix("given backend.env PUSH_APNS_USE_SANDBOX True")
+      } == true)
     // Without the given mutation, the sample app's pairing is right and the push is delivered.
     let plain = try SampleRun.scenario(text.replacingOccurrences(of: "GIVEN", with: ""))
     let failed = SampleRun.runner().run(plain, platform: .ios, channel: .prod)
     #expect(failed.verdict == .failed)
     #expect(failed.check.failureReason == "sender-log")
     #expect(failed.check.failureDetail == "delivered")
+  }
+
+  /// The backend's push env as the sender reads it: a service account of another project
+  /// than PUSH_FCM_PROJECT_ID is refused by FCM, and a transport whose secrets are only
+  /// partly set sends nothing.
+  @Test func theSenderFollowsItsEnvAsTheRealBackendDoes() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "push"
+        device phone
+        app mail on phone
+        user first
+        step "enable"
+          mail logs in as first
+          mail enables notifications
+          expect notifications registered
+        step "push"
+          a message arrives for first
+          expect sender log delivered
+        control "c"
+          mutate apns.accepts-any-environment
+          fails at step 2
+      """)
+    func failure(_ platform: Platform, _ env: [String: String]) throws -> (String?, String?) {
+      var builds = SampleRun.builds
+      for (key, value) in env { builds[platform]?.backend.env.set(key, value) }
+      let result = SampleRun.runner(builds).run(scenario, platform: platform, channel: .prod)
+      return (result.check.failureReason, result.check.failureDetail)
+    }
+    let key = try Key.generateRSA()
+    let account: [String: Any] = [
+      "type": "service_account", "project_id": "messages-staging", "private_key_id": "k1",
+      "private_key": try key.pkcs8PrivatePEM(),
+      "client_email": "push@messages-staging.iam.gserviceaccount.com",
+    ]
+    let json = String(
+      decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)
+    #expect(
+      try failure(.android, ["PUSH_FCM_CREDENTIALS": json]) == ("sender-log", "PERMISSION_DENIED"))
+    #expect(
+      try failure(.ios, ["PUSH_APNS_KEY_ID": "ABC123DEFG"]) == ("sender-log", "not-configured"))
+    #expect(try failure(.ios, [:]) == (nil, nil))
+  }
+
+  /// A service account's JSON in the env: its key is secret, its project and address are not
+  /// (a SENDER_ID_MISMATCH message must stay readable); an escaped one-line PEM is its lines.
+  @Test func pushCredentialsAreRedactedByTheirKeyNotTheirNames() throws {
+    let line = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    let json =
+      #"{"type":"service_account","project_id":"messages-prod","private_key_id":"0123456789abcdef","private_key":"-----BEGIN PRIVATE KEY-----\n"#
+      + line
+      + #"\n-----END PRIVATE KEY-----\n","client_email":"push@messages-prod.iam.gserviceaccount.com"}"#
+    let redactor = Redactor()
+    for part in Runner.secretParts(of: json) { redactor.register(part) }
+    for part in Runner.secretParts(
+      of:
+        "-----BEGIN PRIVATE KEY-----\\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49\\n-----END PRIVATE KEY-----"
+    ) {
+      redactor.register(part)
+    }
+    let text = redactor.redact(
+      "PUSH_FCM_PROJECT_ID=messages-prod key \(line) id 0123456789abcdef apns MIGHAgEAMBMGByqGSM49AgEGCCqGSM49 by push@messages-prod.iam.gserviceaccount.com"
+    )
+    #expect(text.contains("PUSH_FCM_PROJECT_ID=messages-prod"))
+    #expect(text.contains("push@messages-prod.iam.gserviceaccount.com"))
+    #expect(!text.contains(line))
+    #expect(!text.contains("0123456789abcdef"))
+    #expect(!text.contains("MIGHAgEAMBMGByqGSM49AgEGCCqGSM49"))
   }
 
   @Test func aControlThatDoesNotBiteFailsTheScenario() throws {

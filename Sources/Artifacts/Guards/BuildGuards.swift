@@ -342,11 +342,18 @@ public enum BuildGuards {
         }
         for locale in build.push.bannerFiles.keys.sorted() {
           let strings = build.push.bannerStrings[locale] ?? [:]
+          let fallback =
+            build.platform == .android
+            ? build.push.bannerFiles.first { $0.value.hasSuffix("/values/strings.xml") }?.key
+            : nil
           for key in build.push.requiredBannerKeys where (strings[key] ?? "").isEmpty {
             let file = build.push.bannerFiles[locale] ?? locale
+            let untranslated = fallback.flatMap { build.push.bannerStrings[$0]?[key] }
             out.append(
               GuardHit(
-                "no \"\(key)\" string: the \(locale) banner would render blank",
+                untranslated.map {
+                  "no \"\(key)\" string: a \(locale) device falls back to the default values/ and shows \"\($0)\" untranslated"
+                } ?? "no \"\(key)\" string: the \(locale) banner would render blank",
                 at: FileLocation(file: file, line: 1, column: 1), value: key))
           }
         }

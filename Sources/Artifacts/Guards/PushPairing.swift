@@ -31,12 +31,21 @@ enum PushPairing {
           value: env["PUSH_APNS_USE_SANDBOX"] ?? "unset"))
     }
     let appId = build.appId
+    let secrets = ["PUSH_APNS_KEY", "PUSH_APNS_KEY_ID", "PUSH_APNS_TEAM_ID"]
+    let given = secrets.filter { !(env[$0] ?? "").isEmpty }
+    if !given.isEmpty && given.count < secrets.count {
+      let missing = secrets.filter { !given.contains($0) }
+      out.append(
+        GuardHit(
+          "\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") set but not \(missing.joined(separator: ", ")): the backend's APNs sender stays off until all are",
+          at: env.location(of: given[0]), value: missing.joined(separator: ", ")))
+    }
     switch env["PUSH_APNS_BUNDLE_ID"] {
     case nil, "":
       out.append(
         GuardHit(
-          "PUSH_APNS_BUNDLE_ID is not set in the backend env: pushes go without apns-topic (MissingTopic); the app id is \(appId.value) (\(place(appId.location)))",
-          at: nil, value: nil))
+          "PUSH_APNS_BUNDLE_ID is not set in the backend env: the backend's APNs sender stays off (it is the apns-topic of every push); the app id is \(appId.value) (\(place(appId.location)))",
+          at: env.location(of: "PUSH_ENABLED"), value: "PUSH_APNS_BUNDLE_ID"))
     case let topic? where topic != appId.value:
       out.append(
         GuardHit(
@@ -71,14 +80,23 @@ enum PushPairing {
     case nil, "":
       out.append(
         GuardHit(
-          "PUSH_FCM_PROJECT_ID is not set in the backend env: the backend cannot send to the project \(project.value) of \(place(project.location))",
-          at: project.location, value: nil))
+          "PUSH_FCM_PROJECT_ID is not set in the backend env: the backend's FCM sender stays off, and the devices register with the project \(project.value) (\(place(project.location)))",
+          at: env.location(of: "PUSH_ENABLED") ?? project.location, value: "PUSH_FCM_PROJECT_ID"))
     case let backendProject? where backendProject != project.value:
       out.append(
         GuardHit(
           "PUSH_FCM_PROJECT_ID=\(backendProject) is not the Firebase project \(project.value) of google-services.json (\(place(project.location))): every push is refused SENDER_ID_MISMATCH",
           at: env.location(of: "PUSH_FCM_PROJECT_ID"), value: backendProject))
     default: break
+    }
+    if let account = build.backend.fcmCredentialsProject,
+      let backendProject = env["PUSH_FCM_PROJECT_ID"], !backendProject.isEmpty,
+      account != backendProject
+    {
+      out.append(
+        GuardHit(
+          "PUSH_FCM_CREDENTIALS is a service account of the project \(account), not of PUSH_FCM_PROJECT_ID=\(backendProject) (\(place(env.location(of: "PUSH_FCM_PROJECT_ID")))): every push is refused PERMISSION_DENIED",
+          at: env.location(of: "PUSH_FCM_CREDENTIALS"), value: account))
     }
     if !build.push.firebasePackages.contains(where: { $0.value == appId.value }) {
       let clients = build.push.firebasePackages.map(\.value)

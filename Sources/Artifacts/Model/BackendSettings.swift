@@ -66,6 +66,20 @@ public struct BackendSettings: Sendable {
     env["PUSH_FCM_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
   }
 
+  /// The Firebase project the service account of `PUSH_FCM_CREDENTIALS` belongs to: its
+  /// JSON's `project_id`, else its address's (`…@<project>.iam.gserviceaccount.com`).
+  public var fcmCredentialsProject: String? {
+    guard let json = fcmCredentials, let data = json.data(using: .utf8),
+      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    else { return nil }
+    if let project = object["project_id"] as? String { return project }
+    guard let email = object["client_email"] as? String,
+      let domain = email.split(separator: "@").last,
+      domain.hasSuffix(".iam.gserviceaccount.com")
+    else { return nil }
+    return String(domain.dropLast(".iam.gserviceaccount.com".count))
+  }
+
   /// A Django-style boolean (`True`, `1`, `yes`, `on`).
   public static func flag(_ raw: String?) -> Bool? {
     guard let raw else { return nil }

@@ -76,21 +76,29 @@ public final class PushClient {
   }
 
   unowned let app: App
-  public private(set) var permission: Permission = .prompt
-  /// The opt-in marker `setPushOptIn` leaves: the on-launch refresh runs only for it.
-  public private(set) var optedIn = false
-  /// The token the OS gave the app last, and every token it ever gave this installation.
-  public private(set) var token: String?
-  public private(set) var tokens: [String] = []
+  private var machine: PushRegistrationStateMachine
   /// Everything the OS received for the app, oldest first.
   public private(set) var received: [Notification] = []
   /// Where the last tap opened the app.
   public private(set) var openedRoute: String?
-  public private(set) var uninstalled = false
 
   init(app: App) {
     self.app = app
+    machine = PushRegistrationStateMachine(
+      facts: .init(build: app.build, hasPlayServices: app.device.hasPlayServices),
+      behaviours: .init(
+        registersWithoutPermission: app.behaviours.pushRegistersWithoutPermission,
+        skipsRefreshOnLaunch: app.behaviours.pushSkipsRefreshOnLaunch,
+        tapsNotRouted: app.behaviours.pushTapsNotRouted))
   }
+
+  public var permission: Permission { machine.permission }
+  /// The opt-in marker `setPushOptIn` leaves: the on-launch refresh runs only for it.
+  public var optedIn: Bool { machine.optedIn }
+  /// The token the OS gave the app last, and every token it ever gave this installation.
+  public var token: String? { machine.token }
+  public var tokens: [String] { machine.tokens }
+  public var uninstalled: Bool { machine.uninstalled }
 
   private var device: Device { app.device }
   private var source: String { "\(device.platform.rawValue)/\(app.name)" }
@@ -104,14 +112,14 @@ public final class PushClient {
   /// `enableNativePush()`: the permission prompt (the user answers `grants`), the OS
   /// registration, the channel upsert.
   public func enable(userGrants grants: Bool = true) -> EnableResult {
-    if permission == .prompt { permission = askPermission(grants: grants) }
-    if permission != .granted {
-      let why =
-        device.platform == .android && app.build.push.postNotificationsPermission?.value != true
-        ? "the manifest does not declare android.permission.POST_NOTIFICATIONS: Android 13+ never asks and refuses"
-        : "the user refused notifications"
-      if app.behaviours.pushRegistersWithoutPermission {
-        // The bug this models registers before it looks at the answer.
+    let prompted = machine.permission == .prompt && machine.promptShows
+    let denial = machine.askPermission(userGrants: grants)
+    if prompted {
+      device.environment.decision(
+        source, "the OS asks to allow notifications: the user \(grants ? "allows" : "refuses")")
+    }
+    if let why = denial {
+      if machine.registersAfterDenial {
         let result = registerDevice()
         device.environment.decision(
           source, "notifications: registered without permission (\(result.reason))")
@@ -120,34 +128,25 @@ public final class PushClient {
       return .denied(why)
     }
     let result = registerDevice()
-    if case .registered = result { optedIn = true }
+    if case .registered = result { machine.optIn() }
     device.environment.decision(source, "notifications: \(result.label) (\(result.reason))")
     return result
   }
 
-  private func askPermission(grants: Bool) -> Permission {
-    if device.platform == .android && app.build.push.postNotificationsPermission?.value != true {
-      // A runtime permission missing from the manifest is denied without a prompt.
-      return .denied
-    }
-    device.environment.decision(
-      source, "the OS asks to allow notifications: the user \(grants ? "allows" : "refuses")")
-    return grants ? .granted : .denied
-  }
-
-  /// `refreshNativePushRegistration()`: only for a user who opted in, with the permission
-  /// already granted; never prompts. Best-effort, like the app's.
+  /// `refreshNativePushRegistration()`: best-effort, like the app's.
   func refreshOnLaunch() {
-    guard optedIn, permission == .granted, !uninstalled else { return }
-    if app.behaviours.pushSkipsRefreshOnLaunch {
+    switch machine.refreshesOnLaunch() {
+    case nil: return
+    case false?:
       device.environment.decision(source, "launch: the push registration is not refreshed")
-      return
+    case true?:
+      let result = registerDevice()
+      device.environment.decision(
+        source, "launch: push registration refreshed: \(result.label) (\(result.reason))")
     }
-    let result = registerDevice()
-    device.environment.decision(
-      source, "launch: push registration refreshed: \(result.label) (\(result.reason))")
   }
 
+  /// The OS registration, then the channel upsert (`registerNativeDevice`).
   private func registerDevice() -> EnableResult {
     let token: String
     switch obtainToken() {
@@ -184,68 +183,31 @@ public final class PushClient {
     var message: String
   }
 
-  /// The OS registration: the cached token, or a new one from the platform's push service.
   private func obtainToken() -> Result<String, OSError> {
-    if let token { return .success(token) }
-    let build = app.build
-    let request: (origin: Origin, body: [String: Any])
-    switch device.platform {
-    case .ios:
-      guard let environment = build.push.apsEnvironment?.value else {
-        return .failure(
-          OSError(
-            message:
-              "no valid \"aps-environment\" entitlement string found for application (\(build.appId.value))"
-          ))
-      }
-      let origin =
-        environment == "production"
-        ? Origin(scheme: "https", host: "api.push.apple.com")
-        : Origin(scheme: "https", host: "api.sandbox.push.apple.com")
-      request = (origin, ["bundleId": build.appId.value])
-    case .android:
-      guard device.hasPlayServices else {
-        return .failure(OSError(message: "SERVICE_NOT_AVAILABLE: no Google Play services"))
-      }
-      guard let project = build.push.firebaseProjectId?.value else {
-        return .failure(
-          OSError(
-            message:
-              "Default FirebaseApp is not initialized: the build has no google-services.json"))
-      }
-      guard build.push.firebasePackages.contains(where: { $0.value == build.appId.value }) else {
-        return .failure(
-          OSError(
-            message:
-              "No matching client found for package name '\(build.appId.value)' in google-services.json"
-          ))
-      }
-      request = (
-        Origin(scheme: "https", host: "fcm.googleapis.com"),
-        ["projectId": project, "package": build.appId.value]
-      )
+    let (origin, body): (Origin, [String: String])
+    switch machine.tokenRequest() {
+    case .cached(let token): return .success(token)
+    case .impossible(let why): return .failure(OSError(message: why))
+    case .ask(let service, let request): (origin, body) = (service, request)
     }
-    let data =
-      (try? JSONSerialization.data(withJSONObject: request.body, options: [.sortedKeys])) ?? Data()
+    let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
     guard
       let response = osSend(
         ClientRequest(
-          method: "POST", url: request.origin.url("/_device/register"),
+          method: "POST", url: origin.url("/_device/register"),
           headers: ["Content-Type": "application/json"], body: Array(data)))
     else {
-      return .failure(OSError(message: "\(request.origin.host) unreachable"))
+      return .failure(OSError(message: "\(origin.host) unreachable"))
     }
     guard response.status == 200,
       let token = (response.jsonObject as? [String: Any])?["token"] as? String
     else {
       let error = (response.jsonObject as? [String: Any])?["error"] as? String
-      return .failure(
-        OSError(message: error ?? "\(request.origin.host) answered \(response.status)"))
+      return .failure(OSError(message: error ?? "\(origin.host) answered \(response.status)"))
     }
     // A push token routes to one phone: evidence names it by a prefix, never whole.
     device.environment.redactor.register(token)
-    self.token = token
-    tokens.append(token)
+    machine.tokenIssued(token)
     return .success(token)
   }
 
@@ -261,28 +223,23 @@ public final class PushClient {
     return exchange.response
   }
 
-  private func serviceOrigin(of token: String) -> Origin {
-    if device.platform == .android { return Origin(scheme: "https", host: "fcm.googleapis.com") }
-    return app.build.push.apsEnvironment?.value == "production"
-      ? Origin(scheme: "https", host: "api.push.apple.com")
-      : Origin(scheme: "https", host: "api.sandbox.push.apple.com")
+  private var serviceOrigin: Origin {
+    device.platform == .android
+      ? PushRegistrationStateMachine.fcm
+      : PushRegistrationStateMachine.apns(app.build.push.apsEnvironment?.value ?? "development")
   }
 
   /// The OS drops the app's current token (a rotation): the push service forgets it, and the
   /// next registration gets a new one.
   public func rotateToken() {
-    guard let old = token else { return }
+    guard let old = machine.rotate() else { return }
     unregister(old)
-    token = nil
     device.environment.decision(osSource, "the push token of \(app.name) was rotated by the OS")
   }
 
   /// The app is deleted from the device: its tokens die with it.
   public func uninstall() {
-    for token in tokens { unregister(token) }
-    token = nil
-    uninstalled = true
-    optedIn = false
+    for token in machine.uninstall() { unregister(token) }
     device.environment.decision(osSource, "\(app.name) was deleted from the device")
   }
 
@@ -290,7 +247,7 @@ public final class PushClient {
     let data = (try? JSONSerialization.data(withJSONObject: ["token": token])) ?? Data()
     _ = osSend(
       ClientRequest(
-        method: "POST", url: serviceOrigin(of: token).url("/_device/unregister"),
+        method: "POST", url: serviceOrigin.url("/_device/unregister"),
         headers: ["Content-Type": "application/json"], body: Array(data)))
   }
 
@@ -299,13 +256,12 @@ public final class PushClient {
   /// What the OS received for the app since the last call, rendered as the OS renders it.
   @discardableResult
   public func receive() -> [Notification] {
-    guard !uninstalled else { return [] }
+    guard !machine.uninstalled else { return [] }
     var new: [Notification] = []
-    for token in tokens {
+    for token in machine.tokens {
       guard
         let response = osSend(
-          ClientRequest(
-            url: serviceOrigin(of: token).url("/_device/notifications?token=\(token)"))),
+          ClientRequest(url: serviceOrigin.url("/_device/notifications?token=\(token)"))),
         let payloads = (response.jsonObject as? [String: Any])?["notifications"] as? [String]
       else { continue }
       for payload in payloads {
@@ -330,69 +286,23 @@ public final class PushClient {
     return new
   }
 
-  /// The banner the OS draws: APNs `aps.alert.loc-key`, FCM `android.notification`
-  /// `title_loc_key`/`body_loc_key`, each looked up in the app's strings of every locale it
-  /// ships (a missing string draws nothing).
   private func render(_ payload: [String: Any]) -> Notification {
-    var keys: [String] = []
-    var data: [String: String] = [:]
-    let transport: String
-    if let aps = payload["aps"] as? [String: Any] {
-      transport = "apns"
-      if let alert = aps["alert"] as? [String: Any] {
-        for name in ["title-loc-key", "loc-key"] {
-          if let key = alert[name] as? String { keys.append(key) }
-        }
-      }
-      for (key, value) in payload where key != "aps" { data[key] = "\(value)" }
-    } else {
-      transport = "fcm"
-      if let notification = (payload["android"] as? [String: Any])?["notification"]
-        as? [String: Any]
-      {
-        for name in ["title_loc_key", "body_loc_key"] {
-          if let key = notification[name] as? String { keys.append(key) }
-        }
-      }
-      for (key, value) in payload["data"] as? [String: Any] ?? [:] { data[key] = "\(value)" }
-    }
-    var banners: [String: [String]] = [:]
-    let strings = app.build.push.bannerStrings
-    let locales = Set(strings.keys).union(app.build.push.bannerFiles.keys)
-    for locale in locales {
-      banners[locale] = keys.map { strings[locale]?[$0] ?? "" }
-    }
-    var hidden: String?
-    if permission != .granted {
-      hidden =
-        device.platform == .android
-        ? "POST_NOTIFICATIONS is not granted" : "notifications are not allowed for the app"
-    }
+    let (transport, keys, data) = PushRegistrationStateMachine.read(payload)
+    let hidden = machine.hiddenBecause()
     return Notification(
-      transport: transport, data: data, locKeys: keys, banners: banners, shown: hidden == nil,
-      hiddenBecause: hidden)
+      transport: transport, data: data, locKeys: keys,
+      banners: PushRegistrationStateMachine.banners(
+        keys, platform: device.platform, strings: app.build.push.bannerStrings,
+        files: app.build.push.bannerFiles),
+      shown: hidden == nil, hiddenBecause: hidden)
   }
 
   /// The user taps the last notification shown: the app opens on `pushTargetUrl(data)`.
   public func tapLatest() -> String? {
     guard let notification = received.last(where: \.shown) else { return nil }
-    let route: String
-    if app.behaviours.pushTapsNotRouted {
-      route = "/"
-    } else {
-      route = PushClient.targetURL(notification.data)
-    }
+    let route = machine.route(notification.data)
     openedRoute = route
     device.environment.decision(source, "notification tapped: the app opens \(route)")
     return route
-  }
-
-  /// `pushTargetUrl`: the thread view with the message anchor; `/` without routing ids.
-  public static func targetURL(_ data: [String: String]) -> String {
-    guard let mailbox = data["mailbox_id"], !mailbox.isEmpty, let thread = data["thread_id"],
-      !thread.isEmpty
-    else { return "/" }
-    let hash = data["message_id"].flatMap { $0.isEmpty ? nil : "#thread-message-\($0)" } ?? ""
-    return "/mailbox/\(mailbox)/thread/\(thread)?has_active=1\(hash)"
   }
 }

@@ -4,9 +4,14 @@ import QualifyCore
 import QualifyCrypto
 
 /// The credentials the backend sends pushes with: its APNs auth key (ES256) with the key id
-/// and team id, and its FCM service account (RS256). Taken from the backend's env when it has
-/// them (`PUSH_APNS_KEY…`, `PUSH_FCM_CREDENTIALS`); otherwise made by the harness for the run,
-/// and the report says the pairing with the real Apple and Google accounts was not verified.
+/// and team id, and its FCM service account (RS256) with the project it belongs to.
+///
+/// The backend's env either holds a transport's secrets or withholds all of them from qualify
+/// (they are operator secrets, like the OTA signing key). All of them: the backend sends with
+/// them. None: the harness makes its own and the run says what was not verified. Some: the
+/// deployment as described sends nothing on that transport, as La Suite Messages' backend does
+/// ("each gateway no-ops until its variables are all set"), and `apnsProblem` / `fcmProblem`
+/// say why.
 public struct PushCredentials: Sendable {
   public var apnsKey: Key
   public var apnsKeyId: String
@@ -15,8 +20,13 @@ public struct PushCredentials: Sendable {
   public var fcmKeyId: String
   public var fcmKey: Key
   public var fcmTokenURI: String
-  /// What the harness made because the env did not give it (for the caveat).
+  /// The Firebase project the service account belongs to (its JSON's `project_id`).
+  public var fcmAccountProject: String?
+  /// The variables whose secrets the harness made because the env withheld them.
   public var madeByHarness: [String] = []
+  /// Why the backend's APNs or FCM sender is off, when it is.
+  public var apnsProblem: String?
+  public var fcmProblem: String?
 
   /// The public halves, as Apple and Google hold them (derived once: a stack per scenario
   /// execution must not pay for a key export each time).
@@ -38,13 +48,46 @@ public struct PushCredentials: Sendable {
     fcmPublicKey = try Key.publicKey(pem: try fcmKey.spkiPublicPEM())
   }
 
-  /// Reads the backend's push credentials, filling what is missing from `fallback`.
+  /// The APNs secrets, and FCM's.
+  static let apnsSecrets = ["PUSH_APNS_KEY", "PUSH_APNS_KEY_ID", "PUSH_APNS_TEAM_ID"]
+  static let fcmSecrets = ["PUSH_FCM_CREDENTIALS"]
+
+  /// The secrets `settings` withholds entirely (the harness makes them), by transport group.
+  public static func withheld(_ settings: BackendSettings) -> [String] {
+    [apnsSecrets, fcmSecrets].filter { group in group.allSatisfy { !isSet(settings, $0) } }
+      .flatMap { $0 }
+  }
+
+  /// Why a transport's sender is off in `settings`, nil when it is configured (or its secrets
+  /// are withheld as a whole, and the harness stands in for them).
+  public static func problems(_ settings: BackendSettings) -> (apns: String?, fcm: String?) {
+    func problem(_ group: [String], _ required: [String]) -> String? {
+      let set = group.filter { isSet(settings, $0) }
+      let missing =
+        (set.isEmpty ? [] : group.filter { !isSet(settings, $0) })
+        + required.filter { !isSet(settings, $0) }
+      guard !missing.isEmpty else { return nil }
+      return
+        "\(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set\(set.isEmpty ? "" : " (\(set.joined(separator: ", ")) \(set.count == 1 ? "is" : "are"))"): the sender stays off"
+    }
+    return (
+      problem(apnsSecrets, ["PUSH_APNS_BUNDLE_ID"]), problem(fcmSecrets, ["PUSH_FCM_PROJECT_ID"])
+    )
+  }
+
+  private static func isSet(_ settings: BackendSettings, _ name: String) -> Bool {
+    !(settings.env[name] ?? "").isEmpty
+  }
+
+  /// Reads the backend's push credentials, the harness's `fallback` standing in for a group
+  /// of secrets the env withholds.
   /// - Throws: `InputError` naming the variable when one is set but unusable.
   static func read(_ settings: BackendSettings, fallback: PushCredentials) throws
     -> PushCredentials
   {
     var credentials = fallback
-    credentials.madeByHarness = []
+    credentials.madeByHarness = withheld(settings)
+    (credentials.apnsProblem, credentials.fcmProblem) = problems(settings)
     if let pem = settings.apnsKeyPEM {
       let key: Key
       do {
@@ -58,8 +101,6 @@ public struct PushCredentials: Sendable {
       }
       credentials.apnsKey = key
       credentials.apnsPublicKey = try Key.publicKey(pem: try key.spkiPublicPEM())
-    } else {
-      credentials.madeByHarness.append("the APNs auth key (PUSH_APNS_KEY)")
     }
     if let id = settings.apnsKeyId { credentials.apnsKeyId = id }
     if let team = settings.apnsTeamId { credentials.apnsTeamId = team }
@@ -82,8 +123,12 @@ public struct PushCredentials: Sendable {
       credentials.fcmKeyId = object["private_key_id"] as? String ?? "unnamed"
       credentials.fcmTokenURI =
         object["token_uri"] as? String ?? "https://oauth2.googleapis.com/token"
+      // A service account belongs to one project: its JSON says which, and its address
+      // (`…@<project>.iam.gserviceaccount.com`) too.
+      credentials.fcmAccountProject = settings.fcmCredentialsProject
     } else {
-      credentials.madeByHarness.append("the FCM service account (PUSH_FCM_CREDENTIALS)")
+      // The harness's account stands in for one of the backend's own project.
+      credentials.fcmAccountProject = settings.fcmProjectId
       if let project = settings.fcmProjectId {
         credentials.fcmClientEmail = "qualify-harness@\(project).iam.gserviceaccount.com"
       }

@@ -29,6 +29,15 @@ extension ParserState {
     if scenario.steps.isEmpty {
       report(fileStart, "the scenario has no steps", hint: "add one: step \"TITLE\"")
     }
+    if let given = scenario.given.first, !scenario.checklist.isEmpty {
+      // Its world is not the app's: what it shows is about a mistake, not about the release.
+      report(
+        given.location,
+        "a scenario with 'given' runs in a world the app does not have: it cannot prove checklist items",
+        hint:
+          "write 'supports \(scenario.checklist.map(String.init).joined(separator: ", "))' instead of 'checklist'"
+      )
+    }
     for step in scenario.steps where step.lines.isEmpty {
       report(
         step.location, "step \(step.index) \"\(step.title)\" is empty",

@@ -380,7 +380,9 @@ public final class Runner: Sendable {
       }
       progress.begin(step.index)
       let stepStarted = Date()
-      let evidenceStart = world.evidence.count
+      // The first step also carries what the world noted while it was built (a `given`
+      // mutation, a harness key standing in for the app's).
+      let evidenceStart = step.index == 1 ? 0 : world.evidence.count
       var stepFailure: Failure?
       do {
         try world.beginStep(
@@ -513,7 +515,9 @@ public final class Runner: Sendable {
   /// Secrets of the app's configuration that must never be shown.
   static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
     for file in build.backend.env.files {
-      for entry in file.entries where isSecretName(entry.key) { redactor.register(entry.value) }
+      for entry in file.entries where isSecretName(entry.key) {
+        for secret in secretParts(of: entry.value) { redactor.register(secret) }
+      }
     }
     if let key = build.frontend.otaPrivateKey { redactor.register(key.value) }
     for client in build.realm?.clients ?? [] {
@@ -522,6 +526,19 @@ public final class Runner: Sendable {
     for user in build.realm?.users ?? [] {
       if let password = user.password { redactor.register(password) }
     }
+  }
+
+  /// What of an env value is secret: a service account's JSON holds its key and key id among
+  /// public names (its project, its address), which stay readable; a PEM written on one line
+  /// with `\n` escapes is its lines.
+  static func secretParts(of value: String) -> [String] {
+    if let data = value.data(using: .utf8),
+      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    {
+      return object.filter { $0.key.lowercased().contains("private_key") }.values
+        .compactMap { $0 as? String }.flatMap(secretParts)
+    }
+    return [value.replacingOccurrences(of: "\\n", with: "\n")]
   }
 
   static func isSecretName(_ key: String) -> Bool {

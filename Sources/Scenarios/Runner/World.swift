@@ -123,6 +123,9 @@ public final class World {
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
+    for use in scenario.given {
+      note("scenario", "given \(use.text): \(use.spec.summary)")
+    }
   }
 
   /// The test user a role (`first`, `second`, `third`) is bound to: the profile's

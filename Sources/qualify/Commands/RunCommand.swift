@@ -190,15 +190,12 @@ struct RunCommand {
       )
     }
     if let build = builds.values.first, build.features.push.enabled {
-      let missing = [
-        build.backend.apnsKeyPEM == nil ? "PUSH_APNS_KEY" : nil,
-        build.backend.fcmCredentials == nil ? "PUSH_FCM_CREDENTIALS" : nil,
-      ].compactMap { $0 }
-      if !missing.isEmpty {
-        scope.caveats.append(
-          "the push credentials were not verified: \(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not in the backend env, so the backend sent with harness keys; the environment, topic and Firebase project pairing was checked, the keys' registration with Apple and Google was not"
-        )
-      }
+      let withheld = PushCredentials.withheld(build.backend)
+      scope.caveats.append(
+        withheld.isEmpty
+          ? "the push keys were used as the backend env gives them; whether Apple and Google know them (the key id in the team, the service account's messaging role) cannot be checked in simulation"
+          : "the push credentials were not verified: \(withheld.joined(separator: ", ")) \(withheld.count == 1 ? "is" : "are") not in the backend env, so the backend sent with harness keys; the environment, topic and Firebase project pairing was checked, the keys' registration with Apple and Google was not"
+      )
     }
     scope.selectedRuns = jobsToRun.count
     scope.catalogueRuns = catalogue.count

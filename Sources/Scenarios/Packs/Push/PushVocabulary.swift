@@ -42,7 +42,12 @@ enum PushVocabulary {
       world.messagesArrived += 1
       let thread = context.arguments["thread"] ?? "thread-\(world.messagesArrived)"
       world.lastMessageThread = thread
-      let sends = try world.ports.backend.deliverMessage(to: username, thread: thread)
+      let sends: [PushSend]
+      do {
+        sends = try world.ports.backend.deliverMessage(to: username, thread: thread)
+      } catch let unsupported as PortUnsupported {
+        throw ScenarioNotApplicable(unsupported.description)
+      }
       var notifications: [String: [PushClient.Notification]] = [:]
       for (name, app) in world.apps.sorted(by: { $0.key < $1.key }) {
         notifications[name] = app.push.receive()
@@ -211,7 +216,7 @@ enum PushVocabulary {
           .noNotification, nil, "nothing arrived for \(name): the OS received no push")
       }
       let build = context.world.apps[name]?.build
-      if notification.banners.isEmpty {
+      if notification.banners.isEmpty || notification.locKeys.isEmpty {
         return context.fail(
           .blankBanner, "none",
           "the banner is blank: \(name) ships no strings for \(notification.locKeys.joined(separator: ", "))"

@@ -1,0 +1,137 @@
+import Foundation
+
+/// FCM's and Google OAuth's decisions, with no I/O: the registration tokens bound to the
+/// Firebase project and package they were minted for, the access tokens granted to service
+/// accounts, and whether a send is accepted, as FCM HTTP v1 and Google's token endpoint
+/// document them ("Send a message using FCM HTTP v1 API", "FCM error codes", RFC 7523; seed
+/// 003 sections 3-5; DESIGN.md rule 14).
+///
+/// `FCMGateway` and `GoogleOAuth` are the I/O around it: parsing, verifying an assertion's
+/// RS256 signature with the account's key, and Google's error shapes.
+struct FCMStateMachine: Sendable {
+  struct Behaviours: Sendable {
+    var ignoresProject = false
+  }
+
+  struct Token: Sendable, Equatable {
+    var projectId: String
+    var package: String
+    var unregistered = false
+  }
+
+  /// A service-account assertion as the I/O read it.
+  struct Assertion: Sendable, Equatable {
+    var email: String
+    /// Whether its `kid` is the account's key id and its signature verifies with that key.
+    var signatureVerifies: Bool
+    var scopes: [String]
+    var audience: String?
+    var expires: TimeInterval
+  }
+
+  enum Grant: Sendable, Equatable {
+    case granted(project: String)
+    /// OAuth's `error` and `error_description`.
+    case refused(error: String, description: String)
+  }
+
+  /// A send as FCM receives it: the project of the URL, the bearer, the message's token.
+  struct Send: Sendable, Equatable {
+    var project: String
+    var bearer: String?
+    var token: String?
+  }
+
+  enum Answer: Sendable, Equatable {
+    case accepted(package: String)
+    /// The HTTP code, the canonical status, FCM's `errorCode` when it gives one, the message.
+    case rejected(code: Int, status: String, errorCode: String?, message: String)
+  }
+
+  static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+  static let audience = "https://oauth2.googleapis.com/token"
+
+  let projects: [String: FirebaseProject]
+  let behaviours: Behaviours
+  private(set) var tokens: [String: Token] = [:]
+  private var grants: [String: (project: String, expires: Date)] = [:]
+
+  init(projects: [FirebaseProject], behaviours: Behaviours) {
+    self.projects = Dictionary(projects.map { ($0.projectId, $0) }, uniquingKeysWith: { $1 })
+    self.behaviours = behaviours
+  }
+
+  /// The project a service account belongs to, with its key id.
+  func account(_ email: String) -> (project: String, keyId: String)? {
+    for project in projects.values {
+      if let account = project.serviceAccounts[email] { return (project.projectId, account.keyId) }
+    }
+    return nil
+  }
+
+  /// Play services register an app with the project of its `google-services.json`: a token
+  /// only for a package that project has a client for. `value` is the token's text.
+  mutating func register(project: String, package: String, value: String) -> String? {
+    guard projects[project]?.packages.contains(package) == true else { return nil }
+    tokens[value] = Token(projectId: project, package: package)
+    return value
+  }
+
+  mutating func unregister(_ token: String) { tokens[token]?.unregistered = true }
+
+  /// The JWT bearer grant: an access token of the account's own project for an hour.
+  mutating func grant(_ assertion: Assertion, accessToken: String, now: Date) -> Grant {
+    guard let account = account(assertion.email), assertion.signatureVerifies else {
+      return .refused(error: "invalid_grant", description: "Invalid JWT Signature.")
+    }
+    guard assertion.audience == FCMStateMachine.audience else {
+      return .refused(
+        error: "invalid_grant", description: "Invalid JWT: aud must be the token endpoint")
+    }
+    guard assertion.scopes.contains(FCMStateMachine.scope) else {
+      return .refused(error: "invalid_scope", description: "firebase.messaging scope required")
+    }
+    guard assertion.expires > now.timeIntervalSince1970 else {
+      return .refused(
+        error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token")
+    }
+    grants[accessToken] = (account.project, now.addingTimeInterval(3600))
+    return .granted(project: account.project)
+  }
+
+  func decide(_ send: Send, now: Date) -> Answer {
+    guard let bearer = send.bearer, let grant = grants[bearer], grant.expires > now else {
+      return .rejected(
+        code: 401, status: "UNAUTHENTICATED", errorCode: nil,
+        message: "Request had invalid authentication credentials. Expected OAuth 2 access token.")
+    }
+    // An account may send only in its own project.
+    guard grant.project == send.project else {
+      return .rejected(
+        code: 403, status: "PERMISSION_DENIED", errorCode: nil,
+        message: "Permission 'cloudmessaging.messages.create' denied on resource")
+    }
+    guard let value = send.token, !value.isEmpty else {
+      return .rejected(
+        code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+        message: "Request contains an invalid argument.")
+    }
+    guard let token = tokens[value] else {
+      return .rejected(
+        code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+        message: "The registration token is not a valid FCM registration token")
+    }
+    if token.unregistered {
+      return .rejected(
+        code: 404, status: "NOT_FOUND", errorCode: "UNREGISTERED",
+        message: "Requested entity was not found.")
+    }
+    // A token belongs to the sender (project) its app registered with.
+    guard token.projectId == send.project || behaviours.ignoresProject else {
+      return .rejected(
+        code: 403, status: "PERMISSION_DENIED", errorCode: "SENDER_ID_MISMATCH",
+        message: "SenderId mismatch")
+    }
+    return .accepted(package: token.package)
+  }
+}
