@@ -41,7 +41,8 @@ let package = Package(
       ]),
     // The result model the runner produces and the store and writers consume.
     .target(name: "ResultModel", dependencies: ["QualifyCore"]),
-    .target(name: "Results", dependencies: ["CSQLite", "ResultModel", "QualifyCore"]),
+    .target(
+      name: "Results", dependencies: ["CSQLite", "ResultModel", "QualifyCrypto", "QualifyCore"]),
     .executableTarget(
       name: "qualify",
       dependencies: [
@@ -97,7 +98,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "ResultsTests",
-      dependencies: ["Results", "ResultModel", "QualifyCore", "QualifyTestSupport"],
+      dependencies: [
+        "Results", "ResultModel", "QualifyCrypto", "QualifyCore", "QualifyTestSupport",
+      ],
       exclude: ["__Snapshots__"]),
     .testTarget(
       name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "QualifyTestSupport"]),

@@ -233,6 +233,47 @@ let otaPack = ["--channel", "prod", "--filter", "ota/*"]
 let otaRuns = try (0..<5).map { _ in try wholeRun(otaPack) }
 let otaScenarios = try countRuns(otaPack)
 
+// MARK: The HTML report of a full prod run: its size, and how long Chromium takes to open it.
+
+let reportRoot = FileManager.default.temporaryDirectory.appendingPathComponent(
+  "qualify-bench-report-\(UUID().uuidString.prefix(6))")
+defer { try? FileManager.default.removeItem(at: reportRoot) }
+_ = try wholeRun([
+  "--channel", "prod", "--db", reportRoot.path + "/q.sqlite", "--report-dir", reportRoot.path,
+])
+let reportRun =
+  try FileManager.default.contentsOfDirectory(atPath: reportRoot.path + "/runs").first ?? ""
+let reportPage = reportRoot.appendingPathComponent("runs/\(reportRun)/index.html")
+let evidencePage = reportRoot.appendingPathComponent("runs/\(reportRun)/evidence.html")
+func fileSize(_ url: URL) -> Int {
+  (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+}
+/// Headless Chromium loading `url` and dumping its DOM, wall time; nil without Chromium.
+func chromiumLoad(_ url: URL) -> TimeInterval? {
+  guard
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: {
+      FileManager.default.isExecutableFile(atPath: $0)
+    })
+  else { return nil }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: chromium)
+  process.arguments = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+    "--user-data-dir=\(reportRoot.path)/chromium", "--dump-dom", url.absoluteString,
+  ]
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  let start = Date()
+  guard (try? process.run()) != nil else { return nil }
+  process.waitUntilExit()
+  return Date().timeIntervalSince(start)
+}
+let emptyPage = reportRoot.appendingPathComponent("empty.html")
+try Data("<!DOCTYPE html><title>empty</title>".utf8).write(to: emptyPage)
+let emptyLoads = (0..<3).compactMap { _ in chromiumLoad(emptyPage) }
+let reportLoads = (0..<3).compactMap { _ in chromiumLoad(reportPage) }
+let evidenceLoads = (0..<3).compactMap { _ in chromiumLoad(evidencePage) }
+
 // MARK: Report
 
 let bareMedian = median(bare)
@@ -264,6 +305,22 @@ line(
 line(
   "ota pack, both platforms", Durations.format(median(otaRuns)),
   "\(otaScenarios.runs) runs, \(otaScenarios.controls) controls; target well under 1s")
+line(
+  "report of a full prod run (index.html)", "\(fileSize(reportPage) / 1024) KiB",
+  "one page; evidence of passing steps in the sibling page")
+line(
+  "its evidence page (evidence.html)", "\(fileSize(evidencePage) / 1024) KiB", "loaded on demand")
+if !emptyLoads.isEmpty {
+  line(
+    "Chromium opens the report", Durations.format(median(reportLoads)),
+    "\(Durations.format(max(0, median(reportLoads) - median(emptyLoads)))) over an empty page (browser start \(Durations.format(median(emptyLoads)))); target < 1s"
+  )
+  line(
+    "Chromium opens the evidence page", Durations.format(median(evidenceLoads)),
+    "\(Durations.format(max(0, median(evidenceLoads) - median(emptyLoads)))) over an empty page")
+} else {
+  line("Chromium opens the report", "—", "no Chromium here (make test-deps installs it)")
+}
 MHD_stop_daemon(bareDaemon)
 curl_easy_cleanup(curl)
 curl_slist_free_all(resolve)

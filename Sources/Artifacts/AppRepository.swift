@@ -1,5 +1,6 @@
 import Foundation
 import QualifyCore
+import QualifyCrypto
 
 /// An app repository on disk: its profile and its real files, read once, from which one
 /// `AppBuild` per platform and channel is derived.
@@ -12,6 +13,10 @@ public final class AppRepository: Sendable {
   public let profile: AppProfile
   /// The directories searched for a file, the app's own first (overlays see their base).
   public let searchPath: [URL]
+
+  /// Every app file read so far, by its path relative to the app directory, with the SHA-256
+  /// of the bytes read: what an attestation of the run names as its subjects.
+  private let ledger = Locked<[String: String]>([:])
 
   /// The largest app file qualify reads; a bigger one is not a configuration file.
   public static let maximumFileSize = 16 << 20
@@ -33,6 +38,10 @@ public final class AppRepository: Sendable {
     self.profile = profile
     self.searchPath = search
     try AppRepository.confine(profile)
+    for directory in search {
+      let url = directory.appendingPathComponent("qualify.json")
+      if let data = FileManager.default.contents(atPath: url.path) { note(url, data) }
+    }
   }
 
   /// Reads the profile at `directory`, resolving its `base` chain first so that an overlay
@@ -166,7 +175,30 @@ public final class AppRepository: Sendable {
       throw Diagnostic.error(
         at: FileLocation(file: display, line: 1, column: 1), "\(display) cannot be read")
     }
+    note(url, data)
     return (data, display)
+  }
+
+  private func note(_ url: URL, _ data: Data) {
+    let digest = Digest.sha256(data).map { String(format: "%02x", $0) }.joined()
+    ledger.withLock { $0[AppRepository.relativePath(of: url, from: root)] = digest }
+  }
+
+  /// The app files read so far (the profiles included), sorted by path.
+  public var filesRead: [(path: String, sha256: String)] {
+    ledger.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+
+  /// `url` relative to `base` (`../messages/qualify.json` for an overlay's base).
+  public static func relativePath(of url: URL, from base: URL) -> String {
+    let target = url.standardizedFileURL.pathComponents
+    let origin = base.standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(target.count, origin.count) && target[common] == origin[common] {
+      common += 1
+    }
+    return (Array(repeating: "..", count: origin.count - common) + target[common...])
+      .joined(separator: "/")
   }
 
   /// The text of artifact `relative` (UTF-8 or UTF-16, with or without a BOM), nil when absent.

@@ -164,6 +164,24 @@ public struct ScenarioResult: Sendable, Codable {
   public var check: ExecutionRecord
   public var controls: [ControlRecord]
   public var duration: TimeInterval
+  /// With `--repeat N`: the seed and verdict of each attempt (empty for a single attempt).
+  /// The result itself is the first attempt that did not pass, or the first.
+  public var attempts: [Attempt] = []
+
+  /// One of the attempts of `--repeat`.
+  public struct Attempt: Sendable, Codable, Equatable {
+    public var seed: UInt64
+    public var verdict: Verdict
+
+    public init(seed: UInt64, verdict: Verdict) {
+      self.seed = seed
+      self.verdict = verdict
+    }
+  }
+
+  /// Attempts with the same app and world disagreed: the check depends on chance (timing,
+  /// random values), so one passing attempt proves nothing.
+  public var isFlaky: Bool { Set(attempts.map(\.verdict)).count > 1 }
 
   /// `sso/cross-app [ios]`.
   public var displayName: String { "\(scenarioID) [\(platform.rawValue)]" }

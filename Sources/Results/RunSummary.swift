@@ -25,6 +25,14 @@ public struct RunScope: Sendable, Codable, Equatable {
   public var catalogueItems: [String: [Platform]] = [:]
   /// What the run could not verify and says so (the OTA key pairing without the real key).
   public var caveats: [String] = []
+  /// The waivers the app repository declared when the run started (expired ones included,
+  /// marked), nil when it has no waiver file.
+  public var waivers: [Waiver]?
+  /// The options that rebuild this run's world: `--channel prod --seed 1 --app DIR` and any
+  /// env files; a failure's reproduce command is `qualify run <id> --platform <p>` + these.
+  public var reproduceOptions: [String]?
+  /// `--repeat N`: how many attempts each scenario had.
+  public var repeats: Int?
 
   public init() {}
 
@@ -66,11 +74,36 @@ public struct RunSummary: Sendable {
   /// Results that are not applicable for a reason that makes the run partial (a feature the
   /// profile does not declare unused, an env not supplied), with their reasons.
   public var partialReasons: [String]
+  /// Failing results a waiver in force covers, by index, with their waiver: they show as
+  /// waived and do not block.
+  public var waived: [Int: Waiver]
+  /// Waivers in force that covered nothing in this run, and those past their expiry.
+  public var unusedWaivers: [Waiver]
+  public var expiredWaivers: [Waiver]
 
   public init(_ results: [ScenarioResult], scope: RunScope = RunScope()) {
     var counts: [Verdict: Int] = [:]
     for result in results { counts[result.verdict, default: 0] += 1 }
     self.counts = counts
+    let waivers = scope.waivers ?? []
+    var waived: [Int: Waiver] = [:]
+    for (index, result) in results.enumerated() {
+      if let waiver = result.waiver(among: waivers) { waived[index] = waiver }
+    }
+    self.waived = waived
+    flaky = results.filter(\.isFlaky).count
+    expiredWaivers = waivers.filter(\.expired)
+    unusedWaivers = waivers.filter { waiver in
+      !waiver.expired
+        && !results.contains { result in
+          result.waiver(among: [waiver]) != nil
+            || (result.verdict == .controlDidNotBite
+              && result.controls.contains {
+                ($0.outcome == .didNotBite || $0.outcome == .bitElsewhere)
+                  && waiver.covers(control: $0.name, of: result)
+              })
+        }
+    }
     total = results.count
     let ran = results.flatMap(\.controls).filter { $0.outcome != .notRun }
     controlsRun = ran.count
@@ -96,7 +129,33 @@ public struct RunSummary: Sendable {
     partialReasons = reasons
   }
 
-  public var failures: Int { counts[.failed, default: 0] + counts[.controlDidNotBite, default: 0] }
+  /// Scenario runs whose attempts disagreed (`--repeat`).
+  public var flaky: Int
+
+  /// What the release owner must hear about the waivers: those past their expiry, and those
+  /// that covered nothing.
+  public var waiverNotes: [String] {
+    expiredWaivers.map {
+      "expired waiver \($0.label) (\($0.location ?? "qualify-waivers.json"), owner \($0.owner), expired after \($0.expires)): it no longer covers anything"
+    }
+      + unusedWaivers.map {
+        "unused waiver \($0.label) (\($0.location ?? "qualify-waivers.json"), owner \($0.owner)): nothing it covers failed in this run; remove it"
+      }
+  }
+
+  /// The distinct waivers that covered a failure of this run.
+  public var appliedWaivers: [Waiver] {
+    var out: [Waiver] = []
+    for waiver in waived.keys.sorted().compactMap({ waived[$0] }) where !out.contains(waiver) {
+      out.append(waiver)
+    }
+    return out
+  }
+
+  /// Failures that block: failed checks and controls that did not bite, less the waived.
+  public var failures: Int {
+    counts[.failed, default: 0] + counts[.controlDidNotBite, default: 0] - waived.count
+  }
   public var passed: Int { counts[.passed, default: 0] }
   public var notApplicable: Int { counts[.notApplicable, default: 0] }
 
@@ -139,9 +198,11 @@ public struct RunSummary: Sendable {
   /// `QUALIFIED`, `PASSED (partial: filter sso/*, ios only, 2 of 74 runs)`, `NOT QUALIFIED`,
   /// `ERROR`.
   public var headline: String {
+    let applied = appliedWaivers.count
+    let withWaivers = applied == 0 ? "" : " with \(applied) waiver\(applied == 1 ? "" : "s")"
     switch status {
-    case .qualified: return "QUALIFIED"
-    case .partial: return "PASSED (partial: \(partiality.joined(separator: ", ")))"
+    case .qualified: return "QUALIFIED" + withWaivers
+    case .partial: return "PASSED (partial: \(partiality.joined(separator: ", ")))" + withWaivers
     case .error: return "ERROR"
     case .running: return "IN PROGRESS"
     case .aborted: return "ABORTED"
@@ -185,6 +246,8 @@ public struct ChecklistCell: Sendable, Codable {
     case passed
     /// A check proving it failed (or a control did not bite).
     case failed
+    /// Every check proving it that failed is covered by a waiver in force.
+    case waived
     /// A check proving it could not run (harness error).
     case error
     /// Every check proving it is not applicable to this build.
@@ -213,7 +276,10 @@ public struct ChecklistCoverage: Sendable {
 
   /// - Parameter catalogue: item → platforms for which the whole catalogue has a proving
   ///   check on this channel (tells "not run" from "not covered" in partial runs).
-  public init(_ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil) {
+  /// - Parameter waived: indices of failing results a waiver covers.
+  public init(
+    _ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil, waived: Set<Int> = []
+  ) {
     var cells: [ChecklistCell] = []
     for (item, _) in ReleaseChecklist.items {
       for platform in ReleaseChecklist.platforms(of: item) {
@@ -223,10 +289,12 @@ public struct ChecklistCoverage: Sendable {
         let supporting = results.indices.filter {
           results[$0].supports.contains(item) && results[$0].platform == platform
         }
-        let verdicts = proving.map { results[$0].verdict }
+        let verdicts = proving.filter { !waived.contains($0) }.map { results[$0].verdict }
         let state: ChecklistCell.State
         if verdicts.contains(.failed) || verdicts.contains(.controlDidNotBite) {
           state = .failed
+        } else if proving.contains(where: waived.contains) && !verdicts.contains(.error) {
+          state = .waived
         } else if verdicts.contains(.error) {
           state = .error
         } else if verdicts.contains(.passed) {
@@ -283,8 +351,12 @@ public struct ChecklistCoverage: Sendable {
     let failed = all.filter { item in
       cells(of: item).contains { $0.state == .failed || $0.state == .error }
     }
+    let waived = all.filter { item in
+      !failed.contains(item) && cells(of: item).contains { $0.state == .waived }
+    }
     let missing = all.filter {
       !covered.contains($0) && !applicable.contains($0) && !failed.contains($0)
+        && !waived.contains($0)
     }
     var text = "\(covered.count) of \(all.count) checklist items covered"
     var notes: [String] = []
@@ -296,6 +368,9 @@ public struct ChecklistCoverage: Sendable {
     }
     if !applicable.isEmpty {
       notes.append("not applicable: \(applicable.map(String.init).joined(separator: ", "))")
+    }
+    if !waived.isEmpty {
+      notes.append("waived: \(waived.map(String.init).joined(separator: ", "))")
     }
     if !notes.isEmpty { text += " (\(notes.joined(separator: "; ")))" }
     return text

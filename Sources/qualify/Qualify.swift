@@ -5,7 +5,8 @@ import QualifyCore
 @main
 enum Qualify {
   static let commands = [
-    "run", "list", "check", "check-app", "history", "show", "report", "serve", "ota",
+    "run", "list", "check", "check-app", "history", "show", "report", "diff", "attest",
+    "verify-attestation", "serve", "ota",
   ]
 
   static func main() {
@@ -38,6 +39,9 @@ enum Qualify {
     case "history": return try HistoryCommand(.history, arguments: rest).execute()
     case "show": return try HistoryCommand(.show, arguments: rest).execute()
     case "report": return try HistoryCommand(.report, arguments: rest).execute()
+    case "diff": return try DiffCommand(arguments: rest).execute()
+    case "attest": return try AttestCommand(.attest, arguments: rest).execute()
+    case "verify-attestation": return try AttestCommand(.verify, arguments: rest).execute()
     case "help": return try RunCommand(arguments: ["--help"], single: false).execute()
     default:
       throw InputError(

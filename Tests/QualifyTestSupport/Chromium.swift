@@ -23,6 +23,23 @@ public enum Chromium {
       ])
   }
 
+  /// A PNG of `file` as a person sees it, `width`×`height` CSS pixels, written to `output`.
+  public static func screenshot(_ file: URL, to output: URL, width: Int = 1280, height: Int = 1600)
+    throws -> ProcessResult
+  {
+    guard let executable else { throw MissingBrowser() }
+    let profile = FileManager.default.temporaryDirectory
+      .appendingPathComponent("qualify-chromium-\(UUID().uuidString.prefix(8))")
+    defer { try? FileManager.default.removeItem(at: profile) }
+    return try Programs.run(
+      executable,
+      [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--hide-scrollbars", "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)",
+        "--screenshot=\(output.path)", file.absoluteString,
+      ])
+  }
+
   public struct MissingBrowser: Error, CustomStringConvertible {
     public var description: String {
       "Chromium is a test dependency: `make test` installs Debian's chromium package"

@@ -147,8 +147,14 @@ enum SampleResults {
     let html = HTMLReport.render(run: SampleResults.run, results: SampleResults.results)
     #expect(!html.contains("<script>alert(1)"))
     #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
-    #expect(html.contains("&lt;b&gt;&amp;"))
     #expect(!html.contains("src=\"http"))
+    // The evidence of steps that held is in the sibling page, escaped the same way.
+    let evidence = HTMLReport.evidencePage(run: SampleResults.run, results: SampleResults.results)
+    #expect(evidence.contains("&lt;b&gt;&amp;"))
+    #expect(!evidence.contains("<b>&"))
+    #expect(evidence.contains(HTMLReport.contentSecurityPolicy))
+    #expect(html.contains("href=\"evidence.html#e1-c-1\""))
+    #expect(evidence.contains("id=\"e1-c-1\""))
   }
 
   /// What only a browser shows: Chromium parses the page into the DOM we meant, with the

@@ -52,6 +52,12 @@ public struct AppBuild: Sendable {
   public func registers(scheme: String) -> Bool {
     registeredSchemes.contains { $0.value.lowercased() == scheme.lowercased() }
   }
+
+  /// `path:line` of the first scheme registration read from a file (Info.plist's
+  /// CFBundleURLTypes, the manifest's intent filter), nil when none was.
+  public var schemeRegistry: String? {
+    registeredSchemes.first { $0.location != nil }?.origin
+  }
 }
 
 /// A scheme declared natively that the system browser cannot hand back to the app.

@@ -36,6 +36,9 @@ struct NavigationStateMachine {
   let kind: BrowserKind
   let callbackScheme: String?
   let registeredSchemes: [String]
+  /// Where the apps' scheme registrations are written (`…/Info.plist:32`): a refused
+  /// delivery names it, so that the failure points at the line to fix.
+  let registry: String?
   let authorizeEndpoint: String?
   /// A path the flow stops before requesting, once past the authorization endpoint.
   let stopBeforePath: String?
@@ -68,11 +71,13 @@ struct NavigationStateMachine {
 
   init(
     kind: BrowserKind, callbackScheme: String?, registeredSchemes: [String],
-    authorizeEndpoint: String?, stopBeforePath: String? = nil, credentials: Credentials?
+    registry: String? = nil, authorizeEndpoint: String?, stopBeforePath: String? = nil,
+    credentials: Credentials?
   ) {
     self.kind = kind
     self.callbackScheme = callbackScheme
     self.registeredSchemes = registeredSchemes.map { $0.lowercased() }
+    self.registry = registry
     self.authorizeEndpoint = authorizeEndpoint
     self.stopBeforePath = stopBeforePath
     self.credentials = credentials
@@ -163,7 +168,8 @@ struct NavigationStateMachine {
       if let refusal = kind.delivers(
         scheme, callbackScheme: callbackScheme, registered: registeredSchemes.contains(scheme))
       {
-        return .finish(.undeliverable(refusal))
+        return .finish(
+          .undeliverable(refusal + (registry.map { " (the app's URL schemes: \($0))" } ?? "")))
       }
       return .finish(.delivered(url))
     }

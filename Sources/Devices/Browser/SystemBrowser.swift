@@ -87,6 +87,7 @@ final class BrowserNavigator {
   /// The app's callback scheme and the schemes the apps registered natively.
   let callbackScheme: String?
   let registeredSchemes: [String]
+  let registry: String?
   /// Where the IdP's authorization endpoint is, to know when the flow reached it.
   let authorizeEndpoint: String?
   /// A path the flow stops before requesting (after the IdP's authorization endpoint).
@@ -95,8 +96,10 @@ final class BrowserNavigator {
   init(
     kind: BrowserKind, jar: CookieJar, client: HTTPClient, environment: DeviceEnvironment,
     source: String,
-    callbackScheme: String?, registeredSchemes: [String], authorizeEndpoint: String?
+    callbackScheme: String?, registeredSchemes: [String], registry: String? = nil,
+    authorizeEndpoint: String?
   ) {
+    self.registry = registry
     self.kind = kind
     self.jar = jar
     self.environment = environment
@@ -111,6 +114,7 @@ final class BrowserNavigator {
   func run(from start: String, credentials: Credentials?) -> BrowserResult {
     var machine = NavigationStateMachine(
       kind: kind, callbackScheme: callbackScheme, registeredSchemes: registeredSchemes,
+      registry: registry,
       authorizeEndpoint: authorizeEndpoint, stopBeforePath: stopBeforePath,
       credentials: credentials)
     var action = machine.start(at: start)
@@ -208,6 +212,7 @@ extension Device {
       kind: kind, jar: systemCookies, client: try environment.client(), environment: environment,
       source: "\(platform.rawValue) \(platform == .ios ? "Safari" : "Chrome")", callbackScheme: nil,
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
+      registry: apps.lazy.compactMap { $0.build.schemeRegistry }.first,
       authorizeEndpoint: authorizeEndpoint)
     return navigator.run(from: url, credentials: credentials)
   }
@@ -234,6 +239,7 @@ extension Device {
       client: try environment.client(), environment: environment,
       source: "\(platform.rawValue) \(platform == .ios ? "Safari" : "Chrome")", callbackScheme: nil,
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
+      registry: apps.lazy.compactMap { $0.build.schemeRegistry }.first,
       authorizeEndpoint: authorizeEndpoint)
     return navigator.run(from: url, credentials: nil)
   }

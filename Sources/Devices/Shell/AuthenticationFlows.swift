@@ -48,7 +48,7 @@ extension App {
       environment: device.environment,
       source: "\(device.platform.rawValue)/\(name) \(kind.rawValue)",
       callbackScheme: build.callbackScheme.value,
-      registeredSchemes: build.registeredSchemes.map(\.value),
+      registeredSchemes: build.registeredSchemes.map(\.value), registry: build.schemeRegistry,
       authorizeEndpoint: build.backend.oidcAuthorizationEndpoint)
     device.environment.decision(
       "\(device.platform.rawValue)/\(name)", "opens \(url) in \(kind.rawValue)",

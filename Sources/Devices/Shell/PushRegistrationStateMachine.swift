@@ -23,6 +23,8 @@ struct PushRegistrationStateMachine: Sendable {
     var appId: String
     /// iOS: the signed `aps-environment`, nil without the entitlement.
     var apsEnvironment: String?
+    /// iOS: the entitlements file the build signs with, named when the entitlement is missing.
+    var entitlementsFile: String?
     /// Android: Google Play services on the phone.
     var hasPlayServices: Bool
     /// Android: `google-services.json`'s project and the packages it has clients for.
@@ -48,6 +50,7 @@ struct PushRegistrationStateMachine: Sendable {
       platform = build.platform
       appId = build.appId.value
       apsEnvironment = build.push.apsEnvironment?.value
+      entitlementsFile = build.files["ios.entitlements"]
       self.hasPlayServices = hasPlayServices
       firebaseProject = build.push.firebaseProjectId?.value
       firebasePackages = build.push.firebasePackages.map(\.value)
@@ -117,7 +120,8 @@ struct PushRegistrationStateMachine: Sendable {
       // Apple issues a token only to a build signed with the entitlement, in its environment.
       guard let environment = facts.apsEnvironment else {
         return .impossible(
-          "no valid \"aps-environment\" entitlement string found for application (\(facts.appId))")
+          "no valid \"aps-environment\" entitlement string found for application (\(facts.appId))"
+            + (facts.entitlementsFile.map { " (the app's entitlements: \($0))" } ?? ""))
       }
       return .ask(PushRegistrationStateMachine.apns(environment), ["bundleId": facts.appId])
     case .android:

@@ -10,7 +10,7 @@ import ResultModel
 /// left `running` by a process that is gone is marked `aborted` by the next invocation.
 public final class ResultStore: Sendable {
   let database: Database
-  static let schemaVersion = 2
+  static let schemaVersion = 3
 
   /// Whether the store was opened read-only (a database qualify may read but not write).
   public let isReadOnly: Bool
@@ -75,18 +75,28 @@ public final class ResultStore: Sendable {
   private func migrate() throws {
     let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
     if version >= Int64(ResultStore.schemaVersion) { return }
-    if version == 1 {
-      // Version 2 records the run's scope and, per result, what it supports and how it proves.
+    if version == 1 || version == 2 {
       try database.inTransaction {
+        if version == 1 {
+          // Version 2 records the run's scope and, per result, what it supports and how it
+          // proves.
+          try database.execute(
+            """
+            ALTER TABLE runs ADD COLUMN scope TEXT;
+            ALTER TABLE runs ADD COLUMN not_applicable INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE runs ADD COLUMN app_name TEXT;
+            ALTER TABLE scenario_results ADD COLUMN supports TEXT NOT NULL DEFAULT '';
+            ALTER TABLE scenario_results ADD COLUMN proof TEXT NOT NULL DEFAULT 'simulated';
+            ALTER TABLE scenario_results ADD COLUMN na_cause TEXT;
+            """)
+        }
+        // Version 3 records the app files a run read (for attestations) and each result's
+        // attempts under --repeat.
         try database.execute(
           """
-          ALTER TABLE runs ADD COLUMN scope TEXT;
-          ALTER TABLE runs ADD COLUMN not_applicable INTEGER NOT NULL DEFAULT 0;
-          ALTER TABLE runs ADD COLUMN app_name TEXT;
-          ALTER TABLE scenario_results ADD COLUMN supports TEXT NOT NULL DEFAULT '';
-          ALTER TABLE scenario_results ADD COLUMN proof TEXT NOT NULL DEFAULT 'simulated';
-          ALTER TABLE scenario_results ADD COLUMN na_cause TEXT;
-          PRAGMA user_version = 2;
+          ALTER TABLE runs ADD COLUMN app_files TEXT;
+          ALTER TABLE scenario_results ADD COLUMN attempts TEXT;
+          PRAGMA user_version = 3;
           """)
       }
       return
@@ -114,7 +124,8 @@ public final class ResultStore: Sendable {
           error INTEGER NOT NULL DEFAULT 0,
           scope TEXT,
           not_applicable INTEGER NOT NULL DEFAULT 0,
-          app_name TEXT
+          app_name TEXT,
+          app_files TEXT
         );
         CREATE TABLE IF NOT EXISTS scenario_results (
           id INTEGER PRIMARY KEY,
@@ -131,7 +142,8 @@ public final class ResultStore: Sendable {
           duration REAL NOT NULL,
           supports TEXT NOT NULL DEFAULT '',
           proof TEXT NOT NULL DEFAULT 'simulated',
-          na_cause TEXT
+          na_cause TEXT,
+          attempts TEXT
         );
         CREATE INDEX IF NOT EXISTS scenario_results_run ON scenario_results(run_id);
         CREATE TABLE IF NOT EXISTS executions (
@@ -212,8 +224,8 @@ public final class ResultStore: Sendable {
     try requireWritable()
     try database.run(
       """
-      INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, scope, app_name)
-      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO runs (id, started_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, scope, app_name, app_files)
+      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .text(run.id), .text(ResultStore.format(run.startedAt)), .text(run.channel.rawValue),
@@ -222,11 +234,11 @@ public final class ResultStore: Sendable {
         .text(run.platforms.map(\.rawValue).joined(separator: ",")), .integer(Int64(run.pid)),
         .text(run.host),
         .text(run.harnessVersion), SQLValue(run.scope.flatMap(ResultStore.encode)),
-        SQLValue(run.appName),
+        SQLValue(run.appName), SQLValue(run.appFiles.flatMap(ResultStore.encode)),
       ])
   }
 
-  static func encode(_ scope: RunScope) -> String? {
+  static func encode<T: Encodable>(_ scope: T) -> String? {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return (try? encoder.encode(scope)).map { String(decoding: $0, as: UTF8.self) }
@@ -242,8 +254,8 @@ public final class ResultStore: Sendable {
     try database.inTransaction {
       try database.run(
         """
-        INSERT INTO scenario_results (run_id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO scenario_results (run_id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause, attempts)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
           .text(run), .text(result.scenarioID), .text(result.title), .text(result.file),
@@ -255,6 +267,7 @@ public final class ResultStore: Sendable {
           .real(result.duration),
           .text(result.supports.map(String.init).joined(separator: ",")),
           .text(result.proof.rawValue), SQLValue(result.notApplicableCause?.rawValue),
+          SQLValue(result.attempts.isEmpty ? nil : ResultStore.encode(result.attempts)),
         ])
       let resultID = database.lastInsertID
       try insert(result.check, resultID: resultID, control: nil)
@@ -342,8 +355,17 @@ public final class ResultStore: Sendable {
       ? ResultStore.runRecord(rows[0]) : rows.first { $0[0].text == id }.map(ResultStore.runRecord)
   }
 
+  /// The newest qualified run of `channel` that started before `date`: what a new run is
+  /// compared with.
+  public func lastQualified(channel: Channel, before date: Date) throws -> RunRecord? {
+    try database.query(
+      "SELECT \(ResultStore.runColumns) FROM runs WHERE status = 'qualified' AND channel = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT 1",
+      [.text(channel.rawValue), .text(ResultStore.format(date))]
+    ).first.map(ResultStore.runRecord)
+  }
+
   static let runColumns =
-    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name"
+    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name, app_files"
 
   static func runRecord(_ row: [SQLValue]) -> RunRecord {
     var record = RunRecord(
@@ -366,13 +388,16 @@ public final class ResultStore: Sendable {
     ]
     record.scope = decodeScope(row[17].text)
     record.appName = row[19].text
+    record.appFiles = row[20].text.flatMap {
+      try? JSONDecoder().decode([AppFileDigest].self, from: Data($0.utf8))
+    }
     return record
   }
 
   /// The scenario results of a run, rebuilt from the tables, in scenario order.
   public func results(run: String) throws -> [ScenarioResult] {
     let rows = try database.query(
-      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
+      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause, attempts FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
       [.text(run)])
     return try rows.map { row in
       let resultID = row[0].integer ?? 0
@@ -409,6 +434,10 @@ public final class ResultStore: Sendable {
       result.supports = (row[11].text ?? "").split(separator: ",").compactMap { Int($0) }
       result.proof = Proof(rawValue: row[12].text ?? "") ?? .simulated
       result.notApplicableCause = row[13].text.flatMap(NotApplicableCause.init(rawValue:))
+      result.attempts =
+        row[14].text.flatMap {
+          try? JSONDecoder().decode([ScenarioResult.Attempt].self, from: Data($0.utf8))
+        } ?? []
       return result
     }
   }

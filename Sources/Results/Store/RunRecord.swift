@@ -39,6 +39,8 @@ public struct RunRecord: Sendable, Codable {
   public var counts: [String: Int]
   /// What the run was asked to cover.
   public var scope: RunScope?
+  /// The app files the run read, with their digests: the subjects of an attestation.
+  public var appFiles: [AppFileDigest]?
 
   public init(
     id: String, startedAt: Date, channel: Channel, app: String, appVersion: String?, seed: UInt64,
@@ -68,5 +70,16 @@ public struct RunRecord: Sendable, Codable {
     let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
     return formatter.string(from: date) + "-" + String(repeating: "0", count: 4 - suffix.count)
       + suffix
+  }
+}
+
+/// An app file a run read: its path relative to the app directory and its SHA-256 (hex).
+public struct AppFileDigest: Sendable, Codable, Equatable {
+  public var path: String
+  public var sha256: String
+
+  public init(path: String, sha256: String) {
+    self.path = path
+    self.sha256 = sha256
   }
 }

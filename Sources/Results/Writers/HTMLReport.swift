@@ -7,31 +7,49 @@ import ResultModel
 /// controls side by side, and the earlier runs. No script, no outside resource; every value
 /// is HTML-escaped.
 public enum HTMLReport {
-  public static func render(run: RunRecord, results: [ScenarioResult], history: [RunRecord] = [])
-    -> String
-  {
+  /// The pages of one run's report: the report itself, and the evidence of every step that
+  /// held, a sibling file the report links to so that it opens quickly (a full run records
+  /// thousands of exchanges; what failed keeps its evidence inline).
+  public struct Pages: Sendable {
+    public var index: String
+    public var evidence: String
+  }
+
+  /// What a run is compared with: the last qualified run of its channel and its results.
+  public struct Baseline: Sendable {
+    public var run: RunRecord
+    public var results: [ScenarioResult]
+
+    public init(run: RunRecord, results: [ScenarioResult]) {
+      self.run = run
+      self.results = results
+    }
+  }
+
+  /// The report page; its evidence links point at `evidenceHref` (the sibling
+  /// `evidence.html` of the run's folder by default).
+  public static func render(
+    run: RunRecord, results: [ScenarioResult], history: [RunRecord] = [],
+    baseline: Baseline? = nil, evidenceHref: String = "evidence.html"
+  ) -> String {
     let scope = run.scope ?? RunScope()
     let summary = RunSummary(results, scope: scope)
     let headline = headline(run, summary)
-    var out = """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>qualify \(h(run.channel.rawValue)) — \(h(headline))</title>
-      <style>\(stylesheet)</style>
-      </head>
-      <body>
-
-      """
-    let coverage = ChecklistCoverage(results, catalogue: scope.catalogue)
+    var out = page(title: "qualify \(run.channel.rawValue) — \(headline)")
+    let coverage = ChecklistCoverage(
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+    let failures = FailureReport(run: run, results: results, summary: summary)
+    let diff = baseline.map { RunDiff(before: $0.results, after: results) }
     out += header(run, summary, headline, coverage)
-    out += matrix(results, coverage)
-    out += scenarioIndex(results)
+    out += blockers(failures, results: results, baseline: baseline, diff: diff)
+    out += waivers(summary, failures)
+    out += matrix(results, coverage, summary)
+    out += scenarioIndex(results, summary)
     out += "<section id=\"scenarios\"><h2>Scenarios</h2>\n"
-    for (index, result) in results.enumerated() { out += scenario(result, anchor: anchor(index)) }
+    for (index, result) in results.enumerated() {
+      out += scenario(
+        result, index: index, run: run, waiver: summary.waived[index], evidenceHref: evidenceHref)
+    }
     out += "</section>\n"
     if !history.isEmpty { out += historyTable(history, current: run.id) }
     out +=
@@ -40,12 +58,44 @@ public enum HTMLReport {
     return out
   }
 
+  /// Both pages of the run's folder.
+  public static func pages(
+    run: RunRecord, results: [ScenarioResult], history: [RunRecord] = [],
+    baseline: Baseline? = nil
+  ) -> Pages {
+    Pages(
+      index: render(run: run, results: results, history: history, baseline: baseline),
+      evidence: evidencePage(run: run, results: results))
+  }
+
+  static func page(title: String) -> String {
+    """
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>\(h(title))</title>
+    <style>\(stylesheet)</style>
+    </head>
+    <body>
+
+    """
+  }
+
   /// No script at all, nothing loaded from elsewhere, no form, no frame: a report is read,
   /// never run, whatever an app file or a server response put in it.
   public static let contentSecurityPolicy =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
   static func anchor(_ index: Int) -> String { "s\(index + 1)" }
+
+  /// The anchor of one step's evidence in the evidence page: result, execution (`c` for the
+  /// check, `k1`… for controls), step.
+  static func evidenceAnchor(_ index: Int, _ execution: String, _ step: Int) -> String {
+    "e\(index + 1)-\(execution)-\(step)"
+  }
 
   /// The run's headline: from the stored status once finished; while it runs, what is known
   /// so far.
@@ -71,6 +121,13 @@ public enum HTMLReport {
     if let warning = run.scope?.envWarning { notes.append(warning) }
     notes += run.scope?.caveats ?? []
     notes.append(coverage.summary)
+    notes += summary.waiverNotes
+    let flaky = summary.flaky
+    if flaky > 0 {
+      notes.append(
+        "\(flaky) flaky scenario run\(flaky == 1 ? "" : "s"): attempts with different seeds disagreed, so the failing attempt stands"
+      )
+    }
     if run.channel.isRelease {
       notes.append(ReleaseChecklist.identityProviderCaveat)
     }
@@ -101,10 +158,73 @@ public enum HTMLReport {
     return out
   }
 
-  private static func matrix(_ results: [ScenarioResult], _ coverage: ChecklistCoverage) -> String {
+  /// What blocks the release, before anything else: each root cause with the failures it
+  /// explains, their one-line reasons and the commands that reproduce them.
+  private static func blockers(
+    _ failures: FailureReport, results: [ScenarioResult], baseline: Baseline?, diff: RunDiff?
+  ) -> String {
+    guard !failures.groups.isEmpty else { return "" }
+    let count = failures.blocking.count
+    var out = "<section id=\"failures\"><h2>What blocks the release</h2>\n"
+    out +=
+      "<p class=\"meta\">\(count) failure\(count == 1 ? "" : "s") from \(failures.groups.count) root cause\(failures.groups.count == 1 ? "" : "s")"
+    if let baseline, let diff {
+      out +=
+        " · compared with the last qualified run <strong>\(h(baseline.run.id))</strong>: \(diff.newFailures.count) new, \(diff.fixed.count) fixed"
+    }
+    out += "</p>\n"
+    for group in failures.groups {
+      out += "<div class=\"group\">\n<h3>\(h(group.cause))"
+      out +=
+        " <span class=\"sub\">\(group.failures.count) failure\(group.failures.count == 1 ? "" : "s")\(group.location.map { " · " + h($0) } ?? "")</span></h3>\n<ul class=\"failures\">\n"
+      for failure in group.failures {
+        out +=
+          "<li><span class=\"badge bad\">\(h(failure.kind))</span> <a href=\"#\(anchor(failure.result))\">\(h(failure.scenarioID))</a> <span class=\"sub\">\(h(failure.platform.displayName))</span>"
+        if let control = failure.control { out += " control “\(h(control))”" }
+        if failure.flaky { out += " <span class=\"badge warn\">flaky</span>" }
+        if let diff {
+          let key = RunDiff.Key(failure.scenarioID, failure.platform)
+          if diff.newFailures.contains(where: { $0.key == key }) {
+            out += " <span class=\"badge new\">new since the last qualified run</span>"
+          }
+        }
+        out += "<div class=\"why\">\(h(failure.reason))</div>"
+        out += "<pre class=\"cmd\">\(h(failure.reproduce))</pre></li>\n"
+      }
+      out += "</ul>\n</div>\n"
+    }
+    out += "</section>\n"
+    return out
+  }
+
+  /// The waivers in force, those that covered a failure of this run, and those that are
+  /// expired or covered nothing (both need their owner's attention).
+  private static func waivers(_ summary: RunSummary, _ failures: FailureReport) -> String {
+    guard let waivers = summary.scope.waivers, !waivers.isEmpty else { return "" }
+    var out =
+      "<section id=\"waivers\"><h2>Waivers</h2>\n<p class=\"meta\">Expected failures the app repository accepts (qualify-waivers.json): a waived failure does not block; an expired waiver covers nothing.</p>\n<table class=\"index\">\n<thead><tr><th>State</th><th>Check</th><th>Reason</th><th>Owner</th><th>Expires</th><th>Covers in this run</th></tr></thead>\n<tbody>\n"
+    for waiver in waivers {
+      let covered = failures.waived.filter { $0.waiver == waiver }
+      let state: (String, String) =
+        waiver.expired
+        ? ("bad", "expired") : covered.isEmpty ? ("warn", "unused") : ("none", "in force")
+      out +=
+        "<tr><td><span class=\"badge \(state.0)\">\(state.1)</span></td><td>\(h(waiver.label))<div class=\"sub\">\(h(waiver.location ?? ""))</div></td><td>\(h(waiver.reason))\(waiver.reference.map { "<div class=\"sub\">\(h($0))</div>" } ?? "")</td><td>\(h(waiver.owner))</td><td>\(h(waiver.expires))</td><td>"
+      out += covered.map {
+        "<a href=\"#\(anchor($0.result))\">\(h($0.scenarioID)) [\(h($0.platform.rawValue))]</a>"
+      }.joined(separator: ", ")
+      out += "</td></tr>\n"
+    }
+    out += "</tbody>\n</table>\n</section>\n"
+    return out
+  }
+
+  private static func matrix(
+    _ results: [ScenarioResult], _ coverage: ChecklistCoverage, _ summary: RunSummary
+  ) -> String {
     let platforms = Platform.allCases
     var out =
-      "<section id=\"matrix\"><h2>Release checklist</h2>\n<p class=\"meta\">A cell is passed only when a check that proves the item on that platform passed; checks that only support an item are listed apart.</p>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
+      "<section id=\"matrix\"><h2>Release checklist</h2>\n<p class=\"meta\">A cell is passed only when a check that proves the item on that platform passed; ✗ marks each scenario that failed; checks that only support an item are listed apart.</p>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
     for platform in platforms { out += "<th>\(h(platform.displayName))</th>" }
     out += "</tr></thead>\n<tbody>\n"
     for (item, name) in ReleaseChecklist.items {
@@ -119,19 +239,28 @@ public enum HTMLReport {
         switch cell.state {
         case .passed: cls = "ok"
         case .failed: cls = "bad"
-        case .error: cls = "warn"
+        case .error, .waived: cls = "warn"
         default: cls = "none"
         }
         out += "<td class=\"\(cls)\"><span class=\"badge \(cls)\">\(h(cell.state.rawValue))</span>"
+        let failing = cell.proving.filter {
+          !results[$0].verdict.isSuccess && results[$0].verdict != .notApplicable
+        }
+        if !failing.isEmpty {
+          out += " <span class=\"sub\">\(failing.count) of \(cell.proving.count) failed</span>"
+        }
         if !cell.proofs.isEmpty {
           out +=
             " <span class=\"sub\">\(h(cell.proofs.map(\.rawValue).joined(separator: " + ")))</span>"
         }
         if !cell.proving.isEmpty || !cell.supporting.isEmpty { out += "<ul>" }
-        for index in cell.proving {
+        // Failed scenarios first, each marked, so the cell says which one failed.
+        for index in failing + cell.proving.filter({ !failing.contains($0) }) {
           let result = results[index]
+          let waived = summary.waived[index] != nil
+          let mark = failing.contains(index) ? (waived ? "⚑ " : "✗ ") : ""
           out +=
-            "<li class=\"\(css(result.verdict))\"><a href=\"#\(anchor(index))\">\(h(result.scenarioID))</a> <span class=\"sub\">\(h(result.verdict.rawValue))</span></li>"
+            "<li class=\"\(waived ? "warn" : css(result.verdict))\">\(mark)<a href=\"#\(anchor(index))\">\(h(result.scenarioID))</a> <span class=\"sub\">\(h(waived ? "waived" : result.verdict.rawValue))\(result.isFlaky ? ", flaky" : "")</span></li>"
         }
         for index in cell.supporting {
           out +=
@@ -146,12 +275,22 @@ public enum HTMLReport {
     return out
   }
 
-  private static func scenarioIndex(_ results: [ScenarioResult]) -> String {
+  /// Every result, what blocks first (failed, control did not bite, error), then waived,
+  /// passed and not applicable.
+  private static func scenarioIndex(_ results: [ScenarioResult], _ summary: RunSummary) -> String {
     var out =
       "<section id=\"index\"><h2>Results</h2>\n<table class=\"index\">\n<thead><tr><th>Verdict</th><th>Scenario</th><th>Platform</th><th>Why</th><th>Time</th></tr></thead>\n<tbody>\n"
-    for (index, result) in results.enumerated() {
+    let sorted = results.indices.sorted { a, b in
+      let ra = order(results[a], waived: summary.waived[a] != nil)
+      let rb = order(results[b], waived: summary.waived[b] != nil)
+      return ra != rb ? ra < rb : a < b
+    }
+    for index in sorted {
+      let result = results[index]
+      let waived = summary.waived[index] != nil
+      let cls = waived ? "warn" : css(result.verdict)
       out +=
-        "<tr class=\"\(css(result.verdict))\"><td><span class=\"badge \(css(result.verdict))\">\(h(result.verdict.rawValue))</span></td>"
+        "<tr class=\"\(cls)\"><td><span class=\"badge \(cls)\">\(h(waived ? "waived" : result.verdict.rawValue))</span>\(result.isFlaky ? " <span class=\"badge warn\">flaky</span>" : "")</td>"
       out +=
         "<td><a href=\"#\(anchor(index))\">\(h(result.scenarioID))</a></td><td>\(h(result.platform.displayName))</td>"
       out += "<td>\(h(result.message))</td><td>\(h(Durations.format(result.duration)))</td></tr>\n"
@@ -160,24 +299,53 @@ public enum HTMLReport {
     return out
   }
 
-  private static func scenario(_ result: ScenarioResult, anchor: String) -> String {
-    var out = "<article class=\"scenario \(css(result.verdict))\" id=\"\(anchor)\">\n"
+  private static func order(_ result: ScenarioResult, waived: Bool) -> Int {
+    if waived { return 3 }
+    switch result.verdict {
+    case .failed: return 0
+    case .controlDidNotBite: return 1
+    case .error: return 2
+    case .passed: return 4
+    case .notApplicable: return 5
+    }
+  }
+
+  private static func scenario(
+    _ result: ScenarioResult, index: Int, run: RunRecord, waiver: Waiver?, evidenceHref: String
+  ) -> String {
+    let cls = waiver != nil ? "warn" : css(result.verdict)
+    var out = "<article class=\"scenario \(cls)\" id=\"\(anchor(index))\">\n"
     out +=
-      "<h3><span class=\"badge \(css(result.verdict))\">\(h(result.verdict.rawValue))</span> \(h(result.title)) <span class=\"sub\">\(h(result.scenarioID)) · \(h(result.platform.displayName))</span></h3>\n"
+      "<h3><span class=\"badge \(cls)\">\(h(waiver != nil ? "waived" : result.verdict.rawValue))</span> \(h(result.title)) <span class=\"sub\">\(h(result.scenarioID)) · \(h(result.platform.displayName))</span></h3>\n"
     out += "<p class=\"message\">\(h(result.message))</p>\n"
+    if let waiver {
+      out +=
+        "<p class=\"waiver\">Waived by \(h(waiver.owner)) until \(h(waiver.expires)): \(h(waiver.reason))\(waiver.location.map { " (\(h($0)))" } ?? "")</p>\n"
+    }
+    if !result.attempts.isEmpty {
+      out +=
+        "<p class=\"meta\">\(result.isFlaky ? "<span class=\"badge warn\">flaky</span> " : "")\(result.attempts.count) attempts: \(h(result.attempts.map { "seed \($0.seed) \($0.verdict.rawValue)" }.joined(separator: ", ")))</p>\n"
+    }
+    if ![.passed, .notApplicable].contains(result.verdict) {
+      out +=
+        "<p class=\"meta\">reproduce:</p><pre class=\"cmd\">\(h(FailureReport.reproduce(result, run: run)))</pre>\n"
+    }
     var meta = ["file \(result.file)"]
     if !result.checklist.isEmpty {
       meta.append("checklist \(result.checklist.map(String.init).joined(separator: ", "))")
     }
     if !result.tags.isEmpty { meta.append("tags \(result.tags.joined(separator: ", "))") }
     out += "<p class=\"meta\">\(h(meta.joined(separator: " · ")))</p>\n"
+    let link = { (execution: String, step: Int) in
+      "\(evidenceHref)#\(evidenceAnchor(index, execution, step))"
+    }
     out +=
-      "<div class=\"sides\">\n<div class=\"side\"><h4>Check</h4>\n\(execution(result.check))</div>\n"
+      "<div class=\"sides\">\n<div class=\"side\"><h4>Check</h4>\n\(execution(result.check) { link("c", $0) })</div>\n"
     out += "<div class=\"side\"><h4>Negative controls</h4>\n"
     if result.controls.isEmpty {
       out += "<p class=\"none\">No control ran.</p>\n"
     }
-    for control in result.controls {
+    for (number, control) in result.controls.enumerated() {
       let cls = control.outcome == .bit ? "ok" : control.outcome == .notRun ? "none" : "bad"
       out +=
         "<div class=\"control \(cls)\"><p><span class=\"badge \(cls)\">\(h(control.outcome.rawValue))</span> <strong>\(h(control.name))</strong></p>\n"
@@ -186,7 +354,7 @@ public enum HTMLReport {
       out += "<p class=\"message\">\(h(control.message))</p>\n"
       if let execution = control.execution {
         out +=
-          "<details><summary>steps under the mutation</summary>\n\(self.execution(execution))</details>\n"
+          "<details><summary>steps under the mutation</summary>\n\(self.execution(execution, inline: control.outcome != .bit) { link("k\(number + 1)", $0) })</details>\n"
       }
       out += "</div>\n"
     }
@@ -194,7 +362,12 @@ public enum HTMLReport {
     return out
   }
 
-  private static func execution(_ record: ExecutionRecord) -> String {
+  /// The steps of one execution. A step whose failure blocks the release (`inline`: the
+  /// check, a control that did not bite) shows its evidence here; the evidence of the others
+  /// (a control failing as it must) is one click away in the evidence page.
+  private static func execution(
+    _ record: ExecutionRecord, inline: Bool = true, link: (Int) -> String
+  ) -> String {
     var out = "<ol class=\"steps\">\n"
     for step in record.steps {
       let cls = step.status == .passed ? "ok" : step.status == .notRun ? "none" : "bad"
@@ -202,15 +375,14 @@ public enum HTMLReport {
         "<li class=\"\(cls)\"><span class=\"badge \(cls)\">\(h(step.status.rawValue))</span> \(h(step.title))"
       if let message = step.message { out += "<div class=\"why\">\(h(message))</div>" }
       if !step.evidence.isEmpty {
-        out +=
-          "<details><summary>\(step.evidence.count) evidence</summary>\n<ul class=\"evidence\">\n"
-        for evidence in step.evidence {
+        if inline && (step.status == .failed || step.status == .error) {
+          out += "<details open><summary>\(step.evidence.count) evidence</summary>\n"
+          out += evidenceList(step.evidence)
+          out += "</details>"
+        } else {
           out +=
-            "<li><span class=\"kind \(h(evidence.kind.rawValue))\">\(h(evidence.kind.rawValue))</span> <span class=\"source\">\(h(evidence.source))</span> \(h(evidence.summary))"
-          if !evidence.detail.isEmpty { out += "<pre>\(h(evidence.detail))</pre>" }
-          out += "</li>\n"
+            " <a class=\"evidence\" href=\"\(h(link(step.index)))\">\(step.evidence.count) evidence</a>"
         }
-        out += "</ul>\n</details>"
       }
       out += "</li>\n"
     }
@@ -218,6 +390,44 @@ public enum HTMLReport {
     if record.isError, let message = record.message {
       out += "<p class=\"why bad\">\(h(message))</p>\n"
     }
+    return out
+  }
+
+  private static func evidenceList(_ evidence: [Evidence]) -> String {
+    var out = "<ul class=\"evidence\">\n"
+    for entry in evidence {
+      out +=
+        "<li><span class=\"kind \(h(entry.kind.rawValue))\">\(h(entry.kind.rawValue))</span> <span class=\"source\">\(h(entry.source))</span> \(h(entry.summary))"
+      if !entry.detail.isEmpty { out += "<pre>\(h(entry.detail))</pre>" }
+      out += "</li>\n"
+    }
+    out += "</ul>\n"
+    return out
+  }
+
+  /// The evidence page: every step's evidence, anchored, each with a link back to its
+  /// scenario in the report.
+  public static func evidencePage(run: RunRecord, results: [ScenarioResult]) -> String {
+    var out = page(title: "qualify \(run.channel.rawValue) — evidence of run \(run.id)")
+    out +=
+      "<header><h1>Evidence <span class=\"sub\">run \(h(run.id)) · channel \(h(run.channel.rawValue))</span></h1><p><a href=\"index.html\">back to the report</a></p></header>\n"
+    for (index, result) in results.enumerated() {
+      var executions: [(String, String, ExecutionRecord)] = [("c", "check", result.check)]
+      for (number, control) in result.controls.enumerated() {
+        if let execution = control.execution {
+          executions.append(("k\(number + 1)", "control “\(control.name)”", execution))
+        }
+      }
+      for (key, label, execution) in executions {
+        for step in execution.steps where !step.evidence.isEmpty {
+          out +=
+            "<section class=\"evidence-step\" id=\"\(evidenceAnchor(index, key, step.index))\"><h3><a href=\"index.html#\(anchor(index))\">\(h(result.scenarioID))</a> <span class=\"sub\">\(h(result.platform.displayName)) · \(h(label)) · step \(step.index): \(h(step.title))</span></h3>\n"
+          out += evidenceList(step.evidence)
+          out += "</section>\n"
+        }
+      }
+    }
+    out += "</body>\n</html>\n"
     return out
   }
 
@@ -278,5 +488,8 @@ public enum HTMLReport {
     .evidence{list-style:none;padding-left:0;font-size:12px}.evidence li{margin:4px 0}.kind{font-family:ui-monospace,monospace;color:var(--none)}.source{font-weight:600}
     pre{background:#f6f8fa;border:1px solid var(--line);padding:6px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all;font-size:11px}
     tr.current td{font-weight:600}footer{margin-top:32px;color:var(--none);font-size:12px}
+    .group{border:1px solid var(--line);border-left:5px solid var(--bad);border-radius:6px;padding:8px 14px;margin:10px 0}.failures{list-style:none;padding-left:0}.failures li{margin:8px 0}
+    pre.cmd{background:#1f2328;color:#f6f8fa;border:0;padding:4px 8px;margin:4px 0;max-height:none;font-size:12px}.badge.new{background:#8250df}.waiver{background:#fff8c5;border:1px solid #d4a72c;padding:4px 8px;border-radius:4px}
+    a.evidence{font-size:12px;margin-left:6px}.evidence-step{border-top:1px solid var(--line);padding-top:4px}
     """
 }

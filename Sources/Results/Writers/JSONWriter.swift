@@ -14,6 +14,11 @@ public enum JSONWriter {
     /// The checklist matrix: each item on each platform it concerns.
     public var checklist: [ChecklistCell]
     public var checklistSummary: String
+    /// What blocks the release, grouped by root cause, each with its reproduce command; and
+    /// the failures waivers cover.
+    public var failures: FailureReport
+    /// Notes on expired and unused waivers.
+    public var waiverNotes: [String]
     public var results: [ScenarioResult]
   }
 
@@ -22,7 +27,9 @@ public enum JSONWriter {
   {
     let scope = run.scope ?? RunScope()
     let summary = RunSummary(results, scope: scope)
-    let coverage = ChecklistCoverage(results, catalogue: scope.catalogue)
+    let coverage = ChecklistCoverage(
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+    let failures = FailureReport(run: run, results: results, summary: summary)
     var results = results
     if !includeEvidence {
       for index in results.indices {
@@ -40,7 +47,8 @@ public enum JSONWriter {
       Document(
         run: run, verdict: summary.status.rawValue, headline: summary.headline,
         exitCode: summary.exitCode.rawValue, scope: scope, checklist: coverage.cells,
-        checklistSummary: coverage.summary, results: results))
+        checklistSummary: coverage.summary, failures: failures,
+        waiverNotes: summary.waiverNotes, results: results))
     return String(decoding: data, as: UTF8.self)
   }
 }

@@ -10,19 +10,31 @@ public enum JUnitWriter {
     var failures = 0
     var errors = 0
     var skipped = 0
-    for result in results {
+    let scope = run.scope ?? RunScope()
+    let summary = RunSummary(results, scope: scope)
+    for (index, result) in results.enumerated() {
+      let reproduce = "reproduce: " + FailureReport.reproduce(result, run: run)
+      let flaky =
+        result.isFlaky
+        ? " (flaky: "
+          + result.attempts.map { "seed \($0.seed) \($0.verdict.rawValue)" }
+          .joined(separator: ", ") + ")" : ""
+      let waiver = summary.waived[index]
       let className =
         "qualify.\(result.scenarioID.replacingOccurrences(of: "/", with: ".")).\(result.platform.rawValue)"
       var body = ""
       switch result.verdict {
+      case .failed where waiver != nil:
+        skipped += 1
+        body = "<skipped message=\"\(xml(waived(waiver, result.message)))\"/>"
       case .failed:
         failures += 1
         body =
-          "<failure type=\"failed\" message=\"\(xml(result.message))\">\(xml(details(result.check)))</failure>"
+          "<failure type=\"\(result.isFlaky ? "flaky" : "failed")\" message=\"\(xml(result.message + flaky + " — " + reproduce))\">\(xml(details(result.check) + "\n" + reproduce))</failure>"
       case .error:
         errors += 1
         body =
-          "<error type=\"error\" message=\"\(xml(result.message))\">\(xml(details(result.check)))</error>"
+          "<error type=\"error\" message=\"\(xml(result.message + " — " + reproduce))\">\(xml(details(result.check) + "\n" + reproduce))</error>"
       case .notApplicable:
         skipped += 1
         body = "<skipped message=\"\(xml("not applicable: " + result.message))\"/>"
@@ -38,9 +50,14 @@ public enum JUnitWriter {
         switch control.outcome {
         case .bit: break
         case .didNotBite, .bitElsewhere:
+          if let waiver, waiver.covers(control: control.name, of: result) {
+            skipped += 1
+            controlBody = "<skipped message=\"\(xml(waived(waiver, control.message)))\"/>"
+            break
+          }
           failures += 1
           controlBody =
-            "<failure type=\"\(control.outcome.rawValue)\" message=\"\(xml(control.message))\">\(xml(control.mutations.joined(separator: "\n")))</failure>"
+            "<failure type=\"\(control.outcome.rawValue)\" message=\"\(xml(control.message + " — " + reproduce))\">\(xml(control.mutations.joined(separator: "\n") + "\n" + reproduce))</failure>"
         case .error:
           errors += 1
           controlBody = "<error type=\"error\" message=\"\(xml(control.message))\"/>"
@@ -61,15 +78,20 @@ public enum JUnitWriter {
     out +=
       "  <testsuite name=\"qualify.\(run.channel.rawValue)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(ResultStore.format(run.startedAt)))\" hostname=\"\(xml(run.host))\">\n"
     out += "    <properties>\n"
-    let scope = run.scope ?? RunScope()
-    let summary = RunSummary(results, scope: scope)
     for (name, value) in [
       ("run", run.id), ("channel", run.channel.rawValue), ("app", run.app),
       ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
       ("verdict", summary.status.rawValue), ("headline", summary.headline),
       ("scope", scope.isFull ? "full" : "partial"),
       ("scope-limits", scope.limits.joined(separator: "; ")),
-      ("checklist", ChecklistCoverage(results, catalogue: scope.catalogue).summary),
+      (
+        "checklist",
+        ChecklistCoverage(results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+          .summary
+      ),
+      ("waivers", summary.appliedWaivers.map(\.label).joined(separator: "; ")),
+      ("flaky", results.filter(\.isFlaky).map(\.displayName).joined(separator: "; ")),
+      ("repeat", String(scope.repeats ?? 1)),
     ] {
       out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
     }
@@ -77,6 +99,12 @@ public enum JUnitWriter {
     out += cases.joined()
     out += "  </testsuite>\n</testsuites>\n"
     return out
+  }
+
+  private static func waived(_ waiver: Waiver?, _ message: String) -> String {
+    guard let waiver else { return message }
+    return
+      "waived by \(waiver.owner) until \(waiver.expires) (\(waiver.reason)): \(message)"
   }
 
   private static func testcase(

@@ -16,14 +16,22 @@ public final class Runner: Sendable {
     public var runControls: Bool
     /// Overrides every scenario's timeout.
     public var timeoutOverride: TimeInterval?
+    /// `--repeat N`: each scenario runs N times, attempt n with the seed + n; attempts that
+    /// disagree make the result flaky.
+    public var repeats: Int
+    /// `--fail-fast`: no new scenario starts once one did not pass.
+    public var failFast: Bool
 
     public init(
-      seed: UInt64, jobs: Int = 1, runControls: Bool = true, timeoutOverride: TimeInterval? = nil
+      seed: UInt64, jobs: Int = 1, runControls: Bool = true, timeoutOverride: TimeInterval? = nil,
+      repeats: Int = 1, failFast: Bool = false
     ) {
       self.seed = seed
       self.jobs = max(1, jobs)
       self.runControls = runControls
       self.timeoutOverride = timeoutOverride
+      self.repeats = max(1, repeats)
+      self.failFast = failFast
     }
   }
 
@@ -38,6 +46,15 @@ public final class Runner: Sendable {
     set { traceHook.withLock { $0 = newValue } }
   }
   private let traceHook = Locked<(@Sendable (String, Evidence) -> Void)?>(nil)
+
+  /// Says on the trace where a reader is (a step begins, an expectation held or not, a
+  /// control's verdict), so a trace reads top to bottom; never recorded as evidence.
+  func mark(_ label: String, _ text: String) {
+    trace?(label, Evidence(kind: .note, source: Runner.traceMark, summary: text, time: Date()))
+  }
+
+  /// The source of the trace's own marks.
+  public static let traceMark = "qualify"
 
   public init(
     builds: [Platform: AppBuild], material: StackMaterial, options: Options,
@@ -71,22 +88,40 @@ public final class Runner: Sendable {
     let jobs = Runner.jobs(scenarios, platforms: platforms, channel: channel)
     let results = ResultSlots(count: jobs.count)
     let next = Counter()
+    let stopped = Locked(false)
     let callbackLock = NSLock()
     let group = DispatchGroup()
+    let attempts = (0..<options.repeats).map { attempt -> Runner in
+      guard attempt > 0 else { return self }
+      var options = self.options
+      options.seed = self.options.seed &+ UInt64(attempt)
+      options.repeats = 1
+      let runner = Runner(builds: builds, material: material, options: options, redactor: redactor)
+      runner.trace = trace
+      return runner
+    }
     for _ in 0..<min(options.jobs, max(1, jobs.count)) {
       group.enter()
       Thread.detachNewThread { [self] in
         defer { group.leave() }
         let transport = WorkerTransport()
-        while let index = next.take(below: jobs.count) {
+        while !stopped.withLock({ $0 }), let index = next.take(below: jobs.count) {
           let (scenario, platform) = jobs[index]
           if let onStart {
             callbackLock.lock()
             onStart(scenario, platform)
             callbackLock.unlock()
           }
-          let result = self.run(
-            scenario, platform: platform, channel: channel, transport: transport)
+          let result = Runner.merge(
+            attempts.map {
+              $0.run(scenario, platform: platform, channel: channel, transport: transport)
+            }, seeds: attempts.map(\.options.seed))
+          self.mark(
+            "\(scenario.id)/\(platform.rawValue)",
+            "verdict \(result.verdict.rawValue): \(result.message)")
+          if options.failFast && ![.passed, .notApplicable].contains(result.verdict) {
+            stopped.withLock { $0 = true }
+          }
           results.set(index, result)
           if let onResult {
             callbackLock.lock()
@@ -98,6 +133,26 @@ public final class Runner: Sendable {
     }
     group.wait()
     return results.all
+  }
+
+  /// One result from the attempts of `--repeat`: the first that did not pass stands (a check
+  /// that passes only sometimes proves nothing), with every attempt's verdict recorded.
+  static func merge(_ attempts: [ScenarioResult], seeds: [UInt64]) -> ScenarioResult {
+    guard
+      var result = attempts.first(where: { ![.passed, .notApplicable].contains($0.verdict) })
+        ?? attempts.first
+    else { preconditionFailure("a scenario runs at least once") }
+    guard attempts.count > 1 else { return result }
+    result.attempts = zip(seeds, attempts).map {
+      ScenarioResult.Attempt(seed: $0, verdict: $1.verdict)
+    }
+    if result.isFlaky {
+      result.message =
+        "flaky: "
+        + result.attempts.map { "seed \($0.seed) \($0.verdict.rawValue)" }.joined(separator: ", ")
+        + " — " + result.message
+    }
+    return result
   }
 
   /// Runs one scenario on one platform: the check, then each applicable control.
@@ -165,7 +220,11 @@ public final class Runner: Sendable {
       let execution = execute(
         scenario, configuration: configuration, label: "\(label)/control:\(control.name)",
         transport: transport)
-      controls.append(judge(control, execution, scenario))
+      let judged = judge(control, execution, scenario)
+      mark(
+        "\(label)/control:\(control.name)",
+        "control \"\(control.name)\" \(judged.outcome.rawValue): \(judged.message)")
+      controls.append(judged)
     }
     let errors = controls.filter { $0.outcome == .error }
     let misses = controls.filter { $0.outcome == .didNotBite || $0.outcome == .bitElsewhere }
@@ -379,6 +438,7 @@ public final class Runner: Sendable {
         continue
       }
       progress.begin(step.index)
+      mark(label, "step \(step.index) \"\(step.title)\"")
       let stepStarted = Date()
       // The first step also carries what the world noted while it was built (a `given`
       // mutation, a harness key standing in for the app's).
@@ -390,7 +450,9 @@ public final class Runner: Sendable {
             if case .expectation(let spec, _) = $0.kind { return spec.observesIdentityEvents }
             return false
           })
-        stepFailure = try run(step, in: world, configuration: configuration)
+        stepFailure = try run(step, in: world, configuration: configuration) {
+          self.mark(label, $0)
+        }
       } catch let notApplicable as ScenarioNotApplicable {
         return ExecutionRecord(
           steps: records, failedStep: nil, message: notApplicable.reason, isError: false,
@@ -410,6 +472,10 @@ public final class Runner: Sendable {
         evidence: world.evidence.since(evidenceStart),
         duration: Date().timeIntervalSince(stepStarted))
       records.append(record)
+      mark(
+        label,
+        "step \(step.index) \(status.rawValue)" + (message.map { ": " + redactor.redact($0) } ?? "")
+      )
       progress.finish(record)
     }
     return ExecutionRecord(
@@ -421,9 +487,10 @@ public final class Runner: Sendable {
   }
 
   /// Runs one step's lines; nil when the step held, else why it did not.
-  private func run(_ step: Step, in world: World, configuration: WorldConfiguration) throws
-    -> Failure?
-  {
+  private func run(
+    _ step: Step, in world: World, configuration: WorldConfiguration,
+    mark: (String) -> Void
+  ) throws -> Failure? {
     var problemStep = false
     for line in step.lines {
       if let condition = line.condition,
@@ -454,8 +521,10 @@ public final class Runner: Sendable {
           } else {
             failure.message = "\(line.text): \(failure.message)"
           }
+          mark("✗ " + redactor.redact(failure.message))
           return failure
         }
+        mark("✓ " + line.text)
         if let problem = world.lastOutcome?.problem, spec.examines.matches(problem) {
           world.problemExamined = true
         }

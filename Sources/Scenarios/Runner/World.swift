@@ -48,6 +48,10 @@ public final class World {
   /// arrived.
   var lastMessageThread: String?
   var messagesArrived = 0
+  /// The draws of faults that may or may not happen (`… at random`): seeded, so a run
+  /// reproduces, and different under another seed, so `--repeat` shows a scenario that
+  /// depends on them.
+  let chance: RandomSource
 
   init(
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
@@ -80,6 +84,7 @@ public final class World {
     clock = VirtualClock()
     evidence = EvidenceLog()
     let random = RandomSource(seed: seed, label: label)
+    chance = RandomSource(seed: seed, label: label + "/chance")
     let context = StackContext(
       clock: clock, random: random, evidence: evidence, redactor: redactor,
       channel: configuration.channel, behaviours: configuration.stack)

@@ -172,10 +172,12 @@ struct HistoryCommand {
     let run = try findRun(store)
     let results = try store.results(run: run.id)
     let history = try store.runs(limit: 15)
+    let directory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
     let path = try ReportFiles.write(
       run: run, results: results, history: history,
-      directory: parsed.value("report-dir") ?? Paths.defaultReportDirectory,
+      baseline: try ReportFiles.baseline(of: run, in: store), directory: directory,
       isLatest: history.first?.id == run.id)
+    try ReportFiles.writeTrend(store: store, directory: directory)
     out.line("report: \(path)")
     return .qualified
   }

@@ -2,6 +2,7 @@ import Artifacts
 import Foundation
 import MockStack
 import QualifyCore
+import ResultModel
 import Results
 import Scenarios
 
@@ -29,11 +30,19 @@ struct RunCommand {
     .value("db", "FILE", "The results database (default: Reports/qualify.sqlite)."),
     .value("report-dir", "DIR", "Where HTML reports go (default: Reports)."),
     .value("junit", "FILE", "Also write JUnit XML to FILE."),
+    .value(
+      "summary", "FILE",
+      "Also write a Markdown summary to FILE (a CI job page, e.g. $GITHUB_STEP_SUMMARY)."),
     .flag("json", "Print the results as JSON on stdout (progress goes to stderr)."),
     .value("seed", "N", "Seed of every random value; the same seed reproduces the run."),
     .value("jobs", "N", "Scenarios run in parallel (default: the number of cores)."),
     .value("shard", "I/N", "Run the I-th of N shards of the scenario list."),
     .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
+    .value(
+      "repeat", "N",
+      "Run each scenario N times with seeds N, N+1, …; attempts that disagree mark it flaky (and fail it)."
+    ),
+    .flag("fail-fast", "Start no new scenario once one did not pass (the run is then partial)."),
     .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
     .value("timeout", "DURATION", "Override every scenario's timeout (e.g. 30s)."),
     .flag("trace", "Print every HTTP exchange, event and decision as it happens."),
@@ -59,6 +68,9 @@ struct RunCommand {
         qualify history                    earlier runs
         qualify show RUN [SCENARIO]        one run, or one scenario of it
         qualify report [RUN]               (re)write a run's HTML report
+        qualify diff [RUN_A] RUN_B         what changed since a run (default: the last qualified)
+        qualify attest RUN --key KEY       a signed in-toto attestation of a qualified run
+        qualify verify-attestation FILE    check one against its key and the app's files
         qualify serve                      the mock stack for a real device or curl
         qualify ota keygen|publish|verify  OTA bundle tooling (Capgo v2)
       Every command takes --help.
@@ -122,6 +134,13 @@ struct RunCommand {
           "run against the embedded mock stack (omit --stack), or use `qualify serve` to point a real device at the mocks"
       )
     }
+    let repeats =
+      try parsed.value("repeat").map { value -> Int in
+        guard let n = Int(value), n >= 1, n <= 100 else {
+          throw InputError("--repeat must be a number from 1 to 100, got '\(value)'")
+        }
+        return n
+      } ?? 1
     let json = parsed.has("json")
     let terminal = json ? Terminal.standardError : Terminal.standardOutput
 
@@ -136,9 +155,18 @@ struct RunCommand {
     scenarios = try shard(scenarios)
     try Runner.checkTestUsers(scenarios, builds: builds)
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
-    let catalogue = Runner.jobs(
-      try ScenarioCatalogue.load(directory: parsed.value("scenarios") ?? Paths.scenariosDirectory),
-      platforms: Platform.allCases, channel: channel)
+    let allScenarios = try ScenarioCatalogue.load(
+      directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
+    let catalogue = Runner.jobs(allScenarios, platforms: Platform.allCases, channel: channel)
+    let startedAt = Date()
+    let waivers = try WaiverFile.load(
+      directory: repository.root,
+      display: AppRepository.displayPath(
+        repository.root.appendingPathComponent(WaiverFile.name)),
+      day: Waiver.day(startedAt),
+      controls: Dictionary(
+        allScenarios.map { ($0.id, Set($0.controls.map(\.name))) }, uniquingKeysWith: { a, _ in a })
+    )
     guard !jobsToRun.isEmpty else {
       throw InputError(
         "no scenario applies"
@@ -152,8 +180,9 @@ struct RunCommand {
     // cannot be written stops the run now, naming the path, not after every scenario ran.
     let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
     try ReportFiles.checkWritable(directory: reportDirectory)
-    if let junit = parsed.value("junit") {
-      let target = URL(fileURLWithPath: junit).resolvingSymlinksInPath()
+    for output in ["junit", "summary"] {
+      guard let path = parsed.value(output) else { continue }
+      let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
       let type =
         try? FileManager.default.attributesOfItem(atPath: target.path)[.type]
         as? FileAttributeType
@@ -182,6 +211,9 @@ struct RunCommand {
     scope.platforms = platforms
     scope.controls = !parsed.has("no-controls")
     scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
+    scope.waivers = waivers
+    scope.repeats = repeats > 1 ? repeats : nil
+    scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     if let build = builds.values.first, build.features.ota.enabled,
       build.frontend.otaPrivateKey == nil
     {
@@ -207,12 +239,22 @@ struct RunCommand {
       }
     }
     var run = RunRecord(
-      id: RunRecord.newID(), startedAt: Date(), channel: channel, app: repository.root.path,
+      id: RunRecord.newID(at: startedAt), startedAt: startedAt, channel: channel,
+      app: repository.root.path,
       appVersion: repository.describeVersion(), seed: seed,
       filter: ([single].compactMap { $0 } + scope.limits).joined(separator: "; ").nilIfEmpty,
       platforms: platforms, harnessVersion: qualifyVersion)
     run.scope = scope
     run.appName = repository.profile.title
+    var files = repository.filesRead.map { AppFileDigest(path: $0.path, sha256: $0.sha256) }
+    if waivers != nil,
+      let data = FileManager.default.contents(
+        atPath: repository.root.appendingPathComponent(WaiverFile.name).path)
+    {
+      files.append(AppFileDigest(path: WaiverFile.name, sha256: Attestation.hex(data)))
+      files.sort { $0.path < $1.path }
+    }
+    run.appFiles = files
     try store.begin(run)
     let interrupt = InterruptHandler(store: store, run: run.id)
 
@@ -220,7 +262,7 @@ struct RunCommand {
       builds: builds, material: material,
       options: Runner.Options(
         seed: seed, jobs: single != nil ? 1 : jobs, runControls: !parsed.has("no-controls"),
-        timeoutOverride: timeout))
+        timeoutOverride: timeout, repeats: repeats, failFast: parsed.has("fail-fast")))
     if parsed.has("trace") || single != nil && parsed.has("trace") {
       let tracer = Tracer(terminal: terminal)
       runner.trace = { label, evidence in tracer.print(label, evidence) }
@@ -254,16 +296,38 @@ struct RunCommand {
     try store.finish(run: run.id, status: summary.status)
     run = try store.run(run.id) ?? run
     let report = try ReportFiles.write(
-      run: run, results: results, history: store.runs(limit: 15), directory: reportDirectory)
+      run: run, results: results, history: store.runs(limit: 15),
+      baseline: try ReportFiles.baseline(of: run, in: store), directory: reportDirectory)
+    try ReportFiles.writeTrend(store: store, directory: reportDirectory)
+    var outputs: [(String, String)] = []
     if let junit = parsed.value("junit") {
       try ReportFiles.writeText(JUnitWriter.render(run: run, results: results), to: junit)
+      outputs.append(("junit", junit))
     }
-    progress.summary(
-      results, summary: summary, run: run, report: report, junit: parsed.value("junit"))
+    if let path = parsed.value("summary") {
+      try ReportFiles.writeText(MarkdownSummary.render(run: run, results: results), to: path)
+      outputs.append(("summary", path))
+    }
+    progress.summary(results, summary: summary, run: run, report: report, outputs: outputs)
     if json {
       Terminal.standardOutput.write(try JSONWriter.render(run: run, results: results) + "\n")
     }
     return summary.exitCode
+  }
+
+  /// The options that rebuild this run's world, for reproduce commands: the channel, the
+  /// seed, the app, the env files and scenario folder it was given.
+  private func reproduceOptions(channel: Channel, seed: UInt64, app: URL) -> [String] {
+    var options = [
+      "--channel", channel.rawValue, "--seed", String(seed), "--app",
+      AppRepository.displayPath(app),
+    ]
+    for file in parsed.all("backend-env") { options += ["--backend-env", file] }
+    for file in parsed.all("frontend-env") { options += ["--frontend-env", file] }
+    if let scenarios = parsed.value("scenarios") { options += ["--scenarios", scenarios] }
+    if let timeout = parsed.value("timeout") { options += ["--timeout", timeout] }
+    if parsed.has("no-controls") { options.append("--no-controls") }
+    return options
   }
 
   private func loadScenarios() throws -> [Scenario] {

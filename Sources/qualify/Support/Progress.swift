@@ -13,10 +13,12 @@ final class Progress: Sendable {
   let verbose: Bool
   private struct Counts {
     var done = 0
+    var failed = 0
     var running: [String] = []
   }
 
   private let counts = Locked(Counts())
+  private let started = Date()
 
   init(terminal: Terminal, total: Int, verbose: Bool) {
     self.terminal = terminal
@@ -24,21 +26,36 @@ final class Progress: Sendable {
     self.verbose = verbose
   }
 
+  /// `[12/100] 2 failed · ETA 3s · running sso/cross-app [ios]…`
+  private func status(_ counts: Counts) -> String {
+    var text = "[\(counts.done)/\(total)]"
+    if counts.failed > 0 { text += " \(counts.failed) failed ·" }
+    if counts.done > 0 && counts.done < total {
+      let elapsed = Date().timeIntervalSince(started)
+      text +=
+        " ETA \(Durations.format(elapsed / Double(counts.done) * Double(total - counts.done))) ·"
+    }
+    return text + " running \(counts.running.joined(separator: ", "))…"
+  }
+
   func started(_ scenario: Scenario, _ platform: Platform) {
     let text = counts.withLock { counts in
       counts.running.append("\(scenario.id) [\(platform.rawValue)]")
-      return "[\(counts.done)/\(total)] running \(counts.running.joined(separator: ", "))…"
+      return status(counts)
     }
     terminal.live(text)
   }
 
   func finished(_ result: ScenarioResult) {
-    let (count, still) = counts.withLock { counts in
+    let (live, still) = counts.withLock { counts in
       counts.done += 1
+      if ![.passed, .notApplicable].contains(result.verdict) { counts.failed += 1 }
       counts.running.removeAll { $0 == result.displayName }
-      return (counts.done, counts.running)
+      return (status(counts), counts.running)
     }
-    let mark = Progress.mark(result.verdict, terminal)
+    let mark =
+      result.isFlaky
+      ? terminal.style("FLAKY", .red, .bold) : Progress.mark(result.verdict, terminal)
     var line =
       "\(mark) \(result.displayName)  \(terminal.style(Durations.format(result.duration), .dim))"
     if result.verdict != .passed {
@@ -47,9 +64,7 @@ final class Progress: Sendable {
       line += "\n    " + terminal.style(result.message, style)
     }
     terminal.line(line)
-    if !still.isEmpty {
-      terminal.live("[\(count)/\(total)] running \(still.joined(separator: ", "))…")
-    }
+    if !still.isEmpty { terminal.live(live) }
   }
 
   static func mark(_ verdict: Verdict, _ terminal: Terminal) -> String {
@@ -63,9 +78,34 @@ final class Progress: Sendable {
   }
 
   func summary(
-    _ results: [ScenarioResult], summary: RunSummary, run: RunRecord, report: String, junit: String?
+    _ results: [ScenarioResult], summary: RunSummary, run: RunRecord, report: String,
+    outputs: [(String, String)]
   ) {
     terminal.line()
+    let failures = FailureReport(run: run, results: results, summary: summary)
+    if !failures.groups.isEmpty {
+      terminal.line(terminal.style("What blocks the release, by root cause:", .bold))
+      for group in failures.groups {
+        terminal.line(
+          terminal.style("● \(group.cause)", .red)
+            + terminal.style(
+              " (\(group.failures.count) failure\(group.failures.count == 1 ? "" : "s"))", .dim))
+        for failure in group.failures {
+          terminal.line(
+            "    \(failure.scenarioID) [\(failure.platform.rawValue)]\(failure.control.map { " control \"\($0)\"" } ?? "")\(failure.flaky ? " (flaky)" : "")"
+          )
+          terminal.line("      " + terminal.style(failure.reproduce, .dim))
+        }
+      }
+      terminal.line()
+    }
+    for failure in failures.waived {
+      terminal.line(
+        terminal.style(
+          "waived: \(failure.scenarioID) [\(failure.platform.rawValue)] — \(failure.waiver?.reason ?? "") (owner \(failure.waiver?.owner ?? ""), until \(failure.waiver?.expires ?? ""))",
+          .yellow))
+    }
+    for note in summary.waiverNotes { terminal.line(terminal.style("warning: " + note, .yellow)) }
     // Per pack × platform: how many passed.
     let packs = Array(Set(results.map { String($0.scenarioID.split(separator: "/").first ?? "") }))
       .sorted()
@@ -102,8 +142,15 @@ final class Progress: Sendable {
     terminal.line(
       "\(summary.total) scenario runs: \(counts.joined(separator: ", ")); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
     )
-    let coverage = ChecklistCoverage(results, catalogue: summary.scope.catalogue)
+    let coverage = ChecklistCoverage(
+      results, catalogue: summary.scope.catalogue, waived: Set(summary.waived.keys))
     terminal.line(coverage.summary)
+    if summary.flaky > 0 {
+      terminal.line(
+        terminal.style(
+          "\(summary.flaky) flaky scenario run\(summary.flaky == 1 ? "" : "s"): attempts with different seeds disagreed",
+          .red))
+    }
     if run.channel.isRelease {
       terminal.line(terminal.style("note: " + ReleaseChecklist.identityProviderCaveat, .dim))
     }
@@ -121,7 +168,7 @@ final class Progress: Sendable {
       terminal.style(summary.headline, style, .bold)
         + " — channel \(run.channel.rawValue), run \(run.id), seed \(run.seed)")
     terminal.line("report: \(report)")
-    if let junit { terminal.line("junit:  \(junit)") }
+    for (label, path) in outputs { terminal.line("\(label): \(path)") }
   }
 }
 
@@ -146,6 +193,14 @@ final class Tracer: Sendable {
   }
 
   private func printEntry(_ evidence: Evidence) {
+    if evidence.source == Runner.traceMark {
+      let text = evidence.summary
+      let style: Terminal.Style =
+        text.hasPrefix("✗") || text.contains(" failed") || text.hasPrefix("verdict failed")
+        ? .red : text.hasPrefix("✓") ? .green : .bold
+      terminal.line("  " + terminal.style("▶ " + text, style))
+      return
+    }
     terminal.line(
       "  \(terminal.style(evidence.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0), .dim)) \(terminal.style(evidence.source, .bold)) \(evidence.summary)"
     )
@@ -159,22 +214,46 @@ final class Tracer: Sendable {
 
 /// Writes report files.
 enum ReportFiles {
-  /// Writes `DIR/runs/<id>/index.html`, and `DIR/latest.html` when `isLatest` (re-rendering an
-  /// older run must not make it look like the latest); returns the run's report path.
+  /// Writes `DIR/runs/<id>/index.html` and its sibling `evidence.html`, and
+  /// `DIR/latest.html` when `isLatest` (re-rendering an older run must not make it look like
+  /// the latest); returns the run's report path.
   static func write(
-    run: RunRecord, results: [ScenarioResult], history: [RunRecord], directory: String,
-    isLatest: Bool = true
+    run: RunRecord, results: [ScenarioResult], history: [RunRecord],
+    baseline: HTMLReport.Baseline? = nil, directory: String, isLatest: Bool = true
   ) throws -> String {
-    let html = HTMLReport.render(run: run, results: results, history: history)
     let runDirectory = URL(fileURLWithPath: directory).appendingPathComponent("runs")
       .appendingPathComponent(run.id)
     let path = runDirectory.appendingPathComponent("index.html").path
-    try writeText(html, to: path)
+    try writeText(
+      HTMLReport.render(run: run, results: results, history: history, baseline: baseline),
+      to: path)
+    try writeText(
+      HTMLReport.evidencePage(run: run, results: results),
+      to: runDirectory.appendingPathComponent("evidence.html").path)
     if isLatest {
       try writeText(
-        html, to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
+        HTMLReport.render(
+          run: run, results: results, history: history, baseline: baseline,
+          evidenceHref: "runs/\(run.id)/evidence.html"),
+        to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
     }
     return AppRepository.displayPath(URL(fileURLWithPath: path))
+  }
+
+  /// The last qualified run of the run's channel before it, with its results: what the
+  /// report's "new since the last qualified run" compares with.
+  static func baseline(of run: RunRecord, in store: ResultStore) throws -> HTMLReport.Baseline? {
+    guard let last = try store.lastQualified(channel: run.channel, before: run.startedAt) else {
+      return nil
+    }
+    return HTMLReport.Baseline(run: last, results: try store.results(run: last.id))
+  }
+
+  /// `DIR/index.html`: the runs over time.
+  static func writeTrend(store: ResultStore, directory: String) throws {
+    try writeText(
+      TrendPage.render(runs: store.runs(limit: 200)),
+      to: URL(fileURLWithPath: directory).appendingPathComponent("index.html").path)
   }
 
   /// Fails now, naming the folder, when reports cannot be written there.

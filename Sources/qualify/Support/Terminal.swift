@@ -75,9 +75,10 @@ final class Terminal: Sendable {
 
   func line(_ text: String = "") { write(text + "\n") }
 
-  /// A line that the next output replaces (progress on a TTY); nothing otherwise.
+  /// A line that the next output replaces (progress on a TTY); nothing otherwise, nor with
+  /// `NO_COLOR` or a dumb terminal, where output stays plain lines.
   func live(_ text: String) {
-    guard isTTY else { return }
+    guard colors else { return }
     let width = max(20, columns - 1)
     liveLine.withLock { live in
       clearLiveLine(&live)

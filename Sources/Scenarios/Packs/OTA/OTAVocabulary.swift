@@ -96,6 +96,22 @@ enum OTAVocabulary {
       bucket.failNextDownloads(1)
       return Outcome("the next bundle download will fail")
     },
+    ActionSpec(
+      .world, "the bucket fails the next download at random",
+      summary:
+        "A transient fault that may or may not happen: by a draw of the run's seed, the bucket answers the next bundle download with 503, or does not. A scenario must hold whichever way the draw goes; one that does not is flaky, which `--repeat N` shows.",
+      example: "the bucket fails the next download at random"
+    ) { context in
+      guard let bucket = context.world.stack.bucket else {
+        throw ScenarioRuntimeError("the app configures no OTA bucket")
+      }
+      let fails = context.world.chance.bytes(1)[0] & 1 == 1
+      if fails { bucket.failNextDownloads(1) }
+      return Outcome(
+        fails
+          ? "the draw says the next bundle download will fail"
+          : "the draw says the next bundle download will not fail")
+    },
   ]
 
   static func launchOutcome(_ launch: App.Launch, app: App) -> Outcome {

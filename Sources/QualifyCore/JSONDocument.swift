@@ -1,5 +1,4 @@
 import Foundation
-import QualifyCore
 
 /// A JSON value that remembers where it was written, so findings can name `file:line`.
 public indirect enum JSONValue: Sendable, Equatable {

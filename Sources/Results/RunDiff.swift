@@ -1,0 +1,133 @@
+import Foundation
+import QualifyCore
+import ResultModel
+
+/// What changed between two runs (`qualify diff`, the report's "new since the last qualified
+/// run"): failures that are new, failures that were fixed, controls whose outcome changed, and
+/// checks whose evidence changed shape.
+public struct RunDiff: Sendable {
+  /// A scenario on a platform: what two runs are compared by.
+  public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var scenarioID: String
+    public var platform: Platform
+
+    public init(_ scenarioID: String, _ platform: Platform) {
+      self.scenarioID = scenarioID
+      self.platform = platform
+    }
+
+    public var description: String { "\(scenarioID) [\(platform.rawValue)]" }
+
+    public static func < (a: Key, b: Key) -> Bool {
+      (a.scenarioID, a.platform.rawValue) < (b.scenarioID, b.platform.rawValue)
+    }
+  }
+
+  public struct Change: Sendable {
+    public var key: Key
+    /// Nil when the scenario did not run on that side.
+    public var before: Verdict?
+    public var after: Verdict?
+    /// The message of the side that failed.
+    public var message: String
+  }
+
+  public struct ControlChange: Sendable {
+    public var key: Key
+    public var control: String
+    public var before: ControlRecord.Outcome?
+    public var after: ControlRecord.Outcome?
+  }
+
+  public struct EvidenceChange: Sendable {
+    public var key: Key
+    /// Steps of the check whose evidence differs (ignoring values that vary with the seed:
+    /// tokens, identifiers, timings).
+    public var steps: [Int]
+  }
+
+  public var newFailures: [Change] = []
+  public var fixed: [Change] = []
+  public var stillFailing: [Change] = []
+  /// Scenario runs only one side has.
+  public var added: [Key] = []
+  public var removed: [Key] = []
+  public var controls: [ControlChange] = []
+  public var evidence: [EvidenceChange] = []
+
+  public var isEmpty: Bool {
+    newFailures.isEmpty && fixed.isEmpty && added.isEmpty && removed.isEmpty
+      && controls.isEmpty && evidence.isEmpty
+  }
+
+  public init(before: [ScenarioResult], after: [ScenarioResult]) {
+    var old: [Key: ScenarioResult] = [:]
+    for result in before { old[Key(result.scenarioID, result.platform)] = result }
+    var new: [Key: ScenarioResult] = [:]
+    for result in after { new[Key(result.scenarioID, result.platform)] = result }
+    func failing(_ result: ScenarioResult?) -> Bool {
+      guard let result else { return false }
+      return [.failed, .controlDidNotBite, .error].contains(result.verdict)
+    }
+    for key in Set(old.keys).union(new.keys).sorted() {
+      let a = old[key]
+      let b = new[key]
+      if a == nil { added.append(key) }
+      if b == nil { removed.append(key) }
+      switch (failing(a), failing(b)) {
+      case (false, true):
+        newFailures.append(
+          Change(key: key, before: a?.verdict, after: b?.verdict, message: b?.message ?? ""))
+      case (true, false) where b != nil:
+        fixed.append(
+          Change(key: key, before: a?.verdict, after: b?.verdict, message: a?.message ?? ""))
+      case (true, true):
+        stillFailing.append(
+          Change(key: key, before: a?.verdict, after: b?.verdict, message: b?.message ?? ""))
+      default:
+        break
+      }
+      guard let a, let b else { continue }
+      var names: [String] = []
+      for control in a.controls + b.controls where !names.contains(control.name) {
+        names.append(control.name)
+      }
+      for name in names {
+        let x = a.controls.first { $0.name == name }?.outcome
+        let y = b.controls.first { $0.name == name }?.outcome
+        if x != y { controls.append(ControlChange(key: key, control: name, before: x, after: y)) }
+      }
+      let steps = Set(a.check.steps.map(\.index)).union(b.check.steps.map(\.index)).sorted()
+        .filter { index in
+          RunDiff.shape(a.check.steps.first { $0.index == index })
+            != RunDiff.shape(b.check.steps.first { $0.index == index })
+        }
+      if !steps.isEmpty { evidence.append(EvidenceChange(key: key, steps: steps)) }
+    }
+  }
+
+  /// A step's evidence with what changes from seed to seed masked: long tokens with digits
+  /// (identifiers, tokens, digests) and durations.
+  static func shape(_ step: StepRecord?) -> [String] {
+    guard let step else { return [] }
+    return step.evidence.map { entry in
+      "\(entry.kind.rawValue) \(entry.source) " + mask(entry.summary)
+    }
+  }
+
+  static func mask(_ text: String) -> String {
+    var out = text.replacingOccurrences(
+      of: #"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, with: "(…)", options: .regularExpression)
+    guard let expression = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#) else {
+      return out
+    }
+    let matches = expression.matches(in: out, range: NSRange(out.startIndex..., in: out))
+    for match in matches.reversed() {
+      guard let range = Range(match.range, in: out),
+        out[range].contains(where: \.isNumber)
+      else { continue }
+      out.replaceSubrange(range, with: "…")
+    }
+    return out
+  }
+}

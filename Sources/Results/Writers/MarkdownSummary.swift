@@ -1,0 +1,78 @@
+import Foundation
+import QualifyCore
+import ResultModel
+
+/// `--summary FILE`: the run in Markdown, for a CI job page (GitHub's `$GITHUB_STEP_SUMMARY`,
+/// GitLab's and Forgejo's job summaries): the verdict, the checklist, what blocks the release
+/// with its reproduce commands, waivers and flaky runs.
+public enum MarkdownSummary {
+  public static func render(run: RunRecord, results: [ScenarioResult]) -> String {
+    let scope = run.scope ?? RunScope()
+    let summary = RunSummary(results, scope: scope)
+    let coverage = ChecklistCoverage(
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+    let failures = FailureReport(run: run, results: results, summary: summary)
+    var out = "## qualify: \(text(summary.headline)) — channel \(run.channel.rawValue)\n\n"
+    let counts = Verdict.allCases.filter { summary.counts[$0, default: 0] > 0 }.map {
+      "\(summary.counts[$0, default: 0]) \($0.rawValue)"
+    }
+    out +=
+      "Run `\(run.id)` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", ")) · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
+    out += "\(text(coverage.summary))\n\n"
+    for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
+    out += "| Item | iOS | Android |\n|---|---|---|\n"
+    for (item, name) in ReleaseChecklist.items {
+      out += "| \(item). \(text(name)) |"
+      for platform in Platform.allCases {
+        guard let cell = coverage.cells.first(where: { $0.item == item && $0.platform == platform })
+        else {
+          out += " — |"
+          continue
+        }
+        let failing =
+          cell.failing.isEmpty ? "" : ": " + cell.failing.map(text).joined(separator: ", ")
+        out += " \(cell.state.rawValue)\(failing) |"
+      }
+      out += "\n"
+    }
+    if !failures.groups.isEmpty {
+      out += "\n### What blocks the release\n\n"
+      for group in failures.groups {
+        out += "**\(text(group.cause))** (\(group.failures.count))\n\n"
+        for failure in group.failures {
+          out +=
+            "- `\(failure.scenarioID)` \(failure.platform.displayName)\(failure.control.map { " control “\(text($0))”" } ?? "")\(failure.flaky ? " (flaky)" : ""): \(text(failure.reason))\n"
+          out += "  ```\n  \(failure.reproduce)\n  ```\n"
+        }
+        out += "\n"
+      }
+    }
+    if !failures.waived.isEmpty {
+      out += "\n### Waived\n\n"
+      for failure in failures.waived {
+        out +=
+          "- `\(failure.scenarioID)` \(failure.platform.displayName): \(text(failure.waiver?.reason ?? "")) (owner \(text(failure.waiver?.owner ?? "")), until \(failure.waiver?.expires ?? ""))\n"
+      }
+    }
+    return out
+  }
+
+  /// App-controlled text made inert in Markdown: no HTML, no line breaks, no table cells.
+  static func text(_ value: String) -> String {
+    var out = ""
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "&": out += "&amp;"
+      case "|": out += "\\|"
+      case "`": out += "'"
+      case "[", "]", "*", "_", "\\": out += "\\" + String(scalar)
+      case "\n", "\r", "\t": out += " "
+      default:
+        if scalar.value >= 0x20 && scalar.value != 0x7F { out.unicodeScalars.append(scalar) }
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import QualifyCrypto
+import QualifyTestSupport
+import Testing
+
+/// The release manager's commands end to end (issue 13): reproduce commands, waivers, diff,
+/// flaky runs, CI outputs and the signed verdict, on the real binary.
+@Suite struct ReleaseReportCLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-release")
+  }
+
+  /// A copy of `source` at `scratch/name`; a regression overlay's `base` is made absolute.
+  func copy(_ source: String, as name: String) throws -> URL {
+    let target = scratch.appendingPathComponent(name)
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: source), to: target)
+    let profile = target.appendingPathComponent("qualify.json")
+    let text = try String(contentsOf: profile, encoding: .utf8)
+    try Data(
+      text.replacingOccurrences(
+        of: "\"base\": \"../../messages\"", with: "\"base\": \"\(Fixtures.sampleApp)\""
+      ).utf8
+    ).write(to: profile)
+    return target
+  }
+
+  func qualify(_ app: URL, _ extra: [String] = []) throws -> ProcessResult {
+    try CLI.run(
+      ["--channel", "prod", "--app", app.path, "--scenarios", CLI.scenarios, "--seed", "7"]
+        + extra, in: scratch)
+  }
+
+  @Test func aQualifiedRunIsAttestedAndTheAttestationCatchesAChangedByte() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try copy(Fixtures.sampleApp, as: "app")
+    let run = try qualify(app)
+    #expect(run.status == 0, "\(run.stdout.suffix(600))")
+    let key = scratch.appendingPathComponent("signing.pem")
+    try Data(try Key.generateP256().pkcs8PrivatePEM().utf8).write(to: key)
+    let publicKey = scratch.appendingPathComponent("signing.pub.pem")
+    try Data(try Key.privateKey(pem: String(contentsOf: key, encoding: .utf8)).spkiPublicPEM().utf8)
+      .write(to: publicKey)
+    let attest = try CLI.run(
+      ["attest", "--key", key.path, "--out", "verdict.dsse.json"], in: scratch)
+    #expect(attest.status == 0, "\(attest.stdout)\(attest.stderr)")
+    #expect(attest.stdout.contains("QUALIFIED"))
+    let verify = try CLI.run(
+      ["verify-attestation", "verdict.dsse.json", "--key", publicKey.path, "--app", app.path],
+      in: scratch)
+    #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    #expect(verify.stdout.contains("verified"))
+    // One byte of an app file the run read.
+    let config = app.appendingPathComponent("src/frontend/ios/App/App/capacitor.config.json")
+    var bytes = try Data(contentsOf: config)
+    bytes[bytes.count - 2] ^= 0x20
+    try bytes.write(to: config)
+    let changed = try CLI.run(
+      ["verify-attestation", "verdict.dsse.json", "--key", publicKey.path, "--app", app.path],
+      in: scratch)
+    #expect(changed.status == 1)
+    #expect(changed.stderr.contains("src/frontend/ios/App/App/capacitor.config.json: differs"))
+    // Nor is a run attested once its app changed.
+    let refused = try CLI.run(["attest", "--key", key.path, "--out", "again.json"], in: scratch)
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("the app changed since run"))
+  }
+
+  @Test func aNewFailureIsNamedByDiffAndInTheReport() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let good = try qualify(try copy(Fixtures.sampleApp, as: "app"))
+    #expect(good.status == 0)
+    let broken = try copy(
+      Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "broken")
+    let bad = try qualify(broken)
+    #expect(bad.status == 1)
+    let diff = try CLI.run(["diff"], in: scratch)
+    #expect(diff.status == 1, "\(diff.stdout)\(diff.stderr)")
+    #expect(diff.stdout.contains("new failures (1):"))
+    #expect(diff.stdout.contains("guards/android-release-guard [android] passed → failed"))
+    let runs = try CLI.run(["history", "--json"], in: scratch)
+    let ids = try #require(
+      (try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]])?
+        .compactMap { $0["id"] as? String })
+    let back = try CLI.run(["diff", ids[0], ids[1], "--json"], in: scratch)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(back.stdout.utf8)) as? [String: Any])
+    #expect(
+      (object["fixed"] as? [[String: String]])?.first?["scenario"] == "guards/android-release-guard"
+    )
+    #expect(back.status == 0)
+    let report = try String(
+      contentsOf: scratch.appendingPathComponent("Reports/latest.html"), encoding: .utf8)
+    #expect(report.contains("new since the last qualified run"))
+    #expect(
+      report.contains(
+        "qualify run guards/android-release-guard --platform android --channel prod --seed 7 --app "
+      ))
+    let trend = try String(
+      contentsOf: scratch.appendingPathComponent("Reports/index.html"), encoding: .utf8)
+    #expect(trend.components(separatedBy: "<rect class=\"run").count - 1 == 2)
+  }
+
+  @Test func aWaiverInForceQualifiesAnExpiredOneDoesNotABrokenOneIsBadInput() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try copy(
+      Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "app")
+    let file = app.appendingPathComponent("qualify-waivers.json")
+    func waive(expires: String, check: String = "guards/android-release-guard") throws {
+      try Data(
+        """
+        {
+          "waivers": [
+            {
+              "check": "\(check)",
+              "platform": "android",
+              "reason": "the release build type is signed by the store pipeline (MSG-12)",
+              "owner": "release@example.org",
+              "expires": "\(expires)"
+            }
+          ]
+        }
+        """.utf8
+      ).write(to: file)
+    }
+    try waive(expires: "2099-12-31")
+    let waived = try qualify(app, ["--junit", "junit.xml", "--summary", "summary.md"])
+    #expect(waived.status == 0, "\(waived.stdout.suffix(800))")
+    #expect(waived.stdout.contains("QUALIFIED with 1 waiver — channel prod"))
+    #expect(waived.stdout.contains("waived: guards/android-release-guard [android]"))
+    let junit = try String(contentsOf: scratch.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(junit.contains("<skipped message=\"waived by release@example.org until 2099-12-31"))
+    let summary = try String(
+      contentsOf: scratch.appendingPathComponent("summary.md"), encoding: .utf8)
+    #expect(summary.hasPrefix("## qualify: QUALIFIED with 1 waiver — channel prod"))
+    #expect(summary.contains("### Waived"))
+
+    try waive(expires: "2020-01-01")
+    let expired = try qualify(app)
+    #expect(expired.status == 1)
+    #expect(
+      expired.stdout.contains("warning: expired waiver guards/android-release-guard [android]"))
+    #expect(expired.stdout.contains("NOT QUALIFIED"))
+
+    try waive(expires: "2099-12-31", check: "guards/android-release-gaurd")
+    let broken = try qualify(app)
+    #expect(broken.status == 2)
+    #expect(
+      broken.stderr.contains(
+        "qualify-waivers.json:4:1: error: no scenario \"guards/android-release-gaurd\""))
+  }
+
+  @Test func repeatMarksADeliberatelyFlakyScenarioFlaky() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try CLI.run(
+      [
+        "run", "flaky/update-after-random-fault", "--platform", "ios", "--seed", "1", "--repeat",
+        "3", "--scenarios", Fixtures.file("scenarios"), "--junit", "junit.xml",
+      ], in: scratch)
+    #expect(result.status == 1, "\(result.stdout)")
+    #expect(result.stdout.contains("FLAKY flaky/update-after-random-fault [ios]"))
+    #expect(result.stdout.contains("flaky: seed 1 passed, seed 2 passed, seed 3 failed"))
+    // The reproduce command takes the seed that failed.
+    #expect(
+      result.stdout.contains(
+        "qualify run flaky/update-after-random-fault --platform ios --channel prod --seed 3 "))
+    let junit = try String(contentsOf: scratch.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(junit.contains("<failure type=\"flaky\""))
+    let show = try CLI.run(["show", "latest", "--json"], in: scratch)
+    #expect(show.stdout.contains("\"attempts\""))
+    // Without --repeat the same seed passes: only repeating shows it.
+    let once = try CLI.run(
+      [
+        "run", "flaky/update-after-random-fault", "--platform", "ios", "--seed", "1",
+        "--scenarios", Fixtures.file("scenarios"),
+      ], in: scratch)
+    #expect(once.status == 0)
+  }
+
+  @Test func failFastStartsNothingAfterTheFirstFailure() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let broken = try copy(
+      Fixtures.regressionsDirectory + "/ios-scheme-not-registered", as: "broken")
+    let result = try qualify(broken, ["--fail-fast", "--jobs", "1"])
+    #expect(result.status == 1)
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.filter { $0.hasPrefix("FAIL ") }.count == 1)
+    let ran = lines.filter {
+      $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") || $0.hasPrefix("N/A ")
+    }
+    #expect(ran.count < 100)
+    #expect(result.stdout.contains("NOT QUALIFIED"))
+  }
+
+  @Test func traceMarksStepsExpectationsAndControlVerdicts() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try CLI.run(
+      [
+        "run", "ota/update-applies", "--platform", "android", "--seed", "1", "--trace",
+        "--scenarios", CLI.scenarios,
+      ], in: scratch)
+    #expect(result.status == 0)
+    let text = result.stdout
+    let step = try #require(
+      text.range(of: "▶ step 2 \"the app launches, verifies the bundle and switches to it\""))
+    let held = try #require(text.range(of: "▶ ✓ expect update applied"))
+    let control = try #require(text.range(of: "▶ control \"the build embeds no public key\" bit"))
+    let verdict = try #require(text.range(of: "▶ verdict passed"))
+    #expect(step.lowerBound < held.lowerBound)
+    #expect(control.lowerBound < verdict.lowerBound)
+  }
+}
