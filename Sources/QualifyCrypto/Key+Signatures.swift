@@ -21,8 +21,19 @@ extension Key {
   /// `ecdsa-p256` or `ed25519`, nil for a key of another kind.
   public var signatureAlgorithm: String? {
     if isEd25519 { return "ed25519" }
-    if isEC && bits == 256 { return "ecdsa-p256-sha256" }
+    if isEC && curveName == "prime256v1" { return "ecdsa-p256-sha256" }
     return nil
+  }
+
+  /// The EC key's curve (`prime256v1` for P-256), nil for another kind of key.
+  var curveName: String? {
+    guard isEC else { return nil }
+    var name = [CChar](repeating: 0, count: 64)
+    var length = 0
+    guard
+      EVP_PKEY_get_utf8_string_param(pointer, "group", &name, name.count, &length) == 1
+    else { return nil }
+    return String(decoding: name[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// Signs `message` with the key's algorithm.

@@ -2,7 +2,7 @@ import Foundation
 import QualifyCore
 
 /// An expected failure the release owner accepts for a while (`qualify-waivers.json` in the
-/// app repository, docs/waivers.md): a waived failure shows as waived and does not block the
+/// app repository, docs/release-report.md): a waived failure shows as waived and does not block the
 /// release; an expired waiver no longer covers anything and is reported.
 public struct Waiver: Sendable, Codable, Equatable {
   /// The scenario id (`push/receive`).
@@ -66,23 +66,31 @@ public struct Waiver: Sendable, Codable, Equatable {
 }
 
 extension ScenarioResult {
-  /// The waiver that keeps this failing result from blocking, if one does: the check's own
-  /// failure needs a waiver of the check; controls that did not bite each need a waiver of
-  /// theirs. Errors of the harness are never waived.
-  public func waiver(among waivers: [Waiver]) -> Waiver? {
+  /// The waivers that keep this failing result from blocking, nil when they do not: the
+  /// check's own failure needs a waiver of the check; controls that did not bite each need a
+  /// waiver of theirs (one per control, so several may apply). Errors of the harness are never
+  /// waived.
+  public func waivers(among waivers: [Waiver]) -> [Waiver]? {
     switch verdict {
     case .failed:
-      return waivers.first { $0.coversCheck(of: self) }
+      return waivers.first { $0.coversCheck(of: self) }.map { [$0] }
     case .controlDidNotBite:
       let missed = controls.filter { $0.outcome == .didNotBite || $0.outcome == .bitElsewhere }
       guard !missed.isEmpty else { return nil }
-      let covering = missed.map { control in
-        waivers.first { $0.covers(control: control.name, of: self) }
+      var covering: [Waiver] = []
+      for control in missed {
+        guard let waiver = waivers.first(where: { $0.covers(control: control.name, of: self) })
+        else { return nil }
+        if !covering.contains(waiver) { covering.append(waiver) }
       }
-      guard covering.allSatisfy({ $0 != nil }) else { return nil }
-      return covering.first ?? nil
+      return covering
     case .passed, .error, .notApplicable:
       return nil
     }
+  }
+
+  /// The waiver covering `control`'s not biting, among those that waive this result.
+  public func waiver(forControl control: String, among waivers: [Waiver]) -> Waiver? {
+    waivers.first { $0.covers(control: control, of: self) }
   }
 }

@@ -3,7 +3,7 @@ import QualifyCore
 import QualifyCrypto
 import ResultModel
 
-/// A signed verdict (`qualify attest`, `qualify verify-attestation`; docs/attestation.md): an
+/// A signed verdict (`qualify attest`, `qualify verify-attestation`; docs/release-report.md): an
 /// in-toto Statement v1 whose subjects are the app files the run read (and the OTA bundle when
 /// one is given), whose predicate is the verdict, in a DSSE envelope signed with the
 /// pipeline's key. A store-release job verifies it against its checkout and refuses a build
@@ -43,6 +43,13 @@ public enum Attestation {
     public var checklistCells: [Cell]
     public var controls: String
     public var waivers: [Waiver]
+    /// SHA-256 over every scenario file of the catalogue the run was judged by.
+    public var catalogue: String?
+    /// Env files the pipeline gave (`backend:<path>`, `frontend:<path>`), with their digests.
+    public var pipelineEnv: [AppFileDigest]
+    /// What qualify checked of the OTA bundle subject: nothing — it is bound to the verdict,
+    /// not verified by it (`qualify ota verify` does that).
+    public var bundle: String?
   }
 
   public struct Statement: Codable, Sendable {
@@ -100,7 +107,11 @@ public enum Attestation {
           Predicate.Cell(item: $0.item, platform: $0.platform, state: $0.state.rawValue)
         },
         controls: "\(summary.controlsBitten) of \(summary.controlsRun) bit",
-        waivers: summary.appliedWaivers))
+        waivers: summary.appliedWaivers, catalogue: scope.catalogueDigest,
+        pipelineEnv: scope.pipelineEnvFiles ?? [],
+        bundle: bundle.map {
+          "\($0.name) is named as the release's OTA bundle; qualify did not verify its content"
+        }))
   }
 
   /// DSSE's pre-authentication encoding: what is signed, so that the payload type is signed
@@ -133,11 +144,14 @@ public enum Attestation {
     public var checked: Int
   }
 
-  /// Checks the envelope's signature with `key`, then each subject against the files under
-  /// `directory` (and `bundle`, the OTA bundle, when given).
+  /// Checks the envelope's signature with `key`, then the subjects against `files`, the app
+  /// files a build of the checkout reads now (path relative to the app → SHA-256): the same
+  /// set, the same bytes. A file the build now reads that was not attested (one that shadows
+  /// an attested file, a waiver file added since) is a mismatch too. `bundle` is the OTA
+  /// bundle, required when the statement names one.
   /// - Throws: `AttestationError` when the envelope is malformed or no signature verifies.
   public static func verify(
-    envelope text: String, key: Key, directory: URL, bundle: URL? = nil
+    envelope text: String, key: Key, files: [String: String], bundle: URL? = nil
   ) throws -> Verification {
     guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)),
       let body = Data(base64Encoded: envelope.payload)
@@ -158,31 +172,41 @@ public enum Attestation {
     else { throw AttestationError("the payload is not a qualify release-verdict statement") }
     var mismatches: [String] = []
     var checked = 0
-    let bundleName = bundle.map { "ota-bundle/" + $0.lastPathComponent }
-    for subject in statement.subject {
+    let appSubjects = statement.subject.filter { !$0.name.hasPrefix("ota-bundle/") }
+    if appSubjects.isEmpty { mismatches.append("the statement names no app file") }
+    for subject in appSubjects {
       guard let expected = subject.digest["sha256"] else {
         mismatches.append("\(subject.name): no sha256 digest")
         continue
       }
-      let url: URL
-      if subject.name.hasPrefix("ota-bundle/") {
-        guard let bundle, subject.name == bundleName else { continue }
-        url = bundle
-      } else {
-        url = directory.appendingPathComponent(subject.name)
-      }
       checked += 1
-      guard let data = FileManager.default.contents(atPath: url.path) else {
-        mismatches.append("\(subject.name): missing")
+      guard let actual = files[subject.name] else {
+        mismatches.append(
+          "\(subject.name): attested, but the build of this checkout does not read it")
         continue
       }
-      let actual = hex(data)
       if actual != expected {
         mismatches.append("\(subject.name): differs (sha256 \(actual), attested \(expected))")
       }
     }
-    if let bundleName, !statement.subject.contains(where: { $0.name == bundleName }) {
-      mismatches.append("\(bundleName): not a subject of the attestation")
+    let attested = Set(appSubjects.map(\.name))
+    for path in files.keys.sorted() where !attested.contains(path) {
+      mismatches.append("\(path): read by the build of this checkout, but not attested")
+    }
+    let bundles = statement.subject.filter { $0.name.hasPrefix("ota-bundle/") }
+    if let bundle {
+      let name = "ota-bundle/" + bundle.lastPathComponent
+      if let subject = bundles.first(where: { $0.name == name }) {
+        checked += 1
+        let actual = FileManager.default.contents(atPath: bundle.path).map(hex)
+        if actual != subject.digest["sha256"] {
+          mismatches.append("\(name): \(actual == nil ? "cannot be read" : "differs")")
+        }
+      } else {
+        mismatches.append("\(name): not a subject of the attestation")
+      }
+    } else if let named = bundles.first {
+      mismatches.append("\(named.name): the attestation names an OTA bundle; pass --bundle FILE")
     }
     return Verification(statement: statement, mismatches: mismatches, checked: checked)
   }

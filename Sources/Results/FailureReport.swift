@@ -24,7 +24,8 @@ public struct FailureReport: Sendable, Codable {
     public var reproduce: String
     /// Attempts with different seeds disagreed (`--repeat`).
     public var flaky: Bool
-    public var waiver: Waiver?
+    /// The waivers that cover it (for a control, the one covering that control).
+    public var waivers: [Waiver]
   }
 
   public struct Group: Sendable, Codable, Equatable {
@@ -46,14 +47,18 @@ public struct FailureReport: Sendable, Codable {
     var failures: [(failure: Failure, key: String, cause: String, proof: Proof)] = []
     for (index, result) in results.enumerated() {
       let reproduce = FailureReport.reproduce(result, run: run)
-      let waiver = summary.waived[index]
+      let waivers = summary.waived[index] ?? []
       func failure(_ kind: String, _ reason: String, control: String?, location: String?)
         -> Failure
       {
-        Failure(
+        let covering =
+          control.map { name in
+            result.waiver(forControl: name, among: waivers).map { [$0] } ?? []
+          } ?? waivers
+        return Failure(
           scenarioID: result.scenarioID, platform: result.platform, title: result.title,
           result: index, control: control, kind: kind, reason: FailureReport.headline(reason),
-          location: location, reproduce: reproduce, flaky: result.isFlaky, waiver: waiver)
+          location: location, reproduce: reproduce, flaky: result.isFlaky, waivers: covering)
       }
       switch result.verdict {
       case .failed, .error:
@@ -88,10 +93,10 @@ public struct FailureReport: Sendable, Codable {
         break
       }
     }
-    waived = failures.map(\.failure).filter { $0.waiver != nil }
+    waived = failures.map(\.failure).filter { !$0.waivers.isEmpty }
     var order: [String] = []
     var byKey: [String: [(failure: Failure, cause: String, proof: Proof)]] = [:]
-    for entry in failures where entry.failure.waiver == nil {
+    for entry in failures where entry.failure.waivers.isEmpty {
       if byKey[entry.key] == nil { order.append(entry.key) }
       byKey[entry.key, default: []].append((entry.failure, entry.cause, entry.proof))
     }
@@ -122,9 +127,12 @@ public struct FailureReport: Sendable, Codable {
     {
       options[index + 1] = String(failing.seed)
     }
-    return
-      (["qualify", "run", result.scenarioID, "--platform", result.platform.rawValue]
-      + options).map(ShellWord.quote).joined(separator: " ")
+    // A run of a scenario file is reproduced by that file: its id alone may not be in the
+    // catalogue the options name.
+    let target =
+      run.scope?.scenario.flatMap { $0.hasSuffix(".scenario") ? $0 : nil } ?? result.scenarioID
+    return (["qualify", "run", target, "--platform", result.platform.rawValue] + options)
+      .map(ShellWord.quote).joined(separator: " ")
   }
 
   /// The first `path/file.ext:line` (or `path/file.ext`) a message names: what groups

@@ -33,6 +33,17 @@ public struct RunScope: Sendable, Codable, Equatable {
   public var reproduceOptions: [String]?
   /// `--repeat N`: how many attempts each scenario had.
   public var repeats: Int?
+  /// `--scenarios DIR` when it is not the bundled catalogue: a run of another catalogue
+  /// proves what that catalogue checks, not the release checklist, so it is partial.
+  public var scenarioFolder: String?
+  /// The SHA-256 of every scenario file the catalogue was read from (path and digest, sorted):
+  /// which checks a verdict rests on, for an attestation.
+  public var catalogueDigest: String?
+  /// `--fail-fast` was on (the run is partial when it stopped early).
+  public var failFast: Bool?
+  /// Env files the pipeline gave (`--backend-env`, `--frontend-env`), with their digests:
+  /// they decide the build as much as the app's files do.
+  public var pipelineEnvFiles: [AppFileDigest]?
 
   public init() {}
 
@@ -56,6 +67,9 @@ public struct RunScope: Sendable, Codable, Equatable {
       out.append(platforms.map(\.rawValue).joined(separator: ", ") + " only")
     }
     if !controls { out.append("controls off") }
+    if let scenarioFolder {
+      out.append("scenarios from \(scenarioFolder), not the bundled catalogue")
+    }
     if envWarning != nil { out.append("channel env not supplied") }
     return out
   }
@@ -76,7 +90,7 @@ public struct RunSummary: Sendable {
   public var partialReasons: [String]
   /// Failing results a waiver in force covers, by index, with their waiver: they show as
   /// waived and do not block.
-  public var waived: [Int: Waiver]
+  public var waived: [Int: [Waiver]]
   /// Waivers in force that covered nothing in this run, and those past their expiry.
   public var unusedWaivers: [Waiver]
   public var expiredWaivers: [Waiver]
@@ -86,17 +100,20 @@ public struct RunSummary: Sendable {
     for result in results { counts[result.verdict, default: 0] += 1 }
     self.counts = counts
     let waivers = scope.waivers ?? []
-    var waived: [Int: Waiver] = [:]
+    var waived: [Int: [Waiver]] = [:]
     for (index, result) in results.enumerated() {
-      if let waiver = result.waiver(among: waivers) { waived[index] = waiver }
+      if let covering = result.waivers(among: waivers) { waived[index] = covering }
     }
     self.waived = waived
     flaky = results.filter(\.isFlaky).count
     expiredWaivers = waivers.filter(\.expired)
+    // A waiver of a check this run did not run is neither used nor unused: a partial run
+    // says nothing about it.
+    let checksRun = Set(results.map(\.scenarioID))
     unusedWaivers = waivers.filter { waiver in
-      !waiver.expired
+      !waiver.expired && checksRun.contains(waiver.check)
         && !results.contains { result in
-          result.waiver(among: [waiver]) != nil
+          result.waivers(among: [waiver]) != nil
             || (result.verdict == .controlDidNotBite
               && result.controls.contains {
                 ($0.outcome == .didNotBite || $0.outcome == .bitElsewhere)
@@ -146,7 +163,7 @@ public struct RunSummary: Sendable {
   /// The distinct waivers that covered a failure of this run.
   public var appliedWaivers: [Waiver] {
     var out: [Waiver] = []
-    for waiver in waived.keys.sorted().compactMap({ waived[$0] }) where !out.contains(waiver) {
+    for waiver in waived.keys.sorted().flatMap({ waived[$0] ?? [] }) where !out.contains(waiver) {
       out.append(waiver)
     }
     return out
@@ -165,8 +182,13 @@ public struct RunSummary: Sendable {
   }
 
   /// A clean full run: every scenario for the channel, both platforms, controls on, nothing
-  /// left out for a reason the profile does not state.
-  public var qualified: Bool { clean && scope.isFull && partialReasons.isEmpty }
+  /// left out for a reason the profile does not state — and every run of the catalogue
+  /// recorded (a run stopped early, by `--fail-fast` or anything else, proves only what ran).
+  public var qualified: Bool {
+    clean && scope.isFull && partialReasons.isEmpty
+      && (scope.catalogueRuns == 0 || total >= scope.catalogueRuns)
+      && total >= scope.selectedRuns
+  }
 
   /// What makes a clean run partial.
   public var partiality: [String] {
@@ -174,6 +196,8 @@ public struct RunSummary: Sendable {
     out += partialReasons
     if scope.catalogueRuns > 0 && total < scope.catalogueRuns {
       out.append("\(total) of \(scope.catalogueRuns) runs")
+    } else if total < scope.selectedRuns {
+      out.append("\(total) of \(scope.selectedRuns) runs")
     }
     return out
   }

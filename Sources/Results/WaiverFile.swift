@@ -2,7 +2,7 @@ import Foundation
 import QualifyCore
 import ResultModel
 
-/// Reads `qualify-waivers.json` (docs/waivers.md): the expected failures a release owner
+/// Reads `qualify-waivers.json` (docs/release-report.md): the expected failures a release owner
 /// accepts, each with a reason, an owner and an expiry date. A malformed file, an unknown
 /// check or control, a missing field or a date that is not a date is bad input (exit 2)
 /// located at its line.
@@ -16,7 +16,18 @@ public enum WaiverFile {
     directory: URL, display: String, day: String, controls: [String: Set<String>]
   ) throws -> [Waiver]? {
     let url = directory.appendingPathComponent(name)
-    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    // Confined like every app file: a link out of the app is not followed.
+    let resolved = url.resolvingSymlinksInPath().path
+    let base = directory.resolvingSymlinksInPath().path
+    guard resolved.hasPrefix(base + "/") else {
+      throw InputError(
+        "\(display) is a link to \(resolved), outside the app: qualify does not follow it")
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    guard size <= 1 << 20, let data = FileManager.default.contents(atPath: url.path) else {
+      throw InputError("\(display) cannot be read, or is larger than a waiver file can be (1 MiB)")
+    }
     return try parse(
       String(decoding: data, as: UTF8.self), file: display, day: day, controls: controls)
   }

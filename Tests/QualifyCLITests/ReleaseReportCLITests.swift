@@ -51,16 +51,36 @@ import Testing
       in: scratch)
     #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     #expect(verify.stdout.contains("verified"))
-    // One byte of an app file the run read.
+    // One byte more in an app file the run read (still valid JSON).
     let config = app.appendingPathComponent("src/frontend/ios/App/App/capacitor.config.json")
-    var bytes = try Data(contentsOf: config)
-    bytes[bytes.count - 2] ^= 0x20
-    try bytes.write(to: config)
+    let original = try Data(contentsOf: config)
+    try (original + Data(" ".utf8)).write(to: config)
     let changed = try CLI.run(
       ["verify-attestation", "verdict.dsse.json", "--key", publicKey.path, "--app", app.path],
       in: scratch)
     #expect(changed.status == 1)
     #expect(changed.stderr.contains("src/frontend/ios/App/App/capacitor.config.json: differs"))
+    try original.write(to: config)
+    // A waiver file added after the attestation is a file the build now reads: refused.
+    try Data(#"{"waivers": []}"#.utf8).write(to: app.appendingPathComponent("qualify-waivers.json"))
+    let waived = try CLI.run(
+      ["verify-attestation", "verdict.dsse.json", "--key", publicKey.path, "--app", app.path],
+      in: scratch)
+    #expect(waived.status == 1)
+    #expect(
+      waived.stderr.contains(
+        "qualify-waivers.json: read by the build of this checkout, but not attested"))
+    try FileManager.default.removeItem(at: app.appendingPathComponent("qualify-waivers.json"))
+    // The attestation is of prod: a staging release does not accept it.
+    let staging = try CLI.run(
+      [
+        "verify-attestation", "verdict.dsse.json", "--key", publicKey.path, "--app", app.path,
+        "--channel", "staging",
+      ], in: scratch)
+    #expect(staging.status == 1)
+    #expect(
+      staging.stderr.contains("the attestation is of channel prod, the release is for staging"))
+    try (original + Data(" ".utf8)).write(to: config)
     // Nor is a run attested once its app changed.
     let refused = try CLI.run(["attest", "--key", key.path, "--out", "again.json"], in: scratch)
     #expect(refused.status == 1)
@@ -69,11 +89,17 @@ import Testing
 
   @Test func aNewFailureIsNamedByDiffAndInTheReport() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let good = try qualify(try copy(Fixtures.sampleApp, as: "app"))
+    let app = try copy(Fixtures.sampleApp, as: "app")
+    let good = try qualify(app)
     #expect(good.status == 0)
-    let broken = try copy(
-      Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "broken")
-    let bad = try qualify(broken)
+    // The next commit of the same app drops the release guard.
+    let gradle = "src/frontend/android/app/build.gradle"
+    try FileManager.default.removeItem(at: app.appendingPathComponent(gradle))
+    try FileManager.default.copyItem(
+      at: URL(
+        fileURLWithPath: Fixtures.regressionsDirectory + "/android-release-guard-missing/" + gradle),
+      to: app.appendingPathComponent(gradle))
+    let bad = try qualify(app)
     #expect(bad.status == 1)
     let diff = try CLI.run(["diff"], in: scratch)
     #expect(diff.status == 1, "\(diff.stdout)\(diff.stderr)")
@@ -176,6 +202,41 @@ import Testing
         "--scenarios", Fixtures.file("scenarios"),
       ], in: scratch)
     #expect(once.status == 0)
+  }
+
+  /// A run that fail-fast stopped on a waived failure would have run almost nothing: a waived
+  /// failure does not stop it, and a stopped run is never QUALIFIED.
+  @Test func failFastDoesNotStopOnAWaivedFailureAndAStoppedRunIsPartial() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try copy(
+      Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "app")
+    try Data(
+      #"{"waivers": [{"check": "guards/android-release-guard", "platform": "android", "reason": "r", "owner": "o", "expires": "2099-01-01"}]}"#
+        .utf8
+    ).write(to: app.appendingPathComponent("qualify-waivers.json"))
+    let waived = try qualify(app, ["--fail-fast", "--jobs", "1"])
+    #expect(waived.status == 0)
+    #expect(waived.stdout.contains("QUALIFIED with 1 waiver — channel prod"))
+    #expect(waived.stdout.contains("100 scenario runs"))
+    let broken = try copy(
+      Fixtures.regressionsDirectory + "/ios-scheme-not-registered", as: "broken")
+    try Data(
+      #"{"waivers": [{"check": "auth/expired-token", "platform": "ios", "reason": "r", "owner": "o", "expires": "2099-01-01"}]}"#
+        .utf8
+    ).write(to: broken.appendingPathComponent("qualify-waivers.json"))
+    let stopped = try qualify(broken, ["--fail-fast", "--jobs", "1"])
+    #expect(stopped.status == 1)
+    #expect(!stopped.stdout.contains("QUALIFIED with"))
+  }
+
+  @Test func aScenarioFileIsReproducedByItsPath() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let file = Fixtures.file("scenarios/flaky/update-after-random-fault.scenario")
+    let result = try CLI.run(
+      ["run", file, "--platform", "ios", "--seed", "3", "--scenarios", CLI.scenarios],
+      in: scratch)
+    #expect(result.status == 1)
+    #expect(result.stdout.contains("qualify run \(file) --platform ios --channel prod --seed 3 "))
   }
 
   @Test func failFastStartsNothingAfterTheFirstFailure() throws {

@@ -158,6 +158,7 @@ import Testing
     let results = [
       Self.result("sso/cross-app", .ios, .passed),
       Self.result("ota/update-applies", .android, .failed),
+      Self.result("push/receive", .android, .passed),
     ]
     var scope = RunScope()
     scope.waivers = [
@@ -178,12 +179,65 @@ import Testing
       controls: [Self.control("age", .didNotBite, "held"), Self.control("state", .bit, "bit")])
     var other = Self.waiver("auth/stale-flag")
     other.control = "another"
-    #expect(missed.waiver(among: [other]) == nil)
+    #expect(missed.waivers(among: [other]) == nil)
     var own = Self.waiver("auth/stale-flag")
     own.control = "age"
-    #expect(missed.waiver(among: [own]) == own)
+    #expect(missed.waivers(among: [own]) == [own])
     // A harness error is never waived.
-    #expect(Self.result("auth/x", .android, .error).waiver(among: [Self.waiver("auth/x")]) == nil)
+    #expect(Self.result("auth/x", .android, .error).waivers(among: [Self.waiver("auth/x")]) == nil)
+  }
+
+  /// Two controls that did not bite, each waived by its own waiver: both waivers apply, both
+  /// are listed, neither is reported unused, and JUnit skips both controls.
+  @Test func everyControlWaiverOfAResultCounts() throws {
+    let missed = Self.result(
+      "auth/stale-flag", .android, .controlDidNotBite,
+      controls: [
+        Self.control("age", .didNotBite, "held"), Self.control("state", .didNotBite, "held"),
+      ])
+    var age = Self.waiver("auth/stale-flag")
+    age.control = "age"
+    var state = Self.waiver("auth/stale-flag")
+    state.control = "state"
+    var scope = RunScope()
+    scope.waivers = [age, state]
+    let summary = RunSummary([missed, Self.result("sso/x", .ios, .passed)], scope: scope)
+    #expect(summary.appliedWaivers == [age, state])
+    #expect(summary.headline == "QUALIFIED with 2 waivers")
+    #expect(summary.unusedWaivers.isEmpty)
+    var run = Self.run
+    run.scope = scope
+    let xml = JUnitWriter.render(run: run, results: [missed])
+    #expect(try XMLDocumentProbe(xml).elements("failure").isEmpty)
+    #expect(xml.components(separatedBy: "<skipped").count - 1 == 2)
+  }
+
+  /// A run that stopped early — `--fail-fast`, or anything that left runs out — or that ran
+  /// another catalogue is never QUALIFIED, whatever passed.
+  @Test func aRunThatDidNotRunTheWholeCatalogueIsPartial() {
+    let results = [Self.result("sso/a", .ios, .passed), Self.result("sso/b", .android, .passed)]
+    var scope = RunScope()
+    scope.selectedRuns = 3
+    scope.catalogueRuns = 3
+    scope.failFast = true
+    let stopped = RunSummary(results, scope: scope)
+    #expect(!stopped.qualified)
+    #expect(stopped.headline == "PASSED (partial: 2 of 3 runs)")
+    scope.selectedRuns = 2
+    scope.catalogueRuns = 2
+    scope.scenarioFolder = "my-scenarios"
+    let elsewhere = RunSummary(results, scope: scope)
+    #expect(!elsewhere.qualified)
+    #expect(elsewhere.headline.contains("scenarios from my-scenarios, not the bundled catalogue"))
+  }
+
+  /// A waiver of a check this run did not run is not "unused": a partial run says nothing
+  /// about it.
+  @Test func aPartialRunDoesNotCallWaiversOfChecksItDidNotRunUnused() {
+    var scope = RunScope()
+    scope.waivers = [Self.waiver("push/receive")]
+    let summary = RunSummary([Self.result("sso/a", .ios, .passed)], scope: scope)
+    #expect(summary.unusedWaivers.isEmpty)
   }
 
   @Test func theWaiverFileIsCheckedAndEveryMistakeIsLocated() throws {
@@ -339,33 +393,40 @@ import Testing
     ]
   }
 
+  static let files = [
+    "qualify.json": Attestation.hex(Data("{}".utf8)),
+    "src/config.json": Attestation.hex(Data("abc".utf8)),
+  ]
+
   @Test func aSignedVerdictVerifiesAndNamesTheFileThatChanged() throws {
-    let directory = try Fixtures.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try Data("{}".utf8).write(to: directory.appendingPathComponent("qualify.json"))
-    try FileManager.default.createDirectory(
-      at: directory.appendingPathComponent("src"), withIntermediateDirectories: true)
-    let config = directory.appendingPathComponent("src/config.json")
-    try Data("abc".utf8).write(to: config)
     for (name, key) in try Self.keys() {
       let statement = try Attestation.statement(
         run: Self.qualifiedRun, results: [ReleaseReportTests.result("a/b", .ios, .passed)])
       #expect(statement.subject.map(\.name) == ["qualify.json", "src/config.json"])
       let envelope = try Attestation.sign(statement, key: key)
       let verified = try Attestation.verify(
-        envelope: envelope, key: try key.publicKey(), directory: directory)
+        envelope: envelope, key: try key.publicKey(), files: Self.files)
       #expect(verified.mismatches.isEmpty, "\(name)")
+      #expect(verified.checked == 2)
       #expect(verified.statement.predicate.verdict == "qualified")
-      try Data("abd".utf8).write(to: config)
-      let changed = try Attestation.verify(
-        envelope: envelope, key: try key.publicKey(), directory: directory)
-      #expect(changed.mismatches.count == 1)
-      #expect(changed.mismatches.first?.hasPrefix("src/config.json: differs") == true)
-      try Data("abc".utf8).write(to: config)
+      var changed = Self.files
+      changed["src/config.json"] = Attestation.hex(Data("abd".utf8))
+      let differs = try Attestation.verify(
+        envelope: envelope, key: try key.publicKey(), files: changed)
+      #expect(differs.mismatches.count == 1)
+      #expect(differs.mismatches.first?.hasPrefix("src/config.json: differs") == true)
+      // A file the build now reads that was not attested (it shadows one, or is new).
+      var shadowed = Self.files
+      shadowed["qualify-waivers.json"] = Attestation.hex(Data("{}".utf8))
+      let extra = try Attestation.verify(
+        envelope: envelope, key: try key.publicKey(), files: shadowed)
+      #expect(
+        extra.mismatches == [
+          "qualify-waivers.json: read by the build of this checkout, but not attested"
+        ])
       // Another key, or a payload changed after signing, does not verify.
       #expect(throws: AttestationError.self) {
-        try Attestation.verify(
-          envelope: envelope, key: try Key.generateP256(), directory: directory)
+        try Attestation.verify(envelope: envelope, key: try Key.generateP256(), files: Self.files)
       }
       var object = try #require(
         try JSONSerialization.jsonObject(with: Data(envelope.utf8)) as? [String: Any])
@@ -377,9 +438,45 @@ import Testing
       let tampered = String(
         decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
       #expect(throws: AttestationError.self) {
-        try Attestation.verify(envelope: tampered, key: try key.publicKey(), directory: directory)
+        try Attestation.verify(envelope: tampered, key: try key.publicKey(), files: Self.files)
       }
     }
+  }
+
+  /// A statement that names nothing checkable verifies nothing; an OTA bundle it names must
+  /// be given.
+  @Test func aStatementWithoutAppFilesOrWithAnUncheckedBundleDoesNotVerify() throws {
+    let key = try Key.generateEd25519()
+    var run = Self.qualifiedRun
+    run.appFiles = []
+    var statement = try Attestation.statement(
+      run: Self.qualifiedRun, results: [ReleaseReportTests.result("a/b", .ios, .passed)],
+      bundle: Attestation.Subject(name: "ota-bundle/1300-abc.zip", sha256: "00"))
+    let withBundle = try Attestation.sign(statement, key: key)
+    let unchecked = try Attestation.verify(envelope: withBundle, key: key, files: Self.files)
+    #expect(unchecked.mismatches.contains { $0.contains("pass --bundle FILE") })
+    statement.subject = []
+    let empty = try Attestation.verify(
+      envelope: try Attestation.sign(statement, key: key), key: key, files: [:])
+    #expect(empty.mismatches == ["the statement names no app file"])
+    #expect(throws: AttestationError.self) { try Attestation.statement(run: run, results: []) }
+  }
+
+  /// Only P-256 among the EC curves: a secp256k1 key is 256 bits too, and not what the
+  /// attestation says it is.
+  @Test func anAttestationKeyIsP256OrEd25519() throws {
+    let pem = try Programs.run(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "from cryptography.hazmat.primitives.asymmetric import ec; from cryptography.hazmat.primitives import serialization as s; print(ec.generate_private_key(ec.SECP256K1()).private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()).decode())",
+      ])
+    #expect(pem.status == 0, "\(pem.stderr)")
+    let k1 = try Key.privateKey(pem: pem.stdout)
+    #expect(k1.signatureAlgorithm == nil)
+    #expect(throws: Error.self) { try k1.signMessage([1, 2, 3]) }
+    #expect(try Key.generateP256().signatureAlgorithm == "ecdsa-p256-sha256")
+    #expect(try Key.generateEd25519().signatureAlgorithm == "ed25519")
   }
 
   @Test func onlyAQualifiedRunIsAttested() throws {

@@ -355,12 +355,12 @@ public final class ResultStore: Sendable {
       ? ResultStore.runRecord(rows[0]) : rows.first { $0[0].text == id }.map(ResultStore.runRecord)
   }
 
-  /// The newest qualified run of `channel` that started before `date`: what a new run is
-  /// compared with.
-  public func lastQualified(channel: Channel, before date: Date) throws -> RunRecord? {
+  /// The newest qualified run of `app` on `channel` that started before `date`: what a new
+  /// run is compared with (a shared store may hold other apps' runs).
+  public func lastQualified(app: String, channel: Channel, before date: Date) throws -> RunRecord? {
     try database.query(
-      "SELECT \(ResultStore.runColumns) FROM runs WHERE status = 'qualified' AND channel = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT 1",
-      [.text(channel.rawValue), .text(ResultStore.format(date))]
+      "SELECT \(ResultStore.runColumns) FROM runs WHERE status = 'qualified' AND app = ? AND channel = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT 1",
+      [.text(app), .text(channel.rawValue), .text(ResultStore.format(date))]
     ).first.map(ResultStore.runRecord)
   }
 

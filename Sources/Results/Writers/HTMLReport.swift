@@ -48,7 +48,8 @@ public enum HTMLReport {
     out += "<section id=\"scenarios\"><h2>Scenarios</h2>\n"
     for (index, result) in results.enumerated() {
       out += scenario(
-        result, index: index, run: run, waiver: summary.waived[index], evidenceHref: evidenceHref)
+        result, index: index, run: run, waivers: summary.waived[index] ?? [],
+        evidenceHref: evidenceHref)
     }
     out += "</section>\n"
     if !history.isEmpty { out += historyTable(history, current: run.id) }
@@ -204,7 +205,7 @@ public enum HTMLReport {
     var out =
       "<section id=\"waivers\"><h2>Waivers</h2>\n<p class=\"meta\">Expected failures the app repository accepts (qualify-waivers.json): a waived failure does not block; an expired waiver covers nothing.</p>\n<table class=\"index\">\n<thead><tr><th>State</th><th>Check</th><th>Reason</th><th>Owner</th><th>Expires</th><th>Covers in this run</th></tr></thead>\n<tbody>\n"
     for waiver in waivers {
-      let covered = failures.waived.filter { $0.waiver == waiver }
+      let covered = failures.waived.filter { $0.waivers.contains(waiver) }
       let state: (String, String) =
         waiver.expired
         ? ("bad", "expired") : covered.isEmpty ? ("warn", "unused") : ("none", "in force")
@@ -311,16 +312,16 @@ public enum HTMLReport {
   }
 
   private static func scenario(
-    _ result: ScenarioResult, index: Int, run: RunRecord, waiver: Waiver?, evidenceHref: String
+    _ result: ScenarioResult, index: Int, run: RunRecord, waivers: [Waiver], evidenceHref: String
   ) -> String {
-    let cls = waiver != nil ? "warn" : css(result.verdict)
+    let cls = !waivers.isEmpty ? "warn" : css(result.verdict)
     var out = "<article class=\"scenario \(cls)\" id=\"\(anchor(index))\">\n"
     out +=
-      "<h3><span class=\"badge \(cls)\">\(h(waiver != nil ? "waived" : result.verdict.rawValue))</span> \(h(result.title)) <span class=\"sub\">\(h(result.scenarioID)) · \(h(result.platform.displayName))</span></h3>\n"
+      "<h3><span class=\"badge \(cls)\">\(h(!waivers.isEmpty ? "waived" : result.verdict.rawValue))</span> \(h(result.title)) <span class=\"sub\">\(h(result.scenarioID)) · \(h(result.platform.displayName))</span></h3>\n"
     out += "<p class=\"message\">\(h(result.message))</p>\n"
-    if let waiver {
+    for waiver in waivers {
       out +=
-        "<p class=\"waiver\">Waived by \(h(waiver.owner)) until \(h(waiver.expires)): \(h(waiver.reason))\(waiver.location.map { " (\(h($0)))" } ?? "")</p>\n"
+        "<p class=\"waiver\">Waived\(waiver.control.map { " (control “\(h($0))”)" } ?? "") by \(h(waiver.owner)) until \(h(waiver.expires)): \(h(waiver.reason))\(waiver.location.map { " (\(h($0)))" } ?? "")</p>\n"
     }
     if !result.attempts.isEmpty {
       out +=

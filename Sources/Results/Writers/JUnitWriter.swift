@@ -19,14 +19,14 @@ public enum JUnitWriter {
         ? " (flaky: "
           + result.attempts.map { "seed \($0.seed) \($0.verdict.rawValue)" }
           .joined(separator: ", ") + ")" : ""
-      let waiver = summary.waived[index]
+      let waivers = summary.waived[index] ?? []
       let className =
         "qualify.\(result.scenarioID.replacingOccurrences(of: "/", with: ".")).\(result.platform.rawValue)"
       var body = ""
       switch result.verdict {
-      case .failed where waiver != nil:
+      case .failed where !waivers.isEmpty:
         skipped += 1
-        body = "<skipped message=\"\(xml(waived(waiver, result.message)))\"/>"
+        body = "<skipped message=\"\(xml(waived(waivers.first, result.message)))\"/>"
       case .failed:
         failures += 1
         body =
@@ -50,7 +50,7 @@ public enum JUnitWriter {
         switch control.outcome {
         case .bit: break
         case .didNotBite, .bitElsewhere:
-          if let waiver, waiver.covers(control: control.name, of: result) {
+          if let waiver = result.waiver(forControl: control.name, among: waivers) {
             skipped += 1
             controlBody = "<skipped message=\"\(xml(waived(waiver, control.message)))\"/>"
             break
@@ -82,7 +82,7 @@ public enum JUnitWriter {
       ("run", run.id), ("channel", run.channel.rawValue), ("app", run.app),
       ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
       ("verdict", summary.status.rawValue), ("headline", summary.headline),
-      ("scope", scope.isFull ? "full" : "partial"),
+      ("scope", summary.status == .partial || !scope.isFull ? "partial" : "full"),
       ("scope-limits", scope.limits.joined(separator: "; ")),
       (
         "checklist",

@@ -51,7 +51,7 @@ public enum MarkdownSummary {
       out += "\n### Waived\n\n"
       for failure in failures.waived {
         out +=
-          "- `\(failure.scenarioID)` \(failure.platform.displayName): \(text(failure.waiver?.reason ?? "")) (owner \(text(failure.waiver?.owner ?? "")), until \(failure.waiver?.expires ?? ""))\n"
+          "- `\(failure.scenarioID)` \(failure.platform.displayName): \(text(failure.waivers.first?.reason ?? "")) (owner \(text(failure.waivers.first?.owner ?? "")), until \(failure.waivers.first?.expires ?? ""))\n"
       }
     }
     return out

@@ -5,14 +5,33 @@ import QualifyCore
 /// as an inline SVG chart and a table, each run linking to its report. No script, the same
 /// Content-Security-Policy as the report.
 public enum TrendPage {
+  /// What tells a page qualify wrote from one it must not overwrite.
+  public static let marker = "<meta name=\"generator\" content=\"qualify trend\">"
+
   public static func render(runs: [RunRecord], now: Date = Date()) -> String {
     var out = HTMLReport.page(title: "qualify — runs over time")
+      .replacingOccurrences(
+        of: "<meta charset=\"utf-8\">", with: "<meta charset=\"utf-8\">\n" + marker)
     out +=
       "<header><h1>Runs over time <span class=\"sub\">\(runs.count) run\(runs.count == 1 ? "" : "s") recorded</span></h1></header>\n"
-    let channels = Channel.allCases.filter { channel in runs.contains { $0.channel == channel } }
-    for channel in channels {
-      let own = runs.filter { $0.channel == channel }.sorted { $0.startedAt < $1.startedAt }
-      out += "<section id=\"\(channel.rawValue)\"><h2>Channel \(channel.rawValue)</h2>\n"
+    // One section per app and channel: a shared store may hold several apps' runs.
+    var groups: [(app: String, channel: Channel)] = []
+    for channel in Channel.allCases {
+      for app in Set(runs.filter { $0.channel == channel }.map(\.app)).sorted() {
+        groups.append((app, channel))
+      }
+    }
+    var ids: Set<String> = []
+    for (app, channel) in groups {
+      var id = channel.rawValue
+      while ids.contains(id) { id += "-" + String(ids.count) }
+      ids.insert(id)
+      let own = runs.filter { $0.channel == channel && $0.app == app }.sorted {
+        $0.startedAt < $1.startedAt
+      }
+      let name = own.last?.appName ?? URL(fileURLWithPath: app).lastPathComponent
+      out +=
+        "<section id=\"\(id)\"><h2>Channel \(channel.rawValue) <span class=\"sub\">\(h(name)) · \(h(app))</span></h2>\n"
       out += chart(own)
       out +=
         "<table class=\"index\">\n<thead><tr><th>Run</th><th>Started</th><th>Verdict</th><th>Duration</th><th>Passed</th><th>Failed</th><th>Control did not bite</th><th>Error</th></tr></thead>\n<tbody>\n"

@@ -19,19 +19,20 @@ public final class Runner: Sendable {
     /// `--repeat N`: each scenario runs N times, attempt n with the seed + n; attempts that
     /// disagree make the result flaky.
     public var repeats: Int
-    /// `--fail-fast`: no new scenario starts once one did not pass.
-    public var failFast: Bool
+    /// `--fail-fast`: no new scenario starts once a result this says blocks the release
+    /// came in (a waived failure does not).
+    public var stopsAfter: (@Sendable (ScenarioResult) -> Bool)?
 
     public init(
       seed: UInt64, jobs: Int = 1, runControls: Bool = true, timeoutOverride: TimeInterval? = nil,
-      repeats: Int = 1, failFast: Bool = false
+      repeats: Int = 1, stopsAfter: (@Sendable (ScenarioResult) -> Bool)? = nil
     ) {
       self.seed = seed
       self.jobs = max(1, jobs)
       self.runControls = runControls
       self.timeoutOverride = timeoutOverride
       self.repeats = max(1, repeats)
-      self.failFast = failFast
+      self.stopsAfter = stopsAfter
     }
   }
 
@@ -119,7 +120,7 @@ public final class Runner: Sendable {
           self.mark(
             "\(scenario.id)/\(platform.rawValue)",
             "verdict \(result.verdict.rawValue): \(result.message)")
-          if options.failFast && ![.passed, .notApplicable].contains(result.verdict) {
+          if options.stopsAfter?(result) == true {
             stopped.withLock { $0 = true }
           }
           results.set(index, result)
@@ -135,12 +136,15 @@ public final class Runner: Sendable {
     return results.all
   }
 
-  /// One result from the attempts of `--repeat`: the first that did not pass stands (a check
-  /// that passes only sometimes proves nothing), with every attempt's verdict recorded.
+  /// One result from the attempts of `--repeat`: the first that failed stands (a check that
+  /// passes only sometimes proves nothing), else the first whose control did not bite, else
+  /// the first harness error, with every attempt's verdict recorded.
   static func merge(_ attempts: [ScenarioResult], seeds: [UInt64]) -> ScenarioResult {
+    let order: [Verdict] = [.failed, .controlDidNotBite, .error]
     guard
-      var result = attempts.first(where: { ![.passed, .notApplicable].contains($0.verdict) })
-        ?? attempts.first
+      var result = order.lazy.compactMap({ verdict in
+        attempts.first { $0.verdict == verdict }
+      }).first ?? attempts.first
     else { preconditionFailure("a scenario runs at least once") }
     guard attempts.count > 1 else { return result }
     result.attempts = zip(seeds, attempts).map {

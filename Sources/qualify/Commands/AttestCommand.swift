@@ -1,3 +1,4 @@
+import Artifacts
 import Foundation
 import QualifyCore
 import QualifyCrypto
@@ -5,7 +6,7 @@ import ResultModel
 import Results
 
 /// `qualify attest [RUN] --key KEY` and `qualify verify-attestation FILE --key KEY`: a signed
-/// verdict a store-release job can check (docs/attestation.md).
+/// verdict a store-release job can check (docs/release-report.md).
 struct AttestCommand {
   enum Mode { case attest, verify }
 
@@ -24,6 +25,9 @@ struct AttestCommand {
   static let verifyOptions: [OptionSpec] = [
     .value("key", "FILE", "The key to verify with: a PEM public key (or the private key)."),
     .value("app", "DIR", "The checkout of the app to check the subjects against (default: .)."),
+    .value(
+      "channel", "dev|staging|prod",
+      "The channel the release is for: the attestation must be of it (default: prod)."),
     .value("bundle", "FILE", "The OTA bundle to check against its subject."),
     .flag("help", "Show this help."),
   ]
@@ -52,9 +56,10 @@ struct AttestCommand {
       case .verify:
         out.write(
           helpText(
-            usage: "qualify verify-attestation FILE --key KEY.pem [--app DIR] [--bundle ZIP]",
+            usage:
+              "qualify verify-attestation FILE --key KEY.pem [--app DIR] [--channel C] [--bundle ZIP]",
             summary:
-              "Checks the envelope's signature with KEY, then that every app file it names still has the attested digest in DIR. Exit code: 0 verified, 1 a signature or a file does not match, 2 bad input.",
+              "Checks the envelope's signature with KEY, that it attests a qualified run of the channel, and that a build of the checkout in DIR reads exactly the attested app files with the attested digests (and the OTA bundle, when the attestation names one). Exit code: 0 verified, 1 a signature, the channel or a file does not match, 2 bad input.",
             options: AttestCommand.verifyOptions))
       }
       return .qualified
@@ -116,6 +121,14 @@ struct AttestCommand {
     do {
       let statement = try Attestation.statement(
         run: run, results: try store.results(run: run.id), bundle: bundle)
+      // A waiver that has expired since the run no longer covers what it waived.
+      let today = Waiver.day(Date())
+      let expired = statement.predicate.waivers.filter { $0.expires < today }
+      guard expired.isEmpty else {
+        throw AttestationError(
+          "the run relied on waivers that have expired since: \(expired.map { "\($0.label) (until \($0.expires))" }.joined(separator: ", ")); run qualify again"
+        )
+      }
       // What is attested is what was qualified: an app file changed since is refused.
       let app = URL(fileURLWithPath: run.app)
       let changed = (run.appFiles ?? []).filter { file in
@@ -154,12 +167,39 @@ struct AttestCommand {
     guard let data = FileManager.default.contents(atPath: file) else {
       throw InputError("cannot read \(file)")
     }
-    let app = URL(fileURLWithPath: parsed.value("app") ?? ".")
+    let app = parsed.value("app") ?? "."
+    let channel = try channelOption(parsed)
+    // The files a build of the checkout reads now, read as a run reads them (confined to
+    // the app and its base, symbolic links refused): what the subjects must equal.
+    var files: [String: String] = [:]
+    do {
+      let repository = try AppRepository(directory: app)
+      _ = try repository.builds(for: channel)
+      for file in repository.filesRead { files[file.path] = file.sha256 }
+      if let waivers = FileManager.default.contents(
+        atPath: repository.root.appendingPathComponent(WaiverFile.name).path)
+      {
+        files[WaiverFile.name] = Attestation.hex(waivers)
+      }
+    } catch let error as InputError {
+      Terminal.standardError.line(
+        out.style("not verified: ", .red, .bold)
+          + "the checkout at \(app) cannot be read as a build of channel \(channel.rawValue): \(error.message)"
+      )
+      return .notQualified
+    }
     do {
       let result = try Attestation.verify(
-        envelope: String(decoding: data, as: UTF8.self), key: key, directory: app,
+        envelope: String(decoding: data, as: UTF8.self), key: key, files: files,
         bundle: parsed.value("bundle").map { URL(fileURLWithPath: $0) })
       let predicate = result.statement.predicate
+      guard predicate.channel == channel else {
+        Terminal.standardError.line(
+          out.style("not verified: ", .red, .bold)
+            + "the attestation is of channel \(predicate.channel.rawValue), the release is for \(channel.rawValue)"
+        )
+        return .notQualified
+      }
       guard result.mismatches.isEmpty else {
         Terminal.standardError.line(
           out.style("not verified: ", .red, .bold)

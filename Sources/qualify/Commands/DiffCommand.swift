@@ -52,10 +52,12 @@ struct DiffCommand {
     if parsed.positionals.count == 2 {
       before = try find(parsed.positionals[0])
     } else {
-      guard let last = try store.lastQualified(channel: after.channel, before: after.startedAt)
+      guard
+        let last = try store.lastQualified(
+          app: after.app, channel: after.channel, before: after.startedAt)
       else {
         throw InputError(
-          "no qualified run of channel \(after.channel.rawValue) before \(after.id) to compare with",
+          "no qualified run of this app on channel \(after.channel.rawValue) before \(after.id) to compare with",
           hint: "name both runs: qualify diff RUN_A RUN_B")
       }
       before = last

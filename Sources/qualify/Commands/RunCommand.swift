@@ -40,7 +40,7 @@ struct RunCommand {
     .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
     .value(
       "repeat", "N",
-      "Run each scenario N times with seeds N, N+1, …; attempts that disagree mark it flaky (and fail it)."
+      "Run each scenario N times, with the seed, the seed + 1, …; attempts that disagree mark it flaky (and fail it)."
     ),
     .flag("fail-fast", "Start no new scenario once one did not pass (the run is then partial)."),
     .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
@@ -68,7 +68,7 @@ struct RunCommand {
         qualify history                    earlier runs
         qualify show RUN [SCENARIO]        one run, or one scenario of it
         qualify report [RUN]               (re)write a run's HTML report
-        qualify diff [RUN_A] RUN_B         what changed since a run (default: the last qualified)
+        qualify diff [RUN_A] [RUN_B]       what changed since a run (default: the last qualified)
         qualify attest RUN --key KEY       a signed in-toto attestation of a qualified run
         qualify verify-attestation FILE    check one against its key and the app's files
         qualify serve                      the mock stack for a real device or curl
@@ -214,6 +214,26 @@ struct RunCommand {
     scope.waivers = waivers
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
+    scope.failFast = parsed.has("fail-fast") ? true : nil
+    let scenarioFolder = URL(fileURLWithPath: parsed.value("scenarios") ?? Paths.scenariosDirectory)
+      .resolvingSymlinksInPath().standardizedFileURL
+    if scenarioFolder.path
+      != URL(fileURLWithPath: Paths.scenariosDirectory).resolvingSymlinksInPath()
+      .standardizedFileURL.path
+    {
+      scope.scenarioFolder = AppRepository.displayPath(scenarioFolder)
+    }
+    scope.catalogueDigest = RunCommand.digest(ofScenariosIn: scenarioFolder)
+    let pipelineEnv =
+      parsed.all("backend-env").map { ("backend", $0) }
+      + parsed.all("frontend-env").map { ("frontend", $0) }
+    if !pipelineEnv.isEmpty {
+      scope.pipelineEnvFiles = pipelineEnv.map { role, path in
+        AppFileDigest(
+          path: "\(role):\(path)",
+          sha256: FileManager.default.contents(atPath: path).map(Attestation.hex) ?? "unreadable")
+      }
+    }
     if let build = builds.values.first, build.features.ota.enabled,
       build.frontend.otaPrivateKey == nil
     {
@@ -258,11 +278,18 @@ struct RunCommand {
     try store.begin(run)
     let interrupt = InterruptHandler(store: store, run: run.id)
 
+    // --fail-fast stops at what blocks the release; a waived failure does not.
+    let inForce = waivers ?? []
+    let blocks: @Sendable (ScenarioResult) -> Bool = { result in
+      let failing: Set<Verdict> = [.failed, .controlDidNotBite, .error]
+      return failing.contains(result.verdict) && result.waivers(among: inForce) == nil
+    }
     let runner = Runner(
       builds: builds, material: material,
       options: Runner.Options(
         seed: seed, jobs: single != nil ? 1 : jobs, runControls: !parsed.has("no-controls"),
-        timeoutOverride: timeout, repeats: repeats, failFast: parsed.has("fail-fast")))
+        timeoutOverride: timeout, repeats: repeats,
+        stopsAfter: parsed.has("fail-fast") ? blocks : nil))
     if parsed.has("trace") || single != nil && parsed.has("trace") {
       let tracer = Tracer(terminal: terminal)
       runner.trace = { label, evidence in tracer.print(label, evidence) }
@@ -305,7 +332,7 @@ struct RunCommand {
       outputs.append(("junit", junit))
     }
     if let path = parsed.value("summary") {
-      try ReportFiles.writeText(MarkdownSummary.render(run: run, results: results), to: path)
+      try ReportFiles.appendText(MarkdownSummary.render(run: run, results: results), to: path)
       outputs.append(("summary", path))
     }
     progress.summary(results, summary: summary, run: run, report: report, outputs: outputs)
@@ -313,6 +340,21 @@ struct RunCommand {
       Terminal.standardOutput.write(try JSONWriter.render(run: run, results: results) + "\n")
     }
     return summary.exitCode
+  }
+
+  /// SHA-256 over the path and SHA-256 of every `.scenario` file under `folder`, sorted: one
+  /// value naming the catalogue a verdict rests on.
+  static func digest(ofScenariosIn folder: URL) -> String {
+    var lines: [String] = []
+    let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+    while let url = enumerator?.nextObject() as? URL {
+      guard url.pathExtension == "scenario",
+        let data = FileManager.default.contents(atPath: url.path)
+      else { continue }
+      lines.append(
+        "\(AppRepository.relativePath(of: url, from: folder)) \(Attestation.hex(data))")
+    }
+    return Attestation.hex(Data(lines.sorted().joined(separator: "\n").utf8))
   }
 
   /// The options that rebuild this run's world, for reproduce commands: the channel, the

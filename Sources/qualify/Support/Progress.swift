@@ -102,7 +102,7 @@ final class Progress: Sendable {
     for failure in failures.waived {
       terminal.line(
         terminal.style(
-          "waived: \(failure.scenarioID) [\(failure.platform.rawValue)] — \(failure.waiver?.reason ?? "") (owner \(failure.waiver?.owner ?? ""), until \(failure.waiver?.expires ?? ""))",
+          "waived: \(failure.scenarioID) [\(failure.platform.rawValue)] — \(failure.waivers.first?.reason ?? "") (owner \(failure.waivers.first?.owner ?? ""), until \(failure.waivers.first?.expires ?? ""))",
           .yellow))
     }
     for note in summary.waiverNotes { terminal.line(terminal.style("warning: " + note, .yellow)) }
@@ -243,17 +243,24 @@ enum ReportFiles {
   /// The last qualified run of the run's channel before it, with its results: what the
   /// report's "new since the last qualified run" compares with.
   static func baseline(of run: RunRecord, in store: ResultStore) throws -> HTMLReport.Baseline? {
-    guard let last = try store.lastQualified(channel: run.channel, before: run.startedAt) else {
+    guard
+      let last = try store.lastQualified(app: run.app, channel: run.channel, before: run.startedAt)
+    else {
       return nil
     }
     return HTMLReport.Baseline(run: last, results: try store.results(run: last.id))
   }
 
-  /// `DIR/index.html`: the runs over time.
+  /// `DIR/index.html`: the runs over time. A page qualify did not write is left alone
+  /// (`--report-dir .` in a project with an index.html of its own).
   static func writeTrend(store: ResultStore, directory: String) throws {
-    try writeText(
-      TrendPage.render(runs: store.runs(limit: 200)),
-      to: URL(fileURLWithPath: directory).appendingPathComponent("index.html").path)
+    let path = URL(fileURLWithPath: directory).appendingPathComponent("index.html").path
+    if let existing = FileManager.default.contents(atPath: path),
+      !String(decoding: existing.prefix(2048), as: UTF8.self).contains(TrendPage.marker)
+    {
+      return
+    }
+    try writeText(TrendPage.render(runs: store.runs(limit: 200)), to: path)
   }
 
   /// Fails now, naming the folder, when reports cannot be written there.
@@ -275,6 +282,22 @@ enum ReportFiles {
   /// new one) is replaced atomically — written beside it, then renamed over it, so a reader
   /// never sees half a file; a symbolic link is followed to its target; anything else (a FIFO,
   /// `/dev/stdout`, a device) is written into, never replaced.
+  /// Adds `text` at the end of the file at `path` (CI job summaries such as
+  /// `$GITHUB_STEP_SUMMARY` are appended to by each command of a step); creates it when absent.
+  static func appendText(_ text: String, to path: String) throws {
+    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    guard FileManager.default.fileExists(atPath: url.path),
+      let handle = FileHandle(forWritingAtPath: url.path)
+    else { return try writeText(text, to: path) }
+    defer { try? handle.close() }
+    do {
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data(text.utf8))
+    } catch {
+      throw EnvironmentError("cannot write \(path): \(error.localizedDescription)")
+    }
+  }
+
   static func writeText(_ text: String, to path: String) throws {
     let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
     let manager = FileManager.default
