@@ -45,14 +45,22 @@ import Testing
       ])
   }
 
+  /// A state and a nonce as long as ProConnect requires, and a PKCE verifier as RFC 7636
+  /// writes them (43 characters at least).
+  static let state = String(repeating: "s", count: 32)
+  static let nonce = String(repeating: "n", count: 32)
+  static let verifier = String(repeating: "v", count: 43)
+
   static func authorize(
     acr: String? = "eidas1", redirect: String = "https://rp.test/cb", cookie: String? = nil,
-    prompt: String? = nil, method: String? = "S256", client: String = "rp"
+    prompt: String? = nil, method: String? = "S256", client: String = "rp",
+    challenge: String? = Digest.pkceChallenge(verifier: verifier), maxAge: String? = nil,
+    responseType: String? = "code"
   ) -> Machine.AuthorizeRequest {
     Machine.AuthorizeRequest(
-      responseType: "code", clientID: client, redirectURI: redirect, acr: acr, state: "s",
-      nonce: "n", codeChallenge: Digest.pkceChallenge(verifier: "verifier"),
-      codeChallengeMethod: method, scope: "openid", prompt: prompt, identityCookie: cookie)
+      responseType: responseType, clientID: client, redirectURI: redirect, acr: acr,
+      state: state, nonce: nonce, codeChallenge: challenge, codeChallengeMethod: method,
+      scope: "openid email", prompt: prompt, maxAge: maxAge, identityCookie: cookie)
   }
 
   /// Logs alice in from a fresh authorize; returns the code and the identity cookie.
@@ -150,10 +158,10 @@ import Testing
     #expect(again.events.isEmpty, "reusing a session records no LOGIN")
   }
 
-  @Test func proConnectRequiresEidas1AndEveryoneRequiresS256() {
+  @Test func proConnectRequiresEidas1() {
     var proconnect = Self.machine(.proconnect)
     guard
-      case .redirectError(_, "invalid_request", let why, "s") = proconnect.authorize(
+      case .redirectError(_, "invalid_request", let why, Self.state, false) = proconnect.authorize(
         Self.authorize(acr: nil), Fixture().environment
       ).action
     else {
@@ -161,16 +169,102 @@ import Testing
       return
     }
     #expect(why.contains("eidas1"))
-    var keycloak = Self.machine(.keycloakDev)
-    guard
-      case .redirectError(_, _, let plain, _) = keycloak.authorize(
-        Self.authorize(method: "plain"), Fixture().environment
-      ).action
-    else {
-      Issue.record("plain PKCE accepted")
+  }
+
+  /// The OAuth error an authorization request gets back at the client, or nil.
+  static func redirectError(_ decision: Machine.Decision) -> String? {
+    if case .redirectError(_, let error, _, _, let fragment) = decision.action {
+      return error + (fragment ? " (fragment)" : "")
+    }
+    return nil
+  }
+
+  /// Deviations an independent OIDC client found in the authorization endpoint, each fixed:
+  /// the row's request and what the client must get back.
+  @Test(
+    arguments: [
+      // RFC 7636 §4.3: no method means plain; an unknown method is refused.
+      (
+        "a challenge with no method is plain",
+        Self.authorize(method: nil, challenge: Self.verifier), nil
+      ),
+      ("an unknown challenge method", Self.authorize(method: "S512"), "invalid_request"),
+      ("a challenge shorter than 43", Self.authorize(challenge: "abc"), "invalid_request"),
+      // RFC 6749 §4.1.2.1 / §4.2.2.1: an unsupported response type goes back to the client.
+      (
+        "response_type=token", Self.authorize(responseType: "token"),
+        "unsupported_response_type (fragment)"
+      ),
+      ("no response_type", Self.authorize(responseType: nil), "invalid_request"),
+      // OIDC Core §3.1.2.1: prompt=none never shows a form.
+      ("prompt=none without a session", Self.authorize(prompt: "none"), "login_required"),
+    ] as [(String, Machine.AuthorizeRequest, String?)])
+  func theAuthorizationEndpointAnswersAsTheSpecsSay(
+    label: String, request: Machine.AuthorizeRequest, error: String?
+  ) {
+    var machine = Self.machine(.keycloakDev)
+    let decision = machine.authorize(request, Fixture().environment)
+    #expect(Self.redirectError(decision) == error, "\(label): \(decision.action)")
+    if error == nil { #expect(Self.isForm(decision.action), "\(label)") }
+  }
+
+  @Test func aRedirectURIWithAFragmentIsNeverRedirectedTo() {
+    var machine = Self.machine(.keycloakDev)
+    let decision = machine.authorize(
+      Self.authorize(redirect: "https://rp.test/wild/x#frag"), Fixture().environment)
+    guard case .errorPage(let message) = decision.action else {
+      Issue.record("\(decision.action)")
       return
     }
-    #expect(plain.contains("S256"))
+    #expect(message.contains("redirect_uri"))
+  }
+
+  /// max_age: Keycloak re-authenticates a session older than it (max_age=0 always);
+  /// ProConnect documents max_age as not implemented.
+  @Test(arguments: [
+    (IdentityProviderProfile.keycloakDev, "0", false), (.keycloakDev, "3600", true),
+    (.proconnect, "0", true),
+  ])
+  func maxAgeForcesAFreshLoginWhereTheProfileHonoursIt(
+    profile: IdentityProviderProfile, maxAge: String, reused: Bool
+  ) throws {
+    let fixture = Fixture()
+    var machine = Self.machine(profile)
+    let (_, cookie) = try Self.logIn(&machine, fixture)
+    fixture.now += 10
+    let again = machine.authorize(
+      Self.authorize(cookie: cookie.value, maxAge: maxAge), fixture.environment)
+    #expect(Self.isAuthorized(again.action) == reused, "\(again.action)")
+    // With a live session but max_age exceeded, prompt=none answers login_required.
+    if !reused {
+      let silent = machine.authorize(
+        Self.authorize(cookie: cookie.value, prompt: "none", maxAge: maxAge), fixture.environment)
+      #expect(Self.redirectError(silent) == "login_required")
+    }
+  }
+
+  /// ProConnect's documented authorization request: its parameters only, state and nonce of
+  /// 32 characters at least, the openid and email scopes.
+  @Test func proConnectRefusesWhatItsDocumentationDoesNot() {
+    var machine = Self.machine(.proconnect)
+    var unknown = Self.authorize()
+    unknown.parameterNames = ["response_type", "client_id", "foo"]
+    guard case .errorPage(let message) = machine.authorize(unknown, Fixture().environment).action
+    else {
+      Issue.record("an unknown parameter was accepted")
+      return
+    }
+    #expect(message.contains("Y000400") && message.contains("foo"))
+    var short = Self.authorize()
+    short.state = "short"
+    guard case .errorPage(let why) = machine.authorize(short, Fixture().environment).action else {
+      Issue.record("a short state was accepted")
+      return
+    }
+    #expect(why.contains("state is required, at least 32 characters"))
+    var narrow = Self.authorize()
+    narrow.scope = "openid"
+    #expect(Self.redirectError(machine.authorize(narrow, Fixture().environment)) == "invalid_scope")
   }
 
   @Test(arguments: [
@@ -236,8 +330,8 @@ import Testing
   // MARK: Token (RFC 6749 §4.1.3, RFC 7636 §4.6)
 
   static func token(
-    _ code: String, secret: String = "rp-secret", verifier: String = "verifier",
-    redirect: String = "https://rp.test/cb"
+    _ code: String, secret: String = "rp-secret", verifier: String? = verifier,
+    redirect: String? = "https://rp.test/cb"
   ) -> Machine.TokenRequest {
     .init(
       clientID: "rp", clientSecret: secret, grantType: "authorization_code", code: code,
@@ -265,11 +359,144 @@ import Testing
     }
     #expect(claims["sub"] == .string("alice"))
     #expect(claims["acr"] == .string("eidas1"))
-    #expect(claims["nonce"] == .string("n"))
+    #expect(claims["nonce"] == .string(Self.nonce))
     #expect(redeemed.events.map(\.type) == ["CODE_TO_TOKEN"])
     #expect(
       Self.tokenError(machine.token(Self.token(code), fixture.environment))
-        == "invalid_grant: Code not valid")
+        == "invalid_grant: Code already used; the tokens issued from it are revoked")
+  }
+
+  /// ProConnect answers userinfo as a JWT for the client that asked (its partner
+  /// documentation); Keycloak as JSON.
+  @Test(
+    arguments: [
+      (IdentityProviderProfile.proconnect, "rp"), (.keycloakDev, nil),
+    ] as [(IdentityProviderProfile, String?)])
+  func userinfoIsSignedWhereTheProfileSignsIt(profile: IdentityProviderProfile, audience: String?)
+    throws
+  {
+    let fixture = Fixture()
+    var machine = Self.machine(profile)
+    let (code, _) = try Self.logIn(&machine, fixture)
+    guard
+      case .tokens(let accessToken, _, _) = machine.token(Self.token(code), fixture.environment)
+        .action
+    else {
+      Issue.record("no token")
+      return
+    }
+    guard
+      case .userinfo(let claims, let signedFor) = machine.userinfo(
+        accessToken: accessToken, now: fixture.now
+      ).action
+    else {
+      Issue.record("no userinfo")
+      return
+    }
+    #expect(claims["sub"] == "alice")
+    #expect(signedFor == audience)
+    // The access token lives as long as the profile says: 60 s at ProConnect.
+    fixture.now += profile.accessTokenLifetime + 1
+    guard case .invalidToken = machine.userinfo(accessToken: accessToken, now: fixture.now).action
+    else {
+      Issue.record("an expired access token still works")
+      return
+    }
+  }
+
+  /// RFC 6749 §4.1.2: a code presented twice revokes the access token it bought.
+  @Test func aReusedCodeRevokesTheTokenItBought() throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.keycloakDev)
+    let (code, _) = try Self.logIn(&machine, fixture)
+    guard
+      case .tokens(let accessToken, _, _) = machine.token(Self.token(code), fixture.environment)
+        .action
+    else {
+      Issue.record("no token")
+      return
+    }
+    guard case .userinfo = machine.userinfo(accessToken: accessToken, now: fixture.now).action
+    else {
+      Issue.record("the fresh token does not work")
+      return
+    }
+    _ = machine.token(Self.token(code), fixture.environment)
+    guard case .invalidToken = machine.userinfo(accessToken: accessToken, now: fixture.now).action
+    else {
+      Issue.record("the token of a reused code still works")
+      return
+    }
+  }
+
+  /// Deviations an independent client found at the token endpoint, each fixed.
+  @Test(arguments: [
+    ("no code", "invalid_request: Missing parameter: code"),
+    ("no grant_type", "invalid_request: Missing parameter: grant_type"),
+    ("password grant", "unsupported_grant_type: only authorization_code is supported"),
+    (
+      "a 3-character verifier",
+      "invalid_grant: code_verifier must be 43 to 128 unreserved characters"
+    ),
+    ("no redirect_uri", "invalid_request: Missing parameter: redirect_uri"),
+  ])
+  func theTokenEndpointAnswersAsRFC6749Says(label: String, expected: String) throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.keycloakDev)
+    let (code, _) = try Self.logIn(&machine, fixture)
+    var request = Self.token(code)
+    switch label {
+    case "no code": request.code = nil
+    case "no grant_type": request.grantType = nil
+    case "password grant": request.grantType = "password"
+    case "a 3-character verifier": request.codeVerifier = "abc"
+    default: request.redirectURI = nil
+    }
+    #expect(Self.tokenError(machine.token(request, fixture.environment)) == expected, "\(label)")
+  }
+
+  /// A verifier for a code issued without a challenge is refused (a downgrade of PKCE).
+  @Test func aVerifierWithoutAChallengeIsRefused() throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.keycloakDev)
+    let shown = machine.authorize(Self.authorize(method: nil, challenge: nil), fixture.environment)
+    guard case .loginForm(let tab, let pending, _, _) = shown.action else {
+      Issue.record("\(shown.action)")
+      return
+    }
+    let done = machine.login(
+      .init(
+        tab: tab, bindingCookie: pending.binding, formToken: pending.formToken, username: "alice",
+        password: "pw", rememberMeTicked: false), fixture.environment)
+    guard case .authorized(_, let parameters, _) = done.action, let code = parameters["code"] ?? nil
+    else {
+      Issue.record("\(done.action)")
+      return
+    }
+    #expect(
+      Self.tokenError(machine.token(Self.token(code), fixture.environment))
+        == "invalid_grant: a code_verifier for a code issued without code_challenge")
+  }
+
+  /// Keycloak's `+` in post-logout redirect URIs stands for the client's redirect URIs, not
+  /// for any URI.
+  @Test func aPlusPostLogoutURIMeansTheRedirectURIs() {
+    var machine = Self.machine(.keycloakDev)
+    machine.register(
+      .init(
+        id: "rp", secret: "rp-secret", redirectURIs: ["https://rp.test/cb"],
+        postLogoutRedirectURIs: ["+"], acrLevels: [:]))
+    for (target, allowed) in [("https://rp.test/cb", true), ("https://evil.test/", false)] {
+      let decision = machine.endSession(
+        .init(
+          hintAudience: nil, clientID: "rp", postLogoutRedirectURI: target, state: "x",
+          identityCookie: nil), Fixture().environment)
+      if case .errorPage = decision.action {
+        #expect(!allowed, "\(target)")
+      } else {
+        #expect(allowed, "\(target)")
+      }
+    }
   }
 
   @Test func aCodeFailsWhenLateWithAnotherRedirectOrWithoutItsVerifier() throws {
@@ -286,7 +513,7 @@ import Testing
         expected == "Incorrect redirect_uri"
         ? Self.token(code, redirect: "https://rp.test/other")
         : expected == "PKCE verification failed"
-          ? Self.token(code, verifier: "another") : Self.token(code)
+          ? Self.token(code, verifier: String(repeating: "w", count: 43)) : Self.token(code)
       #expect(
         Self.tokenError(machine.token(request, fixture.environment))
           == "invalid_grant: \(expected)")

@@ -49,7 +49,8 @@ import Testing
       idp.profile == .proconnect
       ? "/api/v2/authorize" : "/realms/messages/protocol/openid-connect/auth"
     return base
-      + "?response_type=code&client_id=rp&redirect_uri=https%3A%2F%2Frp.test%2Fcb&state=s&nonce=n"
+      + "?response_type=code&client_id=rp&redirect_uri=https%3A%2F%2Frp.test%2Fcb&scope=openid+email"
+      + "&state=\(String(repeating: "s", count: 32))&nonce=\(String(repeating: "n", count: 32))"
       + extra
   }
 
@@ -90,15 +91,51 @@ import Testing
     #expect(page.bodyText.contains("rememberMe"))
   }
 
-  @Test func aTokenRequestWithAWrongSecretIsRefused() {
+  func post(_ idp: IdentityProvider, _ target: String, _ form: String, headers: HTTPHeaders = [:])
+    -> HTTPResponse
+  {
+    var all = headers
+    all.add("Host", "idp.test")
+    all.add("Content-Type", "application/x-www-form-urlencoded")
+    return idp.handle(
+      HTTPRequest(method: "POST", target: target, headers: all, body: Array(form.utf8)))
+  }
+
+  /// RFC 6749 §5.2: a failed client authentication says the scheme (WWW-Authenticate), and
+  /// no token answer is cached (§5.1: no-store, and Pragma: no-cache for HTTP/1.0 caches).
+  @Test func aTokenRequestWithAWrongSecretIsRefusedWithItsScheme() {
     let idp = provider(.keycloakDev)
     let basic = Data("rp:wrong".utf8).base64EncodedString()
-    let response = idp.handle(
-      HTTPRequest(
-        method: "POST", target: "/realms/messages/protocol/openid-connect/token",
-        headers: ["Host": "idp.test", "Authorization": "Basic \(basic)"],
-        body: Array("grant_type=authorization_code&code=x".utf8)))
+    let response = post(
+      idp, "/realms/messages/protocol/openid-connect/token",
+      "grant_type=authorization_code&code=x", headers: ["Authorization": "Basic \(basic)"])
     #expect(response.status == 401)
+    #expect(response.headers["WWW-Authenticate"]?.hasPrefix("Basic realm=") == true)
+    #expect(response.headers["Pragma"] == "no-cache")
+    #expect(response.headers["Cache-Control"] == "no-store")
+    let missing = post(
+      idp, "/realms/messages/protocol/openid-connect/token",
+      "grant_type=authorization_code&redirect_uri=https%3A%2F%2Frp.test%2Fcb",
+      headers: ["Authorization": "Basic \(Data("rp:rp-secret-value".utf8).base64EncodedString())"])
+    #expect(missing.status == 400)
+    let answer = try? JSONSerialization.jsonObject(with: Data(missing.body)) as? [String: Any]
+    #expect(answer?["error"] as? String == "invalid_request")
+  }
+
+  /// OIDC Core: the authorization endpoint (§3.1.2.1), userinfo (§5.3.1) and RP-initiated
+  /// logout take POST as well as GET.
+  @Test func authorizeUserinfoAndLogoutTakePOST() throws {
+    let idp = provider(.keycloakDev)
+    let query = try #require(authorize(idp).split(separator: "?", maxSplits: 1).last)
+    let form = post(idp, "/realms/messages/protocol/openid-connect/auth", String(query))
+    #expect(form.status == 200)
+    #expect(form.bodyText.contains("name=\"password\""))
+    let userinfo = post(
+      idp, "/realms/messages/protocol/openid-connect/userinfo", "access_token=nope")
+    #expect(userinfo.status == 401)
+    #expect(userinfo.headers["WWW-Authenticate"]?.contains("invalid_token") == true)
+    let logout = post(idp, "/realms/messages/protocol/openid-connect/logout", "client_id=rp")
+    #expect(logout.status == 200)
   }
 
   @Test func discoveryAndJWKSAgree() throws {

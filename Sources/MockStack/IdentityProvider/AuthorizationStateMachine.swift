@@ -44,6 +44,8 @@ struct AuthorizationStateMachine: Sendable {
     var state: String?
     var nonce: String?
     var codeChallenge: String?
+    /// `S256` or `plain` (RFC 7636 §4.3: `plain` when the request names none).
+    var codeChallengeMethod: String
     var acr: String?
     var scope: String
     var formToken: String
@@ -57,6 +59,7 @@ struct AuthorizationStateMachine: Sendable {
     var sessionID: String
     var nonce: String?
     var codeChallenge: String?
+    var codeChallengeMethod: String
     var acr: String?
     var authTime: Date
     var expires: Date
@@ -75,6 +78,10 @@ struct AuthorizationStateMachine: Sendable {
     var codeChallengeMethod: String?
     var scope: String?
     var prompt: String?
+    /// `max_age` as sent (seconds since the user last authenticated).
+    var maxAge: String? = nil
+    /// The names of every parameter the request carried (a profile may refuse unknown ones).
+    var parameterNames: [String] = []
     /// The identity cookie the browser sent.
     var identityCookie: String?
   }
@@ -118,8 +125,11 @@ struct AuthorizationStateMachine: Sendable {
   enum Action: Sendable {
     /// An error page (400) with this message.
     case errorPage(String)
-    /// A redirect to the client carrying an OAuth error (RFC 6749 §4.1.2.1).
-    case redirectError(redirectURI: String, error: String, description: String, state: String?)
+    /// A redirect to the client carrying an OAuth error (RFC 6749 §4.1.2.1); in the fragment
+    /// for a response type that would have answered there (§4.2.2.1).
+    case redirectError(
+      redirectURI: String, error: String, description: String, state: String?,
+      fragment: Bool = false)
     /// The login form for `tab`, with an error message after a failed attempt.
     case loginForm(tab: String, pending: Pending, error: String?, cookies: [CookieChange])
     /// A redirect to the interaction page that shows the form (ProConnect).
@@ -130,7 +140,8 @@ struct AuthorizationStateMachine: Sendable {
     case tokenError(code: String, description: String, status: Int)
     /// Tokens to issue: the adapter signs `claims` into the id_token.
     case tokens(accessToken: String, claims: [String: TokenClaim], sessionID: String)
-    case userinfo([String: String])
+    /// The userinfo claims; with `audience`, signed as a JWT for that client (ProConnect).
+    case userinfo([String: String], audience: String?)
     case invalidToken
     /// Logged out: to the client's post-logout URI, or a page when none was given.
     case loggedOut(redirect: String?, state: String?, cookies: [CookieChange])
@@ -163,6 +174,9 @@ struct AuthorizationStateMachine: Sendable {
   private var pending: [String: Pending] = [:]
   private var codes: [String: Grant] = [:]
   private var accessTokens: [String: (Grant, Date)] = [:]
+  /// Codes already redeemed, with the access tokens issued from them: a code presented twice
+  /// revokes them (RFC 6749 §4.1.2).
+  private var redeemed: [String: [String]] = [:]
   /// Every event recorded, oldest first (what Keycloak's admin events API serves).
   private(set) var events: [Event] = []
 
@@ -193,42 +207,96 @@ struct AuthorizationStateMachine: Sendable {
   /// The authorization endpoint: validate, then reuse a session that satisfies the request
   /// (single sign-on, no form) or ask for credentials (rule 3).
   mutating func authorize(_ request: AuthorizeRequest, _ environment: Environment) -> Decision {
-    guard request.responseType == "code" else {
-      return Decision(action: .errorPage("unsupported response_type"))
+    if let allowed = profile.authorizeParameters,
+      let unknown = request.parameterNames.first(where: { !allowed.contains($0) })
+    {
+      return Decision(
+        action: .errorPage("Y000400 : Bad Request Exception (unknown parameter \(unknown))"))
     }
     guard let clientID = request.clientID, let client = clients[clientID] else {
       return Decision(action: .errorPage("Client not found."))
     }
-    guard let redirectURI = request.redirectURI,
+    // A redirect URI with a fragment is never valid (RFC 6749 §3.1.2): no redirect to it.
+    guard let redirectURI = request.redirectURI, !redirectURI.contains("#"),
       AuthorizationStateMachine.matches(redirectURI, client.redirectURIs)
     else {
       return Decision(action: .errorPage("Invalid parameter: redirect_uri"))
     }
+    func refuse(_ error: String, _ description: String, fragment: Bool = false) -> Decision {
+      Decision(
+        action: .redirectError(
+          redirectURI: redirectURI, error: error, description: description,
+          state: request.state, fragment: fragment))
+    }
+    guard let responseType = request.responseType else {
+      return refuse("invalid_request", "Missing parameter: response_type")
+    }
+    guard responseType == "code" else {
+      return refuse(
+        "unsupported_response_type", "only the authorization code flow is supported",
+        fragment: responseType.split(separator: " ").contains("token"))
+    }
+    if let length = profile.minimumStateAndNonceLength {
+      for (name, value) in [("state", request.state), ("nonce", request.nonce)]
+      where (value ?? "").count < length {
+        return Decision(
+          action: .errorPage(
+            "Y000400 : Bad Request Exception (\(name) is required, at least \(length) characters)"))
+      }
+    }
+    let scopes = Set((request.scope ?? "").split(separator: " ").map(String.init))
+    if let missing = profile.requiredScopes.sorted().first(where: { !scopes.contains($0) }) {
+      return refuse("invalid_scope", "the scope must include \(missing)")
+    }
     let acr = request.acr.flatMap { $0.isEmpty ? nil : $0 }
     if let required = profile.requiredACR, acr != required {
-      return Decision(
-        action: .redirectError(
-          redirectURI: redirectURI, error: "invalid_request",
-          description: "acr_values=\(required) is required", state: request.state))
+      return refuse("invalid_request", "acr_values=\(required) is required")
     }
-    if let method = request.codeChallengeMethod, method != "S256" {
-      return Decision(
-        action: .redirectError(
-          redirectURI: redirectURI, error: "invalid_request", description: "only S256 is supported",
-          state: request.state))
+    let method = request.codeChallengeMethod ?? "plain"
+    if request.codeChallenge != nil || request.codeChallengeMethod != nil {
+      guard ["S256", "plain"].contains(method) else {
+        return refuse("invalid_request", "code_challenge_method must be S256 or plain")
+      }
+      guard let challenge = request.codeChallenge,
+        AuthorizationStateMachine.isPKCEValue(challenge)
+      else {
+        return refuse(
+          "invalid_request", "code_challenge must be 43 to 128 unreserved characters")
+      }
+    }
+    var maxAge: Int?
+    if let text = request.maxAge, profile.honoursMaxAge {
+      guard let seconds = Int(text), seconds >= 0 else {
+        return refuse("invalid_request", "max_age must be a non-negative number of seconds")
+      }
+      maxAge = seconds
     }
     let login = Pending(
       client: client, redirectURI: redirectURI, state: request.state, nonce: request.nonce,
-      codeChallenge: request.codeChallenge, acr: acr, scope: request.scope ?? "openid",
-      formToken: environment.secret(24), binding: environment.secret(16))
-    let forceLogin = profile.honoursPromptLogin && request.prompt == "login"
+      codeChallenge: request.codeChallenge, codeChallengeMethod: method, acr: acr,
+      scope: request.scope ?? "openid", formToken: environment.secret(24),
+      binding: environment.secret(16))
+    let prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
+    let forceLogin = profile.honoursPromptLogin && prompts.contains("login")
     let session = liveSession(request.identityCookie, now: environment.now)
-    if let session, !forceLogin, satisfies(session, acr: acr, client: client) {
+    // max_age: a session authenticated longer ago than that must authenticate again
+    // (OIDC Core §3.1.2.1; max_age=0 always does).
+    let tooOld =
+      session.map { session in
+        maxAge.map { environment.now.timeIntervalSince(session.authTime) >= Double($0) } ?? false
+      } ?? false
+    if let session, !forceLogin, !tooOld, satisfies(session, acr: acr, client: client) {
       var decision = issueCode(login, session: session, environment)
       decision.notes.append(
         "authorize: session of \(session.user.username) satisfies \(acr ?? "no acr") for \(client.id); no login form"
       )
       return decision
+    }
+    // prompt=none: no form may be shown, so the client hears that a login is needed.
+    if prompts.contains("none") {
+      return refuse(
+        "login_required",
+        session == nil ? "no session at the identity provider" : "the session cannot be reused")
     }
     var decision = Decision(action: .errorPage(""))
     if let session {
@@ -236,7 +304,9 @@ struct AuthorizationStateMachine: Sendable {
       let why =
         forceLogin
         ? "prompt=login"
-        : "the session does not satisfy acr \(acr ?? "-") (acr.loa.map of client \(client.id)\(realmFile.map { " in \($0)" } ?? ""): \(map))"
+        : tooOld
+          ? "max_age \(maxAge ?? 0) is shorter than the session's age"
+          : "the session does not satisfy acr \(acr ?? "-") (acr.loa.map of client \(client.id)\(realmFile.map { " in \($0)" } ?? ""): \(map))"
       decision.notes.append(
         "authorize: session of \(session.user.username) exists but re-authentication is required: \(why)"
       )
@@ -249,6 +319,16 @@ struct AuthorizationStateMachine: Sendable {
       ? .loginForm(tab: tab, pending: login, error: nil, cookies: [binding])
       : .interaction(tab: tab, cookies: [binding])
     return decision
+  }
+
+  /// Whether `value` is a PKCE verifier or challenge: 43 to 128 characters of
+  /// `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
+  static func isPKCEValue(_ value: String) -> Bool {
+    (43...128).contains(value.utf8.count)
+      && value.utf8.allSatisfy {
+        ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+          || [0x2D, 0x2E, 0x5F, 0x7E].contains($0)
+      }
   }
 
   /// The interaction page of a pending login (ProConnect).
@@ -330,8 +410,9 @@ struct AuthorizationStateMachine: Sendable {
     codes[code] = Grant(
       client: login.client, redirectURI: login.redirectURI, user: session.user,
       sessionID: session.id, nonce: login.nonce, codeChallenge: login.codeChallenge,
-      acr: login.acr, authTime: session.authTime,
-      expires: environment.now.addingTimeInterval(60))
+      codeChallengeMethod: login.codeChallengeMethod, acr: login.acr,
+      authTime: session.authTime,
+      expires: environment.now.addingTimeInterval(profile.codeLifetime))
     var parameters: [String: String?] = ["code": code, "state": login.state, "iss": issuer]
     if profile.sendsSessionState { parameters["session_state"] = session.id }
     return Decision(
@@ -372,27 +453,47 @@ struct AuthorizationStateMachine: Sendable {
     else {
       return error("invalid_client", "Invalid client or Invalid client credentials", status: 401)
     }
-    guard request.grantType == "authorization_code", let code = request.code else {
+    guard let grantType = request.grantType else {
+      return error("invalid_request", "Missing parameter: grant_type")
+    }
+    guard grantType == "authorization_code" else {
       return error("unsupported_grant_type", "only authorization_code is supported")
+    }
+    guard let code = request.code else {
+      return error("invalid_request", "Missing parameter: code")
+    }
+    if let issued = redeemed[code] {
+      // A code presented twice may have been stolen: what it bought is revoked (§4.1.2).
+      for token in issued { accessTokens[token] = nil }
+      redeemed[code] = []
+      return error("invalid_grant", "Code already used; the tokens issued from it are revoked")
     }
     guard let grant = codes.removeValue(forKey: code) else {
       return error("invalid_grant", "Code not valid")
     }
+    redeemed[code] = []
     guard grant.expires > environment.now else { return error("invalid_grant", "Code expired") }
     guard grant.client.id == client.id else {
       return error("invalid_grant", "Code issued to another client")
     }
-    guard request.redirectURI == grant.redirectURI else {
+    guard let redirectURI = request.redirectURI else {
+      return error("invalid_request", "Missing parameter: redirect_uri")
+    }
+    guard redirectURI == grant.redirectURI else {
       return error("invalid_grant", "Incorrect redirect_uri")
     }
     if let challenge = grant.codeChallenge {
-      let verifier = request.codeVerifier ?? ""
-      guard
-        Digest.constantTimeEqual(
-          Array(Digest.pkceChallenge(verifier: verifier).utf8), Array(challenge.utf8))
+      guard let verifier = request.codeVerifier, AuthorizationStateMachine.isPKCEValue(verifier)
       else {
+        return error("invalid_grant", "code_verifier must be 43 to 128 unreserved characters")
+      }
+      let derived =
+        grant.codeChallengeMethod == "S256" ? Digest.pkceChallenge(verifier: verifier) : verifier
+      guard Digest.constantTimeEqual(Array(derived.utf8), Array(challenge.utf8)) else {
         return error("invalid_grant", "PKCE verification failed")
       }
+    } else if request.codeVerifier != nil {
+      return error("invalid_grant", "a code_verifier for a code issued without code_challenge")
     }
     let now = environment.now
     let seconds = Int(now.timeIntervalSince1970)
@@ -408,7 +509,8 @@ struct AuthorizationStateMachine: Sendable {
     if let given = grant.user.firstName { claims["given_name"] = .string(given) }
     if let family = grant.user.lastName { claims["family_name"] = .string(family) }
     let accessToken = environment.secret(32)
-    accessTokens[accessToken] = (grant, now.addingTimeInterval(300))
+    accessTokens[accessToken] = (grant, now.addingTimeInterval(profile.accessTokenLifetime))
+    redeemed[code] = [accessToken]
     var decision = Decision(
       action: .tokens(accessToken: accessToken, claims: claims, sessionID: grant.sessionID))
     record(
@@ -433,7 +535,8 @@ struct AuthorizationStateMachine: Sendable {
     if let email = grant.user.email { claims["email"] = email }
     if let given = grant.user.firstName { claims["given_name"] = given }
     if let family = grant.user.lastName { claims["family_name"] = family }
-    return Decision(action: .userinfo(claims))
+    return Decision(
+      action: .userinfo(claims, audience: profile.signsUserinfo ? grant.client.id : nil))
   }
 
   // MARK: Logout
@@ -441,6 +544,14 @@ struct AuthorizationStateMachine: Sendable {
   /// RP-initiated logout: the post-logout URI must be registered for the client the hint or
   /// `client_id` names; the browser's session ends unless a mutation keeps it (rule 9).
   mutating func endSession(_ request: EndSessionRequest, _ environment: Environment) -> Decision {
+    if profile.endSessionNeedsHintStateAndRedirect {
+      for (name, present) in [
+        ("id_token_hint", request.hintAudience != nil), ("state", request.state != nil),
+        ("post_logout_redirect_uri", request.postLogoutRedirectURI != nil),
+      ] where !present {
+        return Decision(action: .errorPage("Y000400 : Bad Request Exception (\(name) is required)"))
+      }
+    }
     var client: Client?
     if let hint = request.hintAudience {
       guard let audience = hint else {
@@ -453,7 +564,7 @@ struct AuthorizationStateMachine: Sendable {
     let target = request.postLogoutRedirectURI
     if let target,
       !(client.map {
-        AuthorizationStateMachine.matches(target, $0.postLogoutRedirectURIs + $0.redirectURIs)
+        AuthorizationStateMachine.matches(target, $0.allowedPostLogoutURIs)
       } ?? false)
     {
       return Decision(action: .errorPage("Invalid redirect uri"))
@@ -482,7 +593,7 @@ struct AuthorizationStateMachine: Sendable {
   /// wildcard redirect URIs).
   static func matches(_ uri: String, _ patterns: [String]) -> Bool {
     patterns.contains { pattern in
-      pattern == "*" || pattern == "+"
+      pattern == "*"
         || (pattern.hasSuffix("*") ? uri.hasPrefix(pattern.dropLast()) : uri == pattern)
     }
   }

@@ -11,10 +11,11 @@ extension IdentityProvider {
     case .errorPage(let message):
       return .html(
         page("Error", "<p class=\"error\">\(HTMLText.escape(message))</p>"), status: 400)
-    case .redirectError(let redirectURI, let error, let description, let state):
+    case .redirectError(let redirectURI, let error, let description, let state, let fragment):
+      let parameters = ["error": error, "error_description": description, "state": state]
       return .redirect(
-        to: redirect(
-          redirectURI, ["error": error, "error_description": description, "state": state]))
+        to: fragment
+          ? redirectURI + "#" + Query.encode(pairs(parameters)) : redirect(redirectURI, parameters))
     case .loginForm(let tab, let pending, let error, let cookies):
       return with(cookies, loginForm(tab: tab, pending: pending, error: error))
     case .interaction(let tab, let cookies):
@@ -22,7 +23,13 @@ extension IdentityProvider {
     case .authorized(let redirectURI, let parameters, let cookies):
       return with(cookies, .redirect(to: redirect(redirectURI, parameters)))
     case .tokenError(let code, let description, let status):
-      return .json(["error": code, "error_description": description], status: status)
+      var answer = HTTPResponse.json(
+        ["error": code, "error_description": description], status: status
+      )
+      .with("Cache-Control", "no-store").with("Pragma", "no-cache")
+      // A failed client authentication names the scheme to use (RFC 6749 §5.2).
+      if status == 401 { answer = answer.with("WWW-Authenticate", "Basic realm=\"\(realm)\"") }
+      return answer
     case .tokens(let accessToken, let claims, let sessionID):
       let payload = claims.mapValues { claim -> Any in
         switch claim {
@@ -35,12 +42,23 @@ extension IdentityProvider {
           ["error": "server_error", "error_description": "signing failed"], status: 500)
       }
       context.redactor.register(idToken)
+      // Tokens are never cached (RFC 6749 §5.1): no-store, and Pragma for HTTP/1.0 caches.
       return HTTPResponse.json([
-        "access_token": accessToken, "token_type": "Bearer", "expires_in": 300,
+        "access_token": accessToken, "token_type": "Bearer",
+        "expires_in": Int(profile.accessTokenLifetime),
         "id_token": idToken, "scope": "openid email profile", "session_state": sessionID,
-      ]).with("Cache-Control", "no-store")
-    case .userinfo(let claims):
-      return .json(claims)
+      ]).with("Cache-Control", "no-store").with("Pragma", "no-cache")
+    case .userinfo(let claims, let audience):
+      guard let audience else { return .json(claims) }
+      var payload: [String: Any] = claims
+      payload["iss"] = issuer
+      payload["aud"] = audience
+      guard let token = try? JWT.sign(payload, key: signingKey, keyID: keyID) else {
+        return .json(["error": "server_error", "error_description": "signing failed"], status: 500)
+      }
+      var answer = HTTPResponse(status: 200, body: Array(token.utf8))
+      answer.headers.add("Content-Type", "application/jwt")
+      return answer
     case .invalidToken:
       return HTTPResponse.json(["error": "invalid_token"], status: 401).with(
         "WWW-Authenticate", "Bearer error=\"invalid_token\"")
@@ -94,11 +112,12 @@ extension IdentityProvider {
     return .html(page("Sign in", body), headers: headers)
   }
 
+  private func pairs(_ parameters: [String: String?]) -> [(String, String)] {
+    parameters.compactMap { key, value in value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
+  }
+
   private func redirect(_ base: String, _ parameters: [String: String?]) -> String {
-    let pairs = parameters.compactMap { key, value in value.map { (key, $0) } }.sorted {
-      $0.0 < $1.0
-    }
-    return base + (base.contains("?") ? "&" : "?") + Query.encode(pairs)
+    base + (base.contains("?") ? "&" : "?") + Query.encode(pairs(parameters))
   }
 
   private func page(_ title: String, _ body: String) -> String {

@@ -23,6 +23,7 @@ public final class IdentityProvider: HTTPHandler, Sendable {
     public var secret: String
     /// Redirect URIs; a trailing `*` matches any suffix (Keycloak's wildcard).
     public var redirectURIs: [String]
+    /// Post-logout redirect URIs; `+` stands for the redirect URIs (Keycloak), not any URI.
     public var postLogoutRedirectURIs: [String]
     /// Keycloak `acr.loa.map`; an ACR that is not mapped forces re-authentication.
     public var acrLevels: [String: Int]
@@ -36,6 +37,11 @@ public final class IdentityProvider: HTTPHandler, Sendable {
       self.redirectURIs = redirectURIs
       self.postLogoutRedirectURIs = postLogoutRedirectURIs
       self.acrLevels = acrLevels
+    }
+
+    /// The post-logout patterns with Keycloak's `+` replaced by the redirect URIs.
+    var allowedPostLogoutURIs: [String] {
+      postLogoutRedirectURIs.flatMap { $0 == "+" ? redirectURIs : [$0] }
     }
   }
 
@@ -109,7 +115,12 @@ public final class IdentityProvider: HTTPHandler, Sendable {
         clients: clients, users: users))
     router.withLock { router in
       router.get(paths.discovery) { [unowned self] _ in self.discovery() }
+      // Authorization, userinfo and logout take GET and POST alike (OIDC Core §3.1.2.1,
+      // §5.3.1; RP-Initiated Logout §2).
       router.get(paths.authorize) { [unowned self] in self.authorize($0) }
+      router.post(paths.authorize) { [unowned self] in self.authorize($0) }
+      router.post(paths.userinfo) { [unowned self] in self.userinfo($0) }
+      router.post(paths.endSession) { [unowned self] in self.endSession($0) }
       router.get(paths.interaction + "*") { [unowned self] in self.interaction($0) }
       router.post(paths.login) { [unowned self] in self.login($0) }
       router.post(paths.token) { [unowned self] in self.token($0) }
@@ -178,7 +189,8 @@ public final class IdentityProvider: HTTPHandler, Sendable {
       "response_modes_supported": ["query"], "grant_types_supported": ["authorization_code"],
       "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
       "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-      "code_challenge_methods_supported": ["S256"],
+      "code_challenge_methods_supported": ["S256", "plain"],
+      "prompt_values_supported": profile.honoursPromptLogin ? ["none", "login"] : ["none"],
       "scopes_supported": ["openid", "email", "profile"],
       "claims_supported": [
         "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "sid", "email",
@@ -186,6 +198,7 @@ public final class IdentityProvider: HTTPHandler, Sendable {
       ],
       "acr_values_supported": profile.announcedACRValues(mapped),
       "frontchannel_logout_supported": false,
+      "userinfo_signing_alg_values_supported": profile.signsUserinfo ? ["RS256"] : [],
     ])
   }
 
@@ -198,14 +211,23 @@ public final class IdentityProvider: HTTPHandler, Sendable {
 
   // MARK: Endpoints
 
+  /// A request parameter: from the form body of a POST, from the query of a GET.
+  static func parameter(_ request: HTTPRequest, _ name: String) -> String? {
+    request.method == "POST" ? request.formValue(name) : request.query(name)
+  }
+
+  static func parameterNames(_ request: HTTPRequest) -> [String] {
+    (request.method == "POST" ? request.form : Query.parse(request.queryString)).map(\.name)
+  }
+
   func authorize(_ request: HTTPRequest) -> HTTPResponse {
+    let p = { IdentityProvider.parameter(request, $0) }
     let input = AuthorizationStateMachine.AuthorizeRequest(
-      responseType: request.query("response_type"), clientID: request.query("client_id"),
-      redirectURI: request.query("redirect_uri"), acr: request.query("acr_values"),
-      state: request.query("state"), nonce: request.query("nonce"),
-      codeChallenge: request.query("code_challenge"),
-      codeChallengeMethod: request.query("code_challenge_method"),
-      scope: request.query("scope"), prompt: request.query("prompt"),
+      responseType: p("response_type"), clientID: p("client_id"),
+      redirectURI: p("redirect_uri"), acr: p("acr_values"), state: p("state"),
+      nonce: p("nonce"), codeChallenge: p("code_challenge"),
+      codeChallengeMethod: p("code_challenge_method"), scope: p("scope"), prompt: p("prompt"),
+      maxAge: p("max_age"), parameterNames: IdentityProvider.parameterNames(request),
       identityCookie: request.cookies[profile.identityCookie])
     return response(to: decide { $0.authorize(input, $1) })
   }
@@ -245,23 +267,26 @@ public final class IdentityProvider: HTTPHandler, Sendable {
   }
 
   func userinfo(_ request: HTTPRequest) -> HTTPResponse {
-    let bearer = request.headers["Authorization"].flatMap {
-      $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
-    }
+    // The access token in the header, or in a POST's form body (RFC 6750 §2.2).
+    let bearer =
+      request.headers["Authorization"].flatMap {
+        $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
+      } ?? (request.method == "POST" ? request.formValue("access_token") : nil)
     let now = context.clock.now
     return response(to: machine.withLock { $0.userinfo(accessToken: bearer, now: now) })
   }
 
   func endSession(_ request: HTTPRequest) -> HTTPResponse {
+    let p = { IdentityProvider.parameter(request, $0) }
     var hintAudience: String??
-    if let hint = request.query("id_token_hint") {
+    if let hint = p("id_token_hint") {
       let verified = JWT.verify(hint, keys: [keyID: signingKey])
       hintAudience = .some(verified?.1["aud"] as? String)
     }
     let input = AuthorizationStateMachine.EndSessionRequest(
-      hintAudience: hintAudience, clientID: request.query("client_id"),
-      postLogoutRedirectURI: request.query("post_logout_redirect_uri"),
-      state: request.query("state"), identityCookie: request.cookies[profile.identityCookie])
+      hintAudience: hintAudience, clientID: p("client_id"),
+      postLogoutRedirectURI: p("post_logout_redirect_uri"),
+      state: p("state"), identityCookie: request.cookies[profile.identityCookie])
     return response(to: decide { $0.endSession(input, $1) })
   }
 

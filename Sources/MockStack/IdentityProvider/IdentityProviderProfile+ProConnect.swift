@@ -5,7 +5,30 @@ extension IdentityProviderProfile {
   /// `acr_values=eidas1` is required and a live session satisfies it, `prompt=login` is
   /// ignored, the login page's CSP carries `form-action 'self' *` (which a Chromium browser
   /// enforces on the redirect chain of the form submission), and every login is remembered.
-  public static let proconnect = IdentityProviderProfile(
+  ///
+  /// From ProConnect's partner documentation (*Implémentation technique*, service providers):
+  /// the authorization request takes only its documented parameters (any other is
+  /// `Y000400 : Bad Request Exception`), `state` and `nonce` are required with at least 32
+  /// characters, the scopes `openid` and `email` are required, `max_age` is not implemented, a
+  /// code lives 30 seconds and an access token 60, userinfo answers a signed JWT, and
+  /// RP-initiated logout needs `id_token_hint`, `state` and `post_logout_redirect_uri`.
+  public static let proconnect: IdentityProviderProfile = {
+    var profile = proconnectBase
+    profile.authorizeParameters = [
+      "response_type", "client_id", "redirect_uri", "scope", "claims", "state", "nonce",
+      "prompt", "idp_hint", "acr_values",
+    ]
+    profile.minimumStateAndNonceLength = 32
+    profile.requiredScopes = ["openid", "email"]
+    profile.honoursMaxAge = false
+    profile.codeLifetime = 30
+    profile.accessTokenLifetime = 60
+    profile.signsUserinfo = true
+    profile.endSessionNeedsHintStateAndRedirect = true
+    return profile
+  }()
+
+  private static let proconnectBase = IdentityProviderProfile(
     name: "proconnect", defaultRealm: "proconnect", clientsFromRealmExport: false,
     paths: { _ in
       let base = "/api/v2"

@@ -62,6 +62,24 @@ public struct IdentityProviderProfile: Sendable, Equatable, CustomStringConverti
   public let loginAction: @Sendable (_ paths: Paths, _ tab: String, _ clientID: String) -> String
   /// The heading of the login page.
   public let heading: @Sendable (_ realm: String) -> String
+  /// The authorization request's parameters the IdP accepts; nil accepts any (unknown ones
+  /// are ignored, as OIDC Core §3.1.2.1 says). ProConnect refuses any other.
+  public var authorizeParameters: Set<String>? = nil
+  /// `state` and `nonce` are required, at least this long (ProConnect: 32).
+  public var minimumStateAndNonceLength: Int? = nil
+  /// Scopes every authorization request must carry.
+  public var requiredScopes: Set<String> = []
+  /// Whether `max_age` is honoured (OIDC Core §3.1.2.1); ProConnect documents it as not
+  /// implemented.
+  public var honoursMaxAge = true
+  /// How long a code and an access token live, in seconds.
+  public var codeLifetime: TimeInterval = 60
+  public var accessTokenLifetime: TimeInterval = 300
+  /// Whether userinfo answers a signed JWT (`application/jwt`) rather than JSON.
+  public var signsUserinfo = false
+  /// Whether RP-initiated logout needs `id_token_hint`, `state` and
+  /// `post_logout_redirect_uri` all three (ProConnect).
+  public var endSessionNeedsHintStateAndRedirect = false
 
   public var description: String { name }
 

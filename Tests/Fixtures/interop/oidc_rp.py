@@ -110,12 +110,16 @@ if "S256" not in discovery.get("code_challenge_methods_supported", []):
 # Authorization request with PKCE.
 verifier = b64url(os.urandom(32))
 challenge = b64url(hashlib.sha256(verifier.encode()).digest())
-state, nonce = b64url(os.urandom(16)), b64url(os.urandom(16))
+# ProConnect wants a state and a nonce of 32 characters at least, and refuses any parameter it
+# does not document (PKCE is not among them); other providers get PKCE.
+state, nonce = b64url(os.urandom(32)), b64url(os.urandom(32))
 params = {
     "response_type": "code", "client_id": config["client_id"], "redirect_uri": config["redirect_uri"],
-    "scope": "openid email", "state": state, "nonce": nonce, "code_challenge": challenge,
-    "code_challenge_method": "S256",
+    "scope": "openid email", "state": state, "nonce": nonce,
 }
+pkce = config.get("profile") != "proconnect"
+if pkce:
+    params.update({"code_challenge": challenge, "code_challenge_method": "S256"})
 if config.get("acr"):
     params["acr_values"] = config["acr"]
 method, url, form_body = "GET", discovery["authorization_endpoint"] + "?" + urlencode(params), b""
@@ -164,7 +168,7 @@ basic = base64.b64encode(f"{config['client_id']}:{config['client_secret']}".enco
 status, _, body = request("POST", discovery["token_endpoint"],
                           {"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
                           urlencode({"grant_type": "authorization_code", "code": code, "redirect_uri": config["redirect_uri"],
-                                     "code_verifier": verifier}).encode())
+                                     **({"code_verifier": verifier} if pkce else {})}).encode())
 if status != 200:
     fail(f"token endpoint answered {status}: {body[:200]!r}")
 tokens = json.loads(body)
@@ -203,8 +207,22 @@ try:
 except Exception:
     pass
 
-status, _, body = request("GET", discovery["userinfo_endpoint"], {"Authorization": f"Bearer {tokens['access_token']}"})
-if status != 200 or json.loads(body)["sub"] != claims["sub"]:
+status, headers, body = request("GET", discovery["userinfo_endpoint"], {"Authorization": f"Bearer {tokens['access_token']}"})
+if status != 200:
+    fail(f"userinfo answered {status}")
+if headers.get("content-type", "").startswith("application/jwt"):
+    # ProConnect signs userinfo: verify it like the id_token.
+    u_header, u_claims, u_signature = body.decode().split(".")
+    try:
+        public_key.verify(b64url_decode(u_signature), f"{u_header}.{u_claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
+    except Exception:
+        fail("the signed userinfo does not verify against the JWKS")
+    info = json.loads(b64url_decode(u_claims))
+    if info.get("aud") != config["client_id"] or info.get("iss") != discovery["issuer"]:
+        fail("the signed userinfo is not for this client from this issuer")
+else:
+    info = json.loads(body)
+if info["sub"] != claims["sub"]:
     fail("userinfo does not agree with the id_token")
 
 print(json.dumps({"ok": True, "form_seen": form_seen, "sub": claims["sub"], "acr": claims.get("acr"),
