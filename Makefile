@@ -4,9 +4,10 @@
 SWIFT ?= swift
 # The C libraries the package wraps, and pkg-config to find them.
 BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libxml2-dev
-# What the tests drive besides the package: the real browser for the HTML report, and
-# Python's `cryptography` for the independent OIDC and Capgo implementations.
-TEST_DEPS = chromium python3-cryptography
+# What the tests drive besides the package: the real browser for the HTML report, Python's
+# `cryptography` for the independent OIDC and Capgo implementations, and venv for the real
+# OpenID provider the `--stack` tests install from PyPI (django-oauth-toolkit).
+TEST_DEPS = chromium python3-cryptography python3-venv
 
 ARGS ?=
 

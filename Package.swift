@@ -46,9 +46,8 @@ let package = Package(
     .executableTarget(
       name: "qualify",
       dependencies: [
-        "Results", "ResultModel", "Scenarios", "MockStack", "Devices", "Artifacts", "OTA", "HTTP",
-        "QualifyCrypto",
-        "QualifyCore",
+        "Results", "ResultModel", "Scenarios", "MockStack", "StackPorts", "Devices", "Artifacts",
+        "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
       ]),
     .executableTarget(
       name: "qualify-bench",

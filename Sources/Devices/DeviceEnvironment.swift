@@ -14,13 +14,16 @@ public final class DeviceEnvironment {
   /// Public authority → loopback port.
   public let origins: [String: UInt16]
   public let allowsOutsideOrigins: Bool
+  /// `host:port` of real systems (`--stack`) the devices reach over the network.
+  public let realAuthorities: Set<String>
   public let requestTimeout: TimeInterval
 
   public init(
     clock: VirtualClock, random: RandomSource, evidence: EvidenceLog, redactor: Redactor,
     trustedCertificatesPEM: String?, origins: [String: UInt16], allowsOutsideOrigins: Bool = false,
-    requestTimeout: TimeInterval = 10, pool: HTTPClient? = nil
+    realAuthorities: Set<String> = [], requestTimeout: TimeInterval = 10, pool: HTTPClient? = nil
   ) {
+    self.realAuthorities = realAuthorities
     self.clock = clock
     self.random = random
     self.evidence = evidence
@@ -44,10 +47,11 @@ public final class DeviceEnvironment {
     lock.lock()
     defer { lock.unlock() }
     if let pool { return pool }
-    let client = try HTTPClient(
-      configuration: .init(
-        trustedCertificatesPEM: trustedCertificatesPEM, origins: origins,
-        allowsOutsideOrigins: allowsOutsideOrigins, timeout: requestTimeout, userAgent: "qualify"))
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: trustedCertificatesPEM, origins: origins,
+      allowsOutsideOrigins: allowsOutsideOrigins, timeout: requestTimeout, userAgent: "qualify")
+    configuration.realAuthorities = realAuthorities
+    let client = try HTTPClient(configuration: configuration)
     pool = client
     return client
   }

@@ -84,6 +84,9 @@ public final class HTTPClient: Sendable {
     public var origins: [String: UInt16]
     /// Whether an origin missing from `origins` may be reached over the network.
     public var allowsOutsideOrigins: Bool
+    /// `host:port` of real systems (`--stack`) reached over the network, beside the loopback
+    /// origins; any other origin outside `origins` is refused unless `allowsOutsideOrigins`.
+    public var realAuthorities: Set<String> = []
     /// Seconds before a request gives up.
     public var timeout: TimeInterval
     public var userAgent: String
@@ -305,7 +308,9 @@ extension HTTPClient.Connection {
     }
     let port = components.port ?? (scheme.lowercased() == "https" ? 443 : 80)
     let origin = "\(host.lowercased()):\(port)"
-    if !configuration.allowsOutsideOrigins && configuration.origins[origin] == nil {
+    if !configuration.allowsOutsideOrigins && configuration.origins[origin] == nil
+      && !configuration.realAuthorities.contains(origin)
+    {
       return failed(
         HTTPClientError(
           .originNotInStack,

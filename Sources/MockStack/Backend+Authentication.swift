@@ -187,10 +187,18 @@ extension Backend {
       return .failure(Problem(response: .problem(401, "id_token signature invalid.")))
     }
     let now = context.clock.now.timeIntervalSince1970
-    guard claims["aud"] as? String == clientID, (claims["exp"] as? Double ?? 0) > now,
-      nonce == nil || claims["nonce"] as? String == nonce, let subject = claims["sub"] as? String
-    else {
-      event("id_token claims rejected (aud, exp or nonce)")
+    var wrong: [String] = []
+    if claims["aud"] as? String != clientID
+      && !((claims["aud"] as? [String])?.contains(clientID) ?? false)
+    {
+      wrong.append("aud is \(claims["aud"].map { "\($0)" } ?? "missing"), not \(clientID)")
+    }
+    if (claims["exp"] as? Double ?? 0) <= now {
+      wrong.append("expired (exp \(claims["exp"] ?? "missing"))")
+    }
+    if let nonce, claims["nonce"] as? String != nonce { wrong.append("the nonce differs") }
+    guard wrong.isEmpty, let subject = claims["sub"] as? String else {
+      event("id_token claims rejected: \(wrong.isEmpty ? "no sub" : wrong.joined(separator: "; "))")
       return .failure(Problem(response: .problem(401, "id_token claims invalid.")))
     }
     return .success((subject, idToken))

@@ -40,7 +40,10 @@ public final class Stack: Sendable {
     self.context = context
     let secureHosts = VirtualHosts()
     let cleartextHosts = VirtualHosts()
-    let channel = BackChannel(secure: secureHosts, cleartext: cleartextHosts, context: context)
+    let real = material.real
+    let channel = BackChannel(
+      secure: secureHosts, cleartext: cleartextHosts, context: context,
+      outside: try real.map { try Stack.realClient($0) }, real: real)
     self.channel = channel
 
     // The identity provider, configured like the real one of the channel.
@@ -57,7 +60,8 @@ public final class Stack: Sendable {
       }
     let companionSecret = context.secret(byteCount: 24)
     var idp: IdentityProvider?
-    if let origin = topology.identityProvider {
+    // A real IdP (`--stack`) replaces the mock: nothing is served at its origin.
+    if let origin = topology.identityProvider, real?.identityProvider == nil {
       let appClientID = build.backend.oidcClientId ?? build.name
       let appCallback = topology.backend.url("/api/v1.0/callback/")
       var clients: [IdentityProvider.Client] = []
@@ -101,8 +105,10 @@ public final class Stack: Sendable {
       pushLocKeys: build.push.requiredBannerKeys, context: context,
       backChannel: channel.send("backend"))
     var companionSettings = build.backend
-    companionSettings.env.set("OIDC_RP_CLIENT_ID", Companion.clientID)
-    companionSettings.env.set("OIDC_RP_CLIENT_SECRET", companionSecret)
+    companionSettings.env.set(
+      "OIDC_RP_CLIENT_ID", real?.identityProvider?.companion.id ?? Companion.clientID)
+    companionSettings.env.set(
+      "OIDC_RP_CLIENT_SECRET", real?.identityProvider?.companion.secret ?? companionSecret)
     companionSettings.env.set("MOBILE_AUTH_CALLBACK_SCHEMES", "[\"\(Companion.scheme)\"]")
     companionBackend = Backend(
       origin: topology.companionBackend, settings: companionSettings, name: "companion-backend",
@@ -175,7 +181,8 @@ public final class Stack: Sendable {
         own?.secure.port ?? 0, own?.cleartext.port ?? 0
       )
     var origins: [String: UInt16] = [:]
-    for origin in topology.origins {
+    // A real system is reached over the network, never mapped onto the listeners.
+    for origin in topology.origins where !(real?.authorities.contains(origin.authority) ?? false) {
       if origin.isSecure {
         origins[origin.authority] = ports.0
         origins[Origin(scheme: "http", host: origin.host).authority] = ports.1
@@ -208,6 +215,21 @@ public final class Stack: Sendable {
     return Array(projects.values)
   }
 
+  /// The real IdP the stack file names, when there is one.
+  public var realIdentityProvider: RealSystems.IdentityProvider? {
+    channel.real?.identityProvider
+  }
+
+  /// The harness's client for real systems: their trust, their timeout, nothing else.
+  static func realClient(_ real: RealSystems) throws -> HTTPClient {
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: real.trustedCertificatesPEM.isEmpty
+        ? nil : real.trustedCertificatesPEM,
+      timeout: real.timeout, userAgent: "qualify", maxResponseBytes: 4 << 20)
+    configuration.realAuthorities = real.authorities
+    return try HTTPClient(configuration: configuration)
+  }
+
   /// Test users for an identity provider without a realm export (seeded passwords).
   static func testUsers(_ context: StackContext) -> [RealmSettings.User] {
     (1...3).map { index in
@@ -220,12 +242,16 @@ public final class Stack: Sendable {
   /// The ports a world observes this stack through: the IdP's event feed and the backend's
   /// answers over HTTP with `client`, the bucket in-process (the pipeline's upload path).
   public func ports(client: HTTPClient) -> StackPorts {
-    StackPorts(
-      identityProvider: identityProvider.map { idp in
-        HTTPIdentityProvider(
-          issuer: idp.issuer, eventsURL: idp.origin.url(idp.paths.events),
-          testUsers: idp.testUsers, client: client)
-      },
+    let real = realIdentityProvider.map {
+      RealIdentityProvider(issuer: $0.issuer, testUsers: $0.testUsers) as IdentityProviderPort
+    }
+    return StackPorts(
+      identityProvider: real
+        ?? identityProvider.map { idp in
+          HTTPIdentityProvider(
+            issuer: idp.issuer, eventsURL: idp.origin.url(idp.paths.events),
+            testUsers: idp.testUsers, client: client)
+        },
       backend: HTTPBackend(
         origin: backend.origin, sessionCookie: backend.sessionCookie, client: client),
       bucket: bucket)
@@ -277,11 +303,19 @@ final class BackChannel: Sendable {
   private weak let secure: VirtualHosts?
   private weak let cleartext: VirtualHosts?
   private let context: StackContext
+  /// Requests to a real system (`--stack`) leave over the network through this client.
+  private let outside: HTTPClient?
+  let real: RealSystems?
 
-  init(secure: VirtualHosts, cleartext: VirtualHosts, context: StackContext) {
+  init(
+    secure: VirtualHosts, cleartext: VirtualHosts, context: StackContext,
+    outside: HTTPClient? = nil, real: RealSystems? = nil
+  ) {
     self.secure = secure
     self.cleartext = cleartext
     self.context = context
+    self.outside = outside
+    self.real = real
   }
 
   func send(_ source: String) -> @Sendable (ClientRequest) -> HTTPResponse? {
@@ -289,6 +323,13 @@ final class BackChannel: Sendable {
   }
 
   private func dispatch(_ request: ClientRequest, source: String) -> HTTPResponse? {
+    if let outside, real?.isReal(request.url) == true {
+      let exchange = outside.send(request)
+      context.evidence.append(
+        exchange.evidence(
+          source: "\(source) → real system", redactor: context.redactor, time: context.clock.now))
+      return exchange.response
+    }
     guard let origin = Origin(url: request.url),
       let components = URLComponents(string: request.url),
       let hosts = origin.isSecure ? secure : cleartext

@@ -2,6 +2,7 @@ import Foundation
 import OTA
 import QualifyCore
 import QualifyCrypto
+import StackPorts
 
 /// The expensive, read-only material of a run — the test CA, the mocks' certificate, the
 /// IdP's signing key — made once and shared by every scenario's fresh stack.
@@ -15,6 +16,8 @@ public final class StackMaterial: Sendable {
   /// The key id published in the JWKS.
   public let signingKeyID: String
   private let seed: UInt64
+  /// The parts of the stack that are real systems (`--stack`), nil when all are mocked.
+  public let real: RealSystems?
   private struct OTAKeys {
     var parsed: [String: Key] = [:]
     var harness: Key?
@@ -30,7 +33,8 @@ public final class StackMaterial: Sendable {
   /// - Parameters:
   ///   - hosts: every host name the mocks will serve over HTTPS in this run.
   ///   - seed: the run's seed; the IdP's signing key and the OTA harness key derive from it.
-  public init(hosts: Set<String>, seed: UInt64) throws {
+  public init(hosts: Set<String>, seed: UInt64, real: RealSystems? = nil) throws {
+    self.real = real
     authority = try CertificateAuthority(commonName: "qualify run CA")
     credentials = try authority.credentials(for: hosts.union(["localhost", "127.0.0.1"]))
     untrustedCredentials = try CertificateAuthority(commonName: "an untrusted CA")

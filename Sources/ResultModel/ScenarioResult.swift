@@ -141,6 +141,9 @@ public enum NotApplicableCause: String, Sendable, Codable {
   case featureOff = "feature-off"
   /// The channel's env was not supplied (only dev defaults were found).
   case envNotSupplied = "env-not-supplied"
+  /// It needs what only a mock can be made to do, and that part of the stack is a real system
+  /// (`--stack`).
+  case realSystem = "real-system"
 }
 
 /// The result of one scenario on one platform.

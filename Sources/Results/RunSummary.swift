@@ -39,6 +39,8 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// The SHA-256 of every scenario file the catalogue was read from (path and digest, sorted):
   /// which checks a verdict rests on, for an attestation.
   public var catalogueDigest: String?
+  /// The issuer of the real IdP the run used (`--stack`), nil when it was the mock.
+  public var realIdentityProvider: String?
   /// `--fail-fast` was on (the run is partial when it stopped early).
   public var failFast: Bool?
   /// Env files the pipeline gave (`--backend-env`, `--frontend-env`), with their digests:
@@ -134,6 +136,8 @@ public struct RunSummary: Sendable {
         reason = "OTA not enabled in this build (declare features.ota in qualify.json)"
       } else if result.message.hasPrefix("push is not enabled") {
         reason = "push not enabled in this build (declare features.push in qualify.json)"
+      } else if result.notApplicableCause == .realSystem {
+        reason = "scenarios that need the mock IdP left out (the IdP is real)"
       } else {
         reason = "channel env not supplied"
       }

@@ -18,9 +18,14 @@ public protocol IdentityProviderPort: Sendable {
   /// Every event recorded so far, oldest first, as the IdP's event API serves them
   /// (Keycloak's admin events, the mock's `/_qualify/events`).
   func events() throws -> [IdentityEvent]
+  /// Whether `events()` can answer: a real IdP without admin credentials cannot, and the
+  /// proofs that read events then fall back to what the browser saw.
+  var providesEvents: Bool { get }
 }
 
 extension IdentityProviderPort {
+  public var providesEvents: Bool { true }
+
   /// The test user called `name` (username or email).
   public func user(named name: String) -> RealmSettings.User? {
     testUsers.first { $0.username == name || $0.email == name }

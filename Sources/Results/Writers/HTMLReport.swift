@@ -129,7 +129,7 @@ public enum HTMLReport {
         "\(flaky) flaky scenario run\(flaky == 1 ? "" : "s"): attempts with different seeds disagreed, so the failing attempt stands"
       )
     }
-    if run.channel.isRelease {
+    if run.channel.isRelease && run.scope?.realIdentityProvider == nil {
       notes.append(ReleaseChecklist.identityProviderCaveat)
     }
     out += "<ul class=\"notes\">"

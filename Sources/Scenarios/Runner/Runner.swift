@@ -4,6 +4,7 @@ import Foundation
 import MockStack
 import QualifyCore
 import ResultModel
+import StackPorts
 
 /// Runs scenarios: each (scenario, platform) gets a fresh world for its check and for each
 /// control, steps run in order, controls after the check.
@@ -66,6 +67,11 @@ public final class Runner: Sendable {
     self.options = options
     self.redactor = redactor
     for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
+    if let idp = material.real?.identityProvider {
+      for secret in [idp.app.secret, idp.companion.secret] + idp.testUsers.compactMap(\.password) {
+        redactor.register(secret)
+      }
+    }
   }
 
   /// The (scenario, platform) pairs that apply to the channel, in a stable order.
@@ -190,7 +196,9 @@ public final class Runner: Sendable {
     let check = execute(scenario, configuration: base, label: label, transport: transport)
     if check.notApplicable, let why = check.message {
       var outcome = result(scenario, platform, channel, .notApplicable, why, check, [], started)
-      outcome.notApplicableCause = .envNotSupplied
+      outcome.notApplicableCause =
+        material.real != nil && why.contains("real identity provider")
+        ? .realSystem : .envNotSupplied
       return outcome
     }
     if check.isError {
@@ -210,7 +218,34 @@ public final class Runner: Sendable {
         scenario, platform, channel, .passed,
         "all \(scenario.steps.count) steps held (controls not run)", check, [], started)
     }
-    let applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
+    var applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
+    // A control that would mutate a real IdP is reported as not applicable there, never
+    // dropped silently.
+    var skipped: [ControlRecord] = []
+    if let real = material.real?.identityProvider {
+      for control in applicable
+      where control.mutations.contains(where: { Runner.mutatesIdentityProvider($0.spec) }) {
+        skipped.append(
+          ControlRecord(
+            name: control.name, mutations: control.mutations.map(\.text),
+            expectedStep: control.failsAt, because: control.because?.description,
+            outcome: .notRun,
+            message:
+              "not applicable against the real identity provider at \(real.issuer): it mutates the IdP, which qualify cannot do to a real system",
+            execution: nil))
+      }
+      applicable.removeAll { control in
+        control.mutations.contains { Runner.mutatesIdentityProvider($0.spec) }
+      }
+    }
+    if applicable.isEmpty && !skipped.isEmpty {
+      var outcome = result(
+        scenario, platform, channel, .notApplicable,
+        "every negative control of this scenario mutates the identity provider, and the IdP is a real system: the check ran and held, but nothing shows it could fail here",
+        check, skipped, started)
+      outcome.notApplicableCause = .realSystem
+      return outcome
+    }
     guard !applicable.isEmpty else {
       return result(
         scenario, platform, channel, .controlDidNotBite,
@@ -231,6 +266,7 @@ public final class Runner: Sendable {
       controls.append(judged)
     }
     let errors = controls.filter { $0.outcome == .error }
+    controls += skipped
     let misses = controls.filter { $0.outcome == .didNotBite || $0.outcome == .bitElsewhere }
     if let error = errors.first {
       return result(
@@ -244,11 +280,18 @@ public final class Runner: Sendable {
         "control \(names) did not make the scenario fail as stated: \(misses[0].message)", check,
         controls, started)
     }
-    let bitten = controls.count
+    let bitten = controls.count - skipped.count
     return result(
       scenario, platform, channel, .passed,
-      "all \(scenario.steps.count) steps held; \(bitten) control\(bitten == 1 ? "" : "s") bit",
+      "all \(scenario.steps.count) steps held; \(bitten) control\(bitten == 1 ? "" : "s") bit"
+        + (skipped.isEmpty
+          ? "" : "; \(skipped.count) not applicable against the real identity provider"),
       check, controls, started)
+  }
+
+  /// Whether a mutation changes the identity provider itself (what only the mock allows).
+  static func mutatesIdentityProvider(_ spec: MutationSpec) -> Bool {
+    spec.name.hasPrefix("idp.")
   }
 
   /// Why the scenario does not run on this build, nil when it does: a feature it needs that
@@ -263,6 +306,27 @@ public final class Runner: Sendable {
       let warning = build.environment.fallbackWarning(channel: build.channel)
     {
       return (.notApplicable, "not run: \(warning)", .envNotSupplied)
+    }
+    // Against a real IdP (`--stack`), what only a mock can be made to do does not run: a
+    // scenario that sets the IdP's profile or breaks the IdP on purpose.
+    if let real = material.real?.identityProvider {
+      // A scenario about one IdP's behaviour runs against a real IdP of that kind only.
+      if let profile = scenario.identityProvider,
+        !(profile == real.profile || profile == real.profile + "-dev")
+      {
+        return (
+          .notApplicable,
+          "not run against the real identity provider at \(real.issuer): the scenario sets the mock IdP's profile (idp \(profile))",
+          .realSystem
+        )
+      }
+      if let mutation = scenario.given.first(where: { Runner.mutatesIdentityProvider($0.spec) }) {
+        return (
+          .notApplicable,
+          "not run against the real identity provider at \(real.issuer): the scenario breaks the IdP on purpose (given \(mutation.spec.name)), which qualify cannot do to a real system",
+          .realSystem
+        )
+      }
     }
     for feature in scenario.requires {
       let state = build.features[feature]
@@ -309,7 +373,21 @@ public final class Runner: Sendable {
       check: check, controls: controls, duration: Date().timeIntervalSince(started))
     out.supports = scenario.supports
     out.proof = scenario.isStatic ? .static : .simulated
+    // A check whose browsers or back channel talked to a real system (`--stack`) proved
+    // what it proves against that system.
+    if let real = material.real, !scenario.isStatic,
+      check.steps.contains(where: { step in
+        step.evidence.contains { $0.kind == .http && Runner.mentions(real, $0.summary) }
+      })
+    {
+      out.proof = .real
+    }
     return out
+  }
+
+  /// Whether an exchange's summary (`GET https://idp.example/… → 200`) is with a real system.
+  static func mentions(_ real: RealSystems, _ summary: String) -> Bool {
+    summary.split(separator: " ").contains { real.isReal(String($0)) }
   }
 
   private func notRun(_ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ why: String)

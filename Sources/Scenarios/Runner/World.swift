@@ -81,7 +81,9 @@ public final class World {
     }
     self.configuration = configuration
     self.redactor = redactor
-    clock = VirtualClock()
+    // Against a real system the world's time starts now: the real IdP's tokens are dated by
+    // its clock, and a virtual date a year ahead would find them expired.
+    clock = material.real == nil ? VirtualClock() : VirtualClock(start: Date())
     evidence = EvidenceLog()
     let random = RandomSource(seed: seed, label: label)
     chance = RandomSource(seed: seed, label: label + "/chance")
@@ -93,8 +95,11 @@ public final class World {
       identityProvider: configuration.identityProvider, sharing: try transport?.listeners(material))
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
-      redactor: redactor, trustedCertificatesPEM: material.authority.certificatePEM,
-      origins: stack.origins, pool: try transport?.client(material))
+      redactor: redactor,
+      trustedCertificatesPEM: material.authority.certificatePEM
+        + (material.real?.trustedCertificatesPEM ?? ""),
+      origins: stack.origins, realAuthorities: material.real?.authorities ?? [],
+      pool: try transport?.client(material))
     // The harness observes the stack as its operator would: trusting the deployment's own
     // certificates, whatever a mutation makes the devices see.
     ports = stack.ports(
@@ -189,8 +194,18 @@ public final class World {
   /// Marks the start of a step; `readsEvents` when its expectations look at the IdP events
   /// of the step, which are then counted from where the feed stands now.
   func beginStep(readsEvents: Bool) throws {
-    stepEventStart = readsEvents ? try ports.identityProvider?.events().count ?? 0 : 0
+    stepEventStart =
+      readsEvents && eventsAvailable ? try ports.identityProvider?.events().count ?? 0 : 0
     stepEvidenceStart = evidence.count
+  }
+
+  /// Whether the IdP's event feed can be read: a real IdP without admin credentials gives
+  /// none, and the proofs that read events then rest on what the browser saw.
+  var eventsAvailable: Bool { ports.identityProvider?.providesEvents ?? true }
+
+  /// The real IdP's issuer (`--stack`), nil when the IdP is the mock.
+  var realIdentityProvider: String? {
+    ports.identityProvider?.providesEvents == false ? ports.identityProvider?.issuer : nil
   }
 
   /// The IdP events recorded during the current step, read from its event feed once per
@@ -378,9 +393,14 @@ final class TransportLease: Sendable {
   func client(_ material: StackMaterial) throws -> HTTPClient {
     try pool.withLock { pool in
       if let pool { return pool }
-      let made = try HTTPClient(
-        configuration: .init(
-          trustedCertificatesPEM: material.authority.certificatePEM, userAgent: "qualify"))
+      // The devices trust the run's CA, and the real systems' (`--stack`) which they reach
+      // over the network.
+      var configuration = HTTPClient.Configuration(
+        trustedCertificatesPEM: material.authority.certificatePEM
+          + (material.real?.trustedCertificatesPEM ?? ""), userAgent: "qualify")
+      configuration.realAuthorities = material.real?.authorities ?? []
+      if let real = material.real { configuration.timeout = real.timeout }
+      let made = try HTTPClient(configuration: configuration)
       pool = made
       return made
     }

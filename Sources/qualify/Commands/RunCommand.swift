@@ -5,6 +5,7 @@ import QualifyCore
 import ResultModel
 import Results
 import Scenarios
+import StackPorts
 
 /// `qualify [options]` and `qualify run <scenario> [--trace]`: the qualification itself.
 struct RunCommand {
@@ -21,7 +22,8 @@ struct RunCommand {
       repeatable: true),
     .value(
       "stack", "FILE",
-      "Run against an external stack described in FILE instead of the embedded mocks."),
+      "Run against the real systems FILE names (today: the identity provider; docs/stack-file.md); what it does not name stays mocked."
+    ),
     .value(
       "filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*' (repeatable).",
       repeatable: true),
@@ -127,13 +129,6 @@ struct RunCommand {
       }
       return seconds
     }
-    if parsed.value("stack") != nil {
-      throw InputError(
-        "--stack (an external stack) is not supported by this version yet",
-        hint:
-          "run against the embedded mock stack (omit --stack), or use `qualify serve` to point a real device at the mocks"
-      )
-    }
     let repeats =
       try parsed.value("repeat").map { value -> Int in
         guard let n = Int(value), n >= 1, n <= 100 else {
@@ -147,10 +142,13 @@ struct RunCommand {
     // Bad input first: the app and the scenarios are read before anything starts.
     let appDirectory = parsed.value("app") ?? Paths.sampleApp
     let repository = try AppRepository(directory: appDirectory)
+    // The real parts of the stack come first: an unreachable one stops the run now.
+    let real = try parsed.value("stack").map { try StackFile.load(path: $0) }
     let builds = try repository.builds(
       for: channel,
       extraEnv: AppRepository.ExtraEnv(
-        backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env")))
+        backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env"))
+    ).mapValues { real?.applied(to: $0) ?? $0 }
     var scenarios = try loadScenarios()
     scenarios = try shard(scenarios)
     try Runner.checkTestUsers(scenarios, builds: builds)
@@ -202,7 +200,7 @@ struct RunCommand {
     // https-origins guard naming the value; it does not stop the run.
     let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
     let material = try StackMaterial(
-      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }, seed: seed)
+      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }, seed: seed, real: real)
     var scope = RunScope()
     scope.scenario = single
     scope.filters = parsed.all("filter")
@@ -212,6 +210,12 @@ struct RunCommand {
     scope.controls = !parsed.has("no-controls")
     scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
     scope.waivers = waivers
+    if let idp = real?.identityProvider {
+      scope.realIdentityProvider = idp.issuer
+      scope.caveats.append(
+        "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); it gives no event feed, so single sign-on is proven browser-side (/authorize reached, no login form, a code delivered); scenarios and controls that would change the IdP are not applicable"
+      )
+    }
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     scope.failFast = parsed.has("fail-fast") ? true : nil
@@ -368,6 +372,7 @@ struct RunCommand {
     for file in parsed.all("frontend-env") { options += ["--frontend-env", file] }
     if let scenarios = parsed.value("scenarios") { options += ["--scenarios", scenarios] }
     if let timeout = parsed.value("timeout") { options += ["--timeout", timeout] }
+    if let stack = parsed.value("stack") { options += ["--stack", stack] }
     if parsed.has("no-controls") { options.append("--no-controls") }
     return options
   }

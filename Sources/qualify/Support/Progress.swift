@@ -151,7 +151,7 @@ final class Progress: Sendable {
           "\(summary.flaky) flaky scenario run\(summary.flaky == 1 ? "" : "s"): attempts with different seeds disagreed",
           .red))
     }
-    if run.channel.isRelease {
+    if run.channel.isRelease && summary.scope.realIdentityProvider == nil {
       terminal.line(terminal.style("note: " + ReleaseChecklist.identityProviderCaveat, .dim))
     }
     if let warning = summary.scope.envWarning {

@@ -20,6 +20,7 @@ enum AuthenticationVocabulary {
       let label = "\(app.name) logs in"
       var outcome = browserOutcome(
         try app.startLogin(credentials: context.credentials()), label: label, world: context.world)
+      outcome.app = app.name
       guard outcome.problem == nil else { return outcome }
       guard let (_, result) = app.exchangePendingDeepLink() else {
         outcome.problem = .init(
@@ -41,9 +42,11 @@ enum AuthenticationVocabulary {
       example: "mail starts login as first"
     ) { context in
       let app = try context.requireApp()
-      return browserOutcome(
+      var outcome = browserOutcome(
         try app.startLogin(credentials: context.credentials()), label: "\(app.name) starts login",
         world: context.world)
+      outcome.app = app.name
+      return outcome
     },
     ActionSpec(
       .app, "exchanges the deep link",
@@ -392,12 +395,27 @@ extension AuthenticationVocabulary {
         missing.append(
           ("login-form", "the IdP showed its login form (\(context.world.formCause(outcome)))"))
       }
-      let types = try context.world.stepEvents().map(\.type)
-      if types.contains("LOGIN") {
-        missing.append(("login-event", "a LOGIN event: the user typed credentials again"))
-      }
-      if !types.contains("CODE_TO_TOKEN") {
-        missing.append(("no-code-to-token", "no CODE_TO_TOKEN event at the IdP"))
+      var types: [String] = []
+      if let issuer = context.world.realIdentityProvider {
+        // A real IdP without an event feed: the proof is what the browser saw — /authorize
+        // reached, no form, and a code delivered to the app (checked below).
+        context.world.note(
+          "idp",
+          "the real identity provider at \(issuer) gives no event feed: the proof of single sign-on is browser-side (/authorize reached, no login form, the code delivered to the app)"
+        )
+        // A code was issued when the flow reached a callback with one; what became of it
+        // after (a deep link that never reached the app) is judged below, as with the mock.
+        if !browser.result.hops.contains(where: { $0.contains("code=") }) {
+          missing.append(("no-code-to-token", "the identity provider issued no code"))
+        }
+      } else {
+        types = try context.world.stepEvents().map(\.type)
+        if types.contains("LOGIN") {
+          missing.append(("login-event", "a LOGIN event: the user typed credentials again"))
+        }
+        if !types.contains("CODE_TO_TOKEN") {
+          missing.append(("no-code-to-token", "no CODE_TO_TOKEN event at the IdP"))
+        }
       }
       if let problem = outcome.problem, browser.ends != .app {
         missing.append(("not-delivered", problem.message))
@@ -420,6 +438,9 @@ extension AuthenticationVocabulary {
       example: "expect idp event CODE_TO_TOKEN by calendar"
     ) { context in
       let type = context.arguments["type"] ?? ""
+      if let issuer = context.world.realIdentityProvider {
+        return try AuthenticationVocabulary.browserSideEvent(type, issuer: issuer, context)
+      }
       let stepEvents = try context.world.stepEvents()
       var events = stepEvents.filter { $0.type == type }
       if let appName = context.arguments["app"], let app = context.world.apps[appName] {
@@ -594,5 +615,38 @@ extension World {
     default: isolated = "the \(kind) session carried no usable IdP session cookie"
     }
     return reason.map { "the IdP says: \($0)" } ?? "the login ran in \(kind): \(isolated)"
+  }
+}
+
+extension AuthenticationVocabulary {
+  /// `expect idp event` against a real IdP without an event feed: LOGIN and CODE_TO_TOKEN
+  /// are read from the last login's browser flow (the form filled in and the flow carried on;
+  /// a code delivered to the app), and the evidence says so; other events cannot be seen.
+  static func browserSideEvent(_ type: String, issuer: String, _ context: ExpectationContext)
+    throws -> Failure?
+  {
+    guard type == "LOGIN" || type == "CODE_TO_TOKEN" else {
+      throw ScenarioNotApplicable(
+        "needs the event feed of the real identity provider at \(issuer) to see \(type), which it does not give"
+      )
+    }
+    guard let outcome = context.outcome, let browser = outcome.browser else {
+      return context.missing(.noBrowserFlow, "expected a login before this expectation")
+    }
+    let forApp = context.arguments["app"].map { $0 == outcome.app } ?? true
+    let happened =
+      forApp
+      && (type == "LOGIN"
+        ? browser.result.formShown && browser.ends != .idp
+        : browser.ends == .app && outcome.problem == nil)
+    context.world.note(
+      "idp",
+      "the real identity provider at \(issuer) gives no event feed: \(type) read from the browser (\(type == "LOGIN" ? "the login form was filled in and the flow went on" : "a code reached the app"): \(happened ? "yes" : "no"))"
+    )
+    if happened != context.negated { return nil }
+    return context.negated
+      ? context.fail(.idpEvent, type, "the browser shows a \(type) at the real identity provider")
+      : context.fail(
+        .noIdpEvent, type, "the browser shows no \(type) at the real identity provider")
   }
 }

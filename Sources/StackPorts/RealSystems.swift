@@ -1,0 +1,107 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+
+/// The parts of the stack that are real systems (`--stack FILE`, docs/stack-file.md): what a
+/// run reaches over the network instead of the in-process mocks. What the stack file does not
+/// name stays mocked.
+public struct RealSystems: Sendable {
+  /// A real OpenID Connect provider, with the endpoints its discovery document gives.
+  public struct IdentityProvider: Sendable {
+    public struct Client: Sendable {
+      public var id: String
+      public var secret: String
+    }
+
+    public var issuer: String
+    /// `keycloak`, `proconnect` or `generic`.
+    public var profile: String
+    public var authorizationEndpoint: String
+    public var tokenEndpoint: String
+    public var jwksURI: String
+    public var userinfoEndpoint: String?
+    public var endSessionEndpoint: String?
+    /// The app's client and the companion app's, as registered at the IdP.
+    public var app: Client
+    public var companion: Client
+    /// The test accounts the harness signs in as, in the order of the scenarios' roles.
+    public var testUsers: [RealmSettings.User]
+  }
+
+  public var identityProvider: IdentityProvider?
+  /// The CA certificates the harness and the simulated devices trust for the real systems:
+  /// the CA file the stack names, or the system's trust store (its bundle file).
+  public var trustedCertificatesPEM: String
+  /// Seconds a request to a real system may take.
+  public var timeout: TimeInterval
+  /// The stack file, for messages.
+  public var file: String
+
+  public init(
+    identityProvider: IdentityProvider?, trustedCertificatesPEM: String, timeout: TimeInterval,
+    file: String
+  ) {
+    self.identityProvider = identityProvider
+    self.trustedCertificatesPEM = trustedCertificatesPEM
+    self.timeout = timeout
+    self.file = file
+  }
+
+  /// `host:port` of every real system: what clients reach over the network.
+  public var authorities: Set<String> {
+    guard let idp = identityProvider else { return [] }
+    let urls =
+      [idp.issuer, idp.authorizationEndpoint, idp.tokenEndpoint, idp.jwksURI]
+      + [idp.userinfoEndpoint, idp.endSessionEndpoint].compactMap { $0 }
+    return Set(urls.compactMap { Origin(url: $0)?.authority })
+  }
+
+  /// Whether `url` is on a real system.
+  public func isReal(_ url: String) -> Bool {
+    Origin(url: url).map { authorities.contains($0.authority) } ?? false
+  }
+
+  /// `build` as it runs against the real systems: its backend (and so the companion's, which
+  /// copies it) talks to the real IdP with the client the stack file names, and the scenarios'
+  /// users are the stack's test accounts.
+  public func applied(to build: AppBuild) -> AppBuild {
+    guard let idp = identityProvider else { return build }
+    var build = build
+    build.backend.env.set("OIDC_OP_AUTHORIZATION_ENDPOINT", idp.authorizationEndpoint)
+    build.backend.env.set("OIDC_OP_TOKEN_ENDPOINT", idp.tokenEndpoint)
+    build.backend.env.set("OIDC_OP_JWKS_ENDPOINT", idp.jwksURI)
+    if let userinfo = idp.userinfoEndpoint {
+      build.backend.env.set("OIDC_OP_USER_ENDPOINT", userinfo)
+    }
+    if let logout = idp.endSessionEndpoint {
+      build.backend.env.set("OIDC_OP_LOGOUT_ENDPOINT", logout)
+    }
+    build.backend.env.set("OIDC_RP_CLIENT_ID", idp.app.id)
+    build.backend.env.set("OIDC_RP_CLIENT_SECRET", idp.app.secret)
+    build.testUsers = idp.testUsers.map(\.username)
+    build.realm = nil
+    return build
+  }
+}
+
+/// A real identity provider as the harness may see it: its issuer and the test accounts the
+/// stack file names. Its event feed is not reachable without admin credentials, so the proof
+/// of single sign-on is browser-side (the form not shown, a code issued).
+public struct RealIdentityProvider: IdentityProviderPort {
+  public let issuer: String
+  public let testUsers: [RealmSettings.User]
+
+  public init(issuer: String, testUsers: [RealmSettings.User]) {
+    self.issuer = issuer
+    self.testUsers = testUsers
+  }
+
+  public var providesEvents: Bool { false }
+
+  public func events() throws -> [IdentityEvent] {
+    throw PortUnsupported(
+      "the identity provider at \(issuer) gives the harness no event feed (a real IdP without admin credentials)"
+    )
+  }
+}

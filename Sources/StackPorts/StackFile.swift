@@ -1,0 +1,207 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+
+/// Reads a stack file (docs/stack-file.md): which parts of the stack are real systems, where
+/// they are, and which environment variables hold their secrets. Secrets are read from the
+/// environment only, never from the file, and never printed. A mistake in the file, a
+/// variable that is not set, or a real part that cannot be reached is bad input (exit 2)
+/// naming the file and line, or the part and its URL.
+public enum StackFile {
+  /// The system's trust store, as Debian ships it.
+  static let systemBundles = [
+    "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+  ]
+
+  public static func load(
+    path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> RealSystems {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw InputError("cannot read the stack file \(path)")
+    }
+    let document: JSONDocument
+    do {
+      document = try JSONDocument(text: String(decoding: data, as: UTF8.self), file: path)
+    } catch let diagnostic as Diagnostic {
+      throw InputError("\(path) is not valid JSON", diagnostics: [diagnostic])
+    }
+    let root = document.value
+    var diagnostics: [Diagnostic] = []
+    func fail(_ line: Int?, _ message: String, hint: String? = nil) {
+      diagnostics.append(
+        Diagnostic.error(
+          at: FileLocation(file: path, line: line ?? 1, column: 1), message, hint: hint))
+    }
+    guard case .object(let members) = root else {
+      throw InputError(
+        "\(path) has errors",
+        diagnostics: [
+          Diagnostic.error(
+            at: FileLocation(file: path, line: 1, column: 1), "a stack file is a JSON object")
+        ])
+    }
+    let known = ["$comment", "identityProvider", "backend", "ota", "caFile", "timeout"]
+    for member in members where !known.contains(member.key) {
+      fail(
+        member.line, "unknown key \"\(member.key)\"",
+        hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
+    }
+    for part in ["backend", "ota"] where root[part] != nil {
+      fail(
+        root.line(of: part),
+        "a real \(part == "ota" ? "OTA channel" : "backend") is not supported by this version yet",
+        hint:
+          "leave it out: the \(part == "ota" ? "bucket" : "backend") then stays the in-process mock"
+      )
+    }
+    // Where a missing key would be: the object's own first line.
+    func line(_ object: JSONValue, _ key: String) -> Int? {
+      if let line = object.line(of: key) { return line }
+      if case .object(let members) = object { return members.first?.line }
+      return nil
+    }
+    func secret(_ object: JSONValue, _ key: String) -> String? {
+      guard let name = object[key]?.string, !name.isEmpty else {
+        fail(line(object, key), "\"\(key)\" must name an environment variable")
+        return nil
+      }
+      guard let value = environment[name], !value.isEmpty else {
+        fail(line(object, key), "the environment variable \(name) is not set")
+        return nil
+      }
+      return value
+    }
+    func text(_ object: JSONValue, _ key: String) -> String? {
+      guard let value = object[key]?.string, !value.isEmpty else {
+        fail(line(object, key), "\"\(key)\" is required (a non-empty string)")
+        return nil
+      }
+      return value
+    }
+    var timeout: TimeInterval = 10
+    if let value = root["timeout"] {
+      if let seconds = value.string.flatMap(Durations.parse), seconds > 0 {
+        timeout = seconds
+      } else {
+        fail(root.line(of: "timeout"), "\"timeout\" must be a duration such as 10s")
+      }
+    }
+    var trusted: String?
+    if let caFile = root["caFile"]?.string {
+      let resolved = URL(
+        fileURLWithPath: caFile, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()
+      ).path
+      if let pem = FileManager.default.contents(atPath: resolved),
+        String(decoding: pem, as: UTF8.self).contains("BEGIN CERTIFICATE")
+      {
+        trusted = String(decoding: pem, as: UTF8.self)
+      } else {
+        fail(root.line(of: "caFile"), "\(caFile) is not a readable PEM file of CA certificates")
+      }
+    } else {
+      trusted = systemBundles.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
+        .map { String(decoding: $0, as: UTF8.self) }
+    }
+    var partial:
+      (
+        issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
+        companion: RealSystems.IdentityProvider.Client, users: [RealmSettings.User]
+      )?
+    if let idp = root["identityProvider"] {
+      let issuer = text(idp, "issuer")
+      let profile = idp["profile"]?.string ?? "generic"
+      if !["keycloak", "proconnect", "generic"].contains(profile) {
+        fail(
+          idp.line(of: "profile"),
+          "\"profile\" is keycloak, proconnect or generic, not \"\(profile)\"")
+      }
+      var clients: [RealSystems.IdentityProvider.Client] = []
+      for role in ["app", "companion"] {
+        guard let client = idp[role] else {
+          fail(
+            idp.line(of: role) ?? root.line(of: "identityProvider"),
+            "\"identityProvider.\(role)\" is required: {\"clientId\", \"clientSecretEnv\"}")
+          continue
+        }
+        if let id = text(client, "clientId"), let value = secret(client, "clientSecretEnv") {
+          clients.append(.init(id: id, secret: value))
+        }
+      }
+      var users: [RealmSettings.User] = []
+      if let list = idp["testUsers"]?.array, !list.isEmpty {
+        for entry in list {
+          if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {
+            users.append(
+              RealmSettings.User(
+                username: name, password: password, email: entry["email"]?.string,
+                firstName: nil, lastName: nil))
+          }
+        }
+      } else {
+        fail(
+          idp.line(of: "testUsers") ?? root.line(of: "identityProvider"),
+          "\"testUsers\" must list the test accounts: [{\"username\", \"passwordEnv\"}]")
+      }
+      if let issuer, clients.count == 2 {
+        partial = (issuer, profile, clients[0], clients[1], users)
+      }
+    }
+    if !diagnostics.isEmpty { throw InputError("\(path) has errors", diagnostics: diagnostics) }
+    var real = RealSystems(
+      identityProvider: nil, trustedCertificatesPEM: trusted ?? "", timeout: timeout, file: path)
+    if let partial {
+      real.identityProvider = try discover(
+        partial.issuer, profile: partial.profile, app: partial.app, companion: partial.companion,
+        users: partial.users, trusted: trusted, timeout: timeout)
+    }
+    return real
+  }
+
+  /// Reads the IdP's discovery document: the endpoints the run uses, and the proof it answers.
+  static func discover(
+    _ issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
+    companion: RealSystems.IdentityProvider.Client, users: [RealmSettings.User], trusted: String?,
+    timeout: TimeInterval
+  ) throws -> RealSystems.IdentityProvider {
+    let url =
+      (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer)
+      + "/.well-known/openid-configuration"
+    guard let origin = Origin(url: issuer) else {
+      throw InputError("the identity provider's issuer is not an http(s) URL: \(issuer)")
+    }
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: trusted?.isEmpty == false ? trusted : nil, timeout: timeout,
+      userAgent: "qualify", maxResponseBytes: 1 << 20)
+    configuration.realAuthorities = [origin.authority]
+    let exchange = try HTTPClient(configuration: configuration).send(ClientRequest(url: url))
+    guard let response = exchange.response else {
+      throw InputError(
+        "the real identity provider is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
+        hint: "check the issuer in the stack file and that the IdP answers from this machine")
+    }
+    guard response.status == 200, let document = response.jsonObject as? [String: Any] else {
+      throw InputError(
+        "the real identity provider answered \(response.status) at \(url), not a discovery document"
+      )
+    }
+    func endpoint(_ key: String) throws -> String {
+      guard let value = document[key] as? String, Origin(url: value) != nil else {
+        throw InputError("the discovery document at \(url) has no \(key)")
+      }
+      return value
+    }
+    guard document["issuer"] as? String == issuer else {
+      throw InputError(
+        "the discovery document at \(url) names the issuer \(document["issuer"] as? String ?? "none"), not \(issuer) (OIDC Discovery §4.3)"
+      )
+    }
+    return RealSystems.IdentityProvider(
+      issuer: issuer, profile: profile,
+      authorizationEndpoint: try endpoint("authorization_endpoint"),
+      tokenEndpoint: try endpoint("token_endpoint"), jwksURI: try endpoint("jwks_uri"),
+      userinfoEndpoint: document["userinfo_endpoint"] as? String,
+      endSessionEndpoint: document["end_session_endpoint"] as? String, app: app,
+      companion: companion, testUsers: users)
+  }
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""A real OpenID provider for `--stack` tests: django-oauth-toolkit in its OIDC mode, on
+loopback, with a Django login form. It shares no code with qualify.
+
+Input (JSON on stdin): port (0 or absent: any free one), clients [{client_id, client_secret, redirect_uri}], users
+[{username, password}], session_cookie_persistent (bool), database (a scratch file path).
+Prints one line `{"issuer": ...}` once it serves, then serves until killed.
+"""
+import json
+import secrets
+import signal
+import socket
+import sys
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+# A parent may have left SIGTERM ignored: make it end the server again.
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+config = json.load(sys.stdin)
+port = int(config.get("port") or 0)
+if port == 0:
+    # A free loopback port, chosen before the settings need the issuer.
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+issuer = f"http://127.0.0.1:{port}/o"
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+).decode()
+
+import django
+from django.conf import settings
+
+settings.configure(
+    DEBUG=False,
+    SECRET_KEY=secrets.token_urlsafe(32),
+    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+    ROOT_URLCONF=__name__,
+    INSTALLED_APPS=[
+        "django.contrib.auth", "django.contrib.contenttypes", "django.contrib.sessions",
+        "oauth2_provider",
+    ],
+    MIDDLEWARE=[
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.middleware.csrf.CsrfViewMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+    ],
+    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": config["database"]}},
+    TEMPLATES=[{
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "OPTIONS": {
+            "loaders": [("django.template.loaders.locmem.Loader", {
+                "registration/login.html":
+                    "<!doctype html><title>Sign in</title><h1>Sign in</h1>"
+                    "<form method=\"post\">{% csrf_token %}{{ form.as_p }}"
+                    "<input type=\"hidden\" name=\"next\" value=\"{{ next }}\">"
+                    "<input type=\"submit\" value=\"Sign in\"></form>",
+            })],
+            "context_processors": ["django.template.context_processors.request"],
+        },
+    }],
+    LOGIN_URL="/accounts/login/",
+    # The cross-app SSO condition of seed 000: a persistent IdP cookie. Without it the session
+    # cookie dies with the browser session, which an iOS auth session does not share.
+    SESSION_EXPIRE_AT_BROWSER_CLOSE=not config.get("session_cookie_persistent", True),
+    USE_TZ=True,
+    OAUTH2_PROVIDER={
+        "OIDC_ENABLED": True,
+        "OIDC_RSA_PRIVATE_KEY": key,
+        "OIDC_ISS_ENDPOINT": issuer,
+        "PKCE_REQUIRED": False,
+        "OAUTH2_VALIDATOR_CLASS": f"{__name__}.Validator",
+        "SCOPES": {"openid": "OpenID Connect", "email": "Email", "profile": "Profile"},
+    },
+)
+django.setup()
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.urls import include, path
+from oauth2_provider.models import Application
+from oauth2_provider.oauth2_validators import OAuth2Validator
+
+
+class Validator(OAuth2Validator):
+    # The subject is the username: what the app's backend reports as the user.
+    def get_additional_claims(self, request):
+        return {"sub": request.user.username, "email": request.user.email}
+
+
+urlpatterns = [
+    path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
+    path("accounts/login/", auth_views.LoginView.as_view()),
+]
+
+call_command("migrate", verbosity=0)
+for user in config["users"]:
+    User.objects.create_user(user["username"], email=user["username"], password=user["password"])
+for client in config["clients"]:
+    Application.objects.create(
+        name=client["client_id"], client_id=client["client_id"],
+        client_secret=client["client_secret"], client_type=Application.CLIENT_CONFIDENTIAL,
+        authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
+        redirect_uris=client["redirect_uri"], skip_authorization=True,
+        algorithm=Application.RS256_ALGORITHM,
+    )
+
+from django.core.wsgi import get_wsgi_application
+
+
+class Quiet(WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+# One request at a time: SQLite under Django does not take concurrent writers, and a test IdP
+# needs no more (each answer takes a few milliseconds but the client-secret hash).
+server = make_server("127.0.0.1", port, get_wsgi_application(), server_class=WSGIServer, handler_class=Quiet)
+print(json.dumps({"issuer": issuer}), flush=True)
+server.serve_forever()

@@ -1,0 +1,226 @@
+import Foundation
+import QualifyTestSupport
+import Testing
+
+/// A real OpenID provider from PyPI — django-oauth-toolkit in its OIDC mode, with Django's
+/// login form (Tests/Fixtures/interop/oidc_provider.py) — on loopback, in a venv the test
+/// installs once under `.build/`.
+final class RealOIDCProvider {
+  static let clients = [
+    (
+      "messages-app", "QUALIFY_TEST_APP_SECRET", "app-secret-6b1f0c",
+      "https://messages.example/api/v1.0/callback/"
+    ),
+    (
+      "calendar-app", "QUALIFY_TEST_COMPANION_SECRET", "companion-secret-2d9e",
+      "https://calendar.messages.example/api/v1.0/callback/"
+    ),
+  ]
+  static let users = [("alice", "alice-password-7c41"), ("bob", "bob-password-90aa")]
+
+  let process: Process
+  let issuer: String
+
+  /// The venv's python, made (and django-oauth-toolkit installed into it) on first use.
+  static func python() throws -> String {
+    let venv = Fixtures.root + "/.build/test-venv-oidc"
+    let python = venv + "/bin/python"
+    let marker = venv + "/.installed"
+    if FileManager.default.fileExists(atPath: marker) { return python }
+    let made = try Programs.run("/usr/bin/python3", ["-m", "venv", venv])
+    guard made.status == 0 else { throw Failure("python3 -m venv: \(made.stderr)") }
+    let pip = try Programs.run(
+      venv + "/bin/pip", ["install", "--quiet", "django>=4.2", "django-oauth-toolkit>=2.3"])
+    guard pip.status == 0 else { throw Failure("pip install django-oauth-toolkit: \(pip.stderr)") }
+    FileManager.default.createFile(atPath: marker, contents: Data())
+    return python
+  }
+
+  init(persistentSession: Bool, scratch: URL) throws {
+    let input: [String: Any] = [
+      "database": scratch.appendingPathComponent("provider.sqlite").path,
+      "session_cookie_persistent": persistentSession,
+      "clients": RealOIDCProvider.clients.map {
+        ["client_id": $0.0, "client_secret": $0.2, "redirect_uri": $0.3]
+      },
+      "users": RealOIDCProvider.users.map { ["username": $0.0, "password": $0.1] },
+    ]
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: try RealOIDCProvider.python())
+    process.arguments = [Fixtures.file("interop/oidc_provider.py")]
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: input))
+    try stdin.fileHandleForWriting.close()
+    // The one line it prints once it serves.
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    guard
+      let ready = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+      let issuer = ready["issuer"] as? String
+    else {
+      process.terminate()
+      throw Failure("the provider did not start: \(String(decoding: line, as: UTF8.self))")
+    }
+    self.issuer = issuer
+  }
+
+  /// The stack file naming it, and the environment holding its secrets.
+  func stackFile(in scratch: URL) throws -> (path: String, environment: [String: String]) {
+    var environment: [String: String] = [:]
+    for (_, variable, secret, _) in RealOIDCProvider.clients { environment[variable] = secret }
+    for (index, user) in RealOIDCProvider.users.enumerated() {
+      environment["QUALIFY_TEST_PASSWORD_\(index)"] = user.1
+    }
+    let users = RealOIDCProvider.users.enumerated().map {
+      "{\"username\": \"\($0.element.0)\", \"passwordEnv\": \"QUALIFY_TEST_PASSWORD_\($0.offset)\"}"
+    }
+    let text = """
+      {
+        "identityProvider": {
+          "issuer": "\(issuer)",
+          "profile": "generic",
+          "app": {"clientId": "messages-app", "clientSecretEnv": "QUALIFY_TEST_APP_SECRET"},
+          "companion": {"clientId": "calendar-app", "clientSecretEnv": "QUALIFY_TEST_COMPANION_SECRET"},
+          "testUsers": [\(users.joined(separator: ", "))]
+        },
+        "timeout": "10s"
+      }
+      """
+    let path = scratch.appendingPathComponent("stack.json")
+    try Data(text.utf8).write(to: path)
+    return (path.path, environment)
+  }
+
+  func stop() {
+    // SIGKILL: a test harness may hand its children an ignored SIGTERM.
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+  }
+}
+
+/// `--stack` against a real OpenID provider (issue 14): the IdP-side half of cross-app SSO
+/// (seed 000, checklist item 1) proven against a real system, and the persistent-cookie
+/// condition the seed names failing iOS when the real IdP does not meet it.
+@Suite(.serialized) struct StackCLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-stack")
+  }
+
+  func qualify(_ provider: RealOIDCProvider) throws -> ProcessResult {
+    let (stack, environment) = try provider.stackFile(in: scratch)
+    return try CLI.run(
+      [
+        "--channel", "prod", "--stack", stack, "--filter", "sso/*", "--app", Fixtures.sampleApp,
+        "--scenarios", CLI.scenarios, "--seed", "3", "--json",
+      ], in: scratch, environment: environment)
+  }
+
+  static func results(_ run: ProcessResult) throws -> [String: [String: Any]] {
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    var out: [String: [String: Any]] = [:]
+    for result in document["results"] as? [[String: Any]] ?? [] {
+      out["\(result["scenarioID"] ?? "") [\(result["platform"] ?? "")]"] = result
+    }
+    return out
+  }
+
+  @Test func crossAppSSOHoldsAgainstARealProviderWithAPersistentSession() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let provider = try RealOIDCProvider(persistentSession: true, scratch: scratch)
+    defer { provider.stop() }
+    let run = try qualify(provider)
+    let results = try Self.results(run)
+    for platform in ["ios", "android"] {
+      let cross = try #require(results["sso/cross-app [\(platform)]"], "\(run.stderr.suffix(800))")
+      #expect(cross["verdict"] as? String == "passed", "\(platform): \(cross["message"] ?? "")")
+      #expect(cross["proof"] as? String == "real")
+    }
+    // The evidence says the proof is browser-side, and the secrets never show.
+    #expect(run.stdout.contains("gives no event feed: the proof of single sign-on is browser-side"))
+    for secret in ["app-secret-6b1f0c", "companion-secret-2d9e", "alice-password-7c41"] {
+      #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret))
+    }
+    // A scenario about the mock's ProConnect profile is not run against another IdP.
+    #expect(results["sso/proconnect-csp [android]"]?["verdict"] as? String == "not-applicable")
+    #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+  }
+
+  @Test func aSessionCookieThatDiesWithTheBrowserBreaksCrossAppSSOOnIOS() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let provider = try RealOIDCProvider(persistentSession: false, scratch: scratch)
+    defer { provider.stop() }
+    let run = try qualify(provider)
+    let results = try Self.results(run)
+    let ios = try #require(results["sso/cross-app [ios]"], "\(run.stderr.suffix(800))")
+    #expect(ios["verdict"] as? String == "failed")
+    #expect((ios["message"] as? String)?.contains("the IdP showed its login form") == true)
+    #expect(results["sso/cross-app [android]"]?["verdict"] as? String == "passed")
+    #expect(run.status == 1)
+  }
+
+  @Test func anUnreachableIdentityProviderIsBadInputNamingIt() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    // A port nothing listens on.
+    let closed = "http://127.0.0.1:9/o"
+    try Data(
+      """
+      {"identityProvider": {"issuer": "\(closed)", "app": {"clientId": "a", "clientSecretEnv": "S"},
+        "companion": {"clientId": "b", "clientSecretEnv": "S"},
+        "testUsers": [{"username": "u", "passwordEnv": "S"}]}, "timeout": "2s"}
+      """.utf8
+    ).write(to: scratch.appendingPathComponent("stack.json"))
+    let run = try CLI.run(
+      ["--channel", "prod", "--stack", "stack.json", "--filter", "sso/*"], in: scratch,
+      environment: ["S": "a-secret-value"])
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains(
+        "the real identity provider is unreachable: \(closed)/.well-known/openid-configuration"))
+  }
+
+  @Test func aStackFileMistakeNamesItsLine() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    try Data(
+      """
+      {
+        "identityProvider": {
+          "issuer": "http://127.0.0.1:9/o",
+          "app": {"clientId": "a", "clientSecretEnv": "QUALIFY_UNSET_SECRET"},
+          "companion": {"clientId": "b"},
+          "testUsers": []
+        },
+        "backend": {"baseURL": "https://api.example"}
+      }
+      """.utf8
+    ).write(to: scratch.appendingPathComponent("stack.json"))
+    let run = try CLI.run(["--stack", "stack.json"], in: scratch)
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains(
+        "stack.json:4:1: error: the environment variable QUALIFY_UNSET_SECRET is not set"))
+    #expect(
+      run.stderr.contains(
+        "stack.json:5:1: error: \"clientSecretEnv\" must name an environment variable"))
+    #expect(run.stderr.contains("error: \"testUsers\" must list the test accounts"))
+    #expect(
+      run.stderr.contains(
+        "stack.json:8:1: error: a real backend is not supported by this version yet"))
+  }
+}
