@@ -93,7 +93,8 @@ let package = Package(
     .testTarget(
       name: "ScenariosTests",
       dependencies: [
-        "Scenarios", "MockStack", "Artifacts", "QualifyCore", "QualifyTestSupport",
+        "Scenarios", "MockStack", "StackPorts", "Artifacts", "QualifyCore",
+        "QualifyTestSupport",
       ]),
     .testTarget(
       name: "ResultsTests",

@@ -12,6 +12,11 @@ public struct RealSystems: Sendable {
     public struct Client: Sendable {
       public var id: String
       public var secret: String
+
+      public init(id: String, secret: String) {
+        self.id = id
+        self.secret = secret
+      }
     }
 
     public var issuer: String
@@ -27,6 +32,23 @@ public struct RealSystems: Sendable {
     public var companion: Client
     /// The test accounts the harness signs in as, in the order of the scenarios' roles.
     public var testUsers: [RealmSettings.User]
+
+    public init(
+      issuer: String, profile: String, authorizationEndpoint: String, tokenEndpoint: String,
+      jwksURI: String, userinfoEndpoint: String?, endSessionEndpoint: String?, app: Client,
+      companion: Client, testUsers: [RealmSettings.User]
+    ) {
+      self.issuer = issuer
+      self.profile = profile
+      self.authorizationEndpoint = authorizationEndpoint
+      self.tokenEndpoint = tokenEndpoint
+      self.jwksURI = jwksURI
+      self.userinfoEndpoint = userinfoEndpoint
+      self.endSessionEndpoint = endSessionEndpoint
+      self.app = app
+      self.companion = companion
+      self.testUsers = testUsers
+    }
   }
 
   public var identityProvider: IdentityProvider?
@@ -47,6 +69,9 @@ public struct RealSystems: Sendable {
     self.timeout = timeout
     self.file = file
   }
+
+  /// The parts of the stack that are real (`identity provider`), as `MockPower.part` names them.
+  public var parts: Set<String> { identityProvider == nil ? [] : ["identity provider"] }
 
   /// `host:port` of every real system: what clients reach over the network.
   public var authorities: Set<String> {

@@ -153,3 +153,23 @@ public struct Arguments: Sendable {
 
   public func integer(_ name: String) -> Int? { values[name].flatMap { Int($0) } }
 }
+
+extension Scenario {
+  /// What its steps and `given` mutations need that only a mock gives (docs/stack-file.md):
+  /// against a real part of the stack the scenario does not run where it needs a power over
+  /// that part. Its controls' needs are their own.
+  public var needs: Set<MockPower> {
+    var out = Set(given.flatMap(\.spec.powers))
+    for step in steps {
+      for line in step.lines {
+        if case .action(let spec) = line.kind { out.formUnion(spec.powers) }
+      }
+    }
+    return out
+  }
+}
+
+extension Control {
+  /// What its mutations need that only a mock gives.
+  public var needs: Set<MockPower> { Set(mutations.flatMap(\.spec.powers)) }
+}

@@ -222,26 +222,22 @@ public final class Runner: Sendable {
     // A control that would mutate a real IdP is reported as not applicable there, never
     // dropped silently.
     var skipped: [ControlRecord] = []
-    if let real = material.real?.identityProvider {
-      for control in applicable
-      where control.mutations.contains(where: { Runner.mutatesIdentityProvider($0.spec) }) {
-        skipped.append(
-          ControlRecord(
-            name: control.name, mutations: control.mutations.map(\.text),
-            expectedStep: control.failsAt, because: control.because?.description,
-            outcome: .notRun,
-            message:
-              "not applicable against the real identity provider at \(real.issuer): it mutates the IdP, which qualify cannot do to a real system",
-            execution: nil))
-      }
-      applicable.removeAll { control in
-        control.mutations.contains { Runner.mutatesIdentityProvider($0.spec) }
-      }
+    for control in applicable {
+      guard let power = Runner.forbidden(control.needs, by: material.real).first else { continue }
+      skipped.append(
+        ControlRecord(
+          name: control.name, mutations: control.mutations.map(\.text),
+          expectedStep: control.failsAt, because: control.because?.description,
+          outcome: .notRun,
+          message:
+            "not applicable: it needs a mock-only power over the \(power.part) (\(power.rawValue)), and the \(power.part) is a real system here",
+          execution: nil))
     }
+    applicable.removeAll { Runner.forbidden($0.needs, by: material.real).first != nil }
     if applicable.isEmpty && !skipped.isEmpty {
       var outcome = result(
         scenario, platform, channel, .notApplicable,
-        "every negative control of this scenario mutates the identity provider, and the IdP is a real system: the check ran and held, but nothing shows it could fail here",
+        "every negative control of this scenario needs a mock-only power over a part that is a real system here: the check ran and held, but nothing shows it could fail here",
         check, skipped, started)
       outcome.notApplicableCause = .realSystem
       return outcome
@@ -285,13 +281,14 @@ public final class Runner: Sendable {
       scenario, platform, channel, .passed,
       "all \(scenario.steps.count) steps held; \(bitten) control\(bitten == 1 ? "" : "s") bit"
         + (skipped.isEmpty
-          ? "" : "; \(skipped.count) not applicable against the real identity provider"),
+          ? "" : "; \(skipped.count) not applicable against the real systems"),
       check, controls, started)
   }
 
-  /// Whether a mutation changes the identity provider itself (what only the mock allows).
-  static func mutatesIdentityProvider(_ spec: MutationSpec) -> Bool {
-    spec.name.hasPrefix("idp.")
+  /// The powers of `needs` over parts of the stack that are real systems, sorted.
+  static func forbidden(_ needs: Set<MockPower>, by real: RealSystems?) -> [MockPower] {
+    guard let real else { return [] }
+    return needs.filter { real.parts.contains($0.part) }.sorted()
   }
 
   /// Why the scenario does not run on this build, nil when it does: a feature it needs that
@@ -320,13 +317,13 @@ public final class Runner: Sendable {
           .realSystem
         )
       }
-      if let mutation = scenario.given.first(where: { Runner.mutatesIdentityProvider($0.spec) }) {
-        return (
-          .notApplicable,
-          "not run against the real identity provider at \(real.issuer): the scenario breaks the IdP on purpose (given \(mutation.spec.name)), which qualify cannot do to a real system",
-          .realSystem
-        )
-      }
+    }
+    if let power = Runner.forbidden(scenario.needs, by: material.real).first {
+      return (
+        .notApplicable,
+        "not run: it needs a mock-only power over the \(power.part) (\(power.rawValue)), and the \(power.part) is a real system here",
+        .realSystem
+      )
     }
     for feature in scenario.requires {
       let state = build.features[feature]

@@ -89,6 +89,35 @@ public enum Actor: Sendable {
 }
 
 /// An action statement: what a step does.
+/// What only an in-process mock can be made to do: a scenario or control that needs one of
+/// these cannot run where that part of the stack is a real system (`--stack`), and says so.
+public enum MockPower: String, Sendable, CaseIterable, Comparable {
+  /// Changes the identity provider's behaviour (a `mutate idp.…`, a profile override).
+  case changesIdentityProvider = "changes-idp"
+  /// Changes the backend's behaviour (`mutate backend.…`).
+  case changesBackend = "changes-backend"
+  /// Reaches into the backend through a hook a real deployment does not have (a message
+  /// arriving on demand).
+  case backendHook = "backend-hook"
+  /// Writes to the OTA bucket (the pipeline's upload, a substituted bundle, a rewritten
+  /// manifest, a staged fault).
+  case writesBucket = "writes-bucket"
+  /// Changes the push gateways' behaviour (`mutate apns.…`, `mutate fcm.…`).
+  case changesPushGateways = "changes-push"
+
+  /// The part of the stack the power is over.
+  public var part: String {
+    switch self {
+    case .changesIdentityProvider: return "identity provider"
+    case .changesBackend, .backendHook: return "backend"
+    case .writesBucket: return "OTA bucket"
+    case .changesPushGateways: return "push gateways"
+    }
+  }
+
+  public static func < (a: MockPower, b: MockPower) -> Bool { a.rawValue < b.rawValue }
+}
+
 public struct ActionSpec: Sendable {
   public var actor: Actor
   /// The words after the actor (`fetches config`, `advance`).
@@ -96,17 +125,21 @@ public struct ActionSpec: Sendable {
   public var parameters: [Parameter]
   public var summary: String
   public var example: String
+  /// What it needs that only a mock gives.
+  public var powers: Set<MockPower>
   let perform: @Sendable (ActionContext) throws -> Outcome
 
   public init(
     _ actor: Actor, _ phrase: String, _ parameters: [Parameter] = [], summary: String,
-    example: String, perform: @escaping @Sendable (ActionContext) throws -> Outcome
+    example: String, powers: Set<MockPower> = [],
+    perform: @escaping @Sendable (ActionContext) throws -> Outcome
   ) {
     self.actor = actor
     self.phrase = phrase.split(separator: " ").map(String.init)
     self.parameters = parameters
     self.summary = summary
     self.example = example
+    self.powers = powers
     self.perform = perform
   }
 
@@ -173,6 +206,18 @@ public struct MutationSpec: Sendable {
     self.summary = summary
     self.breaks = breaks
     self.apply = apply
+  }
+
+  /// What it changes that only a mock lets qualify change: the part its name starts with
+  /// (`idp.…`, `backend.…`, `apns.…`, `fcm.…`); the device, the app and TLS are the
+  /// harness's own to change.
+  public var powers: Set<MockPower> {
+    switch name.split(separator: ".").first {
+    case "idp": return [.changesIdentityProvider]
+    case "backend": return [.changesBackend]
+    case "apns", "fcm": return [.changesPushGateways]
+    default: return []
+    }
   }
 
   public var synopsis: String {

@@ -6,7 +6,7 @@ public enum VocabularyReference {
     out += "| statement | what it does |\n| --- | --- |\n"
     for action in Vocabulary.actions {
       out +=
-        "| `\(escape(action.synopsis))` | \(escape(action.summary)) Example: `\(escape(action.example))` |\n"
+        "| `\(escape(action.synopsis))` | \(escape(action.summary))\(mockOnly(action.powers)) Example: `\(escape(action.example))` |\n"
     }
     out += "\n### Expectations\n\n"
     out += "| statement | holds when |\n| --- | --- |\n"
@@ -18,7 +18,7 @@ public enum VocabularyReference {
     out += "| statement | what it changes | what it breaks |\n| --- | --- | --- |\n"
     for mutation in Vocabulary.mutations {
       out +=
-        "| `\(escape(mutation.synopsis))` | \(escape(mutation.summary)) | \(escape(mutation.breaks)) |\n"
+        "| `\(escape(mutation.synopsis))` | \(escape(mutation.summary))\(mockOnly(mutation.powers)) | \(escape(mutation.breaks)) |\n"
     }
     out += "\n### Failure reasons (for `because`)\n\n"
     out += "| reason | detail | the step failed because |\n| --- | --- | --- |\n"
@@ -27,6 +27,11 @@ public enum VocabularyReference {
         "| `\(reason.name)` | \(reason.detail.map(escape) ?? "") | \(escape(reason.summary)) |\n"
     }
     return out
+  }
+
+  /// ` Mock-only: writes-bucket.` — what does not run against a real part (`--stack`).
+  public static func mockOnly(_ powers: Set<MockPower>) -> String {
+    powers.isEmpty ? "" : " Mock-only: \(powers.sorted().map(\.rawValue).joined(separator: ", "))."
   }
 
   private static func escape(_ text: String) -> String {

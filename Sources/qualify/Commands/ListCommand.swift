@@ -52,6 +52,11 @@ struct ListCommand {
           "checklist": scenario.checklist, "platforms": scenario.platforms.map(\.rawValue),
           "channels": scenario.channels.map(\.rawValue), "tags": scenario.tags,
           "steps": scenario.steps.map(\.title), "controls": scenario.controls.map(\.name),
+          // What only a mock gives: against a real part (`--stack`) these do not run there.
+          "needs": scenario.needs.sorted().map(\.rawValue),
+          "controlNeeds": Dictionary(
+            scenario.controls.map { ($0.name, $0.needs.sorted().map(\.rawValue)) },
+            uniquingKeysWith: { a, _ in a }),
         ]
       }
       let data = try JSONSerialization.data(
@@ -80,13 +85,19 @@ struct ListCommand {
       let document: [String: Any] = [
         "keywords": Vocabulary.keywords.map { ["keyword": $0.0, "usage": $0.1] },
         "actions": Vocabulary.actions.map {
-          ["synopsis": $0.synopsis, "summary": $0.summary, "example": $0.example]
+          [
+            "synopsis": $0.synopsis, "summary": $0.summary, "example": $0.example,
+            "mockOnly": $0.powers.sorted().map(\.rawValue),
+          ] as [String: Any]
         },
         "expectations": Vocabulary.expectations.map {
           ["synopsis": $0.synopsis, "summary": $0.summary, "example": $0.example]
         },
         "mutations": Vocabulary.mutations.map {
-          ["synopsis": $0.synopsis, "summary": $0.summary, "breaks": $0.breaks]
+          [
+            "synopsis": $0.synopsis, "summary": $0.summary, "breaks": $0.breaks,
+            "mockOnly": $0.powers.sorted().map(\.rawValue),
+          ] as [String: Any]
         },
         "failureReasons": FailureReason.all.map {
           ["reason": $0.name, "detail": $0.detail ?? "", "summary": $0.summary]
@@ -100,14 +111,20 @@ struct ListCommand {
     out.line(out.style("Keywords", .bold))
     for (_, usage) in Vocabulary.keywords { out.line("  \(usage)") }
     out.line(out.style("\nActions", .bold))
-    for action in Vocabulary.actions { out.line("  \(action.synopsis)\n      \(action.summary)") }
+    for action in Vocabulary.actions {
+      out.line(
+        "  \(action.synopsis)\n      \(action.summary)\(VocabularyReference.mockOnly(action.powers))"
+      )
+    }
     out.line(out.style("\nExpectations", .bold))
     for expectation in Vocabulary.expectations {
       out.line("  \(expectation.synopsis)\n      \(expectation.summary)")
     }
     out.line(out.style("\nMutations", .bold))
     for mutation in Vocabulary.mutations {
-      out.line("  \(mutation.synopsis)\n      \(mutation.summary) Breaks: \(mutation.breaks).")
+      out.line(
+        "  \(mutation.synopsis)\n      \(mutation.summary)\(VocabularyReference.mockOnly(mutation.powers)) Breaks: \(mutation.breaks)."
+      )
     }
     out.line(out.style("\nFailure reasons (because REASON [DETAIL])", .bold))
     for reason in FailureReason.all {

@@ -53,7 +53,8 @@ enum OTAVocabulary {
       ],
       summary:
         "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out, `bare-checksum` writes the zip's plain SHA-256 instead of the signed one, and `escaping` adds an entry named `../escape.js` that would land outside the bundle's folder (zip-slip), signed like the rest.",
-      example: "ci publishes builtin+1"
+      example: "ci publishes builtin+1",
+      powers: [.writesBucket]
     ) { context in
       try context.world.publish(
         version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"],
@@ -68,7 +69,8 @@ enum OTAVocabulary {
       [.value("version", .text), .keyword("on", "channel", .text)],
       summary:
         "Someone with write access to the bucket replaces VERSION's zip with their own, encrypted with the session key recovered through the app's public key (the checksum stays the publisher's).",
-      example: "attacker substitutes the bundle builtin+1"
+      example: "attacker substitutes the bundle builtin+1",
+      powers: [.writesBucket]
     ) { context in
       try context.world.substitute(
         version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"])
@@ -78,7 +80,8 @@ enum OTAVocabulary {
       [.value("version", .text), .keyword("on", "channel", .text)],
       summary:
         "The channel's manifest is rewritten to advertise an earlier published VERSION (a replayed old bundle).",
-      example: "the manifest points at builtin+1"
+      example: "the manifest points at builtin+1",
+      powers: [.writesBucket]
     ) { context in
       try context.world.pointManifest(
         at: context.arguments["version"] ?? "builtin", channel: context.arguments["channel"])
@@ -86,7 +89,8 @@ enum OTAVocabulary {
     ActionSpec(
       .world, "the bucket fails the next download",
       summary: "The bucket answers the next bundle download with 503 (a transient failure).",
-      example: "the bucket fails the next download"
+      example: "the bucket fails the next download",
+      powers: [.writesBucket]
     ) { context in
       // A fault only an in-process bucket can be made to have: the one place a scenario
       // reaches into a mock, to stage what the world must survive, never to observe it.
@@ -100,7 +104,8 @@ enum OTAVocabulary {
       .world, "the bucket fails the next download at random",
       summary:
         "A transient fault that may or may not happen: by a draw of the run's seed, the bucket answers the next bundle download with 503, or does not. A scenario must hold whichever way the draw goes; one that does not is flaky, which `--repeat N` shows.",
-      example: "the bucket fails the next download at random"
+      example: "the bucket fails the next download at random",
+      powers: [.writesBucket]
     ) { context in
       guard let bucket = context.world.stack.bucket else {
         throw ScenarioRuntimeError("the app configures no OTA bucket")

@@ -34,7 +34,8 @@ enum PushVocabulary {
       .world, "a message arrives for", [.value("user", .user), .keyword("in", "thread", .text)],
       summary:
         "A new message lands in USER's mailbox (in THREAD; a new thread by default): the backend pushes a content-free notification to each device the user registered, through APNs or FCM, and logs each gateway's answer; then every app's OS collects what its push service delivered and draws the banners.",
-      example: "a message arrives for first"
+      example: "a message arrives for first",
+      powers: [.backendHook]
     ) { context in
       let world = context.world
       let role = context.arguments["user"] ?? "first"
