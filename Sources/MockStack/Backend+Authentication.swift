@@ -186,7 +186,7 @@ extension Backend {
       event("id_token signature does not verify against the JWKS")
       return .failure(Problem(response: .problem(401, "id_token signature invalid.")))
     }
-    let now = context.clock.now.timeIntervalSince1970
+    let now = (idTokensFromRealTime ? Date() : context.clock.now).timeIntervalSince1970
     var wrong: [String] = []
     if claims["aud"] as? String != clientID
       && !((claims["aud"] as? [String])?.contains(clientID) ?? false)

@@ -60,6 +60,9 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   let pushLocKeys: [String]
   var apnsProviderToken: (token: String, issued: Date)?
   var fcmAccessToken: (token: String, expires: Date)?
+  /// The IdP is a real system (`--stack`): its id_tokens are dated by its own clock, so they
+  /// are checked against the wall clock, whatever `advance` did to the world's.
+  var idTokensFromRealTime = false
   private var router = Router()
 
   init(

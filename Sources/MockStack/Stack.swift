@@ -114,6 +114,10 @@ public final class Stack: Sendable {
       origin: topology.companionBackend, settings: companionSettings, name: "companion-backend",
       sessionCookie: Companion.sessionCookie, context: context,
       backChannel: channel.send("companion-backend"))
+    if real?.identityProvider != nil {
+      backend.idTokensFromRealTime = true
+      companionBackend.idTokensFromRealTime = true
+    }
 
     func serve(_ origin: Origin, _ handler: HTTPHandler) {
       if origin.isSecure {

@@ -22,6 +22,9 @@ public final class Redactor: Sendable {
   private struct Known {
     var secrets: Set<String> = []
     var lengths: Set<Int> = []
+    /// Secrets of any length and shape, replaced wherever they appear verbatim (a password a
+    /// user chose: short, with punctuation), with their URL-encoded forms.
+    var literals: [String] = []
   }
 
   private let known = Locked(Known())
@@ -46,6 +49,26 @@ public final class Redactor: Sendable {
     }
   }
 
+  /// Registers a secret that is not token-shaped (a password someone chose), exactly as it
+  /// is and as a form or a query would encode it: it is removed verbatim whatever its
+  /// length.
+  public func registerLiteral(_ secret: String) {
+    guard !secret.isEmpty else { return }
+    var forms = [secret]
+    var query = CharacterSet.alphanumerics
+    query.insert(charactersIn: "-._~")
+    if let encoded = secret.addingPercentEncoding(withAllowedCharacters: query) {
+      forms.append(encoded)
+      forms.append(encoded.replacingOccurrences(of: "%20", with: "+"))
+    }
+    known.withLock { known in
+      for form in forms where !known.literals.contains(form) { known.literals.append(form) }
+      // Longest first, so a secret's encoded form is not half-replaced by a shorter one.
+      known.literals.sort { $0.count > $1.count }
+    }
+    register(secret)
+  }
+
   /// The marker that stands for `secret`: stable across a run, so equal secrets look equal.
   public static func marker(for secret: String) -> String {
     let fingerprint = String(SeededGenerator.fnv1a(secret) & 0xffff, radix: 16)
@@ -55,6 +78,10 @@ public final class Redactor: Sendable {
   /// `text` with every registered secret and every sensitive named value replaced.
   public func redact(_ text: String) -> String {
     let current = known.withLock { $0 }
+    var text = text
+    for literal in current.literals where text.contains(literal) {
+      text = text.replacingOccurrences(of: literal, with: Redactor.marker(for: literal))
+    }
     return Redactor.redactNamedValues(
       current.secrets.isEmpty
         ? text : Redactor.replace(current.secrets, lengths: current.lengths, in: text))

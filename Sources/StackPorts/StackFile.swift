@@ -11,7 +11,8 @@ import QualifyCore
 public enum StackFile {
   /// The system's trust store, as Debian ships it.
   static let systemBundles = [
-    "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem",
+    "/etc/ssl/ca-bundle.pem",
   ]
 
   public static func load(
@@ -100,7 +101,8 @@ public enum StackFile {
         fail(root.line(of: "caFile"), "\(caFile) is not a readable PEM file of CA certificates")
       }
     } else {
-      trusted = systemBundles.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
+      let candidates = [environment["SSL_CERT_FILE"]].compactMap { $0 } + systemBundles
+      trusted = candidates.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
         .map { String(decoding: $0, as: UTF8.self) }
     }
     var partial:
@@ -110,6 +112,25 @@ public enum StackFile {
       )?
     if let idp = root["identityProvider"] {
       let issuer = text(idp, "issuer")
+      let idpKeys = ["issuer", "profile", "app", "companion", "testUsers"]
+      if case .object(let idpMembers) = idp {
+        for member in idpMembers where !idpKeys.contains(member.key) {
+          fail(
+            member.line, "unknown key \"\(member.key)\" in identityProvider",
+            hint: Suggestions.closest(to: member.key, among: idpKeys).map {
+              "did you mean \"\($0)\"?"
+            })
+        }
+      }
+      // Secrets and passwords cross the network: cleartext only on this machine's loopback.
+      if let issuer, let origin = Origin(url: issuer), !origin.isSecure,
+        !["127.0.0.1", "localhost", "::1"].contains(origin.host)
+      {
+        fail(
+          idp.line(of: "issuer"),
+          "the issuer \(issuer) is cleartext http on another machine: client secrets and passwords would cross the network in clear",
+          hint: "use https (http is accepted on 127.0.0.1 and localhost only)")
+      }
       let profile = idp["profile"]?.string ?? "generic"
       if !["keycloak", "proconnect", "generic"].contains(profile) {
         fail(
@@ -132,10 +153,11 @@ public enum StackFile {
       if let list = idp["testUsers"]?.array, !list.isEmpty {
         for entry in list {
           if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {
-            users.append(
-              RealmSettings.User(
-                username: name, password: password, email: entry["email"]?.string,
-                firstName: nil, lastName: nil))
+            var user = RealmSettings.User(
+              username: name, password: password, email: entry["email"]?.string,
+              firstName: nil, lastName: nil)
+            user.subject = entry["subject"]?.string
+            users.append(user)
           }
         }
       } else {
@@ -146,6 +168,12 @@ public enum StackFile {
       if let issuer, clients.count == 2 {
         partial = (issuer, profile, clients[0], clients[1], users)
       }
+    }
+    if trusted == nil, let issuer = partial?.issuer, issuer.lowercased().hasPrefix("https") {
+      fail(
+        root.line(of: "identityProvider"),
+        "no CA certificates to verify \(issuer) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(systemBundles.joined(separator: ", "))"
+      )
     }
     if !diagnostics.isEmpty { throw InputError("\(path) has errors", diagnostics: diagnostics) }
     var real = RealSystems(

@@ -39,7 +39,7 @@ import Testing
       "redirect_uri": topology.backend.url("/api/v1.0/callback/"), "username": alice.username,
       "password": alice.password ?? "",
       "acr": build.backend.oidcExtraParams["acr_values"] ?? "", "ca": ca.path,
-      "profile": idp.profile.name,
+      "expect_pkce": idp.profile != .proconnect,
       "connect": stack.origins,
     ]
     let result = try Programs.run(

@@ -16,7 +16,8 @@ final class RealOIDCProvider {
       "https://calendar.messages.example/api/v1.0/callback/"
     ),
   ]
-  static let users = [("alice", "alice-password-7c41"), ("bob", "bob-password-90aa")]
+  /// Passwords as people choose them: short, with punctuation a form encodes.
+  static let users = [("alice", "Pa55!w#rd"), ("bob", "b0b&Co+1")]
 
   let process: Process
   let issuer: String
@@ -80,8 +81,9 @@ final class RealOIDCProvider {
     for (index, user) in RealOIDCProvider.users.enumerated() {
       environment["QUALIFY_TEST_PASSWORD_\(index)"] = user.1
     }
+    // Users are created in order: their subjects are the provider's primary keys 1, 2, …
     let users = RealOIDCProvider.users.enumerated().map {
-      "{\"username\": \"\($0.element.0)\", \"passwordEnv\": \"QUALIFY_TEST_PASSWORD_\($0.offset)\"}"
+      "{\"username\": \"\($0.element.0)\", \"passwordEnv\": \"QUALIFY_TEST_PASSWORD_\($0.offset)\", \"subject\": \"\($0.offset + 1)\"}"
     }
     let text = """
       {
@@ -152,10 +154,21 @@ final class RealOIDCProvider {
       #expect(cross["verdict"] as? String == "passed", "\(platform): \(cross["message"] ?? "")")
       #expect(cross["proof"] as? String == "real")
     }
-    // The evidence says the proof is browser-side, and the secrets never show.
+    // The evidence says the proof is browser-side, and the secrets never show: not in the
+    // JSON, the terminal, the report, its evidence page or the store, in no encoding.
     #expect(run.stdout.contains("gives no event feed: the proof of single sign-on is browser-side"))
-    for secret in ["app-secret-6b1f0c", "companion-secret-2d9e", "alice-password-7c41"] {
-      #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret))
+    var written = run.stdout + run.stderr
+    let reports = scratch.appendingPathComponent("Reports")
+    let files = FileManager.default.enumerator(at: reports, includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+      if let data = FileManager.default.contents(atPath: file.path) {
+        written += String(decoding: data, as: UTF8.self)
+      }
+    }
+    for secret in [
+      "app-secret-6b1f0c", "companion-secret-2d9e", "Pa55!w#rd", "Pa55%21w%23rd", "b0b%26Co%2B1",
+    ] {
+      #expect(!written.contains(secret), "\(secret) leaked")
     }
     // A scenario about the mock's ProConnect profile is not run against another IdP.
     #expect(results["sso/proconnect-csp [android]"]?["verdict"] as? String == "not-applicable")

@@ -52,7 +52,9 @@ import Testing
     #expect(applied.backend.oidcAuthorizationEndpoint == "https://idp.example/o/authorize/")
     #expect(applied.backend.oidcTokenEndpoint == "https://idp.example/o/token/")
     #expect(applied.backend.oidcClientId == "a")
-    #expect(applied.realm == nil)
+    // The realm export stays for the static guards; the stack's accounts are the users.
+    #expect(applied.realm != nil)
+    #expect(applied.testUsers.isEmpty)
     #expect(Self.realIdP.isReal("https://idp.example/o/token/?x=1"))
     #expect(!Self.realIdP.isReal("https://messages.example/"))
   }

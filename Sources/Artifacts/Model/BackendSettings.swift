@@ -124,6 +124,9 @@ public struct RealmSettings: Sendable {
     public var email: String?
     public var firstName: String?
     public var lastName: String?
+    /// The id_token `sub` the IdP gives this user, when it is not the username (a real IdP's
+    /// opaque or UUID subjects; `--stack`).
+    public var subject: String?
 
     public init(
       username: String, password: String?, email: String?, firstName: String?, lastName: String?

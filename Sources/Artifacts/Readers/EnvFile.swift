@@ -86,6 +86,9 @@ public struct EnvFile: Sendable {
   }
 
   /// The last value of `key` (later lines override earlier ones, as in Docker).
+  /// Drops every entry of `key`.
+  public mutating func remove(_ key: String) { entries.removeAll { $0.key == key } }
+
   public subscript(key: String) -> String? { entries.last { $0.key == key }?.value }
 
   public func line(of key: String) -> Int? { entries.last { $0.key == key }?.line }
@@ -112,6 +115,11 @@ public struct EnvLayers: Sendable {
       }
     }
     return nil
+  }
+
+  /// Removes `key` from every file (a setting the real system does not offer).
+  public mutating func remove(_ key: String) {
+    for index in files.indices { files[index].remove(key) }
   }
 
   /// Overrides `key` (mutations in negative controls do this).

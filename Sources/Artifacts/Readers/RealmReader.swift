@@ -64,9 +64,10 @@ enum RealmReader {
         attributes?["acr.loa.map"]?.string, owner: "client \"\(id)\"", file: file,
         line: attributes?.line(of: "acr.loa.map"))
       let redirects = client["redirectUris"]?.array?.compactMap(\.string) ?? []
-      // Keycloak separates post-logout URIs with "##"; "+" means "the redirect URIs".
+      // Keycloak separates post-logout URIs with "##"; "+" means "the redirect URIs", and a
+      // client exported without the attribute gets "+" on import.
       var postLogout: [String] = []
-      for uri in (attributes?["post.logout.redirect.uris"]?.string ?? "")
+      for uri in (attributes?["post.logout.redirect.uris"]?.string ?? "+")
         .components(separatedBy: "##") where !uri.isEmpty
       {
         if uri == "+" { postLogout += redirects } else { postLogout.append(uri) }

@@ -234,7 +234,7 @@ struct AuthorizationStateMachine: Sendable {
     guard responseType == "code" else {
       return refuse(
         "unsupported_response_type", "only the authorization code flow is supported",
-        fragment: responseType.split(separator: " ").contains("token"))
+        fragment: responseType.split(separator: " ").contains { $0.hasSuffix("token") })
     }
     if let length = profile.minimumStateAndNonceLength {
       for (name, value) in [("state", request.state), ("nonce", request.nonce)]
@@ -277,6 +277,10 @@ struct AuthorizationStateMachine: Sendable {
       scope: request.scope ?? "openid", formToken: environment.secret(24),
       binding: environment.secret(16))
     let prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
+    // OIDC Core §3.1.2.1: "none" with any other value is an error.
+    if prompts.contains("none") && prompts.count > 1 {
+      return refuse("invalid_request", "prompt=none cannot be combined with other values")
+    }
     let forceLogin = profile.honoursPromptLogin && prompts.contains("login")
     let session = liveSession(request.identityCookie, now: environment.now)
     // max_age: a session authenticated longer ago than that must authenticate again

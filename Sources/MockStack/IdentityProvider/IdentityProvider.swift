@@ -181,25 +181,31 @@ public final class IdentityProvider: HTTPHandler, Sendable {
   func discovery() -> HTTPResponse {
     let p = paths
     let mapped = machine.withLock { Set($0.clients.values.flatMap { $0.acrLevels.keys }) }
-    return .json([
-      "issuer": issuer, "authorization_endpoint": origin.url(p.authorize),
-      "token_endpoint": origin.url(p.token),
-      "jwks_uri": origin.url(p.jwks), "userinfo_endpoint": origin.url(p.userinfo),
-      "end_session_endpoint": origin.url(p.endSession), "response_types_supported": ["code"],
-      "response_modes_supported": ["query"], "grant_types_supported": ["authorization_code"],
-      "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
-      "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-      "code_challenge_methods_supported": ["S256", "plain"],
-      "prompt_values_supported": profile.honoursPromptLogin ? ["none", "login"] : ["none"],
-      "scopes_supported": ["openid", "email", "profile"],
-      "claims_supported": [
-        "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "sid", "email",
-        "given_name", "family_name",
-      ],
-      "acr_values_supported": profile.announcedACRValues(mapped),
-      "frontchannel_logout_supported": false,
-      "userinfo_signing_alg_values_supported": profile.signsUserinfo ? ["RS256"] : [],
-    ])
+    return .json(
+      [
+        "issuer": issuer, "authorization_endpoint": origin.url(p.authorize),
+        "token_endpoint": origin.url(p.token),
+        "jwks_uri": origin.url(p.jwks), "userinfo_endpoint": origin.url(p.userinfo),
+        "end_session_endpoint": origin.url(p.endSession), "response_types_supported": ["code"],
+        "response_modes_supported": ["query"], "grant_types_supported": ["authorization_code"],
+        "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        // A profile that refuses PKCE parameters does not announce it.
+        "code_challenge_methods_supported": profile.authorizeParameters.map {
+          $0.contains("code_challenge") ? ["S256", "plain"] : []
+        } ?? ["S256", "plain"],
+        "prompt_values_supported": profile.honoursPromptLogin ? ["none", "login"] : ["none"],
+        "scopes_supported": ["openid", "email", "profile"],
+        "claims_supported": [
+          "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "sid", "email",
+          "given_name", "family_name",
+        ],
+        "acr_values_supported": profile.announcedACRValues(mapped),
+        "frontchannel_logout_supported": false,
+      ].merging(profile.signsUserinfo ? ["userinfo_signing_alg_values_supported": ["RS256"]] : [:])
+      {
+        $1
+      })
   }
 
   func jwks() -> HTTPResponse {

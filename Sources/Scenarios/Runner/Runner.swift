@@ -68,8 +68,9 @@ public final class Runner: Sendable {
     self.redactor = redactor
     for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
     if let idp = material.real?.identityProvider {
+      // Chosen by people, not minted: any length, any characters, in any encoding.
       for secret in [idp.app.secret, idp.companion.secret] + idp.testUsers.compactMap(\.password) {
-        redactor.register(secret)
+        redactor.registerLiteral(secret)
       }
     }
   }
@@ -374,7 +375,10 @@ public final class Runner: Sendable {
     // what it proves against that system.
     if let real = material.real, !scenario.isStatic,
       check.steps.contains(where: { step in
-        step.evidence.contains { $0.kind == .http && Runner.mentions(real, $0.summary) }
+        step.evidence.contains {
+          ($0.kind == .http || $0.kind == .navigation)
+            && Runner.requestURL($0.summary).map(real.isReal) == true
+        }
       })
     {
       out.proof = .real
@@ -382,9 +386,11 @@ public final class Runner: Sendable {
     return out
   }
 
-  /// Whether an exchange's summary (`GET https://idp.example/… → 200`) is with a real system.
-  static func mentions(_ real: RealSystems, _ summary: String) -> Bool {
-    summary.split(separator: " ").contains { real.isReal(String($0)) }
+  /// The URL an exchange's or a navigation's summary was for (`GET https://idp.example/… →
+  /// 200`): its second word, never a `Location` it was redirected to.
+  static func requestURL(_ summary: String) -> String? {
+    let words = summary.split(separator: " ", maxSplits: 2)
+    return words.count >= 2 ? String(words[1]) : nil
   }
 
   private func notRun(_ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ why: String)
@@ -556,6 +562,20 @@ public final class Runner: Sendable {
         "step \(step.index) \(status.rawValue)" + (message.map { ": " + redactor.redact($0) } ?? "")
       )
       progress.finish(record)
+    }
+    // A real system that stopped answering is the harness's problem, not the app's: the
+    // execution ends in error naming it, instead of failing the app for the outage.
+    if let real = material.real,
+      let down = world.evidence.since(0).first(where: {
+        ($0.kind == .http || $0.kind == .navigation) && $0.summary.contains(" ✗ ")
+          && Runner.requestURL($0.summary).map(real.isReal) == true
+      })
+    {
+      return ExecutionRecord(
+        steps: records, failedStep: nil,
+        message: redactor.redact(
+          "a real system did not answer (\(down.summary)): the run cannot judge the app against it"),
+        isError: true, duration: Date().timeIntervalSince(started))
     }
     return ExecutionRecord(
       steps: records, failedStep: failedStep,

@@ -313,6 +313,13 @@ extension ExpectationContext {
     arguments[name].map { world.users[$0]?.username ?? $0 }
   }
 
+  /// Every name the backend may know the user as: the username, the IdP's subject, the email.
+  func identities(_ name: String = "user") -> Set<String> {
+    guard let role = arguments[name] else { return [] }
+    guard let user = world.users[role] else { return [role] }
+    return Set([user.username, user.subject, user.email].compactMap { $0 })
+  }
+
   /// `first (user1@example.local)` for messages.
   func userLabel(_ name: String = "user") -> String? {
     guard let role = arguments[name] else { return nil }

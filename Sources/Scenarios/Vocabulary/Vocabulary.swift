@@ -213,7 +213,7 @@ public struct MutationSpec: Sendable {
   /// harness's own to change.
   public var powers: Set<MockPower> {
     switch name.split(separator: ".").first {
-    case "idp": return [.changesIdentityProvider]
+    case "idp", "realm": return [.changesIdentityProvider]
     case "backend": return [.changesBackend]
     case "apns", "fcm": return [.changesPushGateways]
     default: return []

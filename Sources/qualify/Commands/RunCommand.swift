@@ -151,7 +151,8 @@ struct RunCommand {
     ).mapValues { real?.applied(to: $0) ?? $0 }
     var scenarios = try loadScenarios()
     scenarios = try shard(scenarios)
-    try Runner.checkTestUsers(scenarios, builds: builds)
+    // Against a real IdP the test accounts are the stack file's, not the realm export's.
+    if real?.identityProvider == nil { try Runner.checkTestUsers(scenarios, builds: builds) }
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
     let allScenarios = try ScenarioCatalogue.load(
       directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)

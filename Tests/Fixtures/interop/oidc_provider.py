@@ -87,9 +87,10 @@ from oauth2_provider.oauth2_validators import OAuth2Validator
 
 
 class Validator(OAuth2Validator):
-    # The subject is the username: what the app's backend reports as the user.
+    # The subject stays django-oauth-toolkit's own (the user's primary key): an opaque id,
+    # as real providers give, which the stack file maps to its test accounts.
     def get_additional_claims(self, request):
-        return {"sub": request.user.username, "email": request.user.email}
+        return {"email": request.user.email}
 
 
 urlpatterns = [

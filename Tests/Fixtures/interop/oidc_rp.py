@@ -104,20 +104,20 @@ if discovery["issuer"] != config["issuer"]:
 for key in ("authorization_endpoint", "token_endpoint", "jwks_uri", "userinfo_endpoint", "end_session_endpoint"):
     if not discovery[key].startswith(config["issuer"].split("/", 3)[0] + "//" + urlsplit(config["issuer"]).netloc):
         fail(f"{key} is not on the issuer's origin")
-if "S256" not in discovery.get("code_challenge_methods_supported", []):
-    fail("S256 is not supported")
 
 # Authorization request with PKCE.
 verifier = b64url(os.urandom(32))
 challenge = b64url(hashlib.sha256(verifier.encode()).digest())
-# ProConnect wants a state and a nonce of 32 characters at least, and refuses any parameter it
-# does not document (PKCE is not among them); other providers get PKCE.
+# ProConnect wants a state and a nonce of 32 characters at least.
 state, nonce = b64url(os.urandom(32)), b64url(os.urandom(32))
 params = {
     "response_type": "code", "client_id": config["client_id"], "redirect_uri": config["redirect_uri"],
     "scope": "openid email", "state": state, "nonce": nonce,
 }
-pkce = config.get("profile") != "proconnect"
+# PKCE when the provider announces S256 (ProConnect announces none and refuses its parameters).
+pkce = "S256" in discovery.get("code_challenge_methods_supported", [])
+if config.get("expect_pkce") is not None and pkce != config["expect_pkce"]:
+    fail("code_challenge_methods_supported is not what the provider's profile says", pkce=pkce)
 if pkce:
     params.update({"code_challenge": challenge, "code_challenge_method": "S256"})
 if config.get("acr"):

@@ -478,7 +478,8 @@ extension AuthenticationVocabulary {
         return context.noResponse("could not ask the backend who \(name) is")
       }
       let who = (response.jsonObject as? [String: Any])?["id"] as? String
-      let live = response.status == 200 && (context.username().map { $0 == who } ?? true)
+      let names = context.identities()
+      let live = response.status == 200 && (names.isEmpty || who.map(names.contains) == true)
       if live != context.negated { return nil }
       return context.negated
         ? context.fail(
