@@ -386,3 +386,39 @@ enum SampleRun {
     #expect(results.allSatisfy { $0.verdict == .passed })
   }
 }
+
+@Suite struct BrowserEndsTests {
+  /// A web login that broke on the way (here the backend reads the IdP's keys from a URL that
+  /// serves none, so the callback refuses the id_token with a 401) ends on the web app's
+  /// origin but not on the web app: `expect browser ends in web` must not take the error page
+  /// for a landing.
+  @Test func anErrorPageOfTheWebAppIsNotTheWebApp() throws {
+    let text = """
+      scenario "web"
+        GIVEN
+        device phone
+        app mail on phone
+        user first
+        step "a web login"
+          web login on phone as first
+          expect browser ends in web
+        control "no keys to check the id_token with"
+          mutate backend.env OIDC_OP_JWKS_ENDPOINT https://auth.proconnect.example/api/v2/nowhere
+          fails at step 1
+          because browser-ends web-error
+      """
+    let broken = try SampleRun.scenario(
+      text.replacingOccurrences(
+        of: "GIVEN",
+        with:
+          "given backend.env OIDC_OP_JWKS_ENDPOINT https://auth.proconnect.example/api/v2/nowhere"))
+    let result = SampleRun.runner().run(broken, platform: .android, channel: .prod)
+    #expect(result.verdict == .failed, "\(result.message)")
+    #expect(result.check.failureDetail == "web-error")
+    #expect(result.message.contains("ended on an error page"))
+    // Without the broken secret the same login lands on the web app.
+    let working = try SampleRun.scenario(text.replacingOccurrences(of: "GIVEN", with: ""))
+    let landed = SampleRun.runner().run(working, platform: .android, channel: .prod)
+    #expect(landed.verdict == .passed, "\(landed.message)")
+  }
+}

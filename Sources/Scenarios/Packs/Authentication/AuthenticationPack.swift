@@ -43,7 +43,9 @@ extension FailureReason {
   static let csrfCached = FailureReason("csrf-cached", "The app still caches a CSRF token.")
   static let noCSRFCached = FailureReason("no-csrf-cached", "The app caches no CSRF token.")
   static let browserEnds = FailureReason(
-    "browser-ends", detail: "where it ended: app, web, idp, other, nowhere",
+    "browser-ends",
+    detail:
+      "where it ended: app, web, web-error (an error page of the web app), idp, other, nowhere",
     "The browser flow ended elsewhere than the step says.")
   static let notBlocked = FailureReason(
     "not-blocked", "The browser flow was expected to be blocked; it was not.")

@@ -515,6 +515,16 @@ extension AuthenticationVocabulary {
         return context.missing(.noBrowserFlow, "expected a browser flow before this expectation")
       }
       let ended = browser.ends?.rawValue ?? "nowhere"
+      // An error page of the web app is not the web app: a login that broke on the way (a
+      // refused code, an expired token) must not pass for one that landed.
+      if ended == "web", wanted == "web", case .page(let url, let status) = browser.result.end,
+        status >= 400
+      {
+        return context.fail(
+          .browserEnds, "web-error",
+          "expected the browser to land on the web app, it ended on an error page: \(url) (\(status))"
+        )
+      }
       return ended == wanted
         ? nil
         : context.fail(
