@@ -101,6 +101,13 @@ public final class Redactor: Sendable {
         index += 1
         continue
       }
+      // After a percent escape (`%3D` of a URL nested in a parameter), the run's first two
+      // characters are the escape's, not the token's.
+      if index > 0, utf8[index - 1] == UInt8(ascii: "%"), index + 2 < utf8.count,
+        isHexByte(utf8[index]), isHexByte(utf8[index + 1]), isTokenByte(utf8[index + 2])
+      {
+        index += 2
+      }
       var end = index
       while end < utf8.count && isTokenByte(utf8[end]) { end += 1 }
       var padded = end
@@ -132,6 +139,10 @@ public final class Redactor: Sendable {
     out.append(contentsOf: utf8[copied...])
     utf8 = out
     return String(decoding: utf8, as: UTF8.self)
+  }
+
+  static func isHexByte(_ c: UInt8) -> Bool {
+    (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
   }
 
   static func isTokenByte(_ c: UInt8) -> Bool {

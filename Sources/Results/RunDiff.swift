@@ -118,6 +118,11 @@ public struct RunDiff: Sendable {
   static func mask(_ text: String) -> String {
     var out = text.replacingOccurrences(
       of: #"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, with: "(…)", options: .regularExpression)
+    // A redacted secret's fingerprint and a session's short hex id change with every seed.
+    out = out.replacingOccurrences(
+      of: #"\[REDACTED:[0-9a-f]{4}\]"#, with: "[REDACTED]", options: .regularExpression)
+    out = out.replacingOccurrences(
+      of: #"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, with: "…", options: .regularExpression)
     guard let expression = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#) else {
       return out
     }

@@ -43,6 +43,8 @@ public struct RunScope: Sendable, Codable, Equatable {
   public var realIdentityProvider: String?
   /// `--fail-fast` was on (the run is partial when it stopped early).
   public var failFast: Bool?
+  /// Set when the run stopped before every selected run was recorded (`--fail-fast`).
+  public var stoppedEarly: String?
   /// Env files the pipeline gave (`--backend-env`, `--frontend-env`), with their digests:
   /// they decide the build as much as the app's files do.
   public var pipelineEnvFiles: [AppFileDigest]?
@@ -69,6 +71,7 @@ public struct RunScope: Sendable, Codable, Equatable {
       out.append(platforms.map(\.rawValue).joined(separator: ", ") + " only")
     }
     if !controls { out.append("controls off") }
+    if let stoppedEarly { out.append(stoppedEarly) }
     if let scenarioFolder {
       out.append("scenarios from \(scenarioFolder), not the bundled catalogue")
     }

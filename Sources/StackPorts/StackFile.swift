@@ -224,6 +224,34 @@ public enum StackFile {
         "the discovery document at \(url) names the issuer \(document["issuer"] as? String ?? "none"), not \(issuer) (OIDC Discovery §4.3)"
       )
     }
+    // The clients' credentials, checked before the run with a code that cannot be valid: an
+    // IdP answers `invalid_grant` to a client it knows and `invalid_client` to a wrong secret,
+    // which would otherwise surface mid-run as the app's failure.
+    let tokenEndpoint = try endpoint("token_endpoint")
+    for (role, credentials) in [("app", app), ("companion", companion)] {
+      let basic = Data(
+        "\(Query.escape(credentials.id)):\(Query.escape(credentials.secret))".utf8
+      ).base64EncodedString()
+      var probe = configuration
+      probe.realAuthorities.insert(Origin(url: tokenEndpoint)?.authority ?? "")
+      let answer = try HTTPClient(configuration: probe).send(
+        ClientRequest(
+          method: "POST", url: tokenEndpoint,
+          headers: [
+            "Authorization": "Basic \(basic)",
+            "Content-Type": "application/x-www-form-urlencoded",
+          ],
+          body: Array(
+            "grant_type=authorization_code&code=qualify-credentials-probe&redirect_uri=https%3A%2F%2Fqualify.invalid%2F"
+              .utf8)))
+      let error = (answer.response?.jsonObject as? [String: Any])?["error"] as? String
+      if answer.response?.status == 401 || error == "invalid_client" {
+        throw InputError(
+          "the real identity provider refuses the \(role) client \(credentials.id): \(error ?? "401") at \(tokenEndpoint)",
+          hint: "check identityProvider.\(role).clientId and the variable its clientSecretEnv names"
+        )
+      }
+    }
     return RealSystems.IdentityProvider(
       issuer: issuer, profile: profile,
       authorizationEndpoint: try endpoint("authorization_endpoint"),

@@ -243,8 +243,12 @@ import Testing
     defer { try? FileManager.default.removeItem(at: scratch) }
     let broken = try copy(
       Fixtures.regressionsDirectory + "/ios-scheme-not-registered", as: "broken")
-    let result = try qualify(broken, ["--fail-fast", "--jobs", "1"])
+    let result = try qualify(broken, ["--fail-fast", "--jobs", "1", "--junit", "junit.xml"])
     #expect(result.status == 1)
+    // A run that stopped early says so wherever its scope is shown.
+    let junit = try String(contentsOf: scratch.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(junit.contains("<property name=\"scope\" value=\"partial\"/>"))
+    #expect(junit.contains("stopped by --fail-fast after"))
     let lines = result.stdout.split(separator: "\n")
     #expect(lines.filter { $0.hasPrefix("FAIL ") }.count == 1)
     let ran = lines.filter {

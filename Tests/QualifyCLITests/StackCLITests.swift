@@ -173,6 +173,37 @@ final class RealOIDCProvider {
     // A scenario about the mock's ProConnect profile is not run against another IdP.
     #expect(results["sso/proconnect-csp [android]"]?["verdict"] as? String == "not-applicable")
     #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+
+    // Beyond SSO: push and the safety-net logout find the user by the IdP's subject, and the
+    // app's own https-origins guard judges the app's files, not the loopback IdP of the stack.
+    let (stack, environment) = try provider.stackFile(in: scratch)
+    let more = try CLI.run(
+      [
+        "--channel", "prod", "--stack", stack, "--filter", "push/receive", "--filter",
+        "logout/safety-net", "--filter", "guards/https-origins", "--app", Fixtures.sampleApp,
+        "--scenarios", CLI.scenarios, "--seed", "3", "--json",
+      ], in: scratch, environment: environment)
+    let others = try Self.results(more)
+    for (id, result) in others {
+      #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
+    }
+    #expect(others.count == 5, "\(others.keys.sorted())")
+  }
+
+  /// A wrong client secret is found before the run, not mid-run as the app's failure.
+  @Test func aClientTheRealProviderRefusesIsBadInput() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let provider = try RealOIDCProvider(persistentSession: true, scratch: scratch)
+    defer { provider.stop() }
+    var (stack, environment) = try provider.stackFile(in: scratch)
+    environment["QUALIFY_TEST_COMPANION_SECRET"] = "not-the-registered-secret"
+    let run = try CLI.run(
+      ["--channel", "prod", "--stack", stack, "--filter", "sso/*"], in: scratch,
+      environment: environment)
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains("the real identity provider refuses the companion client calendar-app"))
+    #expect(!run.stderr.contains("not-the-registered-secret"))
   }
 
   @Test func aSessionCookieThatDiesWithTheBrowserBreaksCrossAppSSOOnIOS() throws {

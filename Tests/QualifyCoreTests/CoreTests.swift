@@ -36,6 +36,21 @@ import Testing
     #expect(text.components(separatedBy: Redactor.marker(for: "s3cr3t-token-value")).count == 3)
   }
 
+  /// A secret inside a URL nested in a parameter (`next=/authorize%3Fstate%3D<secret>`), and
+  /// a chosen password in any encoding, are redacted too.
+  @Test func secretsInNestedURLsAndChosenPasswordsAreRedacted() {
+    let redactor = Redactor()
+    let state = "AbCdEfGh0123456789_state-token"
+    redactor.register(state)
+    redactor.registerLiteral("Pa55!w#rd")
+    let text = redactor.redact(
+      "GET /accounts/login/?next=/o/authorize/%3Fresponse_type%3Dcode%26state%3D\(state)%26x%3D1 password=Pa55%21w%23rd raw Pa55!w#rd"
+    )
+    #expect(!text.contains(state))
+    #expect(!text.contains("Pa55"))
+    #expect(text.contains("%3D[REDACTED:"))
+  }
+
   @Test func sensitiveNamedValuesAreRedactedWithoutRegistration() {
     let redactor = Redactor()
     let text = redactor.redact(

@@ -98,8 +98,9 @@ public enum BuildGuards {
           "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT",
           "OIDC_OP_USER_ENDPOINT", "OIDC_OP_LOGOUT_ENDPOINT", "MOBILE_OTA_MANIFEST_URL",
         ] {
-          if let value = build.backend.env[key], !value.isEmpty {
-            judge(key, value, build.backend.env.location(of: key))
+          // The app's own setting: a real system's endpoint from `--stack` is not the app's.
+          if let (value, location) = build.backend.env.committed(key), !value.isEmpty {
+            judge(key, value, location)
           }
         }
         return out

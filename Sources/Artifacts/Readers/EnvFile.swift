@@ -122,10 +122,24 @@ public struct EnvLayers: Sendable {
     for index in files.indices { files[index].remove(key) }
   }
 
-  /// Overrides `key` (mutations in negative controls do this).
-  public mutating func set(_ key: String, _ value: String) {
+  /// Overrides `key` (mutations in negative controls do this; `--stack` does it with the
+  /// stack file as `source`).
+  public mutating func set(_ key: String, _ value: String, source: String = "(mutation)") {
     if files.isEmpty, let empty = try? EnvFile(text: "", path: "(mutation)") { files = [empty] }
-    let override = (try? EnvFile(text: "\(key)=\(value)", path: "(mutation)"))
+    let override = (try? EnvFile(text: "\(key)=\(value)", path: source))
     if let override { files.append(override) }
+  }
+
+  /// The path that marks a value set from a stack file: the real system's, not the app's.
+  public static func stackSource(_ file: String) -> String { "\(file) (--stack)" }
+
+  /// `key` as the app's own files set it, ignoring what a stack file put over it.
+  public func committed(_ key: String) -> (value: String, location: FileLocation?)? {
+    for file in files.reversed() where !file.path.hasSuffix("(--stack)") {
+      if let value = file[key], let line = file.line(of: key) {
+        return (value, FileLocation(file: file.path, line: line, column: 1))
+      }
+    }
+    return nil
   }
 }

@@ -323,6 +323,13 @@ public final class ResultStore: Sendable {
     }
   }
 
+  /// Replaces the run's recorded scope (what the run turned out to cover: one stopped early).
+  public func update(scope: RunScope, run: String) throws {
+    try database.run(
+      "UPDATE runs SET scope = ? WHERE id = ?",
+      [SQLValue(ResultStore.encode(scope)), .text(run)])
+  }
+
   /// Writes the final status.
   public func finish(run: String, status: RunRecord.Status) throws {
     try database.run(

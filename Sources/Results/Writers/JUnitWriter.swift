@@ -14,11 +14,6 @@ public enum JUnitWriter {
     let summary = RunSummary(results, scope: scope)
     for (index, result) in results.enumerated() {
       let reproduce = "reproduce: " + FailureReport.reproduce(result, run: run)
-      let flaky =
-        result.isFlaky
-        ? " (flaky: "
-          + result.attempts.map { "seed \($0.seed) \($0.verdict.rawValue)" }
-          .joined(separator: ", ") + ")" : ""
       let waivers = summary.waived[index] ?? []
       let className =
         "qualify.\(result.scenarioID.replacingOccurrences(of: "/", with: ".")).\(result.platform.rawValue)"
@@ -30,7 +25,7 @@ public enum JUnitWriter {
       case .failed:
         failures += 1
         body =
-          "<failure type=\"\(result.isFlaky ? "flaky" : "failed")\" message=\"\(xml(result.message + flaky + " — " + reproduce))\">\(xml(details(result.check) + "\n" + reproduce))</failure>"
+          "<failure type=\"\(result.isFlaky ? "flaky" : "failed")\" message=\"\(xml(result.message + " — " + reproduce))\">\(xml(details(result.check) + "\n" + reproduce))</failure>"
       case .error:
         errors += 1
         body =

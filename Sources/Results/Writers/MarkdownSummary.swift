@@ -17,7 +17,7 @@ public enum MarkdownSummary {
       "\(summary.counts[$0, default: 0]) \($0.rawValue)"
     }
     out +=
-      "Run `\(run.id)` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", ")) · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
+      "Run `\(run.id)` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
     out += "\(text(coverage.summary))\n\n"
     for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
     out += "| Item | iOS | Android |\n|---|---|---|\n"

@@ -313,6 +313,12 @@ extension ExpectationContext {
     arguments[name].map { world.users[$0]?.username ?? $0 }
   }
 
+  /// The name the backend knows the user by: the IdP's subject when the stack file maps one
+  /// (a real IdP's opaque `sub`), else the username.
+  func backendIdentity(_ name: String = "user") -> String? {
+    arguments[name].map { world.users[$0].map { $0.subject ?? $0.username } ?? $0 }
+  }
+
   /// Every name the backend may know the user as: the username, the IdP's subject, the email.
   func identities(_ name: String = "user") -> Set<String> {
     guard let role = arguments[name] else { return [] }

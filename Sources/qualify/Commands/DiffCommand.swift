@@ -24,7 +24,7 @@ struct DiffCommand {
     if parsed.has("help") {
       out.write(
         helpText(
-          usage: "qualify diff [RUN_A] [RUN_B] [--db FILE] [--json]",
+          usage: "qualify diff [[RUN_A] RUN_B] [--db FILE] [--json]",
           summary:
             "Compares two runs: new failures, fixed ones, controls that changed, evidence that changed. RUN_A defaults to the last qualified run of RUN_B's channel before it; RUN_B to the latest run. Exit code 1 when RUN_B has failures RUN_A did not.",
           options: DiffCommand.options))

@@ -70,7 +70,7 @@ struct RunCommand {
         qualify history                    earlier runs
         qualify show RUN [SCENARIO]        one run, or one scenario of it
         qualify report [RUN]               (re)write a run's HTML report
-        qualify diff [RUN_A] [RUN_B]       what changed since a run (default: the last qualified)
+        qualify diff [[RUN_A] RUN_B]       what changed since a run (default: the last qualified)
         qualify attest RUN --key KEY       a signed in-toto attestation of a qualified run
         qualify verify-attestation FILE    check one against its key and the app's files
         qualify serve                      the mock stack for a real device or curl
@@ -300,7 +300,8 @@ struct RunCommand {
       runner.trace = { label, evidence in tracer.print(label, evidence) }
     }
     let progress = Progress(
-      terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"))
+      terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"),
+      waivers: waivers ?? [])
     terminal.line(
       "qualify \(qualifyVersion) · app \(repository.profile.title) (\(AppRepository.displayPath(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")\(scope.isFull ? "" : " (partial: \(scope.limits.joined(separator: ", ")))")"
     )
@@ -324,6 +325,11 @@ struct RunCommand {
     interrupt.disarm()
     if let error = storeErrors.first { throw error }
 
+    if results.count < jobsToRun.count {
+      scope.stoppedEarly =
+        "stopped by --fail-fast after \(results.count) of \(jobsToRun.count) runs"
+      try store.update(scope: scope, run: run.id)
+    }
     let summary = RunSummary(results, scope: scope)
     try store.finish(run: run.id, status: summary.status)
     run = try store.run(run.id) ?? run

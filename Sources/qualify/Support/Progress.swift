@@ -11,6 +11,8 @@ final class Progress: Sendable {
   let terminal: Terminal
   let total: Int
   let verbose: Bool
+  /// The waivers in force: a failure they cover prints as WAIVED, not FAIL.
+  let waivers: [Waiver]
   private struct Counts {
     var done = 0
     var failed = 0
@@ -20,10 +22,11 @@ final class Progress: Sendable {
   private let counts = Locked(Counts())
   private let started = Date()
 
-  init(terminal: Terminal, total: Int, verbose: Bool) {
+  init(terminal: Terminal, total: Int, verbose: Bool, waivers: [Waiver] = []) {
     self.terminal = terminal
     self.total = total
     self.verbose = verbose
+    self.waivers = waivers.filter { !$0.expired }
   }
 
   /// `[12/100] 2 failed · ETA 3s · running sso/cross-app [ios]…`
@@ -49,13 +52,20 @@ final class Progress: Sendable {
   func finished(_ result: ScenarioResult) {
     let (live, still) = counts.withLock { counts in
       counts.done += 1
-      if ![.passed, .notApplicable].contains(result.verdict) { counts.failed += 1 }
+      if ![.passed, .notApplicable].contains(result.verdict)
+        && result.waivers(among: waivers) == nil
+      {
+        counts.failed += 1
+      }
       counts.running.removeAll { $0 == result.displayName }
       return (status(counts), counts.running)
     }
+    let waived = result.waivers(among: waivers) != nil
     let mark =
-      result.isFlaky
-      ? terminal.style("FLAKY", .red, .bold) : Progress.mark(result.verdict, terminal)
+      waived
+      ? terminal.style("WAIVED", .yellow, .bold)
+      : result.isFlaky
+        ? terminal.style("FLAKY", .red, .bold) : Progress.mark(result.verdict, terminal)
     var line =
       "\(mark) \(result.displayName)  \(terminal.style(Durations.format(result.duration), .dim))"
     if result.verdict != .passed {
@@ -139,8 +149,9 @@ final class Progress: Sendable {
     let counts = Verdict.allCases.filter { summary.counts[$0, default: 0] > 0 }.map {
       "\(summary.counts[$0, default: 0]) \($0.rawValue)"
     }
+    let waivedCount = summary.waived.count
     terminal.line(
-      "\(summary.total) scenario runs: \(counts.joined(separator: ", ")); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
+      "\(summary.total) scenario runs: \(counts.joined(separator: ", "))\(waivedCount > 0 ? " (\(waivedCount) of them waived)" : ""); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
     )
     let coverage = ChecklistCoverage(
       results, catalogue: summary.scope.catalogue, waived: Set(summary.waived.keys))

@@ -596,7 +596,7 @@ extension AuthenticationVocabulary {
         "The backend holds a live session of USER: any session cookie it ever gave the devices still signs in as USER when the backend is asked (`GET /api/v1.0/users/me/`), whatever the app's jar holds now.",
       example: "expect no backend session for first"
     ) { context in
-      let user = context.username() ?? ""
+      let user = context.backendIdentity() ?? ""
       let count = try context.world.liveBackendSessions(of: user)
       if (count > 0) != context.negated { return nil }
       let label = context.userLabel() ?? user

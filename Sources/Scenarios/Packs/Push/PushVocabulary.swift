@@ -39,7 +39,8 @@ enum PushVocabulary {
     ) { context in
       let world = context.world
       let role = context.arguments["user"] ?? "first"
-      let username = world.users[role]?.username ?? role
+      // The backend knows the user by the IdP's subject (a real IdP's opaque `sub`).
+      let username = world.users[role].map { $0.subject ?? $0.username } ?? role
       world.messagesArrived += 1
       let thread = context.arguments["thread"] ?? "thread-\(world.messagesArrived)"
       world.lastMessageThread = thread
