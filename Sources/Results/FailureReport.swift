@@ -131,7 +131,9 @@ public struct FailureReport: Sendable, Codable {
     // catalogue the options name.
     let target =
       run.scope?.scenario.flatMap { $0.hasSuffix(".scenario") ? $0 : nil } ?? result.scenarioID
-    return (["qualify", "run", target, "--platform", result.platform.rawValue] + options)
+    return
+      ([run.scope?.command ?? "qualify", "run", target, "--platform", result.platform.rawValue]
+      + options)
       .map(ShellWord.quote).joined(separator: " ")
   }
 

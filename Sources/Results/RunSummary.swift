@@ -31,6 +31,9 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// The options that rebuild this run's world: `--channel prod --seed 1 --app DIR` and any
   /// env files; a failure's reproduce command is `qualify run <id> --platform <p>` + these.
   public var reproduceOptions: [String]?
+  /// How qualify was invoked (`.build/debug/qualify`): reproduce commands start with it, so
+  /// they work typed as printed where `qualify` is not on the PATH.
+  public var command: String?
   /// `--repeat N`: how many attempts each scenario had.
   public var repeats: Int?
   /// `--scenarios DIR` when it is not the bundled catalogue: a run of another catalogue

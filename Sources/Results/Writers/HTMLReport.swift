@@ -250,7 +250,9 @@ public enum HTMLReport {
         if !failing.isEmpty {
           out += " <span class=\"sub\">\(failing.count) of \(cell.proving.count) failed</span>"
         }
-        if !cell.proofs.isEmpty {
+        // How a passed cell was proven; a failed cell's label is its failures, not the proof
+        // of the checks that still held.
+        if cell.state == .passed && !cell.proofs.isEmpty {
           out +=
             " <span class=\"sub\">\(h(cell.proofs.map(\.rawValue).joined(separator: " + ")))</span>"
         }

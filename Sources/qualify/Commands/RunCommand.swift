@@ -220,6 +220,9 @@ struct RunCommand {
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     scope.failFast = parsed.has("fail-fast") ? true : nil
+    // `qualify` when found on the PATH, else the path it was started by.
+    let invoked = CommandLine.arguments.first ?? "qualify"
+    scope.command = invoked.contains("/") ? invoked : "qualify"
     let scenarioFolder = URL(fileURLWithPath: parsed.value("scenarios") ?? Paths.scenariosDirectory)
       .resolvingSymlinksInPath().standardizedFileURL
     if scenarioFolder.path
