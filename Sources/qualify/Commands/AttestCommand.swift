@@ -103,18 +103,8 @@ struct AttestCommand {
     guard parsed.positionals.count <= 1 else {
       throw InputError("qualify attest takes one run", hint: "see: qualify attest --help")
     }
-    let path = parsed.value("db") ?? Paths.defaultDatabase
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw InputError(
-        "no results database at \(path)", hint: "run `qualify` first, or pass --db FILE")
-    }
-    let store = try ResultStore(path: path, readOnly: true)
-    let id = parsed.positionals.first
-    guard let run = try store.run(id) else {
-      throw InputError(
-        id.map { "no run '\($0)' in the store" } ?? "the store has no run yet",
-        hint: "see: qualify history")
-    }
+    let store = try StoreAccess.open(parsed)
+    let run = try StoreAccess.run(parsed.positionals.first, in: store)
     let bundle = try parsed.value("bundle").map {
       try Attestation.bundleSubject(URL(fileURLWithPath: $0))
     }

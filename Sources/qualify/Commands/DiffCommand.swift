@@ -33,24 +33,11 @@ struct DiffCommand {
     guard parsed.positionals.count <= 2 else {
       throw InputError("qualify diff takes at most two runs", hint: "see: qualify diff --help")
     }
-    let path = parsed.value("db") ?? Paths.defaultDatabase
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw InputError(
-        "no results database at \(path)", hint: "run `qualify` first, or pass --db FILE")
-    }
-    let store = try ResultStore(path: path, readOnly: true)
-    func find(_ id: String?) throws -> RunRecord {
-      guard let run = try store.run(id) else {
-        throw InputError(
-          id.map { "no run '\($0)' in the store" } ?? "the store has no run yet",
-          hint: "see: qualify history")
-      }
-      return run
-    }
-    let after = try find(parsed.positionals.last)
+    let store = try StoreAccess.open(parsed)
+    let after = try StoreAccess.run(parsed.positionals.last, in: store)
     let before: RunRecord
     if parsed.positionals.count == 2 {
-      before = try find(parsed.positionals[0])
+      before = try StoreAccess.run(parsed.positionals[0], in: store)
     } else {
       guard
         let last = try store.lastQualified(

@@ -49,18 +49,8 @@ struct HistoryCommand {
       }
       return .qualified
     }
-    let path = parsed.value("db") ?? Paths.defaultDatabase
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw InputError(
-        "no results database at \(path)", hint: "run `qualify` first, or pass --db FILE")
-    }
     // Reading the history needs no write: a store that cannot be written is read as it is.
-    let store: ResultStore
-    do {
-      store = try ResultStore(path: path)
-    } catch is EnvironmentError {
-      store = try ResultStore(path: path, readOnly: true)
-    }
+    let store = try StoreAccess.open(parsed, preferWritable: true)
     try store.markAbandonedRuns()
     switch mode {
     case .history: return try history(store, out)
@@ -115,13 +105,7 @@ struct HistoryCommand {
   }
 
   private func findRun(_ store: ResultStore) throws -> RunRecord {
-    let id = parsed.positionals.first
-    guard let run = try store.run(id) else {
-      throw InputError(
-        id.map { "no run '\($0)' in the store" } ?? "the store has no run yet",
-        hint: "see: qualify history")
-    }
-    return run
+    try StoreAccess.run(parsed.positionals.first, in: store)
   }
 
   private func show(_ store: ResultStore, _ out: Terminal) throws -> ExitCode {
