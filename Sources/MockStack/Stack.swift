@@ -246,8 +246,11 @@ public final class Stack: Sendable {
   /// The ports a world observes this stack through: the IdP's event feed and the backend's
   /// answers over HTTP with `client`, the bucket in-process (the pipeline's upload path).
   public func ports(client: HTTPClient) -> StackPorts {
-    let real = realIdentityProvider.map {
-      RealIdentityProvider(issuer: $0.issuer, testUsers: $0.testUsers) as IdentityProviderPort
+    let real = realIdentityProvider.map { idp in
+      RealIdentityProvider(
+        issuer: idp.issuer, testUsers: idp.testUsers, admin: idp.admin,
+        client: idp.admin == nil ? nil : channel.real.flatMap { try? Stack.realClient($0) })
+        as IdentityProviderPort
     }
     return StackPorts(
       identityProvider: real

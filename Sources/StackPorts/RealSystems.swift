@@ -32,6 +32,9 @@ public struct RealSystems: Sendable {
     public var companion: Client
     /// The test accounts the harness signs in as, in the order of the scenarios' roles.
     public var testUsers: [RealmSettings.User]
+    /// Keycloak's admin API, when the stack file gives admin credentials: the IdP's own event
+    /// feed, the objective proof of single sign-on (CODE_TO_TOKEN without LOGIN).
+    public var admin: KeycloakAdmin?
 
     public init(
       issuer: String, profile: String, authorizationEndpoint: String, tokenEndpoint: String,
@@ -78,7 +81,7 @@ public struct RealSystems: Sendable {
     guard let idp = identityProvider else { return [] }
     let urls =
       [idp.issuer, idp.authorizationEndpoint, idp.tokenEndpoint, idp.jwksURI]
-      + [idp.userinfoEndpoint, idp.endSessionEndpoint].compactMap { $0 }
+      + [idp.userinfoEndpoint, idp.endSessionEndpoint, idp.admin?.url].compactMap { $0 }
     return Set(urls.compactMap { Origin(url: $0)?.authority })
   }
 
@@ -119,23 +122,94 @@ public struct RealSystems: Sendable {
   }
 }
 
+/// Keycloak's admin API: where it is and the credentials of an admin the harness signs in as
+/// (`admin-cli`, master realm) to read the realm's events.
+public struct KeycloakAdmin: Sendable {
+  /// The server's base URL (`https://sso.example.org`), and the realm whose events are read.
+  public var url: String
+  public var realm: String
+  public var username: String
+  public var password: String
+
+  public init(url: String, realm: String, username: String, password: String) {
+    self.url = url
+    self.realm = realm
+    self.username = username
+    self.password = password
+  }
+
+  /// An admin access token (the master realm's password grant for `admin-cli`).
+  public func token(_ client: HTTPClient) throws -> String {
+    let body = Query.encode([
+      ("grant_type", "password"), ("client_id", "admin-cli"), ("username", username),
+      ("password", password),
+    ])
+    let endpoint = url + "/realms/master/protocol/openid-connect/token"
+    let answer = client.send(
+      ClientRequest(
+        method: "POST", url: endpoint,
+        headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(body.utf8)))
+    guard let response = answer.response, response.status == 200,
+      let token = (response.jsonObject as? [String: Any])?["access_token"] as? String
+    else {
+      throw InputError(
+        "Keycloak's admin API at \(endpoint) refuses the admin credentials (\(answer.response.map { String($0.status) } ?? answer.error?.message ?? "no answer"))",
+        hint: "check identityProvider.admin and the variables it names")
+    }
+    return token
+  }
+
+  /// The realm's events, oldest first, as the admin API serves them (newest first).
+  public func events(_ client: HTTPClient) throws -> [IdentityEvent] {
+    let token = try self.token(client)
+    let answer = client.send(
+      ClientRequest(
+        url: url + "/admin/realms/\(realm)/events?max=10000",
+        headers: ["Authorization": "Bearer \(token)"]))
+    guard let response = answer.response, response.status == 200,
+      let list = response.jsonObject as? [[String: Any]]
+    else {
+      throw HTTPClientError(
+        .transport,
+        "Keycloak's admin events at \(url)/admin/realms/\(realm)/events answered \(answer.response.map { String($0.status) } ?? "nothing")"
+      )
+    }
+    return list.reversed().map { entry in
+      IdentityEvent(
+        type: entry["type"] as? String ?? "", clientId: entry["clientId"] as? String,
+        userId: entry["userId"] as? String, sessionId: entry["sessionId"] as? String,
+        username: (entry["details"] as? [String: Any])?["username"] as? String)
+    }
+  }
+}
+
 /// A real identity provider as the harness may see it: its issuer and the test accounts the
-/// stack file names. Its event feed is not reachable without admin credentials, so the proof
-/// of single sign-on is browser-side (the form not shown, a code issued).
+/// stack file names, and — with Keycloak admin credentials — its event feed. Without them the
+/// proof of single sign-on is browser-side (the form not shown, a code issued).
 public struct RealIdentityProvider: IdentityProviderPort {
   public let issuer: String
   public let testUsers: [RealmSettings.User]
+  let admin: KeycloakAdmin?
+  let client: HTTPClient?
 
-  public init(issuer: String, testUsers: [RealmSettings.User]) {
+  public init(
+    issuer: String, testUsers: [RealmSettings.User], admin: KeycloakAdmin? = nil,
+    client: HTTPClient? = nil
+  ) {
     self.issuer = issuer
     self.testUsers = testUsers
+    self.admin = admin
+    self.client = client
   }
 
-  public var providesEvents: Bool { false }
+  public var providesEvents: Bool { admin != nil && client != nil }
 
   public func events() throws -> [IdentityEvent] {
-    throw PortUnsupported(
-      "the identity provider at \(issuer) gives the harness no event feed (a real IdP without admin credentials)"
-    )
+    guard let admin, let client else {
+      throw PortUnsupported(
+        "the identity provider at \(issuer) gives the harness no event feed (a real IdP without admin credentials)"
+      )
+    }
+    return try admin.events(client)
   }
 }

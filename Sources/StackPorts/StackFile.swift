@@ -105,6 +105,7 @@ public enum StackFile {
       trusted = candidates.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
         .map { String(decoding: $0, as: UTF8.self) }
     }
+    var admin: KeycloakAdmin?
     var partial:
       (
         issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
@@ -112,7 +113,7 @@ public enum StackFile {
       )?
     if let idp = root["identityProvider"] {
       let issuer = text(idp, "issuer")
-      let idpKeys = ["issuer", "profile", "app", "companion", "testUsers"]
+      let idpKeys = ["issuer", "profile", "app", "companion", "testUsers", "admin"]
       if case .object(let idpMembers) = idp {
         for member in idpMembers where !idpKeys.contains(member.key) {
           fail(
@@ -165,6 +166,25 @@ public enum StackFile {
           idp.line(of: "testUsers") ?? root.line(of: "identityProvider"),
           "\"testUsers\" must list the test accounts: [{\"username\", \"passwordEnv\"}]")
       }
+      // Keycloak's admin API: the realm's events, read with an admin's credentials.
+      if let entry = idp["admin"] {
+        let username = secret(entry, "usernameEnv")
+        let password = secret(entry, "passwordEnv")
+        // Keycloak's issuer is `<url>/realms/<realm>`: both come from it unless given.
+        let parts = issuer?.components(separatedBy: "/realms/")
+        let url = entry["url"]?.string ?? (parts?.count == 2 ? parts?[0] : nil)
+        let realm =
+          entry["realm"]?.string
+          ?? (parts?.count == 2 ? parts?[1].split(separator: "/").first.map(String.init) : nil)
+        if url == nil || realm == nil {
+          fail(
+            idp.line(of: "admin"),
+            "the issuer is not Keycloak's <url>/realms/<realm>: give admin.url and admin.realm")
+        }
+        if let username, let password, let url, let realm {
+          admin = KeycloakAdmin(url: url, realm: realm, username: username, password: password)
+        }
+      }
       if let issuer, clients.count == 2 {
         partial = (issuer, profile, clients[0], clients[1], users)
       }
@@ -182,6 +202,27 @@ public enum StackFile {
       real.identityProvider = try discover(
         partial.issuer, profile: partial.profile, app: partial.app, companion: partial.companion,
         users: partial.users, trusted: trusted, timeout: timeout)
+      if let admin {
+        // Signed in and able to read events before the run, or bad input now.
+        var configuration = HTTPClient.Configuration(
+          trustedCertificatesPEM: trusted?.isEmpty == false ? trusted : nil, timeout: timeout,
+          userAgent: "qualify")
+        configuration.realAuthorities = real.authorities.union(
+          [Origin(url: admin.url)?.authority].compactMap { $0 })
+        let client = try HTTPClient(configuration: configuration)
+        let token = try admin.token(client)
+        let answer = client.send(
+          ClientRequest(
+            url: admin.url + "/admin/realms/\(admin.realm)/events/config",
+            headers: ["Authorization": "Bearer \(token)"]))
+        guard (answer.response?.jsonObject as? [String: Any])?["eventsEnabled"] as? Bool == true
+        else {
+          throw InputError(
+            "the realm \(admin.realm) does not store events (events/config answered \(answer.response.map { String($0.status) } ?? "nothing")): the harness would read an empty feed",
+            hint: "enable \"Save events\" for the realm, with LOGIN and CODE_TO_TOKEN")
+        }
+        real.identityProvider?.admin = admin
+      }
     }
     return real
   }

@@ -69,7 +69,9 @@ public final class Runner: Sendable {
     for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
     if let idp = material.real?.identityProvider {
       // Chosen by people, not minted: any length, any characters, in any encoding.
-      for secret in [idp.app.secret, idp.companion.secret] + idp.testUsers.compactMap(\.password) {
+      for secret in [idp.app.secret, idp.companion.secret]
+        + idp.testUsers.compactMap(\.password) + [idp.admin?.password].compactMap({ $0 })
+      {
         redactor.registerLiteral(secret)
       }
     }

@@ -214,7 +214,9 @@ struct RunCommand {
     if let idp = real?.identityProvider {
       scope.realIdentityProvider = idp.issuer
       scope.caveats.append(
-        "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); it gives no event feed, so single sign-on is proven browser-side (/authorize reached, no login form, a code delivered); scenarios and controls that would change the IdP are not applicable"
+        idp.admin == nil
+          ? "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); it gives no event feed, so single sign-on is proven browser-side (/authorize reached, no login form, a code delivered); scenarios and controls that would change the IdP are not applicable"
+          : "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); single sign-on is proven by its own events (Keycloak's admin API, realm \(idp.admin?.realm ?? "")); scenarios and controls that would change the IdP are not applicable"
       )
     }
     scope.repeats = repeats > 1 ? repeats : nil
@@ -295,7 +297,10 @@ struct RunCommand {
     let runner = Runner(
       builds: builds, material: material,
       options: Runner.Options(
-        seed: seed, jobs: single != nil ? 1 : jobs, runControls: !parsed.has("no-controls"),
+        // A real IdP's event feed is shared by every world: one execution at a time keeps a
+        // step's events its own.
+        seed: seed, jobs: single != nil || real?.identityProvider?.admin != nil ? 1 : jobs,
+        runControls: !parsed.has("no-controls"),
         timeoutOverride: timeout, repeats: repeats,
         stopsAfter: parsed.has("fail-fast") ? blocks : nil))
     if parsed.has("trace") || single != nil && parsed.has("trace") {

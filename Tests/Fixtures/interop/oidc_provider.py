@@ -2,6 +2,11 @@
 """A real OpenID provider for `--stack` tests: django-oauth-toolkit in its OIDC mode, on
 loopback, with a Django login form. It shares no code with qualify.
 
+With `admin` ({username, password, realm}) it also serves the part of Keycloak's admin API a
+harness reads: a password grant for `admin-cli` at /realms/master/protocol/openid-connect/token,
+and /admin/realms/<realm>/events (newest first, Bearer token) recording LOGIN and CODE_TO_TOKEN
+as Keycloak does, with /admin/realms/<realm>/events/config.
+
 Input (JSON on stdin): port (0 or absent: any free one), clients [{client_id, client_secret, redirect_uri}], users
 [{username, password}], session_cookie_persistent (bool), database (a scratch file path).
 Prints one line `{"issuer": ...}` once it serves, then serves until killed.
@@ -93,9 +98,77 @@ class Validator(OAuth2Validator):
         return {"email": request.user.email}
 
 
+import time
+from urllib.parse import parse_qs, urlsplit
+
+from django.contrib.auth.signals import user_logged_in
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from oauth2_provider.signals import app_authorized
+
+admin = config.get("admin")
+events = []  # oldest first; served newest first, as Keycloak does
+admin_tokens = set()
+
+
+def record(kind, client_id, user):
+    events.append({
+        "type": kind, "time": int(time.time() * 1000), "clientId": client_id,
+        "userId": str(user.pk), "details": {"username": user.username},
+    })
+
+
+def on_login(sender, request, user, **kwargs):
+    # The client is the one whose authorization request the login form was shown for.
+    nxt = request.POST.get("next") or request.GET.get("next") or ""
+    client = parse_qs(urlsplit(nxt).query).get("client_id", [None])[0]
+    record("LOGIN", client, user)
+
+
+def on_token(sender, request, token, **kwargs):
+    record("CODE_TO_TOKEN", token.application.client_id, token.user)
+
+
+user_logged_in.connect(on_login)
+app_authorized.connect(on_token)
+
+
+@csrf_exempt
+def admin_token(request):
+    if (admin and request.POST.get("grant_type") == "password"
+            and request.POST.get("client_id") == "admin-cli"
+            and request.POST.get("username") == admin["username"]
+            and request.POST.get("password") == admin["password"]):
+        token = secrets.token_urlsafe(24)
+        admin_tokens.add(token)
+        return JsonResponse({"access_token": token, "token_type": "Bearer", "expires_in": 60})
+    return JsonResponse({"error": "invalid_grant"}, status=401)
+
+
+def authorized(request):
+    header = request.headers.get("Authorization", "")
+    return header.startswith("Bearer ") and header[7:] in admin_tokens
+
+
+def admin_events(request, realm):
+    if not admin or realm != admin.get("realm") or not authorized(request):
+        return JsonResponse({"error": "HTTP 401 Unauthorized"}, status=401)
+    count = int(request.GET.get("max", "100"))
+    return JsonResponse(list(reversed(events))[:count], safe=False)
+
+
+def admin_events_config(request, realm):
+    if not admin or realm != admin.get("realm") or not authorized(request):
+        return JsonResponse({"error": "HTTP 401 Unauthorized"}, status=401)
+    return JsonResponse({"eventsEnabled": True, "enabledEventTypes": ["LOGIN", "CODE_TO_TOKEN"]})
+
+
 urlpatterns = [
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     path("accounts/login/", auth_views.LoginView.as_view()),
+    path("realms/master/protocol/openid-connect/token", admin_token),
+    path("admin/realms/<str:realm>/events", admin_events),
+    path("admin/realms/<str:realm>/events/config", admin_events_config),
 ]
 
 call_command("migrate", verbosity=0)

@@ -447,7 +447,9 @@ extension AuthenticationVocabulary {
         let client = app.build.backend.oidcClientId
         events = events.filter { $0.clientId == client }
       }
-      if let user = context.username() { events = events.filter { $0.userId == user } }
+      // Keycloak names the user by its id (the id_token's subject); the mock by its username.
+      let names = context.identities()
+      if !names.isEmpty { events = events.filter { $0.userId.map(names.contains) == true } }
       if events.isEmpty != context.negated {
         let all = stepEvents.map {
           "\($0.type)\($0.clientId.map { " (\($0))" } ?? "")"
