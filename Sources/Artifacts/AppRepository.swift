@@ -180,7 +180,7 @@ public final class AppRepository: Sendable {
   }
 
   private func note(_ url: URL, _ data: Data) {
-    let digest = Digest.sha256(data).map { String(format: "%02x", $0) }.joined()
+    let digest = Digest.sha256Hex(data)
     ledger.withLock { $0[AppRepository.relativePath(of: url, from: root)] = digest }
   }
 

@@ -43,7 +43,7 @@ public final class Stack: Sendable {
     let real = material.real
     let channel = BackChannel(
       secure: secureHosts, cleartext: cleartextHosts, context: context,
-      outside: try real.map { try Stack.realClient($0) }, real: real)
+      outside: try real.map { try $0.client() }, real: real)
     self.channel = channel
 
     // The identity provider, configured like the real one of the channel.
@@ -224,16 +224,6 @@ public final class Stack: Sendable {
     channel.real?.identityProvider
   }
 
-  /// The harness's client for real systems: their trust, their timeout, nothing else.
-  static func realClient(_ real: RealSystems) throws -> HTTPClient {
-    var configuration = HTTPClient.Configuration(
-      trustedCertificatesPEM: real.trustedCertificatesPEM.isEmpty
-        ? nil : real.trustedCertificatesPEM,
-      timeout: real.timeout, userAgent: "qualify", maxResponseBytes: 4 << 20)
-    configuration.realAuthorities = real.authorities
-    return try HTTPClient(configuration: configuration)
-  }
-
   /// Test users for an identity provider without a realm export (seeded passwords).
   static func testUsers(_ context: StackContext) -> [RealmSettings.User] {
     (1...3).map { index in
@@ -249,7 +239,7 @@ public final class Stack: Sendable {
     let real = realIdentityProvider.map { idp in
       RealIdentityProvider(
         issuer: idp.issuer, testUsers: idp.testUsers, admin: idp.admin,
-        client: idp.admin == nil ? nil : channel.real.flatMap { try? Stack.realClient($0) })
+        client: idp.admin == nil ? nil : try? channel.real?.client())
         as IdentityProviderPort
     }
     return StackPorts(

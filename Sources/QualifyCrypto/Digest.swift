@@ -12,6 +12,9 @@ public enum Digest {
     return out
   }
 
+  /// The SHA-256 of `data` in lowercase hex (file digests, key ids).
+  public static func sha256Hex<D: DataProtocol>(_ data: D) -> String { Hex.encode(sha256(data)) }
+
   /// HMAC-SHA-256 of `data` under `key`.
   public static func hmacSHA256<K: DataProtocol, D: DataProtocol>(key: K, _ data: D) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: 32)

@@ -73,7 +73,7 @@ extension Key {
     guard let der = Data(base64Encoded: body) else {
       throw CryptoError("the public key did not encode as PEM")
     }
-    return "sha256:" + Digest.sha256(der).map { String(format: "%02x", $0) }.joined()
+    return "sha256:" + Digest.sha256Hex(der)
   }
 
   /// The public half alone (a key that can only verify).

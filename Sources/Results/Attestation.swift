@@ -221,7 +221,7 @@ public enum Attestation {
 
   /// Lower-case hex SHA-256.
   public static func hex(_ data: Data) -> String {
-    Digest.sha256(data).map { String(format: "%02x", $0) }.joined()
+    Digest.sha256Hex(data)
   }
 }
 

@@ -73,6 +73,25 @@ public struct RealSystems: Sendable {
     self.file = file
   }
 
+  /// How a client reaches the real systems: their trust, their timeout, their authorities
+  /// (plus `extra`, for a URL found before the systems are all known).
+  public static func clientConfiguration(
+    trusted: String?, timeout: TimeInterval, authorities: Set<String>
+  ) -> HTTPClient.Configuration {
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: trusted?.isEmpty == false ? trusted : nil, timeout: timeout,
+      userAgent: "qualify", maxResponseBytes: 4 << 20)
+    configuration.realAuthorities = authorities
+    return configuration
+  }
+
+  /// The harness's client for the real systems.
+  public func client() throws -> HTTPClient {
+    try HTTPClient(
+      configuration: RealSystems.clientConfiguration(
+        trusted: trustedCertificatesPEM, timeout: timeout, authorities: authorities))
+  }
+
   /// The parts of the stack that are real (`identity provider`), as `MockPower.part` names them.
   public var parts: Set<String> { identityProvider == nil ? [] : ["identity provider"] }
 

@@ -204,12 +204,8 @@ public enum StackFile {
         users: partial.users, trusted: trusted, timeout: timeout)
       if let admin {
         // Signed in and able to read events before the run, or bad input now.
-        var configuration = HTTPClient.Configuration(
-          trustedCertificatesPEM: trusted?.isEmpty == false ? trusted : nil, timeout: timeout,
-          userAgent: "qualify")
-        configuration.realAuthorities = real.authorities.union(
-          [Origin(url: admin.url)?.authority].compactMap { $0 })
-        let client = try HTTPClient(configuration: configuration)
+        real.identityProvider?.admin = admin
+        let client = try real.client()
         let token = try admin.token(client)
         let answer = client.send(
           ClientRequest(
@@ -221,7 +217,6 @@ public enum StackFile {
             "the realm \(admin.realm) does not store events (events/config answered \(answer.response.map { String($0.status) } ?? "nothing")): the harness would read an empty feed",
             hint: "enable \"Save events\" for the realm, with LOGIN and CODE_TO_TOKEN")
         }
-        real.identityProvider?.admin = admin
       }
     }
     return real
@@ -239,10 +234,9 @@ public enum StackFile {
     guard let origin = Origin(url: issuer) else {
       throw InputError("the identity provider's issuer is not an http(s) URL: \(issuer)")
     }
-    var configuration = HTTPClient.Configuration(
-      trustedCertificatesPEM: trusted?.isEmpty == false ? trusted : nil, timeout: timeout,
-      userAgent: "qualify", maxResponseBytes: 1 << 20)
-    configuration.realAuthorities = [origin.authority]
+    var configuration = RealSystems.clientConfiguration(
+      trusted: trusted, timeout: timeout, authorities: [origin.authority])
+    configuration.maxResponseBytes = 1 << 20
     let exchange = try HTTPClient(configuration: configuration).send(ClientRequest(url: url))
     guard let response = exchange.response else {
       throw InputError(

@@ -104,12 +104,12 @@ import Testing
     #expect(
       noKey.beginCheck(.init(servesFromDevServer: false, hasPublicKey: false))
         == .decided(
-          .disabled(
+          .otaOff(
             "the build embeds no OTA public key (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64): ota.ts refuses every manifest"
           )))
     var hotReload = Machine(builtin: "builtin", behaviours: .init())
     guard
-      case .decided(.disabled) = hotReload.beginCheck(
+      case .decided(.otaOff) = hotReload.beginCheck(
         .init(servesFromDevServer: true, hasPublicKey: true))
     else {
       Issue.record("checked during hot reload")
@@ -120,7 +120,7 @@ import Testing
       ignoring.beginCheck(.init(servesFromDevServer: true, hasPublicKey: true)) == .fetchConfig)
     var off = Machine(builtin: "builtin", behaviours: .init())
     _ = off.beginCheck(Self.build)
-    guard case .decided(.disabled) = off.configRead(.some(nil)) else {
+    guard case .decided(.otaOff) = off.configRead(.some(nil)) else {
       Issue.record("no manifest URL did not disable OTA")
       return
     }

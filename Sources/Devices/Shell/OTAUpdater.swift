@@ -20,7 +20,7 @@ public final class OTAUpdater {
     /// The download failed; nothing was recorded, the next check retries.
     case failed(String)
     /// OTA is off (no public key, no manifest URL, a dev server session).
-    case disabled(String)
+    case otaOff(String)
 
     public var label: String {
       switch self {
@@ -28,14 +28,14 @@ public final class OTAUpdater {
       case .skipped: return "skipped"
       case .refused: return "refused"
       case .failed: return "failed"
-      case .disabled: return "disabled"
+      case .otaOff: return "disabled"
       }
     }
 
     public var reason: String {
       switch self {
       case .applied(let v): return "applied \(v)"
-      case .skipped(let r), .refused(let r), .failed(let r), .disabled(let r): return r
+      case .skipped(let r), .refused(let r), .failed(let r), .otaOff(let r): return r
       }
     }
   }

@@ -115,12 +115,12 @@ struct UpdaterStateMachine: Sendable {
     }
     if build.servesFromDevServer && !behaviours.ignoresDevServer {
       return decide(
-        .disabled(
+        .otaOff(
           "a dev server URL is baked in: the startup OTA check is skipped during hot reload"))
     }
     guard build.hasPublicKey else {
       return decide(
-        .disabled(
+        .otaOff(
           "the build embeds no OTA public key (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64): ota.ts refuses every manifest"
         ))
     }
@@ -133,7 +133,7 @@ struct UpdaterStateMachine: Sendable {
       return decide(.failed("the backend's /config could not be read"))
     }
     guard let url = served, !url.isEmpty else {
-      return decide(.disabled("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
+      return decide(.otaOff("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
     }
     checking = ("", url)
     return .fetchManifest(url)

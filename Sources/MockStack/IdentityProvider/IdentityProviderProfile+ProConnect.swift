@@ -9,7 +9,8 @@ extension IdentityProviderProfile {
   /// From ProConnect's partner documentation (*Implémentation technique*, service providers):
   /// the authorization request takes only its documented parameters (any other is
   /// `Y000400 : Bad Request Exception`), `state` and `nonce` are required with at least 32
-  /// characters, the scopes `openid` and `email` are required, `max_age` is not implemented, a
+  /// characters, the scopes `openid` and `email` are required, `max_age` is ignored (the documentation
+  /// says ProConnect does not honour it), a
   /// code lives 30 seconds and an access token 60, userinfo answers a signed JWT, and
   /// RP-initiated logout needs `id_token_hint`, `state` and `post_logout_redirect_uri`.
   public static let proconnect: IdentityProviderProfile = {

@@ -69,8 +69,8 @@ public struct IdentityProviderProfile: Sendable, Equatable, CustomStringConverti
   public var minimumStateAndNonceLength: Int? = nil
   /// Scopes every authorization request must carry.
   public var requiredScopes: Set<String> = []
-  /// Whether `max_age` is honoured (OIDC Core §3.1.2.1); ProConnect documents it as not
-  /// implemented.
+  /// Whether `max_age` is honoured (OIDC Core §3.1.2.1); ProConnect's documentation says it
+  /// ignores it.
   public var honoursMaxAge = true
   /// How long a code and an access token live, in seconds.
   public var codeLifetime: TimeInterval = 60
