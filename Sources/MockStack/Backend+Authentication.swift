@@ -238,24 +238,26 @@ extension Backend {
     let entry = keep ? tokens[token] : tokens.removeValue(forKey: token)
     guard let entry else {
       event("exchange refused: unknown or already used token")
-      return .problem(400, "Invalid or expired token.")
+      return .problem(403, "Invalid or expired token.")
     }
     guard context.behaviours.backendIgnoresTokenTTL || entry.expires > context.clock.now else {
       event("exchange refused: token expired")
-      return .problem(400, "Invalid or expired token.")
+      return .problem(403, "Invalid or expired token.")
     }
     if !context.behaviours.backendSkipsPKCE {
       let computed = Digest.pkceChallenge(verifier: verifier)
       guard Digest.constantTimeEqual(Array(computed.utf8), Array(entry.codeChallenge.utf8)) else {
         event("exchange refused: S256(code_verifier) does not match the code_challenge")
-        return .problem(403, "Invalid code verifier.")
+        // One answer for every refusal, as the app's backend gives it: a caller learns
+        // nothing about which check failed.
+        return .problem(403, "Invalid or expired token.")
       }
     }
     if !context.behaviours.backendTokenReusable { tokens[token] = nil }
     guard let session = sessions[entry.sessionKey], session.expires > context.clock.now,
       let user = session.user
     else {
-      return .problem(400, "The session behind this token has ended.")
+      return .problem(403, "Session expired.")
     }
     event("mobile session handed to the app for \(user)")
     return HTTPResponse.json(["csrf_token": session.csrfSecret])

@@ -129,7 +129,8 @@ public final class Stack: Sendable {
         cleartextHosts.add(origin.hostHeader, handler)
       }
     }
-    if let origin = topology.bucket, let manifest = build.backend.otaManifestURL {
+    // A real OTA channel (`--stack`) is read over the network; nothing is mocked in its place.
+    if real?.ota == nil, let origin = topology.bucket, let manifest = build.backend.otaManifestURL {
       let bucket = OTABucket(
         origin: origin, basePath: OTABucket.basePath(of: manifest), context: context)
       self.bucket = bucket
@@ -219,6 +220,9 @@ public final class Stack: Sendable {
     return Array(projects.values)
   }
 
+  /// The real OTA channel the stack file names, when there is one.
+  public var realOTAChannel: RealSystems.OTAChannel? { channel.real?.ota }
+
   /// The real IdP the stack file names, when there is one.
   public var realIdentityProvider: RealSystems.IdentityProvider? {
     channel.real?.identityProvider
@@ -250,7 +254,9 @@ public final class Stack: Sendable {
             testUsers: idp.testUsers, client: client)
         },
       backend: HTTPBackend(
-        origin: backend.origin, sessionCookie: backend.sessionCookie, client: client),
+        origin: backend.origin,
+        sessionCookie: channel.real?.backend?.sessionCookie ?? backend.sessionCookie,
+        client: client),
       bucket: bucket)
   }
 

@@ -46,6 +46,19 @@ public final class StackMaterial: Sendable {
     signingKeyID = String(Hex.encode(Digest.sha256(modulus)).prefix(16))
   }
 
+  private init(_ other: StackMaterial, real: RealSystems?) {
+    authority = other.authority
+    credentials = other.credentials
+    untrustedCredentials = other.untrustedCredentials
+    signingKey = other.signingKey
+    signingKeyID = other.signingKeyID
+    seed = other.seed
+    self.real = real
+  }
+
+  /// The same material over other real systems: the certificates and keys are shared.
+  public func with(real: RealSystems?) -> StackMaterial { StackMaterial(self, real: real) }
+
   /// The OTA signing key a world's pipeline publishes with: the app's own private key when
   /// its env provides one (parsed once per run), else a harness key derived from the run's
   /// seed — the world then bakes its public half into the simulated build.

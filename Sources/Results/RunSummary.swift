@@ -143,7 +143,7 @@ public struct RunSummary: Sendable {
       } else if result.message.hasPrefix("push is not enabled") {
         reason = "push not enabled in this build (declare features.push in qualify.json)"
       } else if result.notApplicableCause == .realSystem {
-        reason = "scenarios that need the mock IdP left out (the IdP is real)"
+        reason = "scenarios that need a mock where the stack is real left out (--stack)"
       } else {
         reason = "channel env not supplied"
       }

@@ -49,12 +49,19 @@ public struct HTTPBackend: BackendPort {
     self.client = client
   }
 
-  public func user(ofSession value: String) throws -> String? {
+  public func user(ofSession value: String) throws -> Set<String> {
     let response = try client.following(
       ClientRequest(
         url: origin.url("/api/v1.0/users/me/"), headers: ["Cookie": "\(sessionCookie)=\(value)"]))
-    guard response.status == 200 else { return nil }
-    return (response.jsonObject as? [String: Any])?["id"] as? String
+    guard response.status == 200 else { return [] }
+    return HTTPBackend.names(ofMe: response)
+  }
+
+  /// The names a `users/me` answer gives its user by: a deployment names users by its own
+  /// database id, so the email (and a subject, when shown) is what the harness can match.
+  public static func names(ofMe response: HTTPResponse) -> Set<String> {
+    guard let me = response.jsonObject as? [String: Any] else { return [] }
+    return Set(["id", "email", "sub"].compactMap { me[$0] as? String }.filter { !$0.isEmpty })
   }
 
   public func deliverMessage(to user: String, thread: String) throws -> [PushSend] {

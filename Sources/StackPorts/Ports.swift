@@ -57,9 +57,9 @@ public protocol BackendPort: Sendable {
   var origin: Origin { get }
   /// The name of the session cookie (`sessionid`).
   var sessionCookie: String { get }
-  /// The user a session cookie signs in as (`GET /api/v1.0/users/me/`), nil when the
-  /// backend does not know it (ended, expired, never issued).
-  func user(ofSession value: String) throws -> String?
+  /// The names of the user a session cookie signs in as (`GET /api/v1.0/users/me/`: its id
+  /// and email), empty when the backend does not know it (ended, expired, never issued).
+  func user(ofSession value: String) throws -> Set<String>
   /// A new message arrives in `user`'s mailbox, in `thread` (what mail from another account
   /// causes): the backend pushes to each of the user's devices and answers what each gateway
   /// said — its sender's log. The mock takes it at `POST /api/v1.0/_qualify/messages/`, a

@@ -54,7 +54,34 @@ public struct RealSystems: Sendable {
     }
   }
 
+  /// A real deployment of the app's backend: the devices call it instead of the mock.
+  public struct Backend: Sendable {
+    /// Its origin (`https://messages.staging.example.org`): the build's API origin in this run.
+    public var origin: Origin
+    /// The name of its session cookie (`sessionid`).
+    public var sessionCookie: String
+
+    public init(origin: Origin, sessionCookie: String) {
+      self.origin = origin
+      self.sessionCookie = sessionCookie
+    }
+  }
+
+  /// A real OTA channel: the manifest the devices of this channel read, and every origin its
+  /// bundles download from (a CDN may serve them from another host).
+  public struct OTAChannel: Sendable {
+    public var manifestURL: String
+    public var origins: [Origin]
+
+    public init(manifestURL: String, origins: [Origin]) {
+      self.manifestURL = manifestURL
+      self.origins = origins
+    }
+  }
+
   public var identityProvider: IdentityProvider?
+  public var backend: Backend?
+  public var ota: OTAChannel?
   /// The CA certificates the harness and the simulated devices trust for the real systems:
   /// the CA file the stack names, or the system's trust store (its bundle file).
   public var trustedCertificatesPEM: String
@@ -92,16 +119,27 @@ public struct RealSystems: Sendable {
         trusted: trustedCertificatesPEM, timeout: timeout, authorities: authorities))
   }
 
-  /// The parts of the stack that are real (`identity provider`), as `MockPower.part` names them.
-  public var parts: Set<String> { identityProvider == nil ? [] : ["identity provider"] }
+  /// The parts of the stack that are real, as `MockPower.part` names them.
+  public var parts: Set<String> {
+    var parts: Set<String> = []
+    if identityProvider != nil { parts.insert("identity provider") }
+    if backend != nil { parts.insert("backend") }
+    if ota != nil { parts.insert("OTA bucket") }
+    return parts
+  }
 
   /// `host:port` of every real system: what clients reach over the network.
   public var authorities: Set<String> {
-    guard let idp = identityProvider else { return [] }
-    let urls =
-      [idp.issuer, idp.authorizationEndpoint, idp.tokenEndpoint, idp.jwksURI]
-      + [idp.userinfoEndpoint, idp.endSessionEndpoint, idp.admin?.url].compactMap { $0 }
-    return Set(urls.compactMap { Origin(url: $0)?.authority })
+    var out: Set<String> = []
+    if let idp = identityProvider {
+      let urls =
+        [idp.issuer, idp.authorizationEndpoint, idp.tokenEndpoint, idp.jwksURI]
+        + [idp.userinfoEndpoint, idp.endSessionEndpoint, idp.admin?.url].compactMap { $0 }
+      out.formUnion(urls.compactMap { Origin(url: $0)?.authority })
+    }
+    if let backend { out.insert(backend.origin.authority) }
+    for origin in ota?.origins ?? [] { out.insert(origin.authority) }
+    return out
   }
 
   /// Whether `url` is on a real system.
@@ -113,9 +151,20 @@ public struct RealSystems: Sendable {
   /// copies it) talks to the real IdP with the client the stack file names, and the scenarios'
   /// users are the stack's test accounts.
   public func applied(to build: AppBuild) -> AppBuild {
-    guard let idp = identityProvider else { return build }
     var build = build
     let source = EnvLayers.stackSource(file)
+    // The devices call the real backend, as a build made for that deployment would; the
+    // static guards still judge the API origin the app's own env gives.
+    if let backend {
+      if build.frontend.ownAPIOrigin == nil {
+        build.frontend.ownAPIOrigin = build.frontend.apiOrigin
+      }
+      build.frontend.apiOrigin = Sourced(
+        backend.origin.description, at: FileLocation(file: source, line: 0, column: 1))
+    }
+    // The (mock) backend's /config names the real channel's manifest.
+    if let ota { build.backend.env.set("MOBILE_OTA_MANIFEST_URL", ota.manifestURL, source: source) }
+    guard let idp = identityProvider else { return build }
     build.backend.env.set(
       "OIDC_OP_AUTHORIZATION_ENDPOINT", idp.authorizationEndpoint, source: source)
     build.backend.env.set("OIDC_OP_TOKEN_ENDPOINT", idp.tokenEndpoint, source: source)

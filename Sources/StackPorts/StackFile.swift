@@ -1,6 +1,7 @@
 import Artifacts
 import Foundation
 import HTTP
+import OTA
 import QualifyCore
 
 /// Reads a stack file (docs/stack-file.md): which parts of the stack are real systems, where
@@ -48,14 +49,6 @@ public enum StackFile {
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
-    for part in ["backend", "ota"] where root[part] != nil {
-      fail(
-        root.line(of: part),
-        "a real \(part == "ota" ? "OTA channel" : "backend") is not supported by this version yet",
-        hint:
-          "leave it out: the \(part == "ota" ? "bucket" : "backend") then stays the in-process mock"
-      )
-    }
     // Where a missing key would be: the object's own first line.
     func line(_ object: JSONValue, _ key: String) -> Int? {
       if let line = object.line(of: key) { return line }
@@ -79,6 +72,29 @@ public enum StackFile {
         return nil
       }
       return value
+    }
+    // Secrets, passwords and sessions cross the network: cleartext only on this machine's
+    // loopback.
+    func requireSecure(_ url: String, _ object: JSONValue, _ key: String, _ what: String) {
+      if let origin = Origin(url: url), !origin.isSecure,
+        !["127.0.0.1", "localhost", "::1"].contains(origin.host)
+      {
+        fail(
+          object.line(of: key),
+          "\(what) \(url) is cleartext http on another machine: \(what == "the issuer" ? "client secrets and passwords" : "sessions and bundles") would cross the network in clear",
+          hint: "use https (http is accepted on 127.0.0.1 and localhost only)")
+      }
+    }
+    func checkKeys(_ object: JSONValue, _ keys: [String], in part: String) {
+      guard case .object(let members) = object else {
+        fail(root.line(of: part), "\"\(part)\" must be a JSON object")
+        return
+      }
+      for member in members where !keys.contains(member.key) {
+        fail(
+          member.line, "unknown key \"\(member.key)\" in \(part)",
+          hint: Suggestions.closest(to: member.key, among: keys).map { "did you mean \"\($0)\"?" })
+      }
     }
     var timeout: TimeInterval = 10
     if let value = root["timeout"] {
@@ -113,25 +129,10 @@ public enum StackFile {
       )?
     if let idp = root["identityProvider"] {
       let issuer = text(idp, "issuer")
-      let idpKeys = ["issuer", "profile", "app", "companion", "testUsers", "admin"]
-      if case .object(let idpMembers) = idp {
-        for member in idpMembers where !idpKeys.contains(member.key) {
-          fail(
-            member.line, "unknown key \"\(member.key)\" in identityProvider",
-            hint: Suggestions.closest(to: member.key, among: idpKeys).map {
-              "did you mean \"\($0)\"?"
-            })
-        }
-      }
-      // Secrets and passwords cross the network: cleartext only on this machine's loopback.
-      if let issuer, let origin = Origin(url: issuer), !origin.isSecure,
-        !["127.0.0.1", "localhost", "::1"].contains(origin.host)
-      {
-        fail(
-          idp.line(of: "issuer"),
-          "the issuer \(issuer) is cleartext http on another machine: client secrets and passwords would cross the network in clear",
-          hint: "use https (http is accepted on 127.0.0.1 and localhost only)")
-      }
+      checkKeys(
+        idp, ["issuer", "profile", "app", "companion", "testUsers", "admin"],
+        in: "identityProvider")
+      if let issuer { requireSecure(issuer, idp, "issuer", "the issuer") }
       let profile = idp["profile"]?.string ?? "generic"
       if !["keycloak", "proconnect", "generic"].contains(profile) {
         fail(
@@ -189,10 +190,47 @@ public enum StackFile {
         partial = (issuer, profile, clients[0], clients[1], users)
       }
     }
-    if trusted == nil, let issuer = partial?.issuer, issuer.lowercased().hasPrefix("https") {
+    var backend: RealSystems.Backend?
+    if let entry = root["backend"] {
+      checkKeys(entry, ["baseURL", "sessionCookie"], in: "backend")
+      if let url = text(entry, "baseURL") {
+        if let origin = Origin(url: url),
+          ["", "/"].contains(URLComponents(string: url)?.path ?? "")
+        {
+          requireSecure(url, entry, "baseURL", "the backend")
+          backend = RealSystems.Backend(
+            origin: origin, sessionCookie: entry["sessionCookie"]?.string ?? "sessionid")
+        } else {
+          fail(
+            entry.line(of: "baseURL"),
+            "\"baseURL\" is the backend's origin (https://host[:port]), not \(url)")
+        }
+      }
+      // The real backend redeems codes at its own IdP: the harness must sign in there too.
+      if root["identityProvider"] == nil {
+        fail(
+          root.line(of: "backend"),
+          "a real backend signs users in at its real identity provider: name it in \"identityProvider\" (its test users, the app's and the companion's clients)"
+        )
+      }
+    }
+    var manifestURL: String?
+    if let entry = root["ota"] {
+      checkKeys(entry, ["manifestURL"], in: "ota")
+      if let url = text(entry, "manifestURL") {
+        if Origin(url: url) != nil {
+          requireSecure(url, entry, "manifestURL", "the OTA manifest")
+          manifestURL = url
+        } else {
+          fail(entry.line(of: "manifestURL"), "\"manifestURL\" is not an http(s) URL: \(url)")
+        }
+      }
+    }
+    let secureURLs = [partial?.issuer, backend?.origin.description, manifestURL].compactMap { $0 }
+    if trusted == nil, let url = secureURLs.first(where: { $0.lowercased().hasPrefix("https") }) {
       fail(
-        root.line(of: "identityProvider"),
-        "no CA certificates to verify \(issuer) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(systemBundles.joined(separator: ", "))"
+        1,
+        "no CA certificates to verify \(url) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(systemBundles.joined(separator: ", "))"
       )
     }
     if !diagnostics.isEmpty { throw InputError("\(path) has errors", diagnostics: diagnostics) }
@@ -219,7 +257,65 @@ public enum StackFile {
         }
       }
     }
+    if let backend {
+      real.backend = backend
+      try probe(backend: backend, real)
+    }
+    if let manifestURL {
+      real.ota = try probe(manifestURL: manifestURL, real)
+    }
     return real
+  }
+
+  /// The real backend answers its config endpoint (`GET /api/v1.0/config/`) before the run,
+  /// or the run does not start.
+  static func probe(backend: RealSystems.Backend, _ real: RealSystems) throws {
+    let url = backend.origin.url("/api/v1.0/config/")
+    let exchange = try real.client().send(ClientRequest(url: url))
+    guard let response = exchange.response else {
+      throw InputError(
+        "the real backend is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
+        hint:
+          "check backend.baseURL in the stack file and that the backend answers from this machine")
+    }
+    guard response.status == 200, response.jsonObject is [String: Any] else {
+      throw InputError(
+        "the real backend answered \(response.status) at \(url), not the app's config: is backend.baseURL the app's API origin?"
+      )
+    }
+  }
+
+  /// The real channel serves a manifest before the run, or the run does not start; its
+  /// bundle's origin is reached over the network too.
+  static func probe(manifestURL: String, _ real: RealSystems) throws -> RealSystems.OTAChannel {
+    var origins = [Origin(url: manifestURL)].compactMap { $0 }
+    var probing = real
+    probing.ota = RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
+    let exchange = try probing.client().send(ClientRequest(url: manifestURL))
+    guard let response = exchange.response else {
+      throw InputError(
+        "the real OTA channel is unreachable: \(manifestURL): \(exchange.error?.message ?? "no answer")",
+        hint:
+          "check ota.manifestURL in the stack file and that the bucket answers from this machine"
+      )
+    }
+    guard response.status == 200 else {
+      throw InputError(
+        "the real OTA channel answered \(response.status) at \(manifestURL): no manifest is published there",
+        hint: "publish to the channel first, or leave \"ota\" out to use the in-process bucket")
+    }
+    let manifest: Manifest
+    do {
+      manifest = try Manifest.parse(response.body, source: manifestURL)
+    } catch {
+      throw InputError("the real OTA channel's manifest at \(manifestURL) does not parse: \(error)")
+    }
+    if let bundle = Origin(url: Manifest.resolve(manifest.url, against: manifestURL)),
+      !origins.contains(bundle)
+    {
+      origins.append(bundle)
+    }
+    return RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
   }
 
   /// Reads the IdP's discovery document: the endpoints the run uses, and the proof it answers.

@@ -25,28 +25,38 @@ final class RealOIDCProvider {
   let admin: Bool
   static let adminPassword = "kc-Admin!9"
 
-  /// The venv's python, made (and django-oauth-toolkit installed into it) on first use.
+  /// The venv's python, made (and the provider's and the backend's packages installed into
+  /// it) on first use.
   static func python() throws -> String {
     let venv = Fixtures.root + "/.build/test-venv-oidc"
     let python = venv + "/bin/python"
-    let marker = venv + "/.installed"
+    let packages = ["django>=4.2", "django-oauth-toolkit>=2.3", "mozilla-django-oidc>=4"]
+    // Named after what it holds: a venv from before a package was added is completed.
+    let marker = venv + "/.installed-\(packages.count)"
     if FileManager.default.fileExists(atPath: marker) { return python }
-    let made = try Programs.run("/usr/bin/python3", ["-m", "venv", venv])
-    guard made.status == 0 else { throw Failure("python3 -m venv: \(made.stderr)") }
-    let pip = try Programs.run(
-      venv + "/bin/pip", ["install", "--quiet", "django>=4.2", "django-oauth-toolkit>=2.3"])
-    guard pip.status == 0 else { throw Failure("pip install django-oauth-toolkit: \(pip.stderr)") }
+    if !FileManager.default.fileExists(atPath: python) {
+      let made = try Programs.run("/usr/bin/python3", ["-m", "venv", venv])
+      guard made.status == 0 else { throw Failure("python3 -m venv: \(made.stderr)") }
+    }
+    let pip = try Programs.run(venv + "/bin/pip", ["install", "--quiet"] + packages)
+    guard pip.status == 0 else { throw Failure("pip install \(packages): \(pip.stderr)") }
     FileManager.default.createFile(atPath: marker, contents: Data())
     return python
   }
 
-  init(persistentSession: Bool, scratch: URL, admin: Bool = false) throws {
+  /// - Parameter redirects: the app's and the companion's redirect URIs, when their backends
+  ///   are not the sample app's mocked ones.
+  init(
+    persistentSession: Bool, scratch: URL, admin: Bool = false,
+    redirects: (app: String, companion: String)? = nil
+  ) throws {
     self.admin = admin
     var input: [String: Any] = [
       "database": scratch.appendingPathComponent("provider.sqlite").path,
       "session_cookie_persistent": persistentSession,
-      "clients": RealOIDCProvider.clients.map {
-        ["client_id": $0.0, "client_secret": $0.2, "redirect_uri": $0.3]
+      "clients": RealOIDCProvider.clients.enumerated().map { index, client in
+        let redirect = redirects.map { index == 0 ? $0.app : $0.companion } ?? client.3
+        return ["client_id": client.0, "client_secret": client.2, "redirect_uri": redirect]
       },
       "users": RealOIDCProvider.users.map { ["username": $0.0, "password": $0.1] },
     ]
@@ -55,36 +65,31 @@ final class RealOIDCProvider {
         "username": "kc-admin", "password": RealOIDCProvider.adminPassword, "realm": "qualify",
       ]
     }
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: try RealOIDCProvider.python())
-    process.arguments = [Fixtures.file("interop/oidc_provider.py")]
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: input))
-    try stdin.fileHandleForWriting.close()
-    // The one line it prints once it serves.
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    guard
-      let ready = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-      let issuer = ready["issuer"] as? String
-    else {
-      process.terminate()
-      throw Failure("the provider did not start: \(String(decoding: line, as: UTF8.self))")
+    let peer = try TestPeer(
+      python: try RealOIDCProvider.python(), script: "interop/oidc_provider.py", input: input)
+    process = peer.process
+    guard let issuer = peer.ready["issuer"] as? String else {
+      peer.stop()
+      throw Failure("the provider did not start: \(peer.ready)")
     }
     self.issuer = issuer
   }
 
+  /// The provider's endpoints, as its discovery document names them (django-oauth-toolkit's
+  /// paths under the issuer).
+  var endpoints: [String: String] {
+    [
+      "authorization": issuer + "/authorize/", "token": issuer + "/token/",
+      "jwks": issuer + "/.well-known/jwks.json", "userinfo": issuer + "/userinfo/",
+    ]
+  }
+
   /// The stack file naming it, and the environment holding its secrets.
-  func stackFile(in scratch: URL) throws -> (path: String, environment: [String: String]) {
+  /// - Parameter parts: more members of the file's object (`"backend": {…},`), each ending
+  ///   with a comma.
+  func stackFile(in scratch: URL, parts: String = "") throws -> (
+    path: String, environment: [String: String]
+  ) {
     var environment: [String: String] = [:]
     for (_, variable, secret, _) in RealOIDCProvider.clients { environment[variable] = secret }
     for (index, user) in RealOIDCProvider.users.enumerated() {
@@ -110,6 +115,7 @@ final class RealOIDCProvider {
           "companion": {"clientId": "calendar-app", "clientSecretEnv": "QUALIFY_TEST_COMPANION_SECRET"},
           "testUsers": [\(users.joined(separator: ", "))]\(admin)
         },
+        \(parts)
         "timeout": "10s"
       }
       """
@@ -272,7 +278,7 @@ final class RealOIDCProvider {
           "companion": {"clientId": "b"},
           "testUsers": []
         },
-        "backend": {"baseURL": "https://api.example"}
+        "backend": {"baseURL": "http://api.example"}
       }
       """.utf8
     ).write(to: scratch.appendingPathComponent("stack.json"))
@@ -287,6 +293,7 @@ final class RealOIDCProvider {
     #expect(run.stderr.contains("error: \"testUsers\" must list the test accounts"))
     #expect(
       run.stderr.contains(
-        "stack.json:8:1: error: a real backend is not supported by this version yet"))
+        "stack.json:8:1: error: the backend http://api.example is cleartext http on another machine"
+      ))
   }
 }

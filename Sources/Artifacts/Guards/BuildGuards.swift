@@ -92,7 +92,8 @@ public enum BuildGuards {
                 devAllows: false))
           }
         }
-        let api = build.frontend.apiOrigin
+        // The app's own setting: a real backend from `--stack` is not the app's.
+        let api = build.frontend.ownAPIOrigin ?? build.frontend.apiOrigin
         judge("NEXT_PUBLIC_API_ORIGIN", api.value, api.location)
         for key in [
           "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT",

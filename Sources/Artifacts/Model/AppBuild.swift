@@ -253,6 +253,9 @@ public struct BuildGuardSettings: Sendable {
 public struct FrontendSettings: Sendable {
   /// `NEXT_PUBLIC_API_ORIGIN`: the backend the app calls.
   public var apiOrigin: Sourced<String>
+  /// The app's own `NEXT_PUBLIC_API_ORIGIN` when a run re-points the build at a real backend
+  /// (`--stack`): what the static guards judge.
+  public var ownAPIOrigin: Sourced<String>?
   /// `MOBILE_DEV_SERVER_URL`.
   public var devServerURL: Sourced<String>?
   /// `MOBILE_ALLOW_CLEARTEXT_FOR_DEV`.

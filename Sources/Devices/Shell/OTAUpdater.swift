@@ -167,6 +167,79 @@ public final class OTAUpdater {
     }
   }
 
+  /// What the updater makes of the bundle its channel serves now.
+  public enum LiveBundle: Sendable, Equatable {
+    /// Downloaded and verified with the baked key (never applied).
+    case verified(String)
+    /// The bundle or its manifest would be refused (verification, no key).
+    case refused(String)
+    /// The channel gave nothing to verify (no manifest URL, no manifest, a failed download).
+    case unavailable(String)
+
+    public var label: String {
+      switch self {
+      case .verified: return "verified"
+      case .refused: return "refused"
+      case .unavailable: return "unavailable"
+      }
+    }
+
+    public var reason: String {
+      switch self {
+      case .verified(let version): return "verified \(version)"
+      case .refused(let reason), .unavailable(let reason): return reason
+      }
+    }
+  }
+
+  /// The bundle the channel serves now, fetched as a check fetches it and verified with the
+  /// baked key whatever the ordering rules would decide, never applied: what a store release
+  /// asks of its live channel — would this build's devices take what is published there?
+  public func inspectLiveBundle() -> LiveBundle {
+    let build = app.build
+    guard let baked = build.capacitor.updaterPublicKey?.value,
+      build.frontend.otaPublicKey != nil || app.behaviours.updaterSkipsVerification
+    else {
+      return .refused("the build embeds no OTA public key: its updater is off")
+    }
+    guard case .sent(let exchange) = app.fetchConfig(),
+      let config = exchange.response?.jsonObject as? [String: Any],
+      let manifestURL = config["MOBILE_OTA_MANIFEST_URL"] as? String, !manifestURL.isEmpty
+    else {
+      return .unavailable("the backend's /config names no MOBILE_OTA_MANIFEST_URL")
+    }
+    guard case .sent(let read) = app.native.send(ClientRequest(url: manifestURL)),
+      let response = read.response
+    else {
+      return .unavailable("the manifest \(manifestURL) is unreachable")
+    }
+    guard response.status == 200 else {
+      return .unavailable("no manifest published at \(manifestURL) (\(response.status))")
+    }
+    let manifest: Manifest
+    do {
+      manifest = try Manifest.parse(response.body, source: manifestURL)
+    } catch {
+      return .refused("the manifest does not parse: \(error)")
+    }
+    let url = Manifest.resolve(manifest.url, against: manifestURL)
+    guard case .sent(let download) = app.native.send(ClientRequest(url: url)),
+      let bundle = download.response, bundle.status == 200
+    else {
+      return .unavailable("the bundle \(manifest.version) did not download from \(url)")
+    }
+    switch verify(bundle.body, manifest: manifest, publicKey: baked, as: manifest.version) {
+    case .verified:
+      note("the live bundle \(manifest.version) verifies with the baked key")
+      return .verified(manifest.version)
+    case .refused(let reason):
+      note("the live bundle \(manifest.version) is refused: \(reason)")
+      return .refused(reason)
+    case .failed:
+      return .unavailable("the bundle \(manifest.version) did not download from \(url)")
+    }
+  }
+
   /// Verifies and unpacks a downloaded bundle as the plugin does (or as a mutated updater
   /// that skips a check does), keeping it for `set()`.
   private func verify(

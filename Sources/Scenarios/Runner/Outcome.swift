@@ -74,6 +74,8 @@ public struct Outcome: Sendable {
   public var launch: App.Launch?
   /// The update check's decision, when one ran.
   public var update: OTAUpdater.Decision?
+  /// What the updater made of the channel's live bundle, when an action inspected it.
+  public var liveBundle: OTAUpdater.LiveBundle?
   /// The version the pipeline published.
   public var published: String?
   /// Static findings of an inspection; nil when the action was not one.

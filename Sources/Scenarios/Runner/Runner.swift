@@ -39,6 +39,9 @@ public final class Runner: Sendable {
 
   public let builds: [Platform: AppBuild]
   public let material: StackMaterial
+  /// Against a real backend, the material of the worlds that run the controls changing the
+  /// backend: the embedded backend at the real backend's address, everything else as real.
+  let embeddedBackendMaterial: StackMaterial?
   public let options: Options
   public let redactor: Redactor
   /// Called with each evidence entry as it is recorded (for `--trace`), with the execution's
@@ -64,6 +67,12 @@ public final class Runner: Sendable {
   ) {
     self.builds = builds
     self.material = material
+    if var real = material.real, real.backend != nil {
+      real.backend = nil
+      embeddedBackendMaterial = material.with(real: real)
+    } else {
+      embeddedBackendMaterial = nil
+    }
     self.options = options
     self.redactor = redactor
     for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
@@ -225,7 +234,16 @@ public final class Runner: Sendable {
     // A control that would mutate a real IdP is reported as not applicable there, never
     // dropped silently.
     var skipped: [ControlRecord] = []
-    for control in applicable {
+    // Against a real backend, a control that changes the backend runs against the embedded
+    // one at the real backend's address: the expectations read the same answers, so it shows
+    // the check could fail; what it checks in the real backend is the check's own run.
+    let inEmbeddedBackend = Set(
+      applicable.filter { control in
+        embeddedBackendMaterial != nil && !control.needs.isEmpty
+          && Runner.forbidden(control.needs, by: embeddedBackendMaterial?.real).isEmpty
+          && !Runner.forbidden(control.needs, by: material.real).isEmpty
+      }.map(\.name))
+    for control in applicable where !inEmbeddedBackend.contains(control.name) {
       guard let power = Runner.forbidden(control.needs, by: material.real).first else { continue }
       skipped.append(
         ControlRecord(
@@ -236,7 +254,10 @@ public final class Runner: Sendable {
             "not applicable: it needs a mock-only power over the \(power.part) (\(power.rawValue)), and the \(power.part) is a real system here",
           execution: nil))
     }
-    applicable.removeAll { Runner.forbidden($0.needs, by: material.real).first != nil }
+    applicable.removeAll {
+      !inEmbeddedBackend.contains($0.name)
+        && Runner.forbidden($0.needs, by: material.real).first != nil
+    }
     if applicable.isEmpty && !skipped.isEmpty {
       var outcome = result(
         scenario, platform, channel, .notApplicable,
@@ -255,10 +276,14 @@ public final class Runner: Sendable {
     for control in applicable {
       var configuration = base
       for mutation in control.mutations { mutation.spec.apply(&configuration, mutation.arguments) }
+      let embedded = inEmbeddedBackend.contains(control.name)
       let execution = execute(
         scenario, configuration: configuration, label: "\(label)/control:\(control.name)",
-        transport: transport)
-      let judged = judge(control, execution, scenario)
+        transport: transport, material: embedded ? embeddedBackendMaterial : nil)
+      var judged = judge(control, execution, scenario)
+      if embedded {
+        judged.message += " (against the embedded backend at the real backend's address)"
+      }
       mark(
         "\(label)/control:\(control.name)",
         "control \"\(control.name)\" \(judged.outcome.rawValue): \(judged.message)")
@@ -452,7 +477,7 @@ public final class Runner: Sendable {
   /// Runs the steps once in a fresh world, bounded by the scenario's timeout.
   func execute(
     _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    transport: WorkerTransport
+    transport: WorkerTransport, material: StackMaterial? = nil
   ) -> ExecutionRecord {
     let timeout = options.timeoutOverride ?? scenario.timeout
     let progress = ExecutionProgress()
@@ -461,7 +486,7 @@ public final class Runner: Sendable {
     let outcome = Runner.withTimeout(timeout) { [self] in
       self.executeSteps(
         scenario, configuration: configuration, label: label, progress: progress,
-        transport: lease)
+        transport: lease, material: material ?? self.material)
     }
     guard let record = outcome else {
       transport.reset()
@@ -484,7 +509,7 @@ public final class Runner: Sendable {
 
   private func executeSteps(
     _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    progress: ExecutionProgress, transport: TransportLease
+    progress: ExecutionProgress, transport: TransportLease, material: StackMaterial
   ) -> ExecutionRecord {
     let started = Date()
     let world: World

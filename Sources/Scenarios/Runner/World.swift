@@ -64,7 +64,11 @@ public final class World {
     otaSigningKey = signing.key
     var configuration = configuration
     var harnessNote: String?
-    if !signing.isAppKey, configuration.build.capacitor.updaterPublicKey != nil {
+    // Against a real OTA channel (`--stack`) the build keeps the key it ships with: the
+    // question is whether that key verifies what the channel serves.
+    if !signing.isAppKey, material.real?.ota == nil,
+      configuration.build.capacitor.updaterPublicKey != nil
+    {
       let publicKey = Sourced(
         Base64PEM.encode(try signing.key.pkcs1PublicPEM()), at: nil)
       configuration.build.capacitor.updaterPublicKey = publicKey
@@ -222,7 +226,7 @@ public final class World {
   /// How many live backend sessions of `user` the world's devices were ever given: every
   /// session cookie the backend set in a device's stores (native stacks, browsers), asked of
   /// the backend itself — what survives a logout that only cleared the app's jar.
-  func liveBackendSessions(of user: String) throws -> Int {
+  func liveBackendSessions(of user: Set<String>) throws -> Int {
     let host = ports.backend.origin.host
     var values: [String] = []
     for device in devices.values {
@@ -236,10 +240,12 @@ public final class World {
       }
     }
     var live = 0
-    for value in values where try ports.backend.user(ofSession: value) == user { live += 1 }
+    for value in values where try !ports.backend.user(ofSession: value).isDisjoint(with: user) {
+      live += 1
+    }
     note(
       "harness",
-      "asked the backend about \(values.count) session cookie\(values.count == 1 ? "" : "s") the devices were given: \(live) live for \(user)"
+      "asked the backend about \(values.count) session cookie\(values.count == 1 ? "" : "s") the devices were given: \(live) live for \(user.sorted().joined(separator: " / "))"
     )
     return live
   }
@@ -396,11 +402,16 @@ final class TransportLease: Sendable {
   static func makeObserver(_ material: StackMaterial, origins: [String: UInt16]) throws
     -> HTTPClient
   {
-    try HTTPClient(
-      configuration: .init(
-        trustedCertificatesPEM: material.authority.certificatePEM
-          + material.untrustedCredentials.certificatePEM,
-        origins: origins, userAgent: "qualify-observer"))
+    // The harness asks the real systems (`--stack`) too: a real backend whose sessions it
+    // checks.
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: material.authority.certificatePEM
+        + material.untrustedCredentials.certificatePEM
+        + (material.real?.trustedCertificatesPEM ?? ""),
+      origins: origins, userAgent: "qualify-observer")
+    configuration.realAuthorities = material.real?.authorities ?? []
+    if let real = material.real { configuration.timeout = real.timeout }
+    return try HTTPClient(configuration: configuration)
   }
 
   func client(_ material: StackMaterial) throws -> HTTPClient {

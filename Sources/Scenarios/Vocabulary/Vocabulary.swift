@@ -99,6 +99,9 @@ public enum MockPower: String, Sendable, CaseIterable, Comparable {
   /// Reaches into the backend through a hook a real deployment does not have (a message
   /// arriving on demand).
   case backendHook = "backend-hook"
+  /// Moves the clock the backend reads (`advance`): a real backend's tokens and flags age with
+  /// the wall clock only.
+  case movesBackendClock = "backend-clock"
   /// Writes to the OTA bucket (the pipeline's upload, a substituted bundle, a rewritten
   /// manifest, a staged fault).
   case writesBucket = "writes-bucket"
@@ -109,7 +112,7 @@ public enum MockPower: String, Sendable, CaseIterable, Comparable {
   public var part: String {
     switch self {
     case .changesIdentityProvider: return "identity provider"
-    case .changesBackend, .backendHook: return "backend"
+    case .changesBackend, .backendHook, .movesBackendClock: return "backend"
     case .writesBucket: return "OTA bucket"
     case .changesPushGateways: return "push gateways"
     }

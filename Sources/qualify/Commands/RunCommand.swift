@@ -219,6 +219,16 @@ struct RunCommand {
           : "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); single sign-on is proven by its own events (Keycloak's admin API, realm \(idp.admin?.realm ?? "")); scenarios and controls that would change the IdP are not applicable"
       )
     }
+    if let backend = real?.backend {
+      scope.caveats.append(
+        "the backend is the real one at \(backend.origin): the devices call it; the controls that change the backend run against the embedded backend at its address, and scenarios that move its clock (advance) are not applicable"
+      )
+    }
+    if let ota = real?.ota {
+      scope.caveats.append(
+        "the OTA channel is the real one at \(ota.manifestURL): its live bundle is verified with the build's own key; scenarios that publish to the bucket are not applicable"
+      )
+    }
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     scope.failFast = parsed.has("fail-fast") ? true : nil

@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// The authentication world (DESIGN.md fidelity rules 1–9): login and logout through the
 /// system browser, the one-time token, the IdP events that prove cross-app SSO, the
@@ -481,7 +482,9 @@ extension AuthenticationVocabulary {
       }
       let who = (response.jsonObject as? [String: Any])?["id"] as? String
       let names = context.identities()
-      let live = response.status == 200 && (names.isEmpty || who.map(names.contains) == true)
+      let live =
+        response.status == 200
+        && (names.isEmpty || !HTTPBackend.names(ofMe: response).isDisjoint(with: names))
       if live != context.negated { return nil }
       return context.negated
         ? context.fail(
@@ -599,7 +602,7 @@ extension AuthenticationVocabulary {
       example: "expect no backend session for first"
     ) { context in
       let user = context.backendIdentity() ?? ""
-      let count = try context.world.liveBackendSessions(of: user)
+      let count = try context.world.liveBackendSessions(of: context.identities())
       if (count > 0) != context.negated { return nil }
       let label = context.userLabel() ?? user
       return context.negated

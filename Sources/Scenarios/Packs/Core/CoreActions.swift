@@ -31,8 +31,9 @@ enum CoreActions {
     ActionSpec(
       .world, "advance", [.value("duration", .duration)],
       summary:
-        "Moves the virtual clock forward (every TTL and cookie expiry reads it). Nothing sleeps.",
-      example: "advance 61s"
+        "Moves the virtual clock forward (every TTL and cookie expiry reads it). Nothing sleeps, so a real backend's clock does not move.",
+      example: "advance 61s",
+      powers: [.movesBackendClock]
     ) { context in
       let seconds = context.arguments.duration("duration") ?? 0
       context.world.clock.advance(by: seconds)

@@ -10,7 +10,7 @@ enum OTAPack: ScenarioPack {
   static let failureReasons: [FailureReason] = [
     .update, .updateOtherwise, .noLaunch, .noUpdateCheck, .runningBundle, .bootCrashed,
     .bootDidNotCrash, .bundleDownloaded, .noBundleDownloaded, .notPublished, .publishRefused,
-    .publishNotRefused, .runningContent,
+    .publishNotRefused, .runningContent, .liveBundle, .liveBundleOtherwise, .noLiveBundleCheck,
   ]
 }
 
@@ -39,6 +39,16 @@ extension FailureReason {
     "publish-refused", "The pipeline's publish was refused by its guard.")
   static let publishNotRefused = FailureReason(
     "publish-not-refused", "The publish was expected to be refused; it went through.")
+  static let liveBundle = FailureReason(
+    "live-bundle", detail: "what the updater made of it: verified, refused, unavailable",
+    "The channel's live bundle was not what the step says (a build that refuses it, nothing to verify)."
+  )
+  static let liveBundleOtherwise = FailureReason(
+    "live-bundle-otherwise",
+    "The live bundle's inspection gave the result said, not for the reason the step names.")
+  static let noLiveBundleCheck = FailureReason(
+    "no-live-bundle-check",
+    "The expectation needs an inspection (APP inspects the live bundle) before it.")
   static let runningContent = FailureReason(
     "running-content", "The running bundle carries other content than the step says.")
 }

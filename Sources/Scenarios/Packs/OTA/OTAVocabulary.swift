@@ -31,6 +31,27 @@ enum OTAVocabulary {
       return updateOutcome(app.updater.check(), app: app)
     },
     ActionSpec(
+      .app, "inspects the live bundle",
+      summary:
+        "Fetches the bundle the app's channel serves now as an update check would (/config, the manifest, the download) and verifies it with the baked key, whatever the ordering rules would decide; never applies it. Against a real OTA channel (`--stack`), the question a store release asks: would this build's devices take what is live?",
+      example: "mail inspects the live bundle"
+    ) { context in
+      let app = try context.requireApp()
+      let live = app.updater.inspectLiveBundle()
+      var outcome = Outcome("\(app.name) inspected the live bundle: \(live.label): \(live.reason)")
+      outcome.liveBundle = live
+      outcome.app = app.name
+      return outcome
+    },
+    ActionSpec(
+      .world, "the channel serves its live bundle",
+      summary:
+        "The app's channel as released: against a real OTA channel (`--stack`), what it serves now, untouched; in the embedded stack the pipeline publishes `builtin+1` as its stand-in.",
+      example: "the channel serves its live bundle"
+    ) { context in
+      try context.world.liveBundle()
+    },
+    ActionSpec(
       .app, "resets its bundle",
       summary:
         "`CapacitorUpdater.reset()`: back to the builtin bundle (the per-device safety net).",
@@ -168,6 +189,35 @@ enum OTAVocabulary {
         return context.fail(
           .updateOtherwise, nil,
           "the update was \(decision.label), but not for \"\(word)\": \(decision.reason)")
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "live bundle",
+      [
+        .value("result", .choice(["verified", "refused", "unavailable"])),
+        .value("reason", .text, optional: true),
+      ],
+      summary:
+        "What the last inspection made of the channel's live bundle: verified with the baked key, refused (and why), or unavailable (nothing published, a failed download).",
+      example: "expect live bundle verified"
+    ) { context in
+      guard let live = context.outcome?.liveBundle else {
+        return context.missing(
+          .noLiveBundleCheck, "expected an inspection (APP inspects the live bundle) first")
+      }
+      let wanted = context.arguments["result"] ?? ""
+      guard live.label == wanted else {
+        return context.fail(
+          .liveBundle, live.label,
+          "expected the live bundle to be \(wanted), it was \(live.label): \(live.reason)")
+      }
+      if let word = context.arguments["reason"],
+        !live.reason.lowercased().contains(word.lowercased())
+      {
+        return context.fail(
+          .liveBundleOtherwise, nil,
+          "the live bundle was \(live.label), but not for \"\(word)\": \(live.reason)")
       }
       return nil
     },

@@ -61,6 +61,18 @@ extension World {
     return bucket
   }
 
+  /// The bundle live on the app's channel: against a real channel (`--stack`), what it serves
+  /// now, untouched; in the embedded stack, `builtin+1` published by the pipeline stands in.
+  func liveBundle() throws -> Outcome {
+    if let live = stack.realOTAChannel {
+      note("ci", "the live channel is real: \(live.manifestURL), as published")
+      return Outcome("the live channel at \(live.manifestURL)")
+    }
+    return try publish(
+      version: "builtin+1", channel: nil, content: "live", force: false, crashing: false,
+      withoutChecksum: false)
+  }
+
   func publish(
     version expression: String, channel: String?, content: String?, force: Bool, crashing: Bool,
     withoutChecksum: Bool, bareChecksum: Bool = false, escaping: Bool = false
