@@ -148,6 +148,26 @@ public final class AppRepository: Sendable {
     return nil
   }
 
+  /// The files below `relative` whose names end with `suffix`, relative to the app, across the
+  /// overlay chain (an overlay's own files first), sorted; symbolic links are not followed.
+  public func files(under relative: String, suffix: String) -> [String] {
+    var found: Set<String> = []
+    for directory in searchPath {
+      let base = directory.appendingPathComponent(relative).standardizedFileURL
+      guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
+      var seen = 0
+      while let entry = walker.nextObject() as? String, seen < 10_000 {
+        seen += 1
+        guard entry.hasSuffix(suffix) else { continue }
+        let attributes = try? FileManager.default.attributesOfItem(
+          atPath: base.appendingPathComponent(entry).path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+        found.insert(XcodeProject.join(relative, entry))
+      }
+    }
+    return found.sorted()
+  }
+
   /// The bytes of artifact `relative`, nil when absent.
   /// - Throws: a `Diagnostic` when the file resolves outside the app (a symbolic link) or is
   ///   too large to be a configuration file.

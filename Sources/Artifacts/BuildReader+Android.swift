@@ -97,7 +97,7 @@ extension BuildReader {
   /// AndroidManifest.xml with its placeholders substituted: schemes the browser can deliver
   /// (a `VIEW` intent-filter with `BROWSABLE` on an exported activity), cleartext, the
   /// notification permission.
-  private mutating func readManifest(
+  mutating func readManifest(
     into build: inout AppBuild, placeholders: [String: ResolvedValue]
   ) {
     guard let path = profile.paths["android.manifest"] else { return }

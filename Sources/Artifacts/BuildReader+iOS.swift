@@ -80,7 +80,7 @@ extension BuildReader {
   }
 
   /// The settings of the app target in the channel's configuration.
-  private mutating func buildSettings(project: XcodeProject?, environment: EnvLayers)
+  mutating func buildSettings(project: XcodeProject?, environment: EnvLayers)
     -> XcodeBuildSettings
   {
     // The build environment is visible to Xcode's expansion as its lowest layer.
@@ -188,7 +188,7 @@ extension BuildReader {
     }
   }
 
-  private mutating func readInfoPlist(
+  mutating func readInfoPlist(
     _ plist: PlistValue, file: String, settings: XcodeBuildSettings, into build: inout AppBuild
   ) {
     for type in plist["CFBundleURLTypes"]?.array ?? [] {

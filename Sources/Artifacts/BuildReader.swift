@@ -21,6 +21,7 @@ struct BuildReader {
   var profile: AppProfile { repository.profile }
 
   mutating func read() throws -> [Platform: AppBuild] {
+    if profile.shell == .multiInstance { return readMultiInstance() }
     guard let files = profile.channels[channel] else {
       throw InputError(
         "the app \(profile.name) has no \(channel.rawValue) channel",
@@ -184,7 +185,7 @@ struct BuildReader {
   }
 
   /// The platform's artifacts by name, as display paths where the file exists.
-  private func resolvedFiles(for platform: Platform) -> [String: String] {
+  func resolvedFiles(for platform: Platform) -> [String: String] {
     var out: [String: String] = [:]
     for (name, path) in profile.paths
     where name.hasPrefix(platform.rawValue + ".") || name == "realm" {

@@ -93,7 +93,8 @@ public enum Attestation {
     let scope = run.scope ?? RunScope()
     let summary = RunSummary(results, scope: scope)
     let coverage = ChecklistCoverage(
-      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
+      shell: scope.shellKind)
     var subjects = files.map { Subject(name: $0.path, sha256: $0.sha256) }
     if let bundle { subjects.append(bundle) }
     return Statement(

@@ -51,6 +51,12 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// Env files the pipeline gave (`--backend-env`, `--frontend-env`), with their digests:
   /// they decide the build as much as the app's files do.
   public var pipelineEnvFiles: [AppFileDigest]?
+  /// The app's shell kind (`ShellKind.id`), nil for seed 000's single-origin shell: which
+  /// release checklist the run is judged against.
+  public var shell: String?
+
+  /// The shell kind the run's checklist is that of.
+  public var shellKind: ShellKind { shell.flatMap(ShellKind.named) ?? .singleOrigin }
 
   public init() {}
 
@@ -245,32 +251,16 @@ public struct RunSummary: Sendable {
   }
 }
 
-/// Seed 000's *Release checklist (manual)*, the rows of the report's matrix.
+/// The release checklist of the run's shell kind: the rows of the report's matrix.
 public enum ReleaseChecklist {
-  public static let items: [(Int, String)] = [
-    (1, "iOS cross-app SSO"),
-    (2, "Android cross-app SSO"),
-    (3, "Thread rendering"),
-    (4, "OTA chain on the release channel"),
-    (5, "Native file paths"),
-    (6, "Logout → re-login"),
-    (7, "No dev server baked in"),
-    (8, "Push environment pairing"),
-  ]
-
-  /// The platforms an item is about: items 1 and 2 are one platform's cross-app SSO each.
-  public static func platforms(of item: Int) -> [Platform] {
-    switch item {
-    case 1: return [.ios]
-    case 2: return [.android]
-    default: return Platform.allCases
-    }
+  /// What a release-channel run must say about the items its simulation cannot settle (for
+  /// seed 000's shell, until a run against the real IdP backs items 1 and 2), nil otherwise.
+  public static func caveat(of scope: RunScope, channel: Channel) -> String? {
+    guard channel.isRelease else { return nil }
+    let shell = scope.shellKind
+    if shell == .singleOrigin && scope.realIdentityProvider != nil { return nil }
+    return shell.releaseCaveat
   }
-
-  /// What a release-channel run must say about items 1 and 2 until a run against the real
-  /// IdP backs them (seed 000, checklist item 1).
-  public static let identityProviderCaveat =
-    "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it"
 }
 
 /// One cell of the checklist matrix: an item on a platform.
@@ -307,16 +297,21 @@ public struct ChecklistCell: Sendable, Codable {
 /// The checklist matrix of a run: each item on each platform it concerns.
 public struct ChecklistCoverage: Sendable {
   public var cells: [ChecklistCell]
+  /// The shell kind whose checklist the cells are of.
+  public var shell: ShellKind
 
   /// - Parameter catalogue: item → platforms for which the whole catalogue has a proving
   ///   check on this channel (tells "not run" from "not covered" in partial runs).
   /// - Parameter waived: indices of failing results a waiver covers.
   public init(
-    _ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil, waived: Set<Int> = []
+    _ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil, waived: Set<Int> = [],
+    shell: ShellKind = .singleOrigin
   ) {
+    self.shell = shell
     var cells: [ChecklistCell] = []
-    for (item, _) in ReleaseChecklist.items {
-      for platform in ReleaseChecklist.platforms(of: item) {
+    for entry in shell.checklist {
+      let item = entry.number
+      for platform in entry.platforms {
         let proving = results.indices.filter {
           results[$0].checklist.contains(item) && results[$0].platform == platform
         }
@@ -364,14 +359,14 @@ public struct ChecklistCoverage: Sendable {
 
   /// Items proven on every platform they concern.
   public var coveredItems: [Int] {
-    ReleaseChecklist.items.map(\.0).filter { item in
+    shell.checklist.map(\.number).filter { item in
       let own = cells(of: item)
       return !own.isEmpty && own.allSatisfy { $0.state == .passed }
     }
   }
 
   public var notApplicableItems: [Int] {
-    ReleaseChecklist.items.map(\.0).filter { item in
+    shell.checklist.map(\.number).filter { item in
       let own = cells(of: item)
       return !own.isEmpty && own.allSatisfy { $0.state == .notApplicable }
     }
@@ -379,7 +374,7 @@ public struct ChecklistCoverage: Sendable {
 
   /// `5 of 8 checklist items covered (failed: 6; not covered: 3, 8; not applicable: 4)`.
   public var summary: String {
-    let all = ReleaseChecklist.items.map(\.0)
+    let all = shell.checklist.map(\.number)
     let covered = coveredItems
     let applicable = notApplicableItems
     let failed = all.filter { item in

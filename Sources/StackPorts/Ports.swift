@@ -101,11 +101,15 @@ public struct PushSend: Sendable, Equatable {
 /// The ports of one qualification: where each outside system is reached.
 public struct StackPorts: Sendable {
   public var identityProvider: IdentityProviderPort?
-  public var backend: BackendPort
+  /// The app's backend; nil for a shell with none of its own (a multi-instance shell's
+  /// servers are the user's instances).
+  public var backend: BackendPort?
   /// The OTA bucket the pipeline publishes to and devices download from.
   public var bucket: BucketStore?
 
-  public init(identityProvider: IdentityProviderPort?, backend: BackendPort, bucket: BucketStore?) {
+  public init(
+    identityProvider: IdentityProviderPort?, backend: BackendPort?, bucket: BucketStore?
+  ) {
     self.identityProvider = identityProvider
     self.backend = backend
     self.bucket = bucket

@@ -17,6 +17,9 @@ public enum Fixtures {
   /// The bundled sample app.
   public static var sampleApp: String { root + "/Scenarios/apps/messages" }
 
+  /// The bundled sample of a multi-instance shell (seed 004).
+  public static var instanceShellApp: String { root + "/Scenarios/apps/sovereign" }
+
   /// The regression fixtures, by name.
   public static var regressionsDirectory: String { root + "/Scenarios/apps/regressions" }
 

@@ -4,8 +4,16 @@ import QualifyCore
 /// The static guards: what a build must (not) carry, per channel. `qualify check-app` prints
 /// these findings; the guards scenarios assert on them during a full run.
 public enum BuildGuards {
-  /// Every rule, in the order findings are reported.
-  public static let rules: [GuardRule] = [
+  /// Every rule, in the order findings are reported: those of seed 000's single-origin shell,
+  /// then those of the multi-instance shell (InstanceShellGuards.swift).
+  public static let rules: [GuardRule] = singleOriginRules + instanceShellRules
+
+  /// The rules that judge builds of `shell`.
+  public static func rules(for shell: ShellKind) -> [GuardRule] {
+    rules.filter { $0.shells.contains(shell) }
+  }
+
+  static let singleOriginRules: [GuardRule] = [
     GuardRule(
       id: "dev-server-url", title: "No dev server URL baked in",
       source: "seed 000, Hot reload; checklist item 7", devAllows: true,
@@ -389,7 +397,7 @@ public enum BuildGuards {
   /// comes back as `allowed`; a rule over an env the channel did not supply comes back as
   /// one `unverified` finding.
   public static func findings(for build: AppBuild) -> [Finding] {
-    rules.flatMap { rule in findings(of: rule, for: build) }
+    rules(for: build.shell).flatMap { rule in findings(of: rule, for: build) }
   }
 
   public static func findings(of rule: GuardRule, for build: AppBuild) -> [Finding] {

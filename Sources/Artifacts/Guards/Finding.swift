@@ -68,13 +68,17 @@ public struct GuardRule: Sendable {
   public var devAllows: Bool
   /// What it reads.
   public var reads: Set<GuardInput>
+  /// The shell kinds it judges.
+  public var shells: Set<ShellKind>
   let check: @Sendable (AppBuild) -> [GuardHit]
   public var fix: String
 
   init(
     id: String, title: String, source: String, devAllows: Bool, reads: Set<GuardInput> = [.files],
+    shells: Set<ShellKind> = [.singleOrigin],
     check: @escaping @Sendable (AppBuild) -> [GuardHit], fix: String
   ) {
+    self.shells = shells
     self.id = id
     self.title = title
     self.source = source

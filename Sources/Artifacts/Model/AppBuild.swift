@@ -10,6 +10,10 @@ import QualifyCore
 public struct AppBuild: Sendable {
   public var platform: Platform
   public var channel: Channel
+  /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
+  public var shell: ShellKind = .singleOrigin
+  /// What a multi-instance shell's build says; nil for other kinds.
+  public var instanceShell: InstanceShellSettings?
   /// The app's short name (`messages`).
   public var name: String
   /// The name reports show.

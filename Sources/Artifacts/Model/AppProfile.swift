@@ -39,6 +39,12 @@ public struct AppProfile: Sendable {
   }
 
   public var name: String
+  /// The kind of shell the app is (`shell`): which readers, guards, scenarios and checklist
+  /// apply.
+  public var shell: ShellKind = .singleOrigin
+  /// The URL scheme a multi-instance shell opens deep links on (`deepLinkScheme`,
+  /// `sovereign://<host>/<path>`).
+  public var deepLinkScheme: String?
   /// The name reports show (`displayName`, else `name`).
   public var displayName: String?
   public var appId: String?
@@ -158,7 +164,7 @@ public struct AppProfile: Sendable {
     let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "$comment",
+      "shell", "deepLinkScheme", "$comment",
     ]
     for member in members where !known.contains(member.key) {
       report(
@@ -198,6 +204,16 @@ public struct AppProfile: Sendable {
     profile.keyLines = [:]
     for member in members { profile.keyLines[member.key] = member.line }
     if let name = top("name") { profile.name = name }
+    if let id = top("shell") {
+      if let kind = ShellKind.named(id) {
+        profile.shell = kind
+      } else {
+        report(
+          document.line(of: "shell"), "unknown shell kind \"\(id)\"",
+          hint: "shell kinds are \(ShellKind.all.map(\.id).joined(separator: ", "))")
+      }
+    }
+    if let scheme = top("deepLinkScheme") { profile.deepLinkScheme = scheme }
     if let displayName = top("displayName") { profile.displayName = displayName }
     if let appId = top("appId") { profile.appId = appId }
     if let scheme = top("callbackScheme") { profile.callbackScheme = scheme }

@@ -37,7 +37,8 @@ public enum HTMLReport {
     let headline = headline(run, summary)
     var out = page(title: "qualify \(run.channel.rawValue) — \(headline)")
     let coverage = ChecklistCoverage(
-      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
+      shell: scope.shellKind)
     let failures = FailureReport(run: run, results: results, summary: summary)
     let diff = baseline.map { RunDiff(before: $0.results, after: results) }
     out += header(run, summary, headline, coverage)
@@ -129,8 +130,8 @@ public enum HTMLReport {
         "\(flaky) flaky scenario run\(flaky == 1 ? "" : "s"): attempts with different seeds disagreed, so the failing attempt stands"
       )
     }
-    if run.channel.isRelease && run.scope?.realIdentityProvider == nil {
-      notes.append(ReleaseChecklist.identityProviderCaveat)
+    if let caveat = ReleaseChecklist.caveat(of: run.scope ?? RunScope(), channel: run.channel) {
+      notes.append(caveat)
     }
     out += "<ul class=\"notes\">"
     for note in notes { out += "<li>\(h(note))</li>" }
@@ -228,7 +229,8 @@ public enum HTMLReport {
       "<section id=\"matrix\"><h2>Release checklist</h2>\n<p class=\"meta\">A cell is passed only when a check that proves the item on that platform passed; ✗ marks each scenario that failed; checks that only support an item are listed apart.</p>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
     for platform in platforms { out += "<th>\(h(platform.displayName))</th>" }
     out += "</tr></thead>\n<tbody>\n"
-    for (item, name) in ReleaseChecklist.items {
+    for item in coverage.shell.checklist {
+      let (item, name) = (item.number, item.title)
       out += "<tr><th scope=\"row\">\(item). \(h(name))</th>"
       for platform in platforms {
         guard let cell = coverage.cells.first(where: { $0.item == item && $0.platform == platform })

@@ -28,7 +28,8 @@ public enum JSONWriter {
     let scope = run.scope ?? RunScope()
     let summary = RunSummary(results, scope: scope)
     let coverage = ChecklistCoverage(
-      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
+      shell: scope.shellKind)
     let failures = FailureReport(run: run, results: results, summary: summary)
     var results = results
     if !includeEvidence {

@@ -81,8 +81,11 @@ public enum JUnitWriter {
       ("scope-limits", scope.limits.joined(separator: "; ")),
       (
         "checklist",
-        ChecklistCoverage(results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
-          .summary
+        ChecklistCoverage(
+          results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
+          shell: scope.shellKind
+        )
+        .summary
       ),
       ("waivers", summary.appliedWaivers.map(\.label).joined(separator: "; ")),
       ("flaky", results.filter(\.isFlaky).map(\.displayName).joined(separator: "; ")),

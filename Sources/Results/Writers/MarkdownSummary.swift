@@ -10,7 +10,8 @@ public enum MarkdownSummary {
     let scope = run.scope ?? RunScope()
     let summary = RunSummary(results, scope: scope)
     let coverage = ChecklistCoverage(
-      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys))
+      results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
+      shell: scope.shellKind)
     let failures = FailureReport(run: run, results: results, summary: summary)
     var out = "## qualify: \(text(summary.headline)) — channel \(run.channel.rawValue)\n\n"
     let counts = Verdict.allCases.filter { summary.counts[$0, default: 0] > 0 }.map {
@@ -21,7 +22,8 @@ public enum MarkdownSummary {
     out += "\(text(coverage.summary))\n\n"
     for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
     out += "| Item | iOS | Android |\n|---|---|---|\n"
-    for (item, name) in ReleaseChecklist.items {
+    for item in coverage.shell.checklist {
+      let (item, name) = (item.number, item.title)
       out += "| \(item). \(text(name)) |"
       for platform in Platform.allCases {
         guard let cell = coverage.cells.first(where: { $0.item == item && $0.platform == platform })

@@ -11,18 +11,37 @@ extension ParserState {
     case "about":
       if let text = stringArgument(line, at: 1, what: "the text") { scenario.about.append(text) }
       expectEnd(line, after: 2)
+    case "shell":
+      let ids = ShellKind.all.map(\.id)
+      guard let token = rest.first else {
+        missing(
+          line, "expected a shell kind", hint: "shell kinds are \(ids.joined(separator: ", "))")
+        return
+      }
+      guard let kind = ShellKind.named(token.text) else {
+        error(
+          line, token, "unknown shell kind '\(token.text)'",
+          hint: suggestion(token.text, ids) ?? "shell kinds are \(ids.joined(separator: ", "))")
+        return
+      }
+      if !scenario.checklist.isEmpty || !scenario.supports.isEmpty {
+        error(
+          line, head, "the shell line comes before checklist and supports",
+          hint: "checklist items are numbered in the shell kind's own checklist")
+      }
+      scenario.shell = kind
+      expectEnd(line, after: 2)
     case "checklist", "supports":
       let items = listWords(line)
+      let numbers = scenario.shell.checklist.map(\.number)
+      let range = "\(scenario.shell.source) has items \(numbers.first ?? 1) to \(numbers.last ?? 1)"
       if items.isEmpty {
-        missing(
-          line, "expected checklist item numbers",
-          hint: "seed 000's release checklist has items 1 to 8")
+        missing(line, "expected checklist item numbers", hint: range)
       }
       for token in items {
-        guard let n = Int(token.text), (1...8).contains(n) else {
+        guard let n = Int(token.text), numbers.contains(n) else {
           error(
-            line, token, "'\(token.text)' is not a release checklist item",
-            hint: "seed 000's release checklist has items 1 to 8")
+            line, token, "'\(token.text)' is not a release checklist item", hint: range)
           continue
         }
         if keyword == "checklist" {

@@ -71,8 +71,8 @@ struct ParserState {
   }
 
   static let headerKeywords = [
-    "about", "checklist", "supports", "requires", "platforms", "channels", "tags", "timeout",
-    "idp", "given",
+    "shell", "about", "checklist", "supports", "requires", "platforms", "channels", "tags",
+    "timeout", "idp", "given",
   ]
   static let setupKeywords = ["device", "app", "user"]
   static let controlKeywords = ["mutate", "fails", "because", "platforms", "channels"]

@@ -9,7 +9,10 @@ public struct Scenario: Sendable {
   public var id: String
   public var title: String
   public var about: [String] = []
-  /// Items of seed 000's *Release checklist (manual)* this scenario automates.
+  /// The kind of shell the scenario drives (`shell multi-instance`): it runs only on apps of
+  /// that kind, and its checklist items are that kind's.
+  public var shell: ShellKind = .singleOrigin
+  /// Items of its shell kind's release checklist this scenario automates.
   public var checklist: [Int] = []
   /// Checklist items it adds evidence to without proving them (`supports 8`): shown beside
   /// the item, never enough to mark it passed.

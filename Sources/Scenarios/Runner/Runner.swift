@@ -87,10 +87,12 @@ public final class Runner: Sendable {
   }
 
   /// The (scenario, platform) pairs that apply to the channel, in a stable order.
-  public static func jobs(_ scenarios: [Scenario], platforms: [Platform], channel: Channel) -> [(
-    Scenario, Platform
-  )] {
-    scenarios.sorted { $0.id < $1.id }.flatMap { scenario in
+  /// Only the scenarios of the app's shell kind apply.
+  public static func jobs(
+    _ scenarios: [Scenario], platforms: [Platform], channel: Channel,
+    shell: ShellKind = .singleOrigin
+  ) -> [(Scenario, Platform)] {
+    scenarios.filter { $0.shell == shell }.sorted { $0.id < $1.id }.flatMap { scenario in
       platforms.sorted().filter { scenario.applies(to: $0, channel: channel) }.map {
         (scenario, $0)
       }
@@ -104,7 +106,9 @@ public final class Runner: Sendable {
     onStart: (@Sendable (Scenario, Platform) -> Void)? = nil,
     onResult: (@Sendable (ScenarioResult) -> Void)? = nil
   ) -> [ScenarioResult] {
-    let jobs = Runner.jobs(scenarios, platforms: platforms, channel: channel)
+    let jobs = Runner.jobs(
+      scenarios, platforms: platforms, channel: channel,
+      shell: builds.values.first?.shell ?? .singleOrigin)
     let results = ResultSlots(count: jobs.count)
     let next = Counter()
     let stopped = Locked(false)

@@ -15,7 +15,9 @@ public final class World {
   public let clock: VirtualClock
   public let evidence: EvidenceLog
   public let redactor: Redactor
-  public let stack: Stack
+  /// The embedded stack of a single-origin shell (seed 000: backend, IdP, bucket, push
+  /// gateways); nil for a multi-instance shell.
+  public let stack: Stack?
   /// The outside systems as a real deployment would let the harness see them.
   public let ports: StackPorts
   public let environment: DeviceEnvironment
@@ -94,21 +96,30 @@ public final class World {
     let context = StackContext(
       clock: clock, random: random, evidence: evidence, redactor: redactor,
       channel: configuration.channel, behaviours: configuration.stack)
-    stack = try Stack(
-      build: configuration.build, material: material, context: context,
-      identityProvider: configuration.identityProvider, sharing: try transport?.listeners(material))
+    // A multi-instance shell has no backend of its own: its servers are the user's instances.
+    let stack =
+      configuration.build.shell == .singleOrigin
+      ? try Stack(
+        build: configuration.build, material: material, context: context,
+        identityProvider: configuration.identityProvider,
+        sharing: try transport?.listeners(material)) : nil
+    self.stack = stack
+    let origins = stack?.origins ?? [:]
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
       trustedCertificatesPEM: material.authority.certificatePEM
         + (material.real?.trustedCertificatesPEM ?? ""),
-      origins: stack.origins, realAuthorities: material.real?.authorities ?? [],
+      origins: origins, realAuthorities: material.real?.authorities ?? [],
       pool: try transport?.client(material))
     // The harness observes the stack as its operator would: trusting the deployment's own
     // certificates, whatever a mutation makes the devices see.
-    ports = stack.ports(
-      client: try transport?.observer(material, origins: stack.origins)
-        ?? TransportLease.makeObserver(material, origins: stack.origins))
+    let observer =
+      try transport?.observer(material, origins: origins)
+      ?? TransportLease.makeObserver(material, origins: origins)
+    ports =
+      stack?.ports(client: observer)
+      ?? StackPorts(identityProvider: nil, backend: nil, bucket: nil)
     do {
       for declaration in scenario.devices {
         let browser =
@@ -125,7 +136,7 @@ public final class World {
       }
       for declaration in scenario.apps {
         guard let device = devices[declaration.device] else { continue }
-        let build = declaration.role == .companion ? companionBuild() : configuration.build
+        let build = declaration.role == .companion ? try companionBuild() : configuration.build
         apps[declaration.name] = try device.install(
           build, name: declaration.name, behaviours: configuration.shell)
       }
@@ -133,7 +144,7 @@ public final class World {
         users[role] = try boundUser(role)
       }
     } catch {
-      stack.stop()
+      stack?.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -176,7 +187,8 @@ public final class World {
   /// The second La Suite app: built like the app (same shell), with its own identity,
   /// scheme and backend, correctly registered — the reference other app of a cross-app SSO
   /// proof.
-  func companionBuild() -> AppBuild {
+  func companionBuild() throws -> AppBuild {
+    let stack = try embeddedStack()
     var build = configuration.build
     build.name = Companion.name
     build.appId = Sourced(build.appId.value + ".companion", at: nil)
@@ -192,7 +204,26 @@ public final class World {
 
   /// Stops the stack's servers.
   func tearDown() {
-    stack.stop()
+    stack?.stop()
+  }
+
+  /// The embedded stack, for the steps of seed 000's shell.
+  func embeddedStack() throws -> Stack {
+    guard let stack else {
+      throw ScenarioRuntimeError(
+        "this step drives seed 000's single-origin stack (backend, IdP, bucket), and a \(configuration.build.shell.id) shell has none"
+      )
+    }
+    return stack
+  }
+
+  /// The app's backend port, for the steps that ask it.
+  func backendPort() throws -> BackendPort {
+    guard let backend = ports.backend else {
+      throw ScenarioRuntimeError(
+        "a \(configuration.build.shell.id) shell has no backend of its own")
+    }
+    return backend
   }
 
   /// Marks the start of a step; `readsEvents` when its expectations look at the IdP events
@@ -227,12 +258,13 @@ public final class World {
   /// session cookie the backend set in a device's stores (native stacks, browsers), asked of
   /// the backend itself — what survives a logout that only cleared the app's jar.
   func liveBackendSessions(of user: Set<String>) throws -> Int {
-    let host = ports.backend.origin.host
+    let backend = try backendPort()
+    let host = backend.origin.host
     var values: [String] = []
     for device in devices.values {
       for jar in device.cookieStores {
         for cookie in jar.history
-        where cookie.name == ports.backend.sessionCookie && cookie.domain == host
+        where cookie.name == backend.sessionCookie && cookie.domain == host
           && !values.contains(cookie.value)
         {
           values.append(cookie.value)
@@ -240,7 +272,7 @@ public final class World {
       }
     }
     var live = 0
-    for value in values where try !ports.backend.user(ofSession: value).isDisjoint(with: user) {
+    for value in values where try !backend.user(ofSession: value).isDisjoint(with: user) {
       live += 1
     }
     note(

@@ -260,7 +260,11 @@ public enum Vocabulary {
   public static let keywords: [(String, String)] = [
     ("scenario", "scenario \"TITLE\" — starts the file"),
     ("about", "about \"TEXT\" — why this matters (repeatable)"),
-    ("checklist", "checklist N[, N] — seed 000 release checklist items the scenario proves"),
+    (
+      "shell",
+      "shell single-origin|multi-instance — the kind of shell it drives (default single-origin), before its checklist line"
+    ),
+    ("checklist", "checklist N[, N] — items of its shell kind's release checklist it proves"),
     ("supports", "supports N[, N] — items it adds evidence to without proving them"),
     ("requires", "requires ota|push — optional features it needs (not applicable when off)"),
     ("platforms", "platforms ios|android … — where it applies (default both)"),

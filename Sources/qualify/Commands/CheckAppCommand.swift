@@ -59,7 +59,7 @@ struct CheckAppCommand {
       return blocking.isEmpty ? .qualified : .notQualified
     }
     out.line(
-      "check-app · \(repository.profile.title) · channel \(channel.rawValue) · \(BuildGuards.rules.count) rules"
+      "check-app · \(repository.profile.title) · channel \(channel.rawValue) · \(BuildGuards.rules(for: repository.profile.shell).count) rules"
     )
     if let warning = builds.values.first?.environment.fallbackWarning(channel: channel) {
       out.line(out.style("warning: ", .yellow, .bold) + warning)

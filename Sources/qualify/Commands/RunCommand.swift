@@ -153,10 +153,17 @@ struct RunCommand {
     scenarios = try shard(scenarios)
     // Against a real IdP the test accounts are the stack file's, not the realm export's.
     if real?.identityProvider == nil { try Runner.checkTestUsers(scenarios, builds: builds) }
-    let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel)
+    let shell = repository.profile.shell
+    if let single, let scenario = scenarios.first, scenario.shell != shell {
+      throw InputError(
+        "\(single) drives a \(scenario.shell.id) shell, and \(repository.profile.title) is a \(shell.id) shell",
+        hint: "see: qualify list --app \(AppRepository.displayPath(repository.root))")
+    }
+    let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel, shell: shell)
     let allScenarios = try ScenarioCatalogue.load(
       directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
-    let catalogue = Runner.jobs(allScenarios, platforms: Platform.allCases, channel: channel)
+    let catalogue = Runner.jobs(
+      allScenarios, platforms: Platform.allCases, channel: channel, shell: shell)
     let startedAt = Date()
     let waivers = try WaiverFile.load(
       directory: repository.root,
@@ -204,6 +211,7 @@ struct RunCommand {
       hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }, seed: seed, real: real)
     var scope = RunScope()
     scope.scenario = single
+    scope.shell = shell == .singleOrigin ? nil : shell.id
     scope.filters = parsed.all("filter")
     scope.tags = parsed.all("tag")
     scope.shard = parsed.value("shard")

@@ -154,7 +154,8 @@ final class Progress: Sendable {
       "\(summary.total) scenario runs: \(counts.joined(separator: ", "))\(waivedCount > 0 ? " (\(waivedCount) of them waived)" : ""); \(summary.controlsBitten)/\(summary.controlsRun) controls bit"
     )
     let coverage = ChecklistCoverage(
-      results, catalogue: summary.scope.catalogue, waived: Set(summary.waived.keys))
+      results, catalogue: summary.scope.catalogue, waived: Set(summary.waived.keys),
+      shell: summary.scope.shellKind)
     terminal.line(coverage.summary)
     if summary.flaky > 0 {
       terminal.line(
@@ -162,8 +163,8 @@ final class Progress: Sendable {
           "\(summary.flaky) flaky scenario run\(summary.flaky == 1 ? "" : "s"): attempts with different seeds disagreed",
           .red))
     }
-    if run.channel.isRelease && summary.scope.realIdentityProvider == nil {
-      terminal.line(terminal.style("note: " + ReleaseChecklist.identityProviderCaveat, .dim))
+    if let caveat = ReleaseChecklist.caveat(of: summary.scope, channel: run.channel) {
+      terminal.line(terminal.style("note: " + caveat, .dim))
     }
     if let warning = summary.scope.envWarning {
       terminal.line(terminal.style("warning: " + warning, .yellow, .bold))

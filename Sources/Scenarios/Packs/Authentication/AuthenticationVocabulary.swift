@@ -264,11 +264,12 @@ enum AuthenticationVocabulary {
     _ result: BrowserResult, label: String, world: World, allowPage: Bool = false
   ) -> Outcome {
     var outcome = Outcome("\(label) (\(result.kind.rawValue)): \(result.summary)")
-    let idp = world.stack.topology.identityProvider
+    // Browser flows happen in seed 000's stack only.
+    let topology = world.stack?.topology
     func place(_ url: String) -> Outcome.BrowserSession.Place {
-      guard let origin = Origin(url: url) else { return .other }
-      if origin == idp { return .idp }
-      if origin == world.stack.topology.backend || origin == world.stack.topology.companionBackend {
+      guard let origin = Origin(url: url), let topology else { return .other }
+      if origin == topology.identityProvider { return .idp }
+      if origin == topology.backend || origin == topology.companionBackend {
         return .web
       }
       return .other

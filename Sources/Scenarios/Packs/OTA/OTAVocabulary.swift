@@ -115,7 +115,7 @@ enum OTAVocabulary {
     ) { context in
       // A fault only an in-process bucket can be made to have: the one place a scenario
       // reaches into a mock, to stage what the world must survive, never to observe it.
-      guard let bucket = context.world.stack.bucket else {
+      guard let bucket = try context.world.embeddedStack().bucket else {
         throw ScenarioRuntimeError("the app configures no OTA bucket")
       }
       bucket.failNextDownloads(1)
@@ -128,7 +128,7 @@ enum OTAVocabulary {
       example: "the bucket fails the next download at random",
       powers: [.writesBucket]
     ) { context in
-      guard let bucket = context.world.stack.bucket else {
+      guard let bucket = try context.world.embeddedStack().bucket else {
         throw ScenarioRuntimeError("the app configures no OTA bucket")
       }
       let fails = context.world.chance.bytes(1)[0] & 1 == 1

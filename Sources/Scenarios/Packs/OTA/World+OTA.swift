@@ -64,7 +64,7 @@ extension World {
   /// The bundle live on the app's channel: against a real channel (`--stack`), what it serves
   /// now, untouched; in the embedded stack, `builtin+1` published by the pipeline stands in.
   func liveBundle() throws -> Outcome {
-    if let live = stack.realOTAChannel {
+    if let live = try embeddedStack().realOTAChannel {
       note("ci", "the live channel is real: \(live.manifestURL), as published")
       return Outcome("the live channel at \(live.manifestURL)")
     }

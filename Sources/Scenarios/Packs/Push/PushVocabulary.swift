@@ -46,7 +46,7 @@ enum PushVocabulary {
       world.lastMessageThread = thread
       let sends: [PushSend]
       do {
-        sends = try world.ports.backend.deliverMessage(to: username, thread: thread)
+        sends = try world.backendPort().deliverMessage(to: username, thread: thread)
       } catch let unsupported as PortUnsupported {
         throw ScenarioNotApplicable(unsupported.description)
       }

@@ -1,0 +1,243 @@
+import Foundation
+import QualifyCore
+
+/// A multi-instance shell (seed 004): no env files and no fixed origin. What is read is the
+/// Capacitor config at the Capacitor root (`capacitor.config.ts` as committed, not a synced
+/// copy), the native projects (schemes, transport policy, the Swift files the iOS target
+/// compiles, the Android activity that receives deep links) and the native sources' use of
+/// cookies and auth headers.
+extension BuildReader {
+  mutating func readMultiInstance() -> [Platform: AppBuild] {
+    var settings = InstanceShellSettings()
+    var appId: Sourced<String>?
+    var capacitor = CapacitorConfig(
+      file: XcodeProject.join(profile.capacitorRoot, "capacitor.config.ts"))
+    readConfigSource(into: &settings, capacitor: &capacitor, appId: &appId)
+    if let scheme = profile.deepLinkScheme {
+      settings.deepLinkScheme = Sourced(
+        scheme,
+        at: FileLocation(
+          file: profile.file ?? "qualify.json", line: profile.keyLines["deepLinkScheme"] ?? 1,
+          column: 1))
+    }
+    settings.nativeAuthCode = nativeAuthCode()
+
+    var builds: [Platform: AppBuild] = [:]
+    for platform in Platform.allCases {
+      var build = AppBuild(
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: appId ?? Sourced(profile.appId ?? "", at: nil), syncedAppId: appId,
+        callbackScheme: Sourced(
+          profile.deepLinkScheme ?? "", at: settings.deepLinkScheme?.location),
+        registeredSchemes: [], capacitor: capacitor, transport: TransportSettings(),
+        authSession: AuthSessionSettings(), push: PushShellSettings(),
+        guards: BuildGuardSettings(),
+        // No fixed API origin: the instances are the user's, chosen at run time.
+        frontend: FrontendSettings(apiOrigin: Sourced("", at: nil), isDevBuild: channel == .dev),
+        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
+        files: resolvedFiles(for: platform))
+      build.shell = .multiInstance
+      build.features.ota = FeatureState(
+        enabled: false, use: .unused, decidedBy: "a multi-instance shell has no OTA channel")
+      build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
+      build.instanceShell = settings
+      switch platform {
+      case .ios: readInstanceShellIOS(into: &build)
+      case .android: readInstanceShellAndroid(into: &build)
+      }
+      builds[platform] = build
+    }
+    return builds
+  }
+
+  /// `capacitor.config.ts` (or `.js`, `.json`) at the Capacitor root.
+  private mutating func readConfigSource(
+    into settings: inout InstanceShellSettings, capacitor: inout CapacitorConfig,
+    appId: inout Sourced<String>?
+  ) {
+    let candidates = ["capacitor.config.ts", "capacitor.config.js", "capacitor.config.json"]
+      .map { XcodeProject.join(profile.capacitorRoot, $0) }
+    for path in candidates {
+      let found: (text: String, display: String)?
+      do {
+        found = try repository.text(path)
+      } catch {
+        collect(error)
+        return
+      }
+      guard let (text, file) = found else { continue }
+      do {
+        let config =
+          path.hasSuffix(".json")
+          ? try JSONDocument(text: text, file: file).value
+          : try ConfigLiteral.parse(text: text, file: file)
+        capacitor = CapacitorConfig(file: file)
+        settings.configFile = file
+        func at(_ path: String) -> FileLocation { location(file, config.line(at: path)) }
+        if let id = config["appId"]?.string {
+          appId = Sourced(id, at: at("appId"))
+          capacitor.appId = appId
+        }
+        if let server = config["server"] {
+          if let url = server["url"] {
+            // A computed URL is still a baked-in one.
+            settings.serverURL = Sourced(url.string ?? "(computed)", at: at("server.url"))
+            capacitor.serverURL = settings.serverURL
+          }
+          if let cleartext = server["cleartext"]?.bool {
+            settings.serverCleartext = Sourced(cleartext, at: at("server.cleartext"))
+            capacitor.cleartext = settings.serverCleartext
+          }
+          for item in server["allowNavigation"]?.array ?? [] {
+            settings.allowNavigation.append(
+              Sourced(item.string ?? "(computed)", at: at("server.allowNavigation")))
+          }
+        }
+        capacitor.nativeHTTP = config.at("plugins.CapacitorHttp.enabled")?.bool.map {
+          Sourced($0, at: at("plugins.CapacitorHttp.enabled"))
+        }
+      } catch {
+        collect(error)
+      }
+      return
+    }
+    diagnostics.append(
+      .error(
+        at: nil,
+        "no Capacitor config at \(candidates.joined(separator: ", "))",
+        hint: "set \"capacitorRoot\" in qualify.json to the folder holding capacitor.config.ts"))
+  }
+
+  private mutating func readInstanceShellIOS(into build: inout AppBuild) {
+    let paths = profile.paths
+    var project: XcodeProject?
+    if let path = paths["ios.project"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          project = try XcodeProject.parse(text: text, file: file, projectPath: path)
+          build.instanceShell?.projectFile = file
+        } else {
+          diagnostics.append(
+            .error(
+              at: nil, "the iOS project is not found at \(path)",
+              hint: "name it as \"ios.project\" under \"paths\" in qualify.json"))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let settings = buildSettings(project: project, environment: EnvLayers([]))
+    if let id = settings.value("PRODUCT_BUNDLE_IDENTIFIER"), !id.value.isEmpty {
+      build.appId = Sourced(id.value, at: id.location, derivation: id.derivation)
+    }
+    if let path = paths["ios.infoPlist"] {
+      do {
+        if let (data, file) = try repository.data(path) {
+          let plist = try PropertyListReader.parse(data: data, file: file)
+          readInfoPlist(plist, file: file, settings: settings, into: &build)
+        } else {
+          diagnostics.append(
+            .error(
+              at: nil, "iOS Info.plist not found at \(path)",
+              hint: "name it as \"ios.infoPlist\" under \"paths\" in qualify.json"))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    // The Swift files in the app's folder against what the target's Sources phase compiles:
+    // in a classic-format project a file must be added by hand, and one left out is not a
+    // build error but a black screen at launch (seed 004, task 20.1).
+    guard let project, let target = project.applicationTarget else { return }
+    let folder =
+      paths["ios.infoPlist"].map { ($0 as NSString).deletingLastPathComponent }
+      ?? XcodeProject.join(profile.capacitorRoot, "ios/App/App")
+    let compiled = Set(target.compiledSources.filter { $0.hasSuffix(".swift") })
+    build.instanceShell?.compiledSwiftFiles = compiled.sorted()
+    let sourcesLine = target.line
+    for file in repository.files(under: folder, suffix: ".swift") where !compiled.contains(file) {
+      build.instanceShell?.uncompiledSwiftFiles.append(
+        Sourced(file, at: location(project.file, sourcesLine)))
+    }
+  }
+
+  private mutating func readInstanceShellAndroid(into build: inout AppBuild) {
+    let paths = profile.paths
+    if let path = paths["android.buildGradle"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let script = GradleScript.read(
+            text: text, file: file, buildType: gradleBuildType, environment: EnvLayers([]),
+            ext: [:], properties: [:])
+          if let id = script.applicationId?.value {
+            build.appId = Sourced(id, at: script.applicationId?.location)
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    readManifest(
+      into: &build,
+      placeholders: [
+        "applicationId": ResolvedValue(
+          value: build.appId.value, derivation: [], location: build.appId.location, unresolved: nil)
+      ])
+    // Which activity receives the scheme, and how it is launched; which one the launcher starts.
+    guard let path = paths["android.manifest"], let (text, file) = try? repository.text(path),
+      let root = try? XMLReader.parse(text: text, file: file)
+    else { return }
+    let scheme = build.instanceShell?.deepLinkScheme?.value.lowercased()
+    for activity in root.children("application").first?.children("activity") ?? [] {
+      let name = activity.attributes["android:name"] ?? "(unnamed)"
+      for filter in activity.children("intent-filter") {
+        let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
+        let categories = filter.children("category").compactMap { $0.attributes["android:name"] }
+        if actions.contains("android.intent.action.MAIN")
+          && categories.contains("android.intent.category.LAUNCHER")
+        {
+          build.instanceShell?.launcherActivity = Sourced(name, at: location(file, activity.line))
+        }
+        let schemes = filter.children("data").compactMap {
+          $0.attributes["android:scheme"]?.lowercased()
+        }
+        if let scheme, schemes.contains(scheme) {
+          build.instanceShell?.deepLinkLaunchMode = Sourced(
+            activity.attributes["android:launchMode"] ?? "standard",
+            at: location(file, activity.line))
+        }
+      }
+    }
+  }
+
+  /// Native sources that handle sign-in themselves: cookie stores, auth headers, the
+  /// instance's auth endpoints. The shell is a window on the instance; auth is the instance's.
+  private func nativeAuthCode() -> [Sourced<String>] {
+    let markers = [
+      "HTTPCookieStorage", "WKHTTPCookieStore", "httpCookieStore", "CookieManager",
+      "\"Authorization\"", "setRequestProperty(\"Cookie\"", "/api/auth",
+    ]
+    var out: [Sourced<String>] = []
+    let roots = [
+      XcodeProject.join(profile.capacitorRoot, "ios/App/App"),
+      XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java"),
+    ]
+    for root in roots {
+      for suffix in [".swift", ".java", ".kt"] {
+        for path in repository.files(under: root, suffix: suffix) {
+          guard let (text, display) = (try? repository.text(path)).flatMap({ $0 }) else {
+            continue
+          }
+          for (index, line) in TextLines.split(text).enumerated() {
+            let code = line.components(separatedBy: "//").first ?? ""
+            if let marker = markers.first(where: { code.contains($0) }) {
+              out.append(
+                Sourced(marker, at: FileLocation(file: display, line: index + 1, column: 1)))
+            }
+          }
+        }
+      }
+    }
+    return out
+  }
+}

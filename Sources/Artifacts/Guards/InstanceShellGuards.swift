@@ -1,0 +1,159 @@
+import QualifyCore
+
+/// The static guards of a multi-instance shell (seed 004): what its build must carry for the
+/// shell to open at all, to receive its deep links, and to load the user's instances over
+/// HTTPS only, with nothing of an instance baked in.
+extension BuildGuards {
+  static let instanceShellRules: [GuardRule] = [
+    GuardRule(
+      id: "swift-sources-compiled", title: "Every Swift file of the app is compiled",
+      source: "seed 004, task 20.1 (a Swift file missing from project.pbxproj: a black screen)",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        guard build.platform == .ios, let shell = build.instanceShell else { return [] }
+        return shell.uncompiledSwiftFiles.map { file in
+          GuardHit(
+            "\(file.value) is not in the App target's Sources phase of \(shell.projectFile ?? "project.pbxproj"): Xcode leaves it out without a build error, and what it defines is missing at run time (for the view controller the storyboard names: \"Unknown class\" and a blank black screen)",
+            at: file.location, value: file.value)
+        }
+      },
+      fix:
+        "add the file to project.pbxproj in all four places: a PBXBuildFile, a PBXFileReference, the App group's children and the Sources build phase"
+    ),
+    GuardRule(
+      id: "launcher-activity", title: "Android has a launcher activity",
+      source: "seed 004, task 20.1 (the app opens on Android)", devAllows: false,
+      shells: [.multiInstance],
+      check: { build in
+        guard build.platform == .android, build.instanceShell?.launcherActivity == nil else {
+          return []
+        }
+        return [
+          GuardHit(
+            "no activity of AndroidManifest.xml has an intent-filter with android.intent.action.MAIN and android.intent.category.LAUNCHER: the app has no icon to open",
+            at: build.files["android.manifest"].map { FileLocation(file: $0, line: 0, column: 1) })
+        ]
+      },
+      fix: "give the main activity the MAIN / LAUNCHER intent-filter"
+    ),
+    GuardRule(
+      id: "deep-link-scheme", title: "The deep-link scheme is registered on both platforms",
+      source:
+        "seed 004, deep links (sovereign://<host>/<path>, singleTask on Android); checklist items 10-12",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        guard let shell = build.instanceShell, let scheme = shell.deepLinkScheme else { return [] }
+        if build.registers(scheme: scheme.value) {
+          guard build.platform == .android, let mode = shell.deepLinkLaunchMode,
+            !["singleTask", "singleInstance", "singleInstancePerTask"].contains(mode.value)
+          else { return [] }
+          return [
+            GuardHit(
+              "the activity receiving \(scheme.value):// has android:launchMode=\"\(mode.value)\": a link opened while the app runs starts another activity instead of reaching the running one's onNewIntent",
+              at: mode.location, value: mode.value)
+          ]
+        }
+        if let blocked = build.undeliverableSchemes.first(where: {
+          $0.scheme.value.lowercased() == scheme.value.lowercased()
+        }) {
+          return [
+            GuardHit(
+              "\(scheme.value):// is declared but cannot be delivered: \(blocked.reason)",
+              at: blocked.scheme.location, value: scheme.value)
+          ]
+        }
+        let file =
+          build.platform == .ios
+          ? build.files["ios.infoPlist"] ?? "Info.plist"
+          : build.files["android.manifest"] ?? "AndroidManifest.xml"
+        return [
+          GuardHit(
+            build.platform == .ios
+              ? "the deep-link scheme \"\(scheme.value)\" (\(scheme.origin)) is not in CFBundleURLTypes of \(file): iOS never hands \(scheme.value):// links to the app"
+              : "the deep-link scheme \"\(scheme.value)\" (\(scheme.origin)) is in no intent-filter of \(file) with VIEW and BROWSABLE: Android never hands \(scheme.value):// links to the app",
+            at: FileLocation(file: file, line: 0, column: 1), value: scheme.value)
+        ]
+      },
+      fix:
+        "register the scheme in Info.plist (CFBundleURLTypes) and on the main activity (an intent-filter with VIEW, DEFAULT, BROWSABLE and <data android:scheme>, android:launchMode=\"singleTask\")"
+    ),
+    GuardRule(
+      id: "instance-transport", title: "Instances load over HTTPS only in release builds",
+      source: "seed 004, task 20.1 (server.url → the remote instance over https)",
+      devAllows: true, shells: [.multiInstance],
+      check: { build in
+        var out: [GuardHit] = []
+        if let cleartext = build.capacitor.cleartext, cleartext.value {
+          out.append(
+            GuardHit(
+              "server.cleartext = true: instances may load over plain HTTP", at: cleartext.location,
+              value: "true"))
+        }
+        if build.platform == .android, let flag = build.transport.usesCleartextTraffic, flag.value {
+          out.append(
+            GuardHit(
+              "AndroidManifest.xml sets android:usesCleartextTraffic=\"true\": instances may load over plain HTTP",
+              at: flag.location, value: "true"))
+        }
+        if build.platform == .ios, let ats = build.transport.atsShipped {
+          if let arbitrary = ats.allowsArbitraryLoads, arbitrary.value {
+            out.append(
+              GuardHit(
+                "the shipped Info.plist sets NSAllowsArbitraryLoads: instances may load over plain HTTP",
+                at: arbitrary.location, value: "true"))
+          }
+          for domain in ats.insecureExceptionDomains {
+            out.append(
+              GuardHit(
+                "the shipped Info.plist allows plain HTTP to \(domain.value) (NSExceptionAllowsInsecureHTTPLoads)",
+                at: domain.location, value: domain.value))
+          }
+        }
+        return out
+      },
+      fix:
+        "keep cleartext to dev builds: no server.cleartext, usesCleartextTraffic or ATS exception in a release build"
+    ),
+    GuardRule(
+      id: "no-baked-instance", title: "No instance or navigation allowance baked in",
+      source:
+        "seed 004, task 20.1 (never bundle assets behind capacitor://; the navigation policy, not Capacitor's, keeps instances in-app)",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        var out: [GuardHit] = []
+        if let url = build.capacitor.serverURL {
+          out.append(
+            GuardHit(
+              "server.url = \"\(url.value)\" bakes an origin into the shell: the WebView loads it instead of the onboarding page, whatever instance the user chose",
+              at: url.location, value: url.value, devAllows: true))
+        }
+        for origin in build.instanceShell?.allowNavigation ?? [] {
+          out.append(
+            GuardHit(
+              "server.allowNavigation lists \(origin.value): Capacitor keeps it in the WebView on its own, beside the shell's navigation policy",
+              at: origin.location, value: origin.value))
+        }
+        return out
+      },
+      fix:
+        "remove server.url and server.allowNavigation from the Capacitor config: the instance is chosen at run time and the navigation policy decides"
+    ),
+    GuardRule(
+      id: "no-native-auth", title: "No auth handled in native code",
+      source: "seed 004, task 20.1 (no auth, role or plugin-permission logic in native code)",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        (build.instanceShell?.nativeAuthCode ?? []).filter { code in
+          // Each platform's own sources.
+          let file = code.location?.file ?? ""
+          return build.platform == .ios ? file.hasSuffix(".swift") : !file.hasSuffix(".swift")
+        }.map { code in
+          GuardHit(
+            "\(code.origin) uses \(code.value): the shell handles sign-in state itself instead of leaving it to the instance",
+            at: code.location, value: code.value)
+        }
+      },
+      fix: "leave cookies, auth headers and sign-in to the instance's own web code"
+    ),
+  ]
+}

@@ -1,0 +1,84 @@
+/// The kind of native shell an app is: which readers, guards, scenarios and release checklist
+/// apply. A new kind is one more static member, added to `all` (docs/architecture.md).
+public struct ShellKind: Sendable, Hashable {
+  /// One line of the kind's release checklist: what the report's matrix rows are.
+  public struct ChecklistItem: Sendable, Hashable {
+    public let number: Int
+    public let title: String
+    /// The platforms the item is about (one platform's launch, or both).
+    public let platforms: [Platform]
+
+    public init(_ number: Int, _ title: String, platforms: [Platform] = Platform.allCases) {
+      self.number = number
+      self.title = title
+      self.platforms = platforms
+    }
+  }
+
+  /// `single-origin`, `multi-instance`: what `qualify.json` and a scenario's `shell` line say.
+  public let id: String
+  public let summary: String
+  /// Where the checklist comes from.
+  public let source: String
+  public let checklist: [ChecklistItem]
+  /// What a release-channel run must say about the items a simulation cannot settle, nil
+  /// when there is nothing to say.
+  public let releaseCaveat: String?
+
+  public static func == (a: ShellKind, b: ShellKind) -> Bool { a.id == b.id }
+  public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+  /// Seed 000: a Capacitor shell of one web app at a fixed origin, signing in through the
+  /// system browser (La Suite Messages).
+  public static let singleOrigin = ShellKind(
+    id: "single-origin",
+    summary: "a Capacitor shell of one web app at a fixed origin (seed 000, La Suite Messages)",
+    source: "seed 000, Release checklist (manual)",
+    checklist: [
+      ChecklistItem(1, "iOS cross-app SSO", platforms: [.ios]),
+      ChecklistItem(2, "Android cross-app SSO", platforms: [.android]),
+      ChecklistItem(3, "Thread rendering"),
+      ChecklistItem(4, "OTA chain on the release channel"),
+      ChecklistItem(5, "Native file paths"),
+      ChecklistItem(6, "Logout → re-login"),
+      ChecklistItem(7, "No dev server baked in"),
+      ChecklistItem(8, "Push environment pairing"),
+    ],
+    releaseCaveat:
+      "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it"
+  )
+
+  /// Seed 004: a Capacitor shell with no fixed origin, loading the remote instances its user
+  /// adds at run time (the Sovereign mobile shell).
+  public static let multiInstance = ShellKind(
+    id: "multi-instance",
+    summary:
+      "a Capacitor shell of remote instances the user adds at run time (seed 004, Sovereign mobile)",
+    source: "seed 004, the shell epic's review checklists (tasks 20.1 and deep links)",
+    checklist: [
+      ChecklistItem(1, "App opens on iOS", platforms: [.ios]),
+      ChecklistItem(2, "App opens on Android", platforms: [.android]),
+      ChecklistItem(3, "First launch shows instance URL onboarding"),
+      ChecklistItem(4, "A valid saved instance loads in the WebView on restart"),
+      ChecklistItem(5, "Add, remove and switch between at least two instances"),
+      ChecklistItem(6, "External links do not navigate the primary WebView away"),
+      ChecklistItem(7, "Back navigation returns to the instance manager, cold relaunch included"),
+      ChecklistItem(8, "No Sovereign auth, role or plugin behaviour duplicated in native code"),
+      ChecklistItem(9, "Real physical device verification"),
+      ChecklistItem(10, "sovereign://<known-host>/<path> opens that instance at that path"),
+      ChecklistItem(
+        11, "sovereign://<unknown-host>/<path> pre-fills onboarding, resumes once added"),
+      ChecklistItem(12, "Deep links work cold, warm and while an instance is loaded"),
+      ChecklistItem(13, "The app's own test suite passes (resolveDeepLink's included)"),
+    ],
+    releaseCaveat:
+      "item 9 is a human handoff (a real device in hand) and item 13 is the app's own test suite: qualify proves neither"
+  )
+
+  public static let all: [ShellKind] = [.singleOrigin, .multiInstance]
+
+  public static func named(_ id: String) -> ShellKind? { all.first { $0.id == id } }
+
+  /// The checklist item numbered `number`, nil when the kind has none.
+  public func item(_ number: Int) -> ChecklistItem? { checklist.first { $0.number == number } }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import QualifyTestSupport
+import Testing
+
+/// A second kind of shell (seed 004): its own scenarios, its own checklist, its own guards.
+@Suite struct InstanceShellCLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-instance-shell")
+  }
+
+  @Test func theMultiInstanceSampleRunsItsOwnScenariosAgainstSeed004sChecklist() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let run = try CLI.run(
+      [
+        "--app", Fixtures.instanceShellApp, "--channel", "prod", "--scenarios", CLI.scenarios,
+        "--seed", "2", "--json", "--report-dir", scratch.appendingPathComponent("Reports").path,
+      ], in: scratch)
+    #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+    let results = try StackCLITests.results(run)
+    #expect(!results.isEmpty)
+    // Only the scenarios that say `shell multi-instance` run on it.
+    #expect(results.keys.allSatisfy { $0.hasPrefix("instances/") }, "\(results.keys.sorted())")
+    for (id, result) in results {
+      #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
+    }
+    // The report's checklist is the seed's review checklist, not seed 000's.
+    let reports = scratch.appendingPathComponent("Reports/runs")
+    let run0 = try #require(try FileManager.default.contentsOfDirectory(atPath: reports.path).first)
+    let html = try String(
+      contentsOf: reports.appendingPathComponent(run0 + "/index.html"), encoding: .utf8)
+    #expect(html.contains("Real physical device verification"))
+    #expect(html.contains("The app&#39;s own test suite passes") || html.contains("own test suite"))
+    #expect(!html.contains("iOS cross-app SSO"))
+    #expect(!html.contains("ProConnect"))
+
+    // And the messages app does not run them.
+    let messages = try CLI.run(
+      [
+        "--app", Fixtures.sampleApp, "--channel", "prod", "--scenarios", CLI.scenarios,
+        "--filter", "instances/*",
+      ], in: scratch)
+    #expect(messages.status == 2)
+    #expect(messages.stderr.contains("no scenario applies"))
+  }
+
+  @Test func aScenarioOfAnotherShellKindIsBadInputForQualifyRun() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let run = try CLI.run(
+      [
+        "run", "instances/ios-sources-compiled", "--app", Fixtures.sampleApp, "--scenarios",
+        CLI.scenarios,
+      ], in: scratch)
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains(
+        "instances/ios-sources-compiled drives a multi-instance shell, and Messages is a single-origin shell"
+      ), "\(run.stderr)")
+  }
+
+  @Test func theShellLineIsCheckedAndNumbersTheChecklist() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let folder = scratch.appendingPathComponent("scenarios")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(
+      """
+      scenario "Wrong shell kinds"
+        checklist 12
+        shell multi-instances
+
+        device phone
+        app sovereign on phone
+
+        step "inspected"
+          sovereign is inspected
+          expect no finding launcher-activity
+
+        control "no launcher"
+          mutate app.no-launcher-activity
+          fails at step 1
+      """.utf8
+    ).write(to: folder.appendingPathComponent("bad.scenario"))
+    let run = try CLI.run(["list", "--scenarios", folder.path], in: scratch)
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("bad.scenario:2:13: error: '12' is not a release checklist item"))
+    #expect(run.stderr.contains("seed 000, Release checklist (manual) has items 1 to 8"))
+    #expect(run.stderr.contains("bad.scenario:3:9: error: unknown shell kind 'multi-instances'"))
+  }
+}
