@@ -35,6 +35,13 @@ public final class Device {
     systemCookies = CookieJar(clock: environment.clock)
   }
 
+  /// Installs a multi-instance shell (seed 004) on this device.
+  public func installInstanceShell(_ build: AppBuild, name: String, behaviours: ShellBehaviours)
+    throws -> InstanceShell
+  {
+    try InstanceShell(name: name, build: build, behaviours: behaviours, environment: environment)
+  }
+
   /// Installs `build` on this device.
   @discardableResult
   public func install(_ build: AppBuild, name: String? = nil, behaviours: ShellBehaviours) throws

@@ -21,6 +21,7 @@ final class RealOIDCProvider {
 
   let process: Process
   let issuer: String
+  private static let installing = NSLock()
   /// Whether it serves Keycloak's admin API (the realm's events) to an admin.
   let admin: Bool
   static let adminPassword = "kc-Admin!9"
@@ -28,13 +29,16 @@ final class RealOIDCProvider {
   /// The venv's python, made (and the provider's and the backend's packages installed into
   /// it) on first use.
   static func python() throws -> String {
+    // Suites that use the venv run in parallel: one of them makes it, the others wait.
+    installing.lock()
+    defer { installing.unlock() }
     let venv = Fixtures.root + "/.build/test-venv-oidc"
     let python = venv + "/bin/python"
     let packages = ["django>=4.2", "django-oauth-toolkit>=2.3", "mozilla-django-oidc>=4"]
     // Named after what it holds: a venv from before a package was added is completed.
     let marker = venv + "/.installed-\(packages.count)"
     if FileManager.default.fileExists(atPath: marker) { return python }
-    if !FileManager.default.fileExists(atPath: python) {
+    if !FileManager.default.fileExists(atPath: venv + "/bin/pip") {
       let made = try Programs.run("/usr/bin/python3", ["-m", "venv", venv])
       guard made.status == 0 else { throw Failure("python3 -m venv: \(made.stderr)") }
     }

@@ -39,5 +39,31 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// The enable flow registers the device even when the user refused notifications.
   public var pushRegistersWithoutPermission = false
 
+  // The multi-instance shell (seed 004).
+  /// A same-origin navigation goes to Capacitor's default handler, which opens it outside.
+  public var sameOriginToDefaultHandler = false
+  /// No navigation policy: every origin loads in the primary WebView.
+  public var noNavigationPolicy = false
+  /// Android's back key trusts `canGoBack()` / `goBack()`.
+  public var trustsCanGoBack = false
+  /// The local page has no `pageshow` handler for a back-forward cache restore.
+  public var noPageshowHandler = false
+  /// Deep links are parsed through `URL`'s authority (empty for `sovereign:` in Chromium).
+  public var deepLinkViaURLAuthority = false
+  /// A known-host deep link navigates with `location.replace()`.
+  public var deepLinkReplaces = false
+  /// An unknown-host deep link forgets its path once the instance is added.
+  public var dropsPendingPath = false
+  /// Onboarding validates against the admin-gated `/api/admin/health`.
+  public var validatesAgainstAdminHealth = false
+  /// Switching navigates before the active instance is saved.
+  public var switchesBeforeSavingActive = false
+  /// The instance list is kept in the WebView's localStorage instead of Preferences.
+  public var instancesInWebViewStorage = false
+  /// iOS: the local page's user scripts are kept by reference, and emptied in remote mode.
+  public var localScriptsNotSnapshotted = false
+  /// `normalizeInstanceUrl` accepts `http:` in a release build.
+  public var acceptsHTTPInstances = false
+
   public init() {}
 }

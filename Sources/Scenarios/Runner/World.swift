@@ -18,6 +18,10 @@ public final class World {
   /// The embedded stack of a single-origin shell (seed 000: backend, IdP, bucket, push
   /// gateways); nil for a multi-instance shell.
   public let stack: Stack?
+  /// The sites of a multi-instance shell's world (seed 004); nil for other kinds.
+  public let instanceServers: InstanceServers?
+  /// The multi-instance shells, by app name.
+  public private(set) var instanceShells: [String: InstanceShell] = [:]
   /// The outside systems as a real deployment would let the harness see them.
   public let ports: StackPorts
   public let environment: DeviceEnvironment
@@ -104,7 +108,10 @@ public final class World {
         identityProvider: configuration.identityProvider,
         sharing: try transport?.listeners(material)) : nil
     self.stack = stack
-    let origins = stack?.origins ?? [:]
+    instanceServers =
+      configuration.build.shell == .multiInstance
+      ? try InstanceServers(material: material, sharing: try transport?.listeners(material)) : nil
+    let origins = stack?.origins ?? instanceServers?.origins ?? [:]
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
@@ -139,12 +146,17 @@ public final class World {
         let build = declaration.role == .companion ? try companionBuild() : configuration.build
         apps[declaration.name] = try device.install(
           build, name: declaration.name, behaviours: configuration.shell)
+        if build.shell == .multiInstance {
+          instanceShells[declaration.name] = try device.installInstanceShell(
+            build, name: declaration.name, behaviours: configuration.shell)
+        }
       }
       for role in scenario.users {
         users[role] = try boundUser(role)
       }
     } catch {
       stack?.stop()
+      instanceServers?.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -205,6 +217,7 @@ public final class World {
   /// Stops the stack's servers.
   func tearDown() {
     stack?.stop()
+    instanceServers?.stop()
   }
 
   /// The embedded stack, for the steps of seed 000's shell.
@@ -229,6 +242,7 @@ public final class World {
   /// Marks the start of a step; `readsEvents` when its expectations look at the IdP events
   /// of the step, which are then counted from where the feed stands now.
   func beginStep(readsEvents: Bool) throws {
+    for shell in instanceShells.values { shell.markStep() }
     stepEventStart =
       readsEvents && eventsAvailable ? try ports.identityProvider?.events().count ?? 0 : 0
     stepEvidenceStart = evidence.count

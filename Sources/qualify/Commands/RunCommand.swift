@@ -207,8 +207,11 @@ struct RunCommand {
     // A build whose origins cannot be served (no scheme) fails its own scenarios, with the
     // https-origins guard naming the value; it does not stop the run.
     let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
-    let material = try StackMaterial(
-      hosts: topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }, seed: seed, real: real)
+    // A multi-instance shell's world serves the instance sites instead.
+    let hosts =
+      shell == .multiInstance
+      ? InstanceServers.secureHosts : topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
+    let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
     var scope = RunScope()
     scope.scenario = single
     scope.shell = shell == .singleOrigin ? nil : shell.id

@@ -6,6 +6,96 @@ import QualifyCore
 enum InstanceShellMutations {
   static let all: [MutationSpec] = [
     MutationSpec(
+      "shell.same-origin-to-default-handler",
+      summary:
+        "A same-origin navigation is handed to Capacitor's default handler, which opens it in the system browser.",
+      breaks: "seed 004, ADR 0007: a same-origin decision never reaches Capacitor's handler"
+    ) { configuration, _ in
+      configuration.shell.sameOriginToDefaultHandler = true
+    },
+    MutationSpec(
+      "shell.no-navigation-policy",
+      summary: "No native navigation policy: every origin loads in the primary WebView.",
+      breaks: "seed 004, RFC 0058: configured instances stay in-app, everything else opens outside"
+    ) { configuration, _ in
+      configuration.shell.noNavigationPolicy = true
+    },
+    MutationSpec(
+      "shell.trusts-can-go-back",
+      summary:
+        "Android's back key trusts canGoBack() / goBack(), stale after the cold-launch redirect.",
+      breaks:
+        "seed 004, ADR 0006: back from a loaded instance reaches the manager, cold relaunch included"
+    ) { configuration, _ in
+      configuration.shell.trustsCanGoBack = true
+    },
+    MutationSpec(
+      "shell.no-pageshow-handler",
+      summary:
+        "The local page has no pageshow handler: a back-forward cache restore shows what it showed when left.",
+      breaks: "seed 004, ADR 0006: the onboarding page survives a back-forward cache restore"
+    ) { configuration, _ in
+      configuration.shell.noPageshowHandler = true
+    },
+    MutationSpec(
+      "shell.deep-link-url-authority",
+      summary:
+        "resolveDeepLink reads the host through URL's authority, which Chromium WebView leaves empty for sovereign:.",
+      breaks: "seed 004, deep links bug 2: parse scheme, host and path from the string"
+    ) { configuration, _ in
+      configuration.shell.deepLinkViaURLAuthority = true
+    },
+    MutationSpec(
+      "shell.deep-link-replaces",
+      summary: "A known-host deep link navigates with location.replace().",
+      breaks: "seed 004, ADR 0006: assign, not replace — back still reaches the manager"
+    ) { configuration, _ in
+      configuration.shell.deepLinkReplaces = true
+    },
+    MutationSpec(
+      "shell.drops-pending-path",
+      summary: "An unknown-host deep link's path is forgotten once its instance is added.",
+      breaks: "seed 004, deep links: resumes to <path> once added"
+    ) { configuration, _ in
+      configuration.shell.dropsPendingPath = true
+    },
+    MutationSpec(
+      "shell.validates-against-admin-health",
+      summary: "Onboarding validates against the admin-gated /api/admin/health (403).",
+      breaks: "seed 004, task 20.1: validate against /api/instance, not /api/admin/health"
+    ) { configuration, _ in
+      configuration.shell.validatesAgainstAdminHealth = true
+    },
+    MutationSpec(
+      "shell.switches-before-saving-active",
+      summary:
+        "Switching loads the instance before saving it as active: the native policy still sees the old one.",
+      breaks: "seed 004, ADR 0007: the active URL is written before navigating"
+    ) { configuration, _ in
+      configuration.shell.switchesBeforeSavingActive = true
+    },
+    MutationSpec(
+      "shell.instances-in-webview-storage",
+      summary: "The instance list lives in the WebView's localStorage instead of Preferences.",
+      breaks: "seed 004, task 20.1 and ADR 0003: the list survives WebView data eviction"
+    ) { configuration, _ in
+      configuration.shell.instancesInWebViewStorage = true
+    },
+    MutationSpec(
+      "shell.local-scripts-not-snapshotted",
+      summary: "iOS: the local page's user scripts are kept by reference, emptied by remote mode.",
+      breaks: "seed 004, deep links bug 1: a reload of the local page keeps Capacitor's bridge"
+    ) { configuration, _ in
+      configuration.shell.localScriptsNotSnapshotted = true
+    },
+    MutationSpec(
+      "shell.accepts-http-instances",
+      summary: "normalizeInstanceUrl accepts http: in a release build.",
+      breaks: "seed 004, task 20.1: instances over https"
+    ) { configuration, _ in
+      configuration.shell.acceptsHTTPInstances = true
+    },
+    MutationSpec(
       "app.swift-file-not-compiled", [.value("file", .text, optional: true)],
       summary:
         "FILE (MainViewController.swift by default) drops out of the iOS target's Sources phase: on disk, never compiled.",

@@ -6,8 +6,27 @@
 /// Packs/Packs.swift lists the packs.
 enum InstancesPack: ScenarioPack {
   static let name = "instances"
-  static let actions: [ActionSpec] = []
-  static let expectations: [ExpectationSpec] = []
+  static let actions: [ActionSpec] = InstancesVocabulary.actions
+  static let expectations: [ExpectationSpec] = InstancesVocabulary.expectations
   static let mutations: [MutationSpec] = InstanceShellMutations.all
-  static let failureReasons: [FailureReason] = []
+  static let failureReasons: [FailureReason] = [
+    .instanceScreen, .onboardingPrefill, .instanceList, .systemBrowser, .addRefused, .addAccepted,
+  ]
+}
+
+extension FailureReason {
+  static let instanceScreen = FailureReason(
+    "instance-screen", detail: "what it shows: onboarding, remote, placeholder, closed",
+    "The shell's primary WebView shows something else than the step says.")
+  static let onboardingPrefill = FailureReason(
+    "onboarding-prefill", detail: "the field's text",
+    "Onboarding is shown with another address in its field.")
+  static let instanceList = FailureReason(
+    "instance-list", "The stored instances are not those the step lists, in its order.")
+  static let systemBrowser = FailureReason(
+    "system-browser", detail: "opened or none",
+    "The system browser was (or was not) handed a URL this step.")
+  static let addRefused = FailureReason("add-refused", "The instance was refused.")
+  static let addAccepted = FailureReason(
+    "add-accepted", "The instance was expected to be refused; it was added.")
 }

@@ -1,0 +1,477 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+
+/// A multi-instance Capacitor shell on a device (seed 004): a local onboarding page, the
+/// ordered instance list in Preferences, the primary WebView with its history, the native
+/// navigation policy, back to the instance manager, and `sovereign://` deep links handed to
+/// the local page by native code.
+public final class InstanceShell {
+  /// One stored instance, as `sovereign.instances` holds it.
+  public struct Instance: Codable, Equatable, Sendable {
+    public var url: String
+    public var label: String
+    public var addedAt: Double
+  }
+
+  /// What the primary WebView shows.
+  public enum Screen: Equatable, Sendable {
+    /// Not running (never started, or the back key left it).
+    case closed
+    /// The local page stuck on its static pre-boot placeholder.
+    case placeholder(String)
+    /// The local page's onboarding / instance manager, with the URL field's text.
+    case onboarding(prefill: String)
+    /// A remote page.
+    case remote(String)
+  }
+
+  public static let instancesKey = "sovereign.instances"
+  public static let activeKey = "sovereign.activeUrl"
+
+  public let name: String
+  public let build: AppBuild
+  public let behaviours: ShellBehaviours
+  let environment: DeviceEnvironment
+  /// CapacitorHttp: the onboarding's instance check.
+  let native: NativeHTTPStack
+  /// The WebView's own page loads, under the same platform policy.
+  let webLoads: NativeHTTPStack
+  private var source: String { "\(build.platform.rawValue)/\(name)" }
+
+  /// Preferences (UserDefaults / SharedPreferences): outlives a relaunch and the WebView's data.
+  public private(set) var preferences: [String: String] = [:]
+  /// The WebView's localStorage: evicted under storage pressure, cleared with its data.
+  public private(set) var webStorage: [String: String] = [:]
+  /// The WebView's history and where it stands.
+  public private(set) var history: [String] = []
+  public private(set) var index = 0
+  public private(set) var screen: Screen = .closed
+  /// URLs handed to the system browser, oldest first.
+  public private(set) var systemBrowser: [String] = []
+  /// Why the last add was refused, nil when it was not.
+  public private(set) var addRefusal: String?
+  /// The path an unknown-host deep link resumes to once its instance is added.
+  private var pendingPath: String?
+  /// Android: `canGoBack()` is stale after the cold-launch JS redirect (seed 004, ADR 0006).
+  private var canGoBackStale = false
+  /// iOS: the user scripts of the local page (Capacitor's bridge), gone after remote mode
+  /// when they were kept by reference.
+  private var localScriptsLost = false
+  private var remoteModeEntered = false
+  /// History indices of local-page entries whose boot() went straight on to an instance: a
+  /// back-forward restore of one shows what it showed then, the placeholder.
+  private var leftByBoot: Set<Int> = []
+
+  init(
+    name: String, build: AppBuild, behaviours: ShellBehaviours, environment: DeviceEnvironment
+  ) throws {
+    self.name = name
+    self.build = build
+    self.behaviours = behaviours
+    self.environment = environment
+    var build = build
+    if behaviours.ignoresTransportPolicy { build.transport = TransportSettings() }
+    let policy = TransportPolicy(build: build, behaviours: behaviours)
+    native = try NativeHTTPStack(
+      source: "\(build.platform.rawValue)/\(name) native", policy: policy,
+      environment: environment)
+    webLoads = try NativeHTTPStack(
+      source: "\(build.platform.rawValue)/\(name) webview", policy: policy,
+      environment: environment)
+  }
+
+  /// The local page's origin: Capacitor's default local scheme on each platform.
+  public var localOrigin: String {
+    build.platform == .ios ? "capacitor://localhost/" : "https://localhost/"
+  }
+
+  public var isRunning: Bool { screen != .closed }
+
+  /// The instance list, as the shell stores it.
+  public var instances: [Instance] {
+    let raw =
+      behaviours.instancesInWebViewStorage
+      ? webStorage[Self.instancesKey] : preferences[Self.instancesKey]
+    guard let raw, let list = try? JSONDecoder().decode([Instance].self, from: Data(raw.utf8))
+    else { return [] }
+    return list
+  }
+
+  public var activeURL: String? { preferences[Self.activeKey] }
+
+  /// The remote page shown, nil on the local page or when closed.
+  public var currentRemote: String? {
+    if case .remote(let url) = screen { return url }
+    return nil
+  }
+
+  private func note(_ summary: String) { environment.decision(source, summary) }
+
+  // MARK: Lifecycle
+
+  /// A cold start: a new process and WebView; Preferences as stored.
+  public func start(deepLink: String? = nil) {
+    history = []
+    index = 0
+    leftByBoot = []
+    canGoBackStale = false
+    localScriptsLost = false
+    remoteModeEntered = false
+    systemBrowserMark = systemBrowser.count
+    // A dev build's server.url serves the local page itself (live reload); in a release build
+    // it replaces the local page: the WebView starts there.
+    if build.channel.isRelease, let baked = build.capacitor.serverURL?.value, !baked.isEmpty {
+      note("server.url is baked in: the WebView starts at \(baked), not the local page")
+      load(baked, cold: true, push: true)
+      return
+    }
+    loadLocal(query: deepLink.map { "deeplink=" + Query.escape($0) }, cold: true)
+  }
+
+  /// The process ends; nothing is shown until the app is opened again.
+  public func close() {
+    note("the process ends")
+    screen = .closed
+  }
+
+  /// Force-stopped (or killed in the background) and opened again.
+  public func restartCold() {
+    note("the process is killed; the app is opened again")
+    screen = .closed
+    start()
+  }
+
+  /// The WebView's data is evicted (storage pressure, long disuse): localStorage and its
+  /// caches go; Preferences stay.
+  public func evictWebViewData() {
+    webStorage = [:]
+    note("the WebView's website data was evicted (Preferences kept)")
+  }
+
+  private var systemBrowserMark = 0
+  /// URLs handed to the system browser since `markStep()`.
+  public var systemBrowserThisStep: [String] { Array(systemBrowser.dropFirst(systemBrowserMark)) }
+  public func markStep() { systemBrowserMark = systemBrowser.count }
+
+  // MARK: The local page
+
+  private func loadLocal(query: String?, cold: Bool = false, backForward: Bool = false) {
+    let url = localOrigin + (query.map { "?" + $0 } ?? "")
+    if !backForward { pushHistory(url) }
+    if build.platform == .ios && localScriptsLost {
+      // The page reloads without Capacitor's bridge: Preferences "is not implemented",
+      // boot() never leaves the placeholder (seed 004, deep links, bug 1).
+      screen = .placeholder("\"Preferences\" plugin is not implemented on ios")
+      note("the local page reloaded without its user scripts: Preferences is not implemented")
+      return
+    }
+    boot(query: query, backForward: backForward, cold: cold)
+  }
+
+  /// `main.ts`'s boot(): a deep link first, then the stored active instance, else onboarding.
+  private func boot(query: String?, backForward: Bool, cold: Bool) {
+    let parameters = Query.parse(query ?? "")
+    if let raw = parameters.first(where: { $0.name == "deeplink" })?.value,
+      handleDeepLink(raw, cold: cold)
+    {
+      return
+    }
+    let manage = parameters.contains { $0.name == "manage" }
+    if let active = activeURL, !manage, !backForward {
+      leftByBoot.insert(index)
+      loadInstance(active, cold: cold)
+      return
+    }
+    renderOnboarding(prefill: "")
+  }
+
+  private func renderOnboarding(prefill: String) {
+    screen = .onboarding(prefill: prefill)
+    note(
+      instances.isEmpty
+        ? "onboarding: \"Connect to your instance\" (no instance stored)"
+        : "the instance manager lists \(instances.map(\.label).joined(separator: ", "))")
+  }
+
+  /// `loadInstance()`: `location.assign()` (history keeps the local page).
+  private func loadInstance(_ url: String, replace: Bool = false, cold: Bool = false) {
+    navigate(url, mainFrame: true, replace: replace, cold: cold)
+  }
+
+  // MARK: Deep links
+
+  /// What `resolveDeepLink` makes of a raw link: the host and path, nil when unparsed.
+  func resolve(_ raw: String) -> (host: String, path: String)? {
+    let scheme = (build.instanceShell?.deepLinkScheme?.value ?? "sovereign").lowercased()
+    if behaviours.deepLinkViaURLAuthority {
+      // `new URL(raw).hostname`: WebKit parses a non-special scheme's authority, Chromium
+      // WebView folds it into the pathname and leaves the host empty (seed 004, bug 2).
+      guard build.platform == .ios, let components = URLComponents(string: raw),
+        components.scheme?.lowercased() == scheme, let host = components.host, !host.isEmpty
+      else { return nil }
+      return (host.lowercased(), components.path.isEmpty ? "/" : components.path)
+    }
+    let prefix = scheme + "://"
+    guard raw.lowercased().hasPrefix(prefix) else { return nil }
+    let rest = raw.dropFirst(prefix.count)
+    let host = rest.prefix { !"/?#".contains($0) }.lowercased()
+    guard !host.isEmpty else { return nil }
+    let after = rest.dropFirst(host.count)
+    let path = after.prefix { !"?#".contains($0) }
+    return (host, path.isEmpty ? "/" : String(path))
+  }
+
+  private func handleDeepLink(_ raw: String, cold: Bool) -> Bool {
+    guard let (host, path) = resolve(raw) else {
+      note("deep link \(raw) not understood: ignored")
+      return false
+    }
+    if let instance = instances.first(where: {
+      Origin(url: $0.url)?.hostHeader.lowercased() == host
+    }) {
+      note("deep link to a known instance: \(instance.url)\(path)")
+      preferences[Self.activeKey] = instance.url
+      loadInstance(instance.url + path, replace: behaviours.deepLinkReplaces, cold: cold)
+    } else {
+      note("deep link to an unknown host \(host): onboarding pre-filled, resuming to \(path)")
+      pendingPath = path
+      renderOnboarding(prefill: "https://" + host)
+    }
+    return true
+  }
+
+  /// The OS hands `sovereign://…` to the app: native code loads the local page with the raw
+  /// link (Android: `handleDeepLinkIntent` from `load()` or `onNewIntent`; iOS:
+  /// `application(_:open:)` → `loadDeepLink`).
+  public func openDeepLink(_ raw: String) {
+    let scheme = build.instanceShell?.deepLinkScheme?.value ?? "sovereign"
+    guard build.registers(scheme: scheme) else {
+      note("the OS has no app for \(scheme)://: the link goes nowhere")
+      return
+    }
+    guard isRunning else {
+      note("cold launch from \(raw)")
+      start(deepLink: raw)
+      return
+    }
+    note("warm: native code loads the local page with ?deeplink=")
+    if build.platform == .ios && remoteModeEntered && behaviours.localScriptsNotSnapshotted {
+      localScriptsLost = true
+    }
+    loadLocal(query: "deeplink=" + Query.escape(raw))
+  }
+
+  // MARK: Onboarding and the manager
+
+  /// The user types `input` and submits: normalized, checked against the instance, added
+  /// and loaded (resuming a deep link's path).
+  public func add(_ input: String) {
+    addRefusal = nil
+    guard case .onboarding = screen else {
+      addRefusal = "the onboarding page is not shown"
+      return
+    }
+    guard let origin = normalize(input) else {
+      addRefusal = "Enter a valid URL, e.g. my.sovereign.example"
+      note("add refused: \(input) is not an instance URL this build accepts")
+      return
+    }
+    guard let title = check(origin) else {
+      addRefusal = "Could not reach a Sovereign instance at \(origin)."
+      note("add refused: \(addRefusal ?? "")")
+      return
+    }
+    var list = instances
+    if !list.contains(where: { $0.url == origin }) {
+      list.append(
+        Instance(
+          url: origin, label: title, addedAt: environment.clock.now.timeIntervalSince1970 * 1000))
+    }
+    store(list)
+    preferences[Self.activeKey] = origin
+    note("added \(title) (\(origin)); active")
+    let path = behaviours.dropsPendingPath ? "" : (pendingPath ?? "")
+    pendingPath = nil
+    loadInstance(origin + (path == "/" ? "" : path))
+  }
+
+  /// The prefilled URL field, submitted as it is.
+  public var prefill: String? {
+    if case .onboarding(let prefill) = screen { return prefill }
+    return nil
+  }
+
+  /// Taps an instance of the manager: active first, then loaded.
+  public func open(_ url: String) {
+    guard case .onboarding = screen, instances.contains(where: { $0.url == url }) else {
+      note("no listed instance \(url) to open")
+      return
+    }
+    if behaviours.switchesBeforeSavingActive {
+      loadInstance(url)
+      preferences[Self.activeKey] = url
+    } else {
+      preferences[Self.activeKey] = url
+      loadInstance(url)
+    }
+  }
+
+  /// ✕ on a listed instance: removed (and no longer active); the manager re-renders.
+  public func remove(_ url: String) {
+    store(instances.filter { $0.url != url })
+    if activeURL == url { preferences[Self.activeKey] = nil }
+    note("removed \(url)")
+    if case .onboarding = screen { renderOnboarding(prefill: "") }
+  }
+
+  private func store(_ list: [Instance]) {
+    let data = (try? JSONEncoder().encode(list)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    if behaviours.instancesInWebViewStorage {
+      webStorage[Self.instancesKey] = data
+    } else {
+      preferences[Self.instancesKey] = data
+    }
+  }
+
+  /// `normalizeInstanceUrl`: a bare host gets https://; http only in a dev build.
+  func normalize(_ input: String) -> String? {
+    let trimmed = input.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty else { return nil }
+    let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
+    guard let origin = Origin(url: withScheme), !origin.host.isEmpty else { return nil }
+    let allowsHTTP = build.channel == .dev || behaviours.acceptsHTTPInstances
+    guard origin.isSecure || allowsHTTP else { return nil }
+    return origin.description
+  }
+
+  /// `checkInstance`: `GET /api/instance` through CapacitorHttp; the instance's name, nil when
+  /// it is not one (or cannot be reached).
+  func check(_ origin: String) -> String? {
+    let path = behaviours.validatesAgainstAdminHealth ? "/api/admin/health" : "/api/instance"
+    guard case .sent(let exchange) = native.send(ClientRequest(url: origin + path)),
+      let response = exchange.response, response.status == 200,
+      let body = response.jsonObject as? [String: Any]
+    else { return nil }
+    if behaviours.validatesAgainstAdminHealth {
+      return body["status"] as? String == "ok" ? Origin(url: origin)?.host : nil
+    }
+    guard body["status"] as? String == "ok", body["product"] as? String == "sovereign",
+      let title = body["instanceName"] as? String, body["platformVersion"] is String
+    else { return nil }
+    return title
+  }
+
+  // MARK: The WebView
+
+  /// A link tapped in the page shown.
+  public func followLink(_ target: String) {
+    guard let current = currentRemote, let base = URL(string: current) else {
+      note("no remote page to follow \(target) from")
+      return
+    }
+    let url = URL(string: target, relativeTo: base)?.absoluteString ?? target
+    navigate(url, mainFrame: true)
+  }
+
+  /// The native navigation policy, then the load. `cold`: a JS redirect of the launch.
+  private func navigate(_ url: String, mainFrame: Bool, replace: Bool = false, cold: Bool = false) {
+    guard let origin = Origin(url: url) else { return }
+    if !behaviours.noNavigationPolicy, let active = activeURL.flatMap(Origin.init(url:)) {
+      let same =
+        origin.scheme == active.scheme && origin.host == active.host && origin.port == active.port
+      if !same {
+        systemBrowser.append(url)
+        note(
+          "navigation policy: \(url) is not the active instance: cancelled, opened in the system browser"
+        )
+        return
+      }
+      if behaviours.sameOriginToDefaultHandler {
+        // Capacitor's handler assumes bundled content: a remote origin goes outside.
+        systemBrowser.append(url)
+        note(
+          "same-origin \(url) handed to Capacitor's default handler: opened in the system browser")
+        return
+      }
+    }
+    load(url, cold: cold, push: !replace)
+  }
+
+  private func load(_ url: String, cold: Bool, push: Bool) {
+    if push {
+      pushHistory(url)
+    } else if !history.isEmpty {
+      history[index] = url
+    } else {
+      pushHistory(url)
+    }
+    if build.platform == .android && cold && index > 0 { canGoBackStale = true }
+    remoteModeEntered = true
+    switch webLoads.send(ClientRequest(url: url)) {
+    case .refused(let reason):
+      screen = .remote(url)
+      note("the WebView could not load \(url): \(reason)")
+    case .sent(let exchange):
+      screen = .remote(url)
+      note(
+        "the WebView shows \(url) (\(exchange.response.map { String($0.status) } ?? "no response"))"
+      )
+    }
+  }
+
+  private func pushHistory(_ url: String) {
+    if !history.isEmpty && index < history.count - 1 { history.removeSubrange((index + 1)...) }
+    history.append(url)
+    index = history.count - 1
+  }
+
+  /// Back: iOS's edge swipe (WebView history), Android's back key (`dispatchKeyEvent`).
+  public func back() {
+    guard isRunning else { return }
+    switch build.platform {
+    case .ios:
+      guard index > 0 else {
+        note("edge swipe: nothing behind this page")
+        return
+      }
+      index -= 1
+      restoreFromHistory()
+    case .android:
+      if behaviours.trustsCanGoBack || currentRemote == nil {
+        if currentRemote == nil || canGoBackStale || index == 0 {
+          note(
+            canGoBackStale
+              ? "back key: canGoBack() is false after the cold-launch redirect: the activity finishes"
+              : "back key on the local page: the activity finishes")
+          screen = .closed
+          return
+        }
+        index -= 1
+        restoreFromHistory()
+        return
+      }
+      note("back key on a remote instance: loadUrl(\(localOrigin)?manage=1)")
+      loadLocal(query: "manage=1")
+    }
+  }
+
+  /// A history entry shown again: the local page comes back from the back-forward cache.
+  private func restoreFromHistory() {
+    let url = history[index]
+    if url.hasPrefix(localOrigin) {
+      if behaviours.noPageshowHandler && leftByBoot.contains(index) {
+        // boot() does not run again: the page shows what it showed when it was left.
+        screen = .placeholder("restored from the back-forward cache; boot() did not run again")
+        note("back to the local page: no pageshow handler, the placeholder stays")
+      } else {
+        note("back to the local page: pageshow (persisted) renders the manager")
+        renderOnboarding(prefill: "")
+      }
+      return
+    }
+    screen = .remote(url)
+    note("back to \(url)")
+  }
+}

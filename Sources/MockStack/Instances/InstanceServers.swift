@@ -1,0 +1,156 @@
+import Foundation
+import HTTP
+import QualifyCore
+
+/// The servers a multi-instance shell's world reaches (seed 004): Sovereign instances a user
+/// may add, a site that is not an instance, and an outside site instances link to. Each
+/// instance answers the public `GET /api/instance`, `GET /api/health`, and the admin-gated
+/// `GET /api/admin/health` (403 without the admin key, which a shell never has), and serves
+/// its pages with a same-origin link and an outside one.
+public final class InstanceServers: Sendable {
+  public struct Site: Sendable {
+    /// How scenarios name it (`work`).
+    public let name: String
+    public let origin: Origin
+    /// The instance's name in `/api/instance` (what the manager lists).
+    public let title: String
+    /// Whether it is a Sovereign instance at all.
+    public let isInstance: Bool
+  }
+
+  /// The outside site instance pages link to.
+  public static let outside = Site(
+    name: "docs", origin: Origin(scheme: "https", host: "docs.example"), title: "Docs",
+    isInstance: false)
+
+  public static let sites: [Site] = [
+    Site(
+      name: "work", origin: Origin(scheme: "https", host: "work.example"), title: "Work",
+      isInstance: true),
+    Site(
+      name: "home", origin: Origin(scheme: "https", host: "home.example"), title: "Home",
+      isInstance: true),
+    Site(
+      name: "unlisted", origin: Origin(scheme: "https", host: "unlisted.example"),
+      title: "Unlisted", isInstance: true),
+    Site(
+      name: "plain", origin: Origin(scheme: "http", host: "plain.example"), title: "Plain",
+      isInstance: true),
+    Site(
+      name: "blog", origin: Origin(scheme: "https", host: "blog.example"), title: "A blog",
+      isInstance: false),
+    outside,
+  ]
+
+  /// Host names that need a certificate.
+  public static var secureHosts: Set<String> {
+    Set(sites.filter(\.origin.isSecure).map(\.origin.host))
+  }
+
+  public static func site(named name: String) -> Site? {
+    sites.first { $0.name == name.lowercased() }
+  }
+
+  /// Public authority (`host:port`) → loopback port.
+  public let origins: [String: UInt16]
+  private let own: (secure: HTTPServer, cleartext: HTTPServer)?
+  private let shared: StackListeners?
+  private let stopped = Locked(false)
+
+  public init(material: StackMaterial, sharing listeners: StackListeners? = nil) throws {
+    let secureHosts = VirtualHosts()
+    let cleartextHosts = VirtualHosts()
+    for site in InstanceServers.sites {
+      let handler = InstanceSite(site: site)
+      if site.origin.isSecure {
+        secureHosts.add(site.origin.hostHeader, handler)
+        cleartextHosts.add(site.origin.host, RedirectToHTTPS(origin: site.origin))
+      } else {
+        cleartextHosts.add(site.origin.hostHeader, handler)
+      }
+    }
+    if let listeners {
+      listeners.mount(secure: secureHosts, cleartext: cleartextHosts)
+      shared = listeners
+      own = nil
+    } else {
+      let secure = try HTTPServer(handler: secureHosts, tls: material.credentials)
+      do {
+        own = (secure, try HTTPServer(handler: cleartextHosts))
+      } catch {
+        secure.stop()
+        throw error
+      }
+      shared = nil
+    }
+    let ports =
+      shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
+        own?.secure.port ?? 0, own?.cleartext.port ?? 0
+      )
+    var origins: [String: UInt16] = [:]
+    for site in InstanceServers.sites {
+      if site.origin.isSecure {
+        origins[site.origin.authority] = ports.0
+        origins[Origin(scheme: "http", host: site.origin.host).authority] = ports.1
+      } else {
+        origins[site.origin.authority] = ports.1
+      }
+    }
+    self.origins = origins
+  }
+
+  public func stop() {
+    let first = stopped.withLock { done -> Bool in
+      defer { done = true }
+      return !done
+    }
+    guard first else { return }
+    if let own {
+      own.secure.stop()
+      own.cleartext.stop()
+    }
+    shared?.mount(secure: nil, cleartext: nil)
+  }
+
+  deinit {
+    stop()
+  }
+}
+
+/// One site: a Sovereign instance's public API and pages, or a plain website.
+struct InstanceSite: HTTPHandler {
+  let site: InstanceServers.Site
+
+  func handle(_ request: HTTPRequest) -> HTTPResponse {
+    guard request.method == "GET" || request.method == "HEAD" else {
+      return HTTPResponse.problem(405, "Method not allowed").with("Allow", "GET, HEAD")
+    }
+    if site.isInstance {
+      switch request.path {
+      case "/api/instance":
+        return .json([
+          "status": "ok", "product": "sovereign", "instanceName": site.title,
+          "platformVersion": "1.4.0",
+        ])
+      case "/api/health":
+        return .json(["status": "ok"])
+      case "/api/admin/health":
+        // Admin-key gated: a shell validating against it is refused (seed 004, task 20.1).
+        return .json(["error": "admin key required"], status: 403)
+      default:
+        break
+      }
+    } else if request.path.hasPrefix("/api/") {
+      return .notFound
+    }
+    let title = HTMLText.escape(site.title)
+    let outside = InstanceServers.outside.origin.url("/guide")
+    return .html(
+      """
+      <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title></head>
+      <body><h1>\(title)</h1><p>\(HTMLText.escape(request.path))</p>
+      <a id="same" href="/plugins/console">Console</a>
+      <a id="outside" href="\(HTMLText.escape(outside))">Guide</a></body></html>
+      """)
+  }
+}

@@ -1,0 +1,288 @@
+import Devices
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+
+/// The statements of the multi-instance shell (seed 004): what its user does and what the
+/// shell shows. Sites are named as the world serves them: `work`, `home`, `unlisted` (all
+/// Sovereign instances, over https), `plain` (an instance over http), `blog` (not an
+/// instance), `docs` (the outside site instance pages link to).
+enum InstancesVocabulary {
+  static let sites = InstanceServers.sites.map(\.name)
+
+  static let actions: [ActionSpec] = [
+    ActionSpec(
+      .app, "starts",
+      summary:
+        "A cold start: a new process and WebView; the local page boots — the stored active instance is loaded with `location.assign()`, or onboarding is shown.",
+      example: "sovereign starts"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.start()
+      return screenOutcome(shell, "started")
+    },
+    ActionSpec(
+      .app, "is closed",
+      summary: "The process ends (swiped away, or killed in the background) and is not reopened.",
+      example: "sovereign is closed"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.close()
+      return screenOutcome(shell, "closed")
+    },
+    ActionSpec(
+      .app, "restarts cold",
+      summary:
+        "Force-stopped (or killed in the background) and opened again: the WebView's history is gone, Preferences stay.",
+      example: "sovereign restarts cold"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.restartCold()
+      return screenOutcome(shell, "restarted cold")
+    },
+    ActionSpec(
+      .app, "loses its webview data",
+      summary:
+        "The WebView's website data is evicted (storage pressure, long disuse): its localStorage goes, Preferences stay.",
+      example: "sovereign loses its webview data"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.evictWebViewData()
+      return Outcome("\(shell.name) lost its WebView data")
+    },
+    ActionSpec(
+      .app, "adds instance", [.value("site", .text)],
+      summary:
+        "Types SITE's address (a site name of the world, or a URL) in the onboarding form and submits: normalized, checked against `/api/instance`, stored, made active and loaded — resuming a deep link's path. `prefilled` submits the pre-filled field.",
+      example: "sovereign adds instance work"
+    ) { context in
+      let shell = try context.instanceShell()
+      let site = context.arguments["site"] ?? ""
+      let input =
+        site == "prefilled"
+        ? shell.prefill ?? ""
+          // What a user types: the bare host of an https site, the whole URL of an http one.
+        : InstanceServers.site(named: site).map {
+          $0.origin.isSecure ? $0.origin.hostHeader : $0.origin.description
+        } ?? site
+      shell.add(input)
+      return screenOutcome(shell, "added \(input)")
+    },
+    ActionSpec(
+      .app, "opens instance", [.value("site", .text)],
+      summary: "Taps SITE in the instance manager: made active, then loaded.",
+      example: "sovereign opens instance home"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.open(try origin(context.arguments["site"] ?? ""))
+      return screenOutcome(shell, "opened \(context.arguments["site"] ?? "")")
+    },
+    ActionSpec(
+      .app, "removes instance", [.value("site", .text)],
+      summary: "Taps ✕ on SITE in the instance manager.",
+      example: "sovereign removes instance home"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.remove(try origin(context.arguments["site"] ?? ""))
+      return screenOutcome(shell, "removed \(context.arguments["site"] ?? "")")
+    },
+    ActionSpec(
+      .app, "follows link", [.value("link", .choice(["same-origin", "outside"]))],
+      summary:
+        "Taps a link of the instance page shown: `same-origin` (its own /plugins/console) or `outside` (a page of another site).",
+      example: "sovereign follows link outside"
+    ) { context in
+      let shell = try context.instanceShell()
+      let outside = context.arguments["link"] == "outside"
+      shell.followLink(
+        outside ? InstanceServers.outside.origin.url("/guide") : "/plugins/console")
+      return screenOutcome(shell, "followed the \(outside ? "outside" : "same-origin") link")
+    },
+    ActionSpec(
+      .app, "goes back",
+      summary:
+        "Back: the edge swipe on iOS (WebView history), the back key on Android (`dispatchKeyEvent`).",
+      example: "sovereign goes back"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.back()
+      return screenOutcome(shell, "went back")
+    },
+    ActionSpec(
+      .app, "receives deep link", [.value("url", .text)],
+      summary:
+        "The OS opens URL (`sovereign://<host>/<path>`) in the app: a cold launch when it is not running, else native code hands it to the local page.",
+      example: "sovereign receives deep link sovereign://work.example/plugins/console"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.openDeepLink(context.arguments["url"] ?? "")
+      return screenOutcome(shell, "received \(context.arguments["url"] ?? "")")
+    },
+  ]
+
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "onboarding on", [.value("app", .app), .keyword("prefilled", "url", .text)],
+      negatable: true,
+      summary:
+        "APP shows its local onboarding page (the instance manager when instances are stored), with URL in its field when given.",
+      example: "expect onboarding on sovereign prefilled https://unlisted.example"
+    ) { context in
+      let shell = try context.instanceShell("app")
+      let shown: Bool
+      if case .onboarding(let prefill) = shell.screen {
+        if let wanted = context.arguments["url"], prefill != wanted {
+          return context.negated
+            ? nil
+            : context.fail(
+              .onboardingPrefill, prefill.isEmpty ? "empty" : prefill,
+              "onboarding is shown with \(prefill.isEmpty ? "an empty field" : prefill), not \(wanted)"
+            )
+        }
+        shown = true
+      } else {
+        shown = false
+      }
+      if shown != context.negated { return nil }
+      return context.fail(
+        .instanceScreen, label(shell.screen),
+        context.negated
+          ? "\(shell.name) shows onboarding"
+          : "\(shell.name) shows \(describe(shell.screen)), not onboarding")
+    },
+    ExpectationSpec(
+      "instances on", [.value("app", .app), .keyword("are", "sites", .text)],
+      summary:
+        #"The instances APP stores, in order (`none`, or site names in one quoted list: `"work, home"`): what its manager lists."#,
+      example: #"expect instances on sovereign are "work, home""#
+    ) { context in
+      let shell = try context.instanceShell("app")
+      let wanted = (context.arguments["sites"] ?? "").split(separator: ",").map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      }.filter { $0 != "none" }
+      let stored = shell.instances.map(\.url)
+      let expected = try wanted.map { try origin($0) }
+      if stored == expected { return nil }
+      return context.fail(
+        .instanceList, nil,
+        "\(shell.name) stores \(stored.isEmpty ? "no instance" : stored.joined(separator: ", ")), not \(expected.isEmpty ? "none" : expected.joined(separator: ", "))"
+      )
+    },
+    ExpectationSpec(
+      "instance on", [.value("app", .app), .value("site", .text), .keyword("at", "path", .text)],
+      negatable: true,
+      summary: "APP's primary WebView shows SITE (at PATH when given).",
+      example: "expect instance on sovereign work at /plugins/console"
+    ) { context in
+      let shell = try context.instanceShell("app")
+      let site = try origin(context.arguments["site"] ?? "")
+      let path = context.arguments["path"]
+      let shows: Bool
+      if let url = shell.currentRemote, let components = URLComponents(string: url),
+        Origin(url: url)?.description == site
+      {
+        shows = path == nil || components.path == path
+      } else {
+        shows = false
+      }
+      if shows != context.negated { return nil }
+      return context.fail(
+        .instanceScreen, label(shell.screen),
+        context.negated
+          ? "\(shell.name) shows \(describe(shell.screen))"
+          : "\(shell.name) shows \(describe(shell.screen)), not \(site)\(path ?? "")")
+    },
+    ExpectationSpec(
+      "system browser opened", [.value("site", .text, optional: true)], negatable: true,
+      summary:
+        "During this step the shell handed a URL (of SITE, when given) to the system browser; `no` with no SITE: nothing at all.",
+      example: "expect system browser opened docs"
+    ) { context in
+      let opened = context.world.instanceShells.values.flatMap(\.systemBrowserThisStep)
+      let matching: [String]
+      if let site = context.arguments["site"] {
+        let wanted = try origin(site)
+        matching = opened.filter { Origin(url: $0)?.description == wanted }
+      } else {
+        matching = opened
+      }
+      if matching.isEmpty == context.negated { return nil }
+      return context.negated
+        ? context.fail(
+          .systemBrowser, "opened",
+          "the shell handed \(matching.joined(separator: ", ")) to the system browser")
+        : context.fail(
+          .systemBrowser, "none",
+          "nothing\(context.arguments["site"].map { " of \($0)" } ?? "") went to the system browser\(opened.isEmpty ? "" : " (it got \(opened.joined(separator: ", ")))")"
+        )
+    },
+    ExpectationSpec(
+      "add refused on", [.value("app", .app)], negatable: true,
+      summary: "APP's last add was refused (the form shows why).",
+      example: "expect add refused on sovereign"
+    ) { context in
+      let shell = try context.instanceShell("app")
+      let refused = shell.addRefusal != nil
+      if refused != context.negated { return nil }
+      return context.negated
+        ? context.fail(.addRefused, nil, "the add was refused: \(shell.addRefusal ?? "")")
+        : context.fail(
+          .addAccepted, nil, "the add went through: \(shell.name) shows \(describe(shell.screen))")
+    },
+  ]
+
+  /// A site name of the world, or a URL, as an origin.
+  static func origin(_ site: String) throws -> String {
+    if let known = InstanceServers.site(named: site) { return known.origin.description }
+    guard let origin = Origin(url: site) else {
+      throw ScenarioRuntimeError(
+        "\(site) is neither a site of the world (\(sites.joined(separator: ", "))) nor a URL")
+    }
+    return origin.description
+  }
+
+  static func label(_ screen: InstanceShell.Screen) -> String {
+    switch screen {
+    case .closed: return "closed"
+    case .placeholder: return "placeholder"
+    case .onboarding: return "onboarding"
+    case .remote: return "remote"
+    }
+  }
+
+  static func describe(_ screen: InstanceShell.Screen) -> String {
+    switch screen {
+    case .closed: return "nothing (the app is closed)"
+    case .placeholder(let why): return "the local page's placeholder (\(why))"
+    case .onboarding(let prefill):
+      return "onboarding" + (prefill.isEmpty ? "" : " pre-filled with \(prefill)")
+    case .remote(let url): return url
+    }
+  }
+
+  static func screenOutcome(_ shell: InstanceShell, _ what: String) -> Outcome {
+    Outcome("\(shell.name) \(what): shows \(describe(shell.screen))")
+  }
+}
+
+extension ActionContext {
+  /// The acting app's multi-instance shell.
+  func instanceShell() throws -> InstanceShell {
+    let app = try requireApp()
+    guard let shell = world.instanceShells[app.name] else {
+      throw ScenarioRuntimeError("\(app.name) is not a multi-instance shell")
+    }
+    return shell
+  }
+}
+
+extension ExpectationContext {
+  /// The multi-instance shell named by parameter `name`.
+  func instanceShell(_ name: String) throws -> InstanceShell {
+    guard let value = arguments[name], let shell = world.instanceShells[value] else {
+      throw ScenarioRuntimeError("no multi-instance shell \(arguments[name] ?? name) in this world")
+    }
+    return shell
+  }
+}
