@@ -80,6 +80,12 @@ public struct RealSystems: Sendable {
   }
 
   public var identityProvider: IdentityProvider?
+  /// Real instances of a multi-instance shell, by the world's site name (`work`): the
+  /// scenarios that add and load them reach these origins instead of the mock instances.
+  public var instances: [String: Origin] = [:]
+  /// The site names a stack file may make real: the https instances of the multi-instance
+  /// world (`InstanceServers.catalogue`).
+  public static let instanceSiteNames = ["work", "home", "unlisted"]
   public var backend: Backend?
   public var ota: OTAChannel?
   /// The CA certificates the harness and the simulated devices trust for the real systems:
@@ -138,6 +144,7 @@ public struct RealSystems: Sendable {
       out.formUnion(urls.compactMap { Origin(url: $0)?.authority })
     }
     if let backend { out.insert(backend.origin.authority) }
+    for origin in instances.values { out.insert(origin.authority) }
     for origin in ota?.origins ?? [] { out.insert(origin.authority) }
     return out
   }

@@ -43,7 +43,9 @@ public enum StackFile {
             at: FileLocation(file: path, line: 1, column: 1), "a stack file is a JSON object")
         ])
     }
-    let known = ["$comment", "identityProvider", "backend", "ota", "caFile", "timeout"]
+    let known = [
+      "$comment", "identityProvider", "backend", "ota", "instances", "caFile", "timeout",
+    ]
     for member in members where !known.contains(member.key) {
       fail(
         member.line, "unknown key \"\(member.key)\"",
@@ -226,7 +228,23 @@ public enum StackFile {
         }
       }
     }
-    let secureURLs = [partial?.issuer, backend?.origin.description, manifestURL].compactMap { $0 }
+    var instances: [String: Origin] = [:]
+    if let entry = root["instances"] {
+      checkKeys(entry, RealSystems.instanceSiteNames, in: "instances")
+      for member in entry.members ?? [] where RealSystems.instanceSiteNames.contains(member.key) {
+        guard let url = member.value.string, let origin = Origin(url: url),
+          ["", "/"].contains(URLComponents(string: url)?.path ?? "")
+        else {
+          fail(member.line, "instances.\(member.key) is an instance's origin (https://host[:port])")
+          continue
+        }
+        requireSecure(url, entry, member.key, "the instance")
+        instances[member.key] = origin
+      }
+    }
+    let secureURLs =
+      [partial?.issuer, backend?.origin.description, manifestURL].compactMap { $0 }
+      + instances.values.map(\.description)
     if trusted == nil, let url = secureURLs.first(where: { $0.lowercased().hasPrefix("https") }) {
       fail(
         1,
@@ -264,6 +282,10 @@ public enum StackFile {
     if let manifestURL {
       real.ota = try probe(manifestURL: manifestURL, real)
     }
+    real.instances = instances
+    for (name, origin) in instances.sorted(by: { $0.key < $1.key }) {
+      try probe(instance: name, at: origin, real)
+    }
     return real
   }
 
@@ -281,6 +303,27 @@ public enum StackFile {
     guard response.status == 200, response.jsonObject is [String: Any] else {
       throw InputError(
         "the real backend answered \(response.status) at \(url), not the app's config: is backend.baseURL the app's API origin?"
+      )
+    }
+  }
+
+  /// A real instance answers `GET /api/instance` as a Sovereign instance (seed 004's
+  /// contract) before the run, or the run does not start.
+  static func probe(instance name: String, at origin: Origin, _ real: RealSystems) throws {
+    let url = origin.url("/api/instance")
+    let exchange = try real.client().send(ClientRequest(url: url))
+    guard let response = exchange.response else {
+      throw InputError(
+        "the real instance \(name) is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
+        hint: "check instances.\(name) in the stack file")
+    }
+    let body = response.jsonObject as? [String: Any]
+    guard response.status == 200, body?["status"] as? String == "ok",
+      body?["product"] as? String == "sovereign", body?["instanceName"] is String,
+      body?["platformVersion"] is String
+    else {
+      throw InputError(
+        "the real instance \(name) at \(url) does not answer as a Sovereign instance (HTTP \(response.status); expected {status: \"ok\", product: \"sovereign\", instanceName, platformVersion})"
       )
     }
   }

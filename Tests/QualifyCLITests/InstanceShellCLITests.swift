@@ -87,4 +87,55 @@ import Testing
     #expect(run.stderr.contains("seed 000, Release checklist (manual) has items 1 to 8"))
     #expect(run.stderr.contains("bad.scenario:3:9: error: unknown shell kind 'multi-instances'"))
   }
+
+  /// A Sovereign-style instance of its own (Tests/Fixtures/interop/sovereign_instance.py) on
+  /// loopback over HTTPS, answering `product` at /api/instance.
+  func instance(product: String = "sovereign") throws -> (peer: TestPeer, stack: String) {
+    let port = try TestPeer.freePort()
+    let peer = try TestPeer(
+      python: "/usr/bin/python3", script: "interop/sovereign_instance.py",
+      input: [
+        "port": port, "host": "localhost", "name": "Team", "product": product,
+        "ca_file": scratch.appendingPathComponent("instance-ca.pem").path,
+      ])
+    let stack = scratch.appendingPathComponent("stack.json")
+    try Data(
+      #"{"instances": {"work": "https://localhost:\#(port)"}, "caFile": "instance-ca.pem"}"#.utf8
+    ).write(to: stack)
+    return (peer, stack.path)
+  }
+
+  /// With `--stack`, the instance the scenarios call `work` is a real one: onboarding checks
+  /// its /api/instance, the shell loads its pages, and the results say so.
+  @Test func aRealInstanceIsCheckedAndLoaded() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (peer, stack) = try instance()
+    defer { peer.stop() }
+    let run = try CLI.run(
+      [
+        "--app", Fixtures.instanceShellApp, "--channel", "prod", "--scenarios", CLI.scenarios,
+        "--stack", stack, "--filter", "instances/first-launch", "--filter",
+        "instances/navigation-policy", "--filter", "instances/deep-link-known", "--json",
+      ], in: scratch)
+    #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+    let results = try StackCLITests.results(run)
+    #expect(results.count == 6)
+    for (id, result) in results {
+      #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
+      #expect(result["proof"] as? String == "real", "\(id)")
+    }
+    #expect(run.stdout.contains("real instances: work at https://localhost:"))
+  }
+
+  @Test func aRealSiteThatIsNotAnInstanceIsBadInput() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (peer, stack) = try instance(product: "wordpress")
+    defer { peer.stop() }
+    let run = try CLI.run(
+      ["--app", Fixtures.instanceShellApp, "--channel", "prod", "--stack", stack], in: scratch)
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains("the real instance work at https://localhost:")
+        && run.stderr.contains("does not answer as a Sovereign instance"), "\(run.stderr)")
+  }
 }

@@ -23,7 +23,8 @@ public final class InstanceServers: Sendable {
     name: "docs", origin: Origin(scheme: "https", host: "docs.example"), title: "Docs",
     isInstance: false)
 
-  public static let sites: [Site] = [
+  /// The world's sites when nothing is real.
+  public static let catalogue: [Site] = [
     Site(
       name: "work", origin: Origin(scheme: "https", host: "work.example"), title: "Work",
       isInstance: true),
@@ -44,10 +45,14 @@ public final class InstanceServers: Sendable {
 
   /// Host names that need a certificate.
   public static var secureHosts: Set<String> {
-    Set(sites.filter(\.origin.isSecure).map(\.origin.host))
+    Set(catalogue.filter(\.origin.isSecure).map(\.origin.host))
   }
 
-  public static func site(named name: String) -> Site? {
+  /// This world's sites: the catalogue's, with the instances a stack file names real
+  /// (`--stack`, `instances`) at their real origins.
+  public let sites: [Site]
+
+  public func site(named name: String) -> Site? {
     sites.first { $0.name == name.lowercased() }
   }
 
@@ -58,9 +63,15 @@ public final class InstanceServers: Sendable {
   private let stopped = Locked(false)
 
   public init(material: StackMaterial, sharing listeners: StackListeners? = nil) throws {
+    let real = material.real?.instances ?? [:]
+    sites = InstanceServers.catalogue.map { site in
+      guard let origin = real[site.name] else { return site }
+      return Site(name: site.name, origin: origin, title: site.title, isInstance: true)
+    }
+    let mocked = sites.filter { real[$0.name] == nil }
     let secureHosts = VirtualHosts()
     let cleartextHosts = VirtualHosts()
-    for site in InstanceServers.sites {
+    for site in mocked {
       let handler = InstanceSite(site: site)
       if site.origin.isSecure {
         secureHosts.add(site.origin.hostHeader, handler)
@@ -88,7 +99,7 @@ public final class InstanceServers: Sendable {
         own?.secure.port ?? 0, own?.cleartext.port ?? 0
       )
     var origins: [String: UInt16] = [:]
-    for site in InstanceServers.sites {
+    for site in mocked {
       if site.origin.isSecure {
         origins[site.origin.authority] = ports.0
         origins[Origin(scheme: "http", host: site.origin.host).authority] = ports.1

@@ -235,6 +235,11 @@ struct RunCommand {
         "the backend is the real one at \(backend.origin): the devices call it; the controls that change the backend run against the embedded backend at its address, and scenarios that move its clock (advance) are not applicable"
       )
     }
+    if let instances = real?.instances, !instances.isEmpty {
+      scope.caveats.append(
+        "real instances: \(instances.sorted { $0.key < $1.key }.map { "\($0.key) at \($0.value)" }.joined(separator: ", ")): onboarding checks them at /api/instance and the shell loads their pages; the other sites stay mocked"
+      )
+    }
     if let ota = real?.ota {
       scope.caveats.append(
         "the OTA channel is the real one at \(ota.manifestURL): its live bundle is verified with the build's own key; scenarios that publish to the bucket are not applicable"

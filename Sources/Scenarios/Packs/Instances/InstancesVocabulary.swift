@@ -9,7 +9,7 @@ import QualifyCore
 /// Sovereign instances, over https), `plain` (an instance over http), `blog` (not an
 /// instance), `docs` (the outside site instance pages link to).
 enum InstancesVocabulary {
-  static let sites = InstanceServers.sites.map(\.name)
+  static let sites = InstanceServers.catalogue.map(\.name)
 
   static let actions: [ActionSpec] = [
     ActionSpec(
@@ -63,7 +63,7 @@ enum InstancesVocabulary {
         site == "prefilled"
         ? shell.prefill ?? ""
           // What a user types: the bare host of an https site, the whole URL of an http one.
-        : InstanceServers.site(named: site).map {
+        : context.world.instanceServers?.site(named: site).map {
           $0.origin.isSecure ? $0.origin.hostHeader : $0.origin.description
         } ?? site
       shell.add(input)
@@ -75,7 +75,7 @@ enum InstancesVocabulary {
       example: "sovereign opens instance home"
     ) { context in
       let shell = try context.instanceShell()
-      shell.open(try origin(context.arguments["site"] ?? ""))
+      shell.open(try origin(context.arguments["site"] ?? "", in: context.world))
       return screenOutcome(shell, "opened \(context.arguments["site"] ?? "")")
     },
     ActionSpec(
@@ -84,7 +84,7 @@ enum InstancesVocabulary {
       example: "sovereign removes instance home"
     ) { context in
       let shell = try context.instanceShell()
-      shell.remove(try origin(context.arguments["site"] ?? ""))
+      shell.remove(try origin(context.arguments["site"] ?? "", in: context.world))
       return screenOutcome(shell, "removed \(context.arguments["site"] ?? "")")
     },
     ActionSpec(
@@ -112,12 +112,13 @@ enum InstancesVocabulary {
     ActionSpec(
       .app, "receives deep link", [.value("url", .text)],
       summary:
-        "The OS opens URL (`sovereign://<host>/<path>`) in the app: a cold launch when it is not running, else native code hands it to the local page.",
-      example: "sovereign receives deep link sovereign://work.example/plugins/console"
+        "The OS opens URL (`sovereign://<host>/<path>`) in the app: a cold launch when it is not running, else native code hands it to the local page. `{work}` in URL stands for that site's host (a real instance's under `--stack`), `{WORK}` for it in capitals.",
+      example: "sovereign receives deep link sovereign://{work}/plugins/console"
     ) { context in
       let shell = try context.instanceShell()
-      shell.openDeepLink(context.arguments["url"] ?? "")
-      return screenOutcome(shell, "received \(context.arguments["url"] ?? "")")
+      let url = hostsFilledIn(context.arguments["url"] ?? "", world: context.world)
+      shell.openDeepLink(url)
+      return screenOutcome(shell, "received \(url)")
     },
   ]
 
@@ -126,13 +127,15 @@ enum InstancesVocabulary {
       "onboarding on", [.value("app", .app), .keyword("prefilled", "url", .text)],
       negatable: true,
       summary:
-        "APP shows its local onboarding page (the instance manager when instances are stored), with URL in its field when given.",
+        "APP shows its local onboarding page (the instance manager when instances are stored), with URL in its field when given (`{unlisted}` stands for that site's host).",
       example: "expect onboarding on sovereign prefilled https://unlisted.example"
     ) { context in
       let shell = try context.instanceShell("app")
       let shown: Bool
       if case .onboarding(let prefill) = shell.screen {
-        if let wanted = context.arguments["url"], prefill != wanted {
+        if let wanted = context.arguments["url"].map({ hostsFilledIn($0, world: context.world) }),
+          prefill != wanted
+        {
           return context.negated
             ? nil
             : context.fail(
@@ -162,7 +165,7 @@ enum InstancesVocabulary {
         String($0).trimmingCharacters(in: .whitespaces)
       }.filter { $0 != "none" }
       let stored = shell.instances.map(\.url)
-      let expected = try wanted.map { try origin($0) }
+      let expected = try wanted.map { try origin($0, in: context.world) }
       if stored == expected { return nil }
       return context.fail(
         .instanceList, nil,
@@ -176,7 +179,7 @@ enum InstancesVocabulary {
       example: "expect instance on sovereign work at /plugins/console"
     ) { context in
       let shell = try context.instanceShell("app")
-      let site = try origin(context.arguments["site"] ?? "")
+      let site = try origin(context.arguments["site"] ?? "", in: context.world)
       let path = context.arguments["path"]
       let shows: Bool
       if let url = shell.currentRemote, let components = URLComponents(string: url),
@@ -202,7 +205,7 @@ enum InstancesVocabulary {
       let opened = context.world.instanceShells.values.flatMap(\.systemBrowserThisStep)
       let matching: [String]
       if let site = context.arguments["site"] {
-        let wanted = try origin(site)
+        let wanted = try origin(site, in: context.world)
         matching = opened.filter { Origin(url: $0)?.description == wanted }
       } else {
         matching = opened
@@ -232,9 +235,20 @@ enum InstancesVocabulary {
     },
   ]
 
+  /// `{site}` replaced by that site's host, `{SITE}` by it in capitals.
+  static func hostsFilledIn(_ text: String, world: World) -> String {
+    var out = text
+    for site in world.instanceServers?.sites ?? [] {
+      out = out.replacingOccurrences(of: "{\(site.name)}", with: site.origin.hostHeader)
+      out = out.replacingOccurrences(
+        of: "{\(site.name.uppercased())}", with: site.origin.hostHeader.uppercased())
+    }
+    return out
+  }
+
   /// A site name of the world, or a URL, as an origin.
-  static func origin(_ site: String) throws -> String {
-    if let known = InstanceServers.site(named: site) { return known.origin.description }
+  static func origin(_ site: String, in world: World) throws -> String {
+    if let known = world.instanceServers?.site(named: site) { return known.origin.description }
     guard let origin = Origin(url: site) else {
       throw ScenarioRuntimeError(
         "\(site) is neither a site of the world (\(sites.joined(separator: ", "))) nor a URL")
