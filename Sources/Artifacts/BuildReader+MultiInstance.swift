@@ -13,6 +13,15 @@ extension BuildReader {
     var capacitor = CapacitorConfig(
       file: XcodeProject.join(profile.capacitorRoot, "capacitor.config.ts"))
     readConfigSource(into: &settings, capacitor: &capacitor, appId: &appId)
+    if profile.deepLinkScheme == nil {
+      diagnostics.append(
+        .error(
+          at: profile.file.map { FileLocation(file: $0, line: 1, column: 1) },
+          "a multi-instance shell names the scheme its deep links arrive on",
+          hint:
+            "add \"deepLinkScheme\": \"sovereign\" (for sovereign://<host>/<path>) to qualify.json")
+      )
+    }
     if let scheme = profile.deepLinkScheme {
       settings.deepLinkScheme = Sourced(
         scheme,
@@ -21,6 +30,7 @@ extension BuildReader {
           column: 1))
     }
     settings.nativeAuthCode = nativeAuthCode()
+    settings.code = readCode(scheme: profile.deepLinkScheme)
 
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
@@ -72,21 +82,21 @@ extension BuildReader {
           ? try JSONDocument(text: text, file: file).value
           : try ConfigLiteral.parse(text: text, file: file)
         capacitor = CapacitorConfig(file: file)
-        settings.configFile = file
         func at(_ path: String) -> FileLocation { location(file, config.line(at: path)) }
         if let id = config["appId"]?.string {
           appId = Sourced(id, at: at("appId"))
           capacitor.appId = appId
         }
-        if let server = config["server"] {
-          if let url = server["url"] {
+        if config["server"] == .null {
+          settings.computedServer = Sourced("(computed)", at: at("server"))
+        } else if let server = config["server"] {
+          if let url = server["url"], url != .string("") {
             // A computed URL is still a baked-in one.
-            settings.serverURL = Sourced(url.string ?? "(computed)", at: at("server.url"))
-            capacitor.serverURL = settings.serverURL
+            capacitor.serverURL = Sourced(url.string ?? "(computed)", at: at("server.url"))
           }
-          if let cleartext = server["cleartext"]?.bool {
-            settings.serverCleartext = Sourced(cleartext, at: at("server.cleartext"))
-            capacitor.cleartext = settings.serverCleartext
+          if let cleartext = server["cleartext"] {
+            // A computed flag may be true: taken as set.
+            capacitor.cleartext = Sourced(cleartext.bool ?? true, at: at("server.cleartext"))
           }
           for item in server["allowNavigation"]?.array ?? [] {
             settings.allowNavigation.append(
@@ -210,6 +220,88 @@ extension BuildReader {
     }
   }
 
+  /// What the app's own code does about seed 004's rules (see `InstanceShellCode`).
+  private func readCode(scheme: String?) -> InstanceShellCode {
+    var code = InstanceShellCode()
+    func sources(_ root: String, _ suffixes: [String], quotes: Set<Character>) -> [(
+      file: String, lines: [(Int, String)]
+    )] {
+      suffixes.flatMap { suffix in
+        repository.files(under: XcodeProject.join(profile.capacitorRoot, root), suffix: suffix)
+      }
+      .filter { !$0.contains("__tests__") && !$0.contains(".test.") && !$0.contains(".spec.") }
+      .compactMap { path in
+        (try? repository.text(path)).flatMap { $0 }.map {
+          ($0.display, SourceText.codeLines($0.text, quotes: quotes))
+        }
+      }
+    }
+    /// Where the code holds every one of `all` (each in any of `files`): the first line
+    /// holding the first of them.
+    func find(_ files: [(file: String, lines: [(Int, String)])], _ all: [String]) -> FileLocation? {
+      let texts = files.map { $0.lines.map(\.1).joined(separator: "\n") }
+      guard all.allSatisfy({ needle in texts.contains { $0.contains(needle) } }) else { return nil }
+      for (file, lines) in files {
+        if let line = lines.first(where: { $0.1.contains(all[0]) }) {
+          return FileLocation(file: file, line: line.0 + 1, column: 1)
+        }
+      }
+      return nil
+    }
+    /// Present, where; or absent, named after the file that would hold it (the one holding
+    /// `home`, else the first).
+    func fact(
+      _ files: [(file: String, lines: [(Int, String)])], _ alternatives: [[String]],
+      home: String = ""
+    ) -> Sourced<Bool>? {
+      guard let first = files.first else { return nil }
+      for all in alternatives {
+        if let at = find(files, all) { return Sourced(true, at: at) }
+      }
+      let file =
+        files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
+        ?? first.file
+      return Sourced(false, at: FileLocation(file: file, line: 0, column: 1))
+    }
+    let android = sources("android/app/src/main/java", [".java", ".kt"], quotes: ["\""])
+    let ios = sources("ios/App/App", [".swift"], quotes: ["\""])
+    let web = sources("src", [".ts", ".js", ".tsx", ".jsx"], quotes: ["\"", "'", "`"])
+    code.androidBackLoadsManager = fact(
+      android,
+      [
+        ["dispatchKeyEvent", "loadUrl(", "manage"], ["onBackPressed", "loadUrl(", "manage"],
+        ["OnBackPressedCallback", "loadUrl(", "manage"],
+      ], home: "BridgeActivity")
+    code.androidNavigationPolicy = fact(
+      android, [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
+    code.iosNavigationPolicy = fact(
+      ios, [["decidePolicyFor", "navigationDelegate = self"]], home: "CAPBridgeViewController")
+    if let scheme {
+      code.iosDeepLinkHandoff = fact(
+        ios, [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
+      code.androidDeepLinkHandoff = fact(
+        android, [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
+    }
+    code.pageshowHandler = fact(web, [["pageshow"]], home: "boot")
+    code.replacesLocation = fact(web, [["location.replace("]], home: "location.assign(")
+    if let first = web.first {
+      for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
+        if let at = find(web, [endpoint]) {
+          code.validationEndpoint = Sourced(endpoint, at: at)
+          break
+        }
+      }
+      let preferences = find(web, ["@capacitor/preferences"]) != nil
+      if !preferences, let at = find(web, ["localStorage"]) {
+        code.storesInLocalStorage = Sourced(true, at: at)
+      } else {
+        code.storesInLocalStorage = Sourced(
+          false, at: FileLocation(file: first.file, line: 0, column: 1))
+      }
+    }
+    return code
+  }
+
   /// Native sources that handle sign-in themselves: cookie stores, auth headers, the
   /// instance's auth endpoints. The shell is a window on the instance; auth is the instance's.
   private func nativeAuthCode() -> [Sourced<String>] {
@@ -228,8 +320,7 @@ extension BuildReader {
           guard let (text, display) = (try? repository.text(path)).flatMap({ $0 }) else {
             continue
           }
-          for (index, line) in TextLines.split(text).enumerated() {
-            let code = line.components(separatedBy: "//").first ?? ""
+          for (index, code) in SourceText.codeLines(text) {
             if let marker = markers.first(where: { code.contains($0) }) {
               out.append(
                 Sourced(marker, at: FileLocation(file: display, line: index + 1, column: 1)))

@@ -16,8 +16,11 @@ public enum StackFile {
     "/etc/ssl/ca-bundle.pem",
   ]
 
+  /// - Parameter shell: the app's kind of shell: a part it does not have is bad input, not a
+  ///   real system reported and never used.
   public static func load(
-    path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+    shell: ShellKind = .singleOrigin
   ) throws -> RealSystems {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw InputError("cannot read the stack file \(path)")
@@ -50,6 +53,16 @@ public enum StackFile {
       fail(
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
+    }
+    let foreign =
+      shell == .multiInstance ? ["identityProvider", "backend", "ota"] : ["instances"]
+    for member in members where foreign.contains(member.key) {
+      fail(
+        member.line,
+        shell == .multiInstance
+          ? "\"\(member.key)\": the app is a multi-instance shell, with no identity provider, backend or OTA channel of its own"
+          : "\"instances\" are a multi-instance shell's, and the app is a \(shell.id) shell",
+        hint: shell == .multiInstance ? "name its real instances under \"instances\"" : nil)
     }
     // Where a missing key would be: the object's own first line.
     func line(_ object: JSONValue, _ key: String) -> Int? {
@@ -238,7 +251,21 @@ public enum StackFile {
           fail(member.line, "instances.\(member.key) is an instance's origin (https://host[:port])")
           continue
         }
-        requireSecure(url, entry, member.key, "the instance")
+        // The shell under qualification is a release build: its instances are https.
+        guard origin.isSecure else {
+          fail(
+            member.line,
+            "instances.\(member.key) is \(url): a release shell reaches instances over https only",
+            hint: "serve the test instance over https (with caFile naming its CA)")
+          continue
+        }
+        if let same = instances.first(where: { $0.value == origin }) {
+          fail(
+            member.line,
+            "instances.\(member.key) and instances.\(same.key) are the same origin \(origin): the scenarios need distinct instances"
+          )
+          continue
+        }
         instances[member.key] = origin
       }
     }
@@ -251,7 +278,11 @@ public enum StackFile {
         "no CA certificates to verify \(url) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(systemBundles.joined(separator: ", "))"
       )
     }
-    if !diagnostics.isEmpty { throw InputError("\(path) has errors", diagnostics: diagnostics) }
+    if !diagnostics.isEmpty {
+      throw InputError(
+        "\(path) has errors",
+        diagnostics: diagnostics.sorted { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) })
+    }
     var real = RealSystems(
       identityProvider: nil, trustedCertificatesPEM: trusted ?? "", timeout: timeout, file: path)
     if let partial {
@@ -353,10 +384,18 @@ public enum StackFile {
     } catch {
       throw InputError("the real OTA channel's manifest at \(manifestURL) does not parse: \(error)")
     }
-    if let bundle = Origin(url: Manifest.resolve(manifest.url, against: manifestURL)),
-      !origins.contains(bundle)
-    {
+    let bundleURL = Manifest.resolve(manifest.url, against: manifestURL)
+    if let bundle = Origin(url: bundleURL), !origins.contains(bundle) {
       origins.append(bundle)
+    }
+    // The bundle must be there too: a channel whose manifest names a missing bundle would
+    // fail every device, and the run would blame the app.
+    probing.ota = RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
+    let head = try probing.client().send(ClientRequest(method: "HEAD", url: bundleURL))
+    guard let answer = head.response, answer.status == 200 else {
+      throw InputError(
+        "the real OTA channel's bundle \(manifest.version) cannot be downloaded: \(bundleURL): \(head.response.map { "HTTP \($0.status)" } ?? head.error?.message ?? "no answer")",
+        hint: "the manifest at \(manifestURL) names it")
     }
     return RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
   }

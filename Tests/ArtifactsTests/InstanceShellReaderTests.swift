@@ -50,6 +50,28 @@ import Testing
     #expect(config["bundledWebRuntime"]?.bool == false)
   }
 
+  @Test func commentsSpreadsAndUndefinedAreReadAsTypeScriptMeansThem() throws {
+    let text = """
+      /* An example, not the config: const config: CapacitorConfig = { server: { url: 'x' } } */
+      // export default { server: { url: 'y' } }
+      const base = { webDir: 'dist' };
+      const config: CapacitorConfig = {
+        ...base,
+        appId: 'fs.example.shell', // a trailing comment with // slashes and 'quotes'
+        server: { url: undefined, cleartext: null },
+        plugins: { CapacitorHttp: { enabled: process.env.HTTP === '1' } },
+      };
+      export default config;
+      """
+    let config = try ConfigLiteral.parse(text: text, file: "capacitor.config.ts")
+    #expect(config["appId"]?.string == "fs.example.shell")
+    // undefined and null leave their keys unset; a spread's values are not read.
+    #expect(config["server"]?["url"] == nil)
+    #expect(config["server"]?["cleartext"] == nil)
+    #expect(config["webDir"] == nil)
+    #expect(config.at("plugins.CapacitorHttp.enabled") == .null)
+  }
+
   @Test func malformedOrHostileTextIsADiagnosticWithItsLine() throws {
     for (text, line, words) in [
       ("const config: CapacitorConfig = {\n  appId: 'unterminated,\n};", 2, "not closed"),
@@ -82,7 +104,7 @@ import Testing
       #expect(build.shell == .multiInstance)
       #expect(build.appId.value == "fs.sovereign.mobile")
       #expect(build.registers(scheme: "sovereign"))
-      #expect(build.instanceShell?.serverURL == nil)
+      #expect(build.capacitor.serverURL == nil)
       #expect(BuildGuards.findings(for: build).isEmpty, "\(BuildGuards.findings(for: build))")
     }
     #expect(

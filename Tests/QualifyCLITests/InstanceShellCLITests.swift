@@ -138,4 +138,64 @@ import Testing
       run.stderr.contains("the real instance work at https://localhost:")
         && run.stderr.contains("does not answer as a Sovereign instance"), "\(run.stderr)")
   }
+
+  @Test func stackFileMistakesForAMultiInstanceShellAreBadInput() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    for (text, words) in [
+      (#"{"instances": {"work": "http://127.0.0.1:9"}}"#, "reaches instances over https only"),
+      (
+        #"{"instances": {"work": "https://one.example", "home": "https://one.example"}}"#,
+        "are the same origin"
+      ),
+      (#"{"instances": {"blog": "https://one.example"}}"#, #"unknown key "blog" in instances"#),
+      (
+        #"{"ota": {"manifestURL": "https://127.0.0.1:9/m.json"}, "timeout": "1s"}"#,
+        "the app is a multi-instance shell, with no identity provider, backend or OTA channel"
+      ),
+    ] {
+      try Data(text.utf8).write(to: scratch.appendingPathComponent("stack.json"))
+      let run = try CLI.run(
+        ["--app", Fixtures.instanceShellApp, "--channel", "prod", "--stack", "stack.json"],
+        in: scratch)
+      #expect(run.status == 2, "\(text): \(run.stderr)")
+      #expect(run.stderr.contains(words), "\(text): \(run.stderr)")
+    }
+    // And the other way round: instances are not the messages app's.
+    try Data(#"{"instances": {"work": "https://one.example"}}"#.utf8).write(
+      to: scratch.appendingPathComponent("stack.json"))
+    let messages = try CLI.run(
+      ["--app", Fixtures.sampleApp, "--channel", "prod", "--stack", "stack.json"], in: scratch)
+    #expect(messages.status == 2)
+    #expect(
+      messages.stderr.contains(
+        "\"instances\" are a multi-instance shell's, and the app is a single-origin shell"),
+      "\(messages.stderr)")
+  }
+
+  @Test func aStatementOfAnotherKindOfShellIsAParseError() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let folder = scratch.appendingPathComponent("scenarios")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(
+      """
+      scenario "Mixed"
+        device phone
+        app mail on phone
+
+        step "one"
+          mail starts
+          expect onboarding on mail
+
+        control "none"
+          mutate shell.no-pageshow-handler
+          fails at step 1
+      """.utf8
+    ).write(to: folder.appendingPathComponent("mixed.scenario"))
+    let run = try CLI.run(["list", "--scenarios", folder.path], in: scratch)
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains(
+        "mixed.scenario:6:5: error: 'mail starts' belongs to the instances pack, for multi-instance shells; this scenario drives a single-origin shell"
+      ), "\(run.stderr)")
+  }
 }

@@ -179,8 +179,10 @@ do {
 
   print("qualify-mutants: building the baseline in \(scratch.path)")
   try build()
-  let selected = catalogue.mutants.filter { only == nil || $0.id == only }
-  let refactors = catalogue.harmless.filter { only == nil || $0.id == only }
+  // `--only=a,b`: those mutants and refactors alone.
+  let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
+  let selected = catalogue.mutants.filter { chosen?.contains($0.id) ?? true }
+  let refactors = catalogue.harmless.filter { chosen?.contains($0.id) ?? true }
   for entry in selected + refactors { _ = try baseline(entry) }
   guard baselines["\(sampleApp)@prod"] ?? 0 == 0 else {
     throw Failure(description: "the sample app does not qualify on prod: nothing to mutate")

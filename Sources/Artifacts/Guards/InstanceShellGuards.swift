@@ -127,6 +127,12 @@ extension BuildGuards {
               "server.url = \"\(url.value)\" bakes an origin into the shell: the WebView loads it instead of the onboarding page, whatever instance the user chose",
               at: url.location, value: url.value, devAllows: true))
         }
+        if let server = build.instanceShell?.computedServer {
+          out.append(
+            GuardHit(
+              "server is computed in the Capacitor config: qualify cannot tell which origin it bakes in",
+              at: server.location, value: server.value))
+        }
         for origin in build.instanceShell?.allowNavigation ?? [] {
           out.append(
             GuardHit(
@@ -137,6 +143,74 @@ extension BuildGuards {
       },
       fix:
         "remove server.url and server.allowNavigation from the Capacitor config: the instance is chosen at run time and the navigation policy decides"
+    ),
+    GuardRule(
+      id: "shell-code", title: "The shell's code keeps seed 004's rules",
+      source:
+        "seed 004: back to the manager (ADR 0006), the navigation policy (ADR 0007), deep links handed to the local page, pageshow, /api/instance, assign not replace, Preferences",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        guard let shell = build.instanceShell else { return [] }
+        let code = shell.code
+        var out: [GuardHit] = []
+        func missing(_ fact: Sourced<Bool>?, _ message: String, value: String) {
+          guard let fact, !fact.value else { return }
+          out.append(GuardHit(message, at: fact.location, value: value))
+        }
+        switch build.platform {
+        case .android:
+          missing(
+            code.androidBackLoadsManager,
+            "no back handling loads the manager (no dispatchKeyEvent with loadUrl(…manage…)): after a cold relaunch canGoBack() is false and back closes the app",
+            value: "no dispatchKeyEvent")
+          missing(
+            code.androidNavigationPolicy,
+            "no navigation policy (shouldOverrideUrlLoading set with setWebViewClient): Capacitor's handler opens the instance outside",
+            value: "no shouldOverrideUrlLoading")
+          if shell.deepLinkScheme != nil {
+            missing(
+              code.androidDeepLinkHandoff,
+              "no onNewIntent hands the link's data to the local page: deep links are lost once an instance is loaded",
+              value: "no onNewIntent")
+          }
+        case .ios:
+          missing(
+            code.iosNavigationPolicy,
+            "no navigation policy (decidePolicyFor as the WebView's navigation delegate): Capacitor's handler opens the instance outside",
+            value: "no decidePolicyFor")
+          if let scheme = shell.deepLinkScheme {
+            missing(
+              code.iosDeepLinkHandoff,
+              "application(_:open:) does not take \(scheme.value):// links: they are lost once an instance is loaded",
+              value: "no \(scheme.value):// handling")
+          }
+        }
+        missing(
+          code.pageshowHandler,
+          "no pageshow handler: the local page restored from the back-forward cache keeps its placeholder",
+          value: "no pageshow handler")
+        if let endpoint = code.validationEndpoint, endpoint.value == "/api/admin/health" {
+          out.append(
+            GuardHit(
+              "onboarding checks /api/admin/health, which is admin-gated (403): every instance is refused; check /api/instance",
+              at: endpoint.location, value: endpoint.value))
+        }
+        if let replace = code.replacesLocation, replace.value {
+          out.append(
+            GuardHit(
+              "location.replace( drops the local page from history: back cannot reach the manager",
+              at: replace.location, value: "location.replace("))
+        }
+        if let storage = code.storesInLocalStorage, storage.value {
+          out.append(
+            GuardHit(
+              "the list is kept in localStorage, not @capacitor/preferences: evicted with the WebView's data",
+              at: storage.location, value: "localStorage"))
+        }
+        return out
+      },
+      fix:
+        "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager, /api/instance, location.assign(), @capacitor/preferences"
     ),
     GuardRule(
       id: "no-native-auth", title: "No auth handled in native code",

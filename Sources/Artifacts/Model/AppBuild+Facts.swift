@@ -24,6 +24,37 @@ extension AppBuild {
           origin: sourced.location.map { _ in sourced.origin }, derivation: sourced.derivation))
     }
     add("app id", appId) { $0 }
+    if let shell = instanceShell {
+      // A multi-instance shell: its own facts, and what its code does about seed 004's rules.
+      add("deep-link scheme", shell.deepLinkScheme) { $0 }
+      for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }
+      add("server.url", capacitor.serverURL) { $0 }
+      add("server.cleartext", capacitor.cleartext) { "\($0)" }
+      let code = shell.code
+      func yes(_ value: Bool) -> String { value ? "yes" : "no" }
+      switch platform {
+      case .ios:
+        out.append(
+          BuildFact(
+            name: "compiled Swift files", value: shell.compiledSwiftFiles.joined(separator: ", "),
+            origin: shell.projectFile, derivation: []))
+        for file in shell.uncompiledSwiftFiles { add("Swift file not compiled", file) { $0 } }
+        add("navigation policy (decidePolicyFor)", code.iosNavigationPolicy, yes)
+        add("deep links handed to the local page", code.iosDeepLinkHandoff, yes)
+      case .android:
+        add("launcher activity", shell.launcherActivity) { $0 }
+        add("deep-link activity launchMode", shell.deepLinkLaunchMode) { $0 }
+        add("usesCleartextTraffic", transport.usesCleartextTraffic) { "\($0)" }
+        add("navigation policy (shouldOverrideUrlLoading)", code.androidNavigationPolicy, yes)
+        add("back key loads the manager", code.androidBackLoadsManager, yes)
+        add("deep links handed to the local page", code.androidDeepLinkHandoff, yes)
+      }
+      add("pageshow handler", code.pageshowHandler, yes)
+      add("instance check endpoint", code.validationEndpoint) { $0 }
+      add("location.replace(", code.replacesLocation, yes)
+      add("list kept in localStorage", code.storesInLocalStorage, yes)
+      return out
+    }
     add("synced appId", syncedAppId) { $0 }
     add("callback scheme (JS)", callbackScheme) { $0 }
     for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }

@@ -19,17 +19,46 @@ public struct InstanceShellSettings: Sendable {
   public var compiledSwiftFiles: [String] = []
   /// The project file the Sources phase was read from.
   public var projectFile: String?
-  /// `server.url` in the Capacitor config: an instance (or any origin) baked into the build.
-  public var serverURL: Sourced<String>?
   /// `server.allowNavigation`: origins Capacitor's own policy would keep in the WebView.
   public var allowNavigation: [Sourced<String>] = []
-  /// `server.cleartext` in the Capacitor config.
-  public var serverCleartext: Sourced<Bool>?
-  /// The Capacitor config the settings were read from.
-  public var configFile: String?
+  /// `server` itself is an expression (`isDev ? devServer : {}`): what it bakes in cannot be
+  /// read.
+  public var computedServer: Sourced<String>?
   /// Native source files that handle cookies, auth headers or sign-in endpoints themselves,
   /// with what was found: the shell must leave auth to the instance (seed 004).
   public var nativeAuthCode: [Sourced<String>] = []
+  /// What the app's own code does about seed 004's rules, where qualify can read it.
+  public var code = InstanceShellCode()
+
+  public init() {}
+}
+
+/// What a multi-instance shell's own code does about seed 004's rules, read from its native
+/// and web sources (comments blanked). Each fact decides how the simulated shell behaves, so
+/// a shell whose code lacks a rule fails the scenario about it; nil when the code was not
+/// found, and the shell then behaves as seed 004 describes.
+public struct InstanceShellCode: Sendable {
+  /// Android: the back key from a loaded instance loads the local manager itself
+  /// (`dispatchKeyEvent` or a back callback with `loadUrl(…manage…)`); without it Capacitor
+  /// goes back in WebView history, whose `canGoBack()` is stale after a cold relaunch.
+  public var androidBackLoadsManager: Sourced<Bool>?
+  /// The native navigation policy is installed: iOS `decidePolicyFor` with the view
+  /// controller as navigation delegate; Android a `shouldOverrideUrlLoading` client set on the
+  /// bridge. Without it Capacitor's own handler opens the runtime-chosen instance outside.
+  public var iosNavigationPolicy: Sourced<Bool>?
+  public var androidNavigationPolicy: Sourced<Bool>?
+  /// Native code hands deep links to the local page (iOS `application(_:open:)` checks the
+  /// scheme; Android reads the intent's data in `onNewIntent` and loads it).
+  public var iosDeepLinkHandoff: Sourced<Bool>?
+  public var androidDeepLinkHandoff: Sourced<Bool>?
+  /// The local page handles `pageshow` (a back-forward cache restore).
+  public var pageshowHandler: Sourced<Bool>?
+  /// The endpoint onboarding validates against, as the web code names it.
+  public var validationEndpoint: Sourced<String>?
+  /// The web code navigates with `location.replace(`.
+  public var replacesLocation: Sourced<Bool>?
+  /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.
+  public var storesInLocalStorage: Sourced<Bool>?
 
   public init() {}
 }

@@ -19,12 +19,58 @@ public enum ConfigLiteral {
       )
     }
     var reader = Reader(bytes: bytes, file: file, index: start)
-    return try reader.value(depth: 0)
+    guard let value = try reader.value(depth: 0) else {
+      throw Diagnostic.error(
+        at: FileLocation(file: file, line: 1, column: 1), "the configuration is undefined")
+    }
+    return value
+  }
+
+  /// `bytes` with the text of comments blanked (newlines kept), so that a marker written in
+  /// a comment is not taken for the config.
+  static func blankingComments(_ bytes: [UInt8]) -> [UInt8] {
+    var out = bytes
+    var index = 0
+    var quote: UInt8?
+    let slash = UInt8(ascii: "/")
+    let star = UInt8(ascii: "*")
+    while index < bytes.count {
+      let c = bytes[index]
+      if let open = quote {
+        if c == UInt8(ascii: "\\") {
+          index += 2
+          continue
+        }
+        if c == open { quote = nil }
+        index += 1
+      } else if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "`") {
+        quote = c
+        index += 1
+      } else if c == slash, index + 1 < bytes.count, bytes[index + 1] == slash {
+        while index < bytes.count && bytes[index] != UInt8(ascii: "\n") {
+          out[index] = UInt8(ascii: " ")
+          index += 1
+        }
+      } else if c == slash, index + 1 < bytes.count, bytes[index + 1] == star {
+        while index < bytes.count
+          && !(bytes[index] == star && index + 1 < bytes.count && bytes[index + 1] == slash)
+        {
+          if bytes[index] != UInt8(ascii: "\n") { out[index] = UInt8(ascii: " ") }
+          index += 1
+        }
+        for end in [index, index + 1] where end < bytes.count { out[end] = UInt8(ascii: " ") }
+        index += 2
+      } else {
+        index += 1
+      }
+    }
+    return out
   }
 
   /// Where the config object's `{` is: after `CapacitorConfig =`, `export default`, or the
   /// first `= {` of the file.
-  static func objectStart(in bytes: [UInt8]) -> Int? {
+  static func objectStart(in original: [UInt8]) -> Int? {
+    let bytes = blankingComments(original)
     let text = String(decoding: bytes, as: UTF8.self)
     for marker in ["CapacitorConfig =", "export default", "module.exports =", "= {"] {
       guard let range = text.range(of: marker) else { continue }
@@ -93,7 +139,8 @@ public enum ConfigLiteral {
       }
     }
 
-    mutating func value(depth: Int) throws -> JSONValue {
+    /// A value; nil for `undefined` and `null`, which leave their key unset.
+    mutating func value(depth: Int) throws -> JSONValue? {
       // Nesting beyond any real config is hostile input, not a config.
       guard depth < 64 else { throw error("the configuration nests more than 64 levels deep") }
       skipTrivia()
@@ -109,17 +156,28 @@ public enum ConfigLiteral {
             return .object(members)
           }
           let keyLine = line
-          let key = try self.key()
-          skipTrivia()
-          guard current == UInt8(ascii: ":") else { throw error("expected ':' after \(key)") }
-          advance()
-          let value = try self.value(depth: depth + 1)
-          members.append((key, value, keyLine))
+          if current == UInt8(ascii: "."), index + 2 < bytes.count,
+            bytes[index + 1] == UInt8(ascii: "."), bytes[index + 2] == UInt8(ascii: ".")
+          {
+            // `...base`: its values are another object's, not read here.
+            advance()
+            advance()
+            advance()
+            _ = try expression(depth: depth + 1)
+          } else {
+            let key = try self.key()
+            skipTrivia()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \(key)") }
+            advance()
+            if let value = try self.value(depth: depth + 1) {
+              members.append((key, value, keyLine))
+            }
+          }
           skipTrivia()
           if current == UInt8(ascii: ",") {
             advance()
           } else if current != UInt8(ascii: "}") {
-            throw error("expected ',' or '}' after the value of \(key)")
+            throw error("expected ',' or '}' after a value")
           }
         }
       case UInt8(ascii: "["):
@@ -131,7 +189,7 @@ public enum ConfigLiteral {
             advance()
             return .array(items)
           }
-          items.append(try value(depth: depth + 1))
+          if let item = try value(depth: depth + 1) { items.append(item) }
           skipTrivia()
           if current == UInt8(ascii: ",") {
             advance()
@@ -148,7 +206,7 @@ public enum ConfigLiteral {
     }
 
     /// A bare word: a literal (`true`, `12`) or an expression kept as `.null`.
-    mutating func expression(depth: Int) throws -> JSONValue {
+    mutating func expression(depth: Int) throws -> JSONValue? {
       let start = index
       var nesting = 0
       while let c = current {
@@ -172,6 +230,7 @@ public enum ConfigLiteral {
       switch word {
       case "true": return .bool(true)
       case "false": return .bool(false)
+      case "undefined", "null": return nil
       case "": throw error("expected a value")
       default: return Double(word).map(JSONValue.number) ?? .null
       }

@@ -5,14 +5,16 @@ import QualifyCore
 /// declarations, so comments must not count, and code compiled out of the build being
 /// qualified (`#if DEBUG` in a Release build) must not count either.
 enum SourceText {
-  /// `(index, line)` pairs with `//` comments and `/* … */` blocks blanked.
-  static func codeLines(_ text: String) -> [(Int, String)] {
+  /// `(index, line)` pairs with `//` comments and `/* … */` blocks blanked; `quotes` are the
+  /// string delimiters of the language (`'` and `` ` `` too in JavaScript), inside which
+  /// `//` is text.
+  static func codeLines(_ text: String, quotes: Set<Character> = ["\""]) -> [(Int, String)] {
     var out: [(Int, String)] = []
     var inBlock = false
     for (index, raw) in TextLines.split(text).enumerated() {
       var kept = ""
       var rest = Substring(raw)
-      var inString = false
+      var inString: Character?
       while !rest.isEmpty {
         if inBlock {
           guard let end = rest.range(of: "*/") else {
@@ -24,14 +26,17 @@ enum SourceText {
           continue
         }
         guard let c = rest.first else { break }
-        if c == "\"" {
-          inString.toggle()
+        if quotes.contains(c) && (inString == nil || inString == c) {
+          inString = inString == nil ? c : nil
           kept.append(c)
           rest = rest.dropFirst()
-        } else if !inString, rest.hasPrefix("/*") {
+        } else if c == "\\", inString != nil, rest.count > 1 {
+          kept.append(contentsOf: rest.prefix(2))
+          rest = rest.dropFirst(2)
+        } else if inString == nil, rest.hasPrefix("/*") {
           rest = rest.dropFirst(2)
           inBlock = true
-        } else if !inString, rest.hasPrefix("//") {
+        } else if inString == nil, rest.hasPrefix("//") {
           rest = ""
         } else {
           kept.append(c)

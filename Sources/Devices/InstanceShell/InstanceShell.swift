@@ -47,7 +47,11 @@ public final class InstanceShell {
   /// The WebView's history and where it stands.
   public private(set) var history: [String] = []
   public private(set) var index = 0
-  public private(set) var screen: Screen = .closed
+  public private(set) var screen: Screen = .closed {
+    didSet { if screen != .closed { closedBecause = nil } }
+  }
+  /// Why the app closed, when something other than the user closed it.
+  public private(set) var closedBecause: String?
   /// URLs handed to the system browser, oldest first.
   public private(set) var systemBrowser: [String] = []
   /// Why the last add was refused, nil when it was not.
@@ -69,17 +73,46 @@ public final class InstanceShell {
   ) throws {
     self.name = name
     self.build = build
-    self.behaviours = behaviours
+    self.behaviours = InstanceShell.behaviours(behaviours, readFrom: build)
     self.environment = environment
     var build = build
     if behaviours.ignoresTransportPolicy { build.transport = TransportSettings() }
-    let policy = TransportPolicy(build: build, behaviours: behaviours)
+    let policy = TransportPolicy(build: build, behaviours: self.behaviours)
     native = try NativeHTTPStack(
       source: "\(build.platform.rawValue)/\(name) native", policy: policy,
       environment: environment)
     webLoads = try NativeHTTPStack(
       source: "\(build.platform.rawValue)/\(name) webview", policy: policy,
       environment: environment)
+  }
+
+  /// The behaviours the app's own code shows (`InstanceShellCode`), on top of a control's:
+  /// a shell whose code lacks one of seed 004's rules behaves as that code would.
+  static func behaviours(_ base: ShellBehaviours, readFrom build: AppBuild) -> ShellBehaviours {
+    guard let code = build.instanceShell?.code else { return base }
+    var out = base
+    switch build.platform {
+    case .android:
+      if code.androidBackLoadsManager?.value == false { out.trustsCanGoBack = true }
+      if code.androidNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }
+    case .ios:
+      if code.iosNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }
+    }
+    if code.pageshowHandler?.value == false { out.noPageshowHandler = true }
+    if code.validationEndpoint?.value == "/api/admin/health" {
+      out.validatesAgainstAdminHealth = true
+    }
+    if code.replacesLocation?.value == true { out.deepLinkReplaces = true }
+    if code.storesInLocalStorage?.value == true { out.instancesInWebViewStorage = true }
+    return out
+  }
+
+  /// Whether native code hands deep links to the local page (read from the app's code; as
+  /// seed 004 describes when it was not found).
+  var handsOffDeepLinks: Bool {
+    let code = build.instanceShell?.code
+    let fact = build.platform == .ios ? code?.iosDeepLinkHandoff : code?.androidDeepLinkHandoff
+    return fact?.value ?? true
   }
 
   /// The local page's origin: Capacitor's default local scheme on each platform.
@@ -120,6 +153,23 @@ public final class InstanceShell {
     localScriptsLost = false
     remoteModeEntered = false
     systemBrowserMark = systemBrowser.count
+    if build.platform == .android, build.instanceShell?.launcherActivity == nil {
+      note("no launcher activity: the app does not open")
+      screen = .closed
+      return
+    }
+    if build.platform == .ios,
+      let missing = build.instanceShell?.uncompiledSwiftFiles.first(where: {
+        $0.value.hasSuffix("/MainViewController.swift")
+      })
+    {
+      // The storyboard names a class the build left out (seed 004, task 20.1).
+      screen = .placeholder(
+        "a black screen: Unknown class MainViewController in Interface Builder file (\(missing.value) is not compiled)"
+      )
+      note("the root view controller's class is not in the build: a black screen")
+      return
+    }
     // A dev build's server.url serves the local page itself (live reload); in a release build
     // it replaces the local page: the WebView starts there.
     if build.channel.isRelease, let baked = build.capacitor.serverURL?.value, !baked.isEmpty {
@@ -204,7 +254,7 @@ public final class InstanceShell {
 
   /// What `resolveDeepLink` makes of a raw link: the host and path, nil when unparsed.
   func resolve(_ raw: String) -> (host: String, path: String)? {
-    let scheme = (build.instanceShell?.deepLinkScheme?.value ?? "sovereign").lowercased()
+    guard let scheme = build.instanceShell?.deepLinkScheme?.value.lowercased() else { return nil }
     if behaviours.deepLinkViaURLAuthority {
       // `new URL(raw).hostname`: WebKit parses a non-special scheme's authority, Chromium
       // WebView folds it into the pathname and leaves the host empty (seed 004, bug 2).
@@ -246,9 +296,15 @@ public final class InstanceShell {
   /// link (Android: `handleDeepLinkIntent` from `load()` or `onNewIntent`; iOS:
   /// `application(_:open:)` → `loadDeepLink`).
   public func openDeepLink(_ raw: String) {
-    let scheme = build.instanceShell?.deepLinkScheme?.value ?? "sovereign"
-    guard build.registers(scheme: scheme) else {
-      note("the OS has no app for \(scheme)://: the link goes nowhere")
+    guard let scheme = build.instanceShell?.deepLinkScheme?.value, build.registers(scheme: scheme)
+    else {
+      note("the OS has no app for \(raw.prefix { $0 != ":" })://: the link goes nowhere")
+      return
+    }
+    guard handsOffDeepLinks else {
+      // Capacitor's proxy raises appUrlOpen, which no listener of a remote page receives.
+      note("no native code hands \(raw) to the local page: nothing handles it")
+      if !isRunning { start() }
       return
     }
     guard isRunning else {
@@ -270,7 +326,7 @@ public final class InstanceShell {
   public func add(_ input: String) {
     addRefusal = nil
     guard case .onboarding = screen else {
-      addRefusal = "the onboarding page is not shown"
+      note("no onboarding page to type \(input) in")
       return
     }
     guard let origin = normalize(input) else {
@@ -279,7 +335,10 @@ public final class InstanceShell {
       return
     }
     guard let title = check(origin) else {
-      addRefusal = "Could not reach a Sovereign instance at \(origin)."
+      let endpoint = build.instanceShell?.code.validationEndpoint
+      addRefusal =
+        "Could not reach a Sovereign instance at \(origin)."
+        + (endpoint.map { " (checked at \($0.value), as \($0.origin) says)" } ?? "")
       note("add refused: \(addRefusal ?? "")")
       return
     }
@@ -441,11 +500,16 @@ public final class InstanceShell {
     case .android:
       if behaviours.trustsCanGoBack || currentRemote == nil {
         if currentRemote == nil || canGoBackStale || index == 0 {
-          note(
+          let why =
             canGoBackStale
-              ? "back key: canGoBack() is false after the cold-launch redirect: the activity finishes"
-              : "back key on the local page: the activity finishes")
+            ? "back key: canGoBack() is false after the cold-launch redirect, so the activity finishes"
+              + (build.instanceShell?.code.androidBackLoadsManager.flatMap {
+                $0.value ? nil : " (\($0.origin) loads no manager on back: no dispatchKeyEvent)"
+              } ?? "")
+            : "back key on the local page: the activity finishes"
+          note(why)
           screen = .closed
+          if canGoBackStale { closedBecause = why }
           return
         }
         index -= 1
@@ -463,7 +527,11 @@ public final class InstanceShell {
     if url.hasPrefix(localOrigin) {
       if behaviours.noPageshowHandler && leftByBoot.contains(index) {
         // boot() does not run again: the page shows what it showed when it was left.
-        screen = .placeholder("restored from the back-forward cache; boot() did not run again")
+        screen = .placeholder(
+          "restored from the back-forward cache; boot() did not run again"
+            + (build.instanceShell?.code.pageshowHandler.flatMap {
+              $0.value ? nil : " (\($0.origin) has no pageshow handler)"
+            } ?? ""))
         note("back to the local page: no pageshow handler, the placeholder stays")
       } else {
         note("back to the local page: pageshow (persisted) renders the manager")

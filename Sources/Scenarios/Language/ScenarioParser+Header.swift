@@ -24,6 +24,10 @@ extension ParserState {
           hint: suggestion(token.text, ids) ?? "shell kinds are \(ids.joined(separator: ", "))")
         return
       }
+      if sawShell {
+        error(line, head, "the shell kind is given twice")
+      }
+      sawShell = true
       if !scenario.checklist.isEmpty || !scenario.supports.isEmpty {
         error(
           line, head, "the shell line comes before checklist and supports",

@@ -26,6 +26,20 @@ extension ParserState {
           hint: suggestion(title, scenario.steps.map(\.title)).map { "did you mean \"\($0)\"?" })
       }
     }
+    // A statement of another kind of shell would only fail at run time.
+    for line in scenario.steps.flatMap(\.lines) {
+      let pack: (any ScenarioPack.Type)?
+      switch line.kind {
+      case .action(let spec): pack = Vocabulary.pack(ofAction: spec.phrase)
+      case .expectation(let spec, _): pack = Vocabulary.pack(ofExpectation: spec.phrase)
+      }
+      if let pack, !pack.shells.contains(scenario.shell) {
+        report(
+          line.location,
+          "'\(line.text)' belongs to the \(pack.name) pack, for \(pack.shells.map(\.id).sorted().joined(separator: ", ")) shells; this scenario drives a \(scenario.shell.id) shell",
+          hint: scenario.shell == .singleOrigin ? "add 'shell multi-instance' to its header" : nil)
+      }
+    }
     if scenario.steps.isEmpty {
       report(fileStart, "the scenario has no steps", hint: "add one: step \"TITLE\"")
     }

@@ -40,6 +40,7 @@ struct ParserState {
   let diagnostics: DiagnosticsEngine
   var section = ParserSection.start
   var sawScenario = false
+  var sawShell = false
   var failsAtTitles: [(controlIndex: Int, title: String, token: Token, line: SourceLine)] = []
   /// Every line's text by number, so diagnostics found after parsing can still show it.
   var sourceText: [Int: String] = [:]

@@ -1,3 +1,5 @@
+import QualifyCore
+
 /// A pack of the scenario language: the statements a family of scenarios is written in,
 /// declared in one folder beside the world code they drive (`Packs/<Name>/`).
 ///
@@ -11,4 +13,10 @@ public protocol ScenarioPack: SendableMetatype {
   static var mutations: [MutationSpec] { get }
   /// The reasons its expectations and actions fail a step with (what `because` names).
   static var failureReasons: [FailureReason] { get }
+  /// The kinds of shell its statements drive (every kind when they are shell-neutral).
+  static var shells: Set<ShellKind> { get }
+}
+
+extension ScenarioPack {
+  public static var shells: Set<ShellKind> { Set(ShellKind.all) }
 }

@@ -218,6 +218,8 @@ public struct MutationSpec: Sendable {
     switch name.split(separator: ".").first {
     case "idp", "realm": return [.changesIdentityProvider]
     case "backend": return [.changesBackend]
+    // The certificates of the servers the app calls: a real backend's are its own.
+    case "tls": return [.changesBackend]
     case "apns", "fcm": return [.changesPushGateways]
     default: return []
     }

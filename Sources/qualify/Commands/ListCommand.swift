@@ -49,6 +49,7 @@ struct ListCommand {
       let items: [[String: Any]] = scenarios.map { scenario in
         [
           "id": scenario.id, "title": scenario.title, "pack": scenario.pack, "file": scenario.file,
+          "shell": scenario.shell.id,
           "checklist": scenario.checklist, "platforms": scenario.platforms.map(\.rawValue),
           "channels": scenario.channels.map(\.rawValue), "tags": scenario.tags,
           "steps": scenario.steps.map(\.title), "controls": scenario.controls.map(\.name),
@@ -69,7 +70,7 @@ struct ListCommand {
       let applies =
         "\(scenario.platforms.map(\.rawValue).joined(separator: ","))/\(scenario.channels.count == 3 ? "all" : scenario.channels.map(\.rawValue).joined(separator: ","))"
       out.line(
-        "\(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0))\(out.style(applies.padding(toLength: 24, withPad: " ", startingAt: 0), .dim))\(scenario.title)"
+        "\(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0))\(out.style((applies + " ").padding(toLength: max(25, applies.count + 1), withPad: " ", startingAt: 0), .dim))\(scenario.title)"
       )
     }
     out.line(

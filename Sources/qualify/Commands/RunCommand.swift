@@ -143,7 +143,9 @@ struct RunCommand {
     let appDirectory = parsed.value("app") ?? Paths.sampleApp
     let repository = try AppRepository(directory: appDirectory)
     // The real parts of the stack come first: an unreachable one stops the run now.
-    let real = try parsed.value("stack").map { try StackFile.load(path: $0) }
+    let real = try parsed.value("stack").map {
+      try StackFile.load(path: $0, shell: repository.profile.shell)
+    }
     let builds = try repository.builds(
       for: channel,
       extraEnv: AppRepository.ExtraEnv(
@@ -157,7 +159,7 @@ struct RunCommand {
     if let single, let scenario = scenarios.first, scenario.shell != shell {
       throw InputError(
         "\(single) drives a \(scenario.shell.id) shell, and \(repository.profile.title) is a \(shell.id) shell",
-        hint: "see: qualify list --app \(AppRepository.displayPath(repository.root))")
+        hint: "qualify list shows each scenario's shell kind")
     }
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel, shell: shell)
     let allScenarios = try ScenarioCatalogue.load(

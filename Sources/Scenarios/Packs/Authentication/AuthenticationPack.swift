@@ -1,3 +1,5 @@
+import QualifyCore
+
 /// The authentication pack: logins, logouts, cross-app SSO and the browsers they run in (rules
 /// 1-9).
 ///
@@ -5,6 +7,7 @@
 /// Packs/Packs.swift lists the packs.
 enum AuthenticationPack: ScenarioPack {
   static let name = "authentication"
+  static let shells: Set<ShellKind> = [.singleOrigin]
   static let actions: [ActionSpec] =
     AuthenticationVocabulary.actions + AuthenticationVocabulary.moreActions
   static let expectations: [ExpectationSpec] =

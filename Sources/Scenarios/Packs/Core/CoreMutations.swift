@@ -44,6 +44,11 @@ enum CoreMutations {
       let origin = configuration.build.frontend.apiOrigin
       configuration.build.frontend.apiOrigin = Sourced(
         CoreMutations.cleartext(origin.value), at: origin.location)
+      // The app's own setting too, when a real backend (`--stack`) stands in for it.
+      if let own = configuration.build.frontend.ownAPIOrigin {
+        configuration.build.frontend.ownAPIOrigin = Sourced(
+          CoreMutations.cleartext(own.value), at: own.location)
+      }
     },
     MutationSpec(
       "backend.manifest-url-cleartext",

@@ -6,6 +6,38 @@ import QualifyCore
 enum InstanceShellMutations {
   static let all: [MutationSpec] = [
     MutationSpec(
+      "app.code-lacks",
+      [
+        .value(
+          "rule",
+          .choice(["back-to-manager", "navigation-policy", "deep-link-handoff", "pageshow"]))
+      ],
+      summary:
+        "The shell's code loses one of seed 004's rules: the back key loading the manager (Android), the native navigation policy, the native deep-link handoff, or the local page's pageshow handler.",
+      breaks: "seed 004, ADRs 0006 and 0007, the deep-link handoff"
+    ) { configuration, arguments in
+      guard var code = configuration.build.instanceShell?.code else { return }
+      let at = FileLocation(file: "(mutation)", line: 0, column: 1)
+      let ios = configuration.platform == .ios
+      switch arguments["rule"] {
+      case "back-to-manager": if !ios { code.androidBackLoadsManager = Sourced(false, at: at) }
+      case "navigation-policy":
+        if ios {
+          code.iosNavigationPolicy = Sourced(false, at: at)
+        } else {
+          code.androidNavigationPolicy = Sourced(false, at: at)
+        }
+      case "deep-link-handoff":
+        if ios {
+          code.iosDeepLinkHandoff = Sourced(false, at: at)
+        } else {
+          code.androidDeepLinkHandoff = Sourced(false, at: at)
+        }
+      default: code.pageshowHandler = Sourced(false, at: at)
+      }
+      configuration.build.instanceShell?.code = code
+    },
+    MutationSpec(
       "shell.same-origin-to-default-handler",
       summary:
         "A same-origin navigation is handed to Capacitor's default handler, which opens it in the system browser.",
@@ -105,13 +137,16 @@ enum InstanceShellMutations {
         return
       }
       let name = arguments["file"] ?? "MainViewController.swift"
-      guard let dropped = shell.compiledSwiftFiles.first(where: { $0.hasSuffix("/" + name) })
-      else { return }
+      let dropped =
+        shell.compiledSwiftFiles.first { $0.hasSuffix("/" + name) } ?? "ios/App/App/" + name
       shell.compiledSwiftFiles.removeAll { $0 == dropped }
-      shell.uncompiledSwiftFiles.append(
-        Sourced(
-          dropped,
-          at: FileLocation(file: shell.projectFile ?? "project.pbxproj", line: 0, column: 1)))
+      // On disk and not compiled, whatever the project said before.
+      if !shell.uncompiledSwiftFiles.contains(where: { $0.value == dropped }) {
+        shell.uncompiledSwiftFiles.append(
+          Sourced(
+            dropped,
+            at: FileLocation(file: shell.projectFile ?? "project.pbxproj", line: 0, column: 1)))
+      }
       configuration.build.instanceShell = shell
     },
     MutationSpec(

@@ -1,3 +1,5 @@
+import QualifyCore
+
 /// The instances pack: seed 004's multi-instance shell — its build's guards, and (with the
 /// shell model) onboarding, the instance list, the navigation policy, back to the manager and
 /// deep links.
@@ -6,6 +8,7 @@
 /// Packs/Packs.swift lists the packs.
 enum InstancesPack: ScenarioPack {
   static let name = "instances"
+  static let shells: Set<ShellKind> = [.multiInstance]
   static let actions: [ActionSpec] = InstancesVocabulary.actions
   static let expectations: [ExpectationSpec] = InstancesVocabulary.expectations
   static let mutations: [MutationSpec] = InstanceShellMutations.all

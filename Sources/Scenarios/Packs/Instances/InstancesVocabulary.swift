@@ -66,6 +66,16 @@ enum InstancesVocabulary {
         : context.world.instanceServers?.site(named: site).map {
           $0.origin.isSecure ? $0.origin.hostHeader : $0.origin.description
         } ?? site
+      guard case .onboarding = shell.screen else {
+        // Nothing to type the address in: the step fails, whatever it expects.
+        return Outcome(
+          "\(shell.name) adds \(input)",
+          problem: .init(
+            kind: .failed,
+            message:
+              "no onboarding page to add \(input) on: \(shell.name) shows \(describe(shell))",
+            reason: .instanceScreen))
+      }
       shell.add(input)
       return screenOutcome(shell, "added \(input)")
     },
@@ -152,7 +162,7 @@ enum InstancesVocabulary {
         .instanceScreen, label(shell.screen),
         context.negated
           ? "\(shell.name) shows onboarding"
-          : "\(shell.name) shows \(describe(shell.screen)), not onboarding")
+          : "\(shell.name) shows \(describe(shell)), not onboarding")
     },
     ExpectationSpec(
       "instances on", [.value("app", .app), .keyword("are", "sites", .text)],
@@ -193,8 +203,8 @@ enum InstancesVocabulary {
       return context.fail(
         .instanceScreen, label(shell.screen),
         context.negated
-          ? "\(shell.name) shows \(describe(shell.screen))"
-          : "\(shell.name) shows \(describe(shell.screen)), not \(site)\(path ?? "")")
+          ? "\(shell.name) shows \(describe(shell))"
+          : "\(shell.name) shows \(describe(shell)), not \(site)\(path ?? "")")
     },
     ExpectationSpec(
       "system browser opened", [.value("site", .text, optional: true)], negatable: true,
@@ -231,7 +241,7 @@ enum InstancesVocabulary {
       return context.negated
         ? context.fail(.addRefused, nil, "the add was refused: \(shell.addRefusal ?? "")")
         : context.fail(
-          .addAccepted, nil, "the add went through: \(shell.name) shows \(describe(shell.screen))")
+          .addAccepted, nil, "the add went through: \(shell.name) shows \(describe(shell))")
     },
   ]
 
@@ -265,9 +275,9 @@ enum InstancesVocabulary {
     }
   }
 
-  static func describe(_ screen: InstanceShell.Screen) -> String {
-    switch screen {
-    case .closed: return "nothing (the app is closed)"
+  static func describe(_ shell: InstanceShell) -> String {
+    switch shell.screen {
+    case .closed: return "nothing (the app is closed\(shell.closedBecause.map { ": " + $0 } ?? ""))"
     case .placeholder(let why): return "the local page's placeholder (\(why))"
     case .onboarding(let prefill):
       return "onboarding" + (prefill.isEmpty ? "" : " pre-filled with \(prefill)")
@@ -276,7 +286,7 @@ enum InstancesVocabulary {
   }
 
   static func screenOutcome(_ shell: InstanceShell, _ what: String) -> Outcome {
-    Outcome("\(shell.name) \(what): shows \(describe(shell.screen))")
+    Outcome("\(shell.name) \(what): shows \(describe(shell))")
   }
 }
 

@@ -1,9 +1,12 @@
+import QualifyCore
+
 /// The ota pack: the app's lifecycle, the OTA pipeline, the bucket and the updater (rules 10-13).
 ///
 /// Everything the pack adds to the language is declared here, beside the code it drives;
 /// Packs/Packs.swift lists the packs.
 enum OTAPack: ScenarioPack {
   static let name = "ota"
+  static let shells: Set<ShellKind> = [.singleOrigin]
   static let actions: [ActionSpec] = OTAVocabulary.actions
   static let expectations: [ExpectationSpec] = OTAVocabulary.expectations
   static let mutations: [MutationSpec] = OTAVocabulary.mutations

@@ -1,3 +1,5 @@
+import QualifyCore
+
 /// The push pack: the enable flow, the backend's sender, the APNs and FCM gateways and what
 /// the OS shows and opens (DESIGN.md fidelity rules 14 and 15, checklist item 8).
 ///
@@ -5,6 +7,7 @@
 /// Packs/Packs.swift lists the packs.
 enum PushPack: ScenarioPack {
   static let name = "push"
+  static let shells: Set<ShellKind> = [.singleOrigin]
   static let actions: [ActionSpec] = PushVocabulary.actions
   static let expectations: [ExpectationSpec] = PushVocabulary.expectations
   static let mutations: [MutationSpec] = PushVocabulary.mutations
