@@ -21,12 +21,11 @@ public final class Stack: Sendable {
   public let bucket: OTABucket?
   /// The push credentials the backend sends with (the env's, or the harness's).
   public let pushCredentials: PushCredentials?
-  /// Listeners of this stack alone, or nil when it is mounted on shared ones.
-  private let own: (secure: HTTPServer, cleartext: HTTPServer)?
-  private let shared: StackListeners?
+  /// Its hosts on loopback listeners, shared or its own.
+  private let mounted: MountedHosts
   private let channel: BackChannel
   /// Public authority (`host:port`) → loopback port.
-  public let origins: [String: UInt16]
+  public var origins: [String: UInt16] { mounted.origins }
 
   /// Starts a fresh stack for `build`; `identityProvider` overrides the build's IdP profile;
   /// `requested` fixes the loopback ports (HTTPS, HTTP) instead of ephemeral ones.
@@ -163,39 +162,14 @@ public final class Stack: Sendable {
     serve(StackTopology.fcm, FCMGateway(network: firebase, context: context))
     serve(StackTopology.googleOAuth, GoogleOAuth(network: firebase, context: context))
 
-    // A world whose servers must present another certificate cannot share listeners.
-    if let listeners, !context.behaviours.untrustedCertificate {
-      listeners.mount(secure: secureHosts, cleartext: cleartextHosts)
-      shared = listeners
-      own = nil
-    } else {
-      let credentials =
-        context.behaviours.untrustedCertificate
-        ? material.untrustedCredentials : material.credentials
-      let secure = try HTTPServer(handler: secureHosts, tls: credentials, port: requested.https)
-      do {
-        own = (secure, try HTTPServer(handler: cleartextHosts, port: requested.http))
-      } catch {
-        secure.stop()
-        throw error
-      }
-      shared = nil
-    }
-    let ports =
-      shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
-        own?.secure.port ?? 0, own?.cleartext.port ?? 0
-      )
-    var origins: [String: UInt16] = [:]
-    // A real system is reached over the network, never mapped onto the listeners.
-    for origin in topology.origins where !(real?.authorities.contains(origin.authority) ?? false) {
-      if origin.isSecure {
-        origins[origin.authority] = ports.0
-        origins[Origin(scheme: "http", host: origin.host).authority] = ports.1
-      } else {
-        origins[origin.authority] = ports.1
-      }
-    }
-    self.origins = origins
+    // A world whose servers must present another certificate cannot share listeners; a real
+    // system is reached over the network, never mapped onto the listeners.
+    mounted = try MountedHosts(
+      secure: secureHosts, cleartext: cleartextHosts,
+      origins: topology.origins.filter { !(real?.authorities.contains($0.authority) ?? false) },
+      material: material, sharing: listeners,
+      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil,
+      ports: requested)
   }
 
   /// The Firebase projects of the world: the one the app's `google-services.json` registers
@@ -261,29 +235,10 @@ public final class Stack: Sendable {
   }
 
   /// The loopback ports of the HTTPS and HTTP listeners.
-  public var ports: (https: UInt16, http: UInt16) {
-    shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
-      own?.secure.port ?? 0, own?.cleartext.port ?? 0
-    )
-  }
+  public var ports: (https: UInt16, http: UInt16) { mounted.ports }
 
-  private let stopped = Locked(false)
-
-  /// Stops its own listeners, or unmounts from shared ones; only the first call acts (a late
-  /// deinit must not unmount the next world).
-  public func stop() {
-    // Checked and set under the lock, acted on outside it: only the first call gets through.
-    let first = stopped.withLock { stopped in
-      defer { stopped = true }
-      return !stopped
-    }
-    guard first else { return }
-    if let own {
-      own.secure.stop()
-      own.cleartext.stop()
-    }
-    shared?.mount(secure: nil, cleartext: nil)
-  }
+  /// Stops its own listeners, or unmounts from shared ones.
+  public func stop() { mounted.stop() }
 
   deinit {
     stop()

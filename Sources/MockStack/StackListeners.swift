@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import QualifyCore
+import QualifyCrypto
 
 /// A pair of loopback listeners (HTTPS and HTTP) that one runner worker reuses for every
 /// world it runs: each world mounts its own virtual hosts, so state stays fresh while
@@ -32,5 +34,73 @@ public final class StackListeners: Sendable {
 
   deinit {
     stop()
+  }
+}
+
+/// A world's virtual hosts, served on a worker's shared listeners or on listeners of their
+/// own, with the loopback port each public origin is reached on.
+final class MountedHosts: Sendable {
+  /// Public authority (`host:port`) → loopback port.
+  let origins: [String: UInt16]
+  /// The loopback ports of the HTTPS and HTTP listeners.
+  let ports: (https: UInt16, http: UInt16)
+  private let own: (secure: HTTPServer, cleartext: HTTPServer)?
+  private let shared: StackListeners?
+  private let stopped = Locked(false)
+
+  /// - Parameters:
+  ///   - origins: the public origins served (their http twin too, for an https one).
+  ///   - credentials: a certificate of the world's own: listeners are then never shared.
+  init(
+    secure: VirtualHosts, cleartext: VirtualHosts, origins served: [Origin],
+    material: StackMaterial, sharing listeners: StackListeners?,
+    credentials: ServerCredentials? = nil, ports requested: (https: UInt16, http: UInt16) = (0, 0)
+  ) throws {
+    if let listeners, credentials == nil {
+      listeners.mount(secure: secure, cleartext: cleartext)
+      shared = listeners
+      own = nil
+    } else {
+      let server = try HTTPServer(
+        handler: secure, tls: credentials ?? material.credentials, port: requested.https)
+      do {
+        own = (server, try HTTPServer(handler: cleartext, port: requested.http))
+      } catch {
+        server.stop()
+        throw error
+      }
+      shared = nil
+    }
+    let ports =
+      shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
+        own?.secure.port ?? 0, own?.cleartext.port ?? 0
+      )
+    self.ports = ports
+    var origins: [String: UInt16] = [:]
+    for origin in served {
+      if origin.isSecure {
+        origins[origin.authority] = ports.0
+        origins[Origin(scheme: "http", host: origin.host).authority] = ports.1
+      } else {
+        origins[origin.authority] = ports.1
+      }
+    }
+    self.origins = origins
+  }
+
+  /// Stops its own listeners, or unmounts from shared ones; only the first call acts (a late
+  /// deinit must not unmount the next world).
+  func stop() {
+    // Checked and set under the lock, acted on outside it: only the first call gets through.
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
+    if let own {
+      own.secure.stop()
+      own.cleartext.stop()
+    }
+    shared?.mount(secure: nil, cleartext: nil)
   }
 }

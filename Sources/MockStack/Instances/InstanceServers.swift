@@ -57,10 +57,8 @@ public final class InstanceServers: Sendable {
   }
 
   /// Public authority (`host:port`) → loopback port.
-  public let origins: [String: UInt16]
-  private let own: (secure: HTTPServer, cleartext: HTTPServer)?
-  private let shared: StackListeners?
-  private let stopped = Locked(false)
+  public var origins: [String: UInt16] { mounted.origins }
+  private let mounted: MountedHosts
 
   public init(material: StackMaterial, sharing listeners: StackListeners? = nil) throws {
     let real = material.real?.instances ?? [:]
@@ -80,48 +78,12 @@ public final class InstanceServers: Sendable {
         cleartextHosts.add(site.origin.hostHeader, handler)
       }
     }
-    if let listeners {
-      listeners.mount(secure: secureHosts, cleartext: cleartextHosts)
-      shared = listeners
-      own = nil
-    } else {
-      let secure = try HTTPServer(handler: secureHosts, tls: material.credentials)
-      do {
-        own = (secure, try HTTPServer(handler: cleartextHosts))
-      } catch {
-        secure.stop()
-        throw error
-      }
-      shared = nil
-    }
-    let ports =
-      shared.map { ($0.secure.port, $0.cleartext.port) } ?? (
-        own?.secure.port ?? 0, own?.cleartext.port ?? 0
-      )
-    var origins: [String: UInt16] = [:]
-    for site in mocked {
-      if site.origin.isSecure {
-        origins[site.origin.authority] = ports.0
-        origins[Origin(scheme: "http", host: site.origin.host).authority] = ports.1
-      } else {
-        origins[site.origin.authority] = ports.1
-      }
-    }
-    self.origins = origins
+    mounted = try MountedHosts(
+      secure: secureHosts, cleartext: cleartextHosts, origins: mocked.map(\.origin),
+      material: material, sharing: listeners)
   }
 
-  public func stop() {
-    let first = stopped.withLock { done -> Bool in
-      defer { done = true }
-      return !done
-    }
-    guard first else { return }
-    if let own {
-      own.secure.stop()
-      own.cleartext.stop()
-    }
-    shared?.mount(secure: nil, cleartext: nil)
-  }
+  public func stop() { mounted.stop() }
 
   deinit {
     stop()
