@@ -42,6 +42,13 @@ public final class Device {
     try InstanceShell(name: name, build: build, behaviours: behaviours, environment: environment)
   }
 
+  /// Installs a session-contract app (seed 002) on this device.
+  public func installSessionClient(_ build: AppBuild, name: String, behaviours: ShellBehaviours)
+    throws -> SessionClient
+  {
+    try SessionClient(name: name, build: build, behaviours: behaviours, environment: environment)
+  }
+
   /// Installs `build` on this device.
   @discardableResult
   public func install(_ build: AppBuild, name: String? = nil, behaviours: ShellBehaviours) throws

@@ -9,6 +9,20 @@ public struct StackBehaviours: Sendable, Hashable {
   /// The heartbeat answers 503.
   public var backendUnhealthy = false
 
+  // The session-contract backend (seed 002).
+  /// A refresh returns the same refresh token (no rotation).
+  public var sessionNoRotation = false
+  /// A replayed refresh token is accepted (no reuse detection).
+  public var sessionNoReuseDetection = false
+  /// Auth, refresh and bootstrap answers lack `Cache-Control: no-store`.
+  public var sessionForgetsNoStore = false
+  /// A deviceId the backend never issued is accepted at login.
+  public var sessionAcceptsUnknownDevice = false
+  /// logout-all ends only the caller's session.
+  public var sessionLogoutAllKeepsOthers = false
+  /// Deleting a device keeps its sessions alive.
+  public var sessionDeviceDeleteKeepsSessions = false
+
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).
   public var identityCookieAlwaysPersistent = false

@@ -75,7 +75,29 @@ public struct ShellKind: Sendable, Hashable {
       "item 9 is a human handoff (a real device in hand) and item 13 is the app's own test suite: qualify proves neither"
   )
 
-  public static let all: [ShellKind] = [.singleOrigin, .multiInstance]
+  /// Seed 002: a mobile app on a first-party session contract with its backend (one
+  /// SessionEnvelope, opaque rotating refresh tokens, a backend-issued deviceId, a bootstrap).
+  public static let sessionContract = ShellKind(
+    id: "session-contract",
+    summary:
+      "a mobile app and its backend on a first-party session contract (seed 002, HeyMoov)",
+    source: "seed 002, Mobile Auth Session Contract (its sections)",
+    checklist: [
+      ChecklistItem(1, "SessionEnvelope: every successful auth flow returns the same envelope"),
+      ChecklistItem(2, "Client rules: Bearer, the envelope replaced whole, state wiped at the end"),
+      ChecklistItem(3, "deviceId: issued by the backend, omitted at first login, never made up"),
+      ChecklistItem(4, "Refresh: rotation, reuse detection, concurrent refreshes serialised"),
+      ChecklistItem(5, "Session endpoints: logout, logout-all, devices and their deletion"),
+      ChecklistItem(6, "Cache-Control: no-store on auth, refresh and bootstrap"),
+      ChecklistItem(7, "Bootstrap reloaded as the policy says, never on each navigation"),
+      ChecklistItem(8, "Contract errors the client can tell apart"),
+      ChecklistItem(9, "Passkeys: login and registration (WebAuthn)"),
+    ],
+    releaseCaveat:
+      "item 9 (passkeys through WebAuthn) has no scenario yet: this version does not prove it"
+  )
+
+  public static let all: [ShellKind] = [.singleOrigin, .multiInstance, .sessionContract]
 
   public static func named(_ id: String) -> ShellKind? { all.first { $0.id == id } }
 

@@ -54,8 +54,17 @@ public enum StackFile {
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
+    if shell == .sessionContract {
+      for member in members where !["$comment", "caFile", "timeout"].contains(member.key) {
+        fail(
+          member.line,
+          "\"\(member.key)\": --stack is not supported for a session-contract app by this version",
+          hint: "run without --stack: the session scenarios use the embedded contract backend")
+      }
+    }
     let foreign =
-      shell == .multiInstance ? ["identityProvider", "backend", "ota"] : ["instances"]
+      shell == .multiInstance
+      ? ["identityProvider", "backend", "ota"] : shell == .singleOrigin ? ["instances"] : []
     for member in members where foreign.contains(member.key) {
       fail(
         member.line,

@@ -14,6 +14,9 @@ public struct AppBuild: Sendable {
   public var shell: ShellKind = .singleOrigin
   /// What a multi-instance shell's build says; nil for other kinds.
   public var instanceShell: InstanceShellSettings?
+  /// A session-contract app (seed 002): how long in the background makes it reload its
+  /// bootstrap on return, in seconds.
+  public var sessionForegroundReload: Double?
   /// The app's short name (`messages`).
   public var name: String
   /// The name reports show.

@@ -45,6 +45,11 @@ public struct AppProfile: Sendable {
   /// The URL scheme a multi-instance shell opens deep links on (`deepLinkScheme`,
   /// `sovereign://<host>/<path>`).
   public var deepLinkScheme: String?
+  /// A session-contract app's backend API origin (`session.api`).
+  public var sessionAPI: String?
+  /// How long in the background makes the app reload its bootstrap on return
+  /// (`session.foregroundReload`, seconds).
+  public var sessionForegroundReload: Double?
   /// The name reports show (`displayName`, else `name`).
   public var displayName: String?
   public var appId: String?
@@ -164,7 +169,7 @@ public struct AppProfile: Sendable {
     let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "shell", "deepLinkScheme", "$comment",
+      "shell", "deepLinkScheme", "session", "$comment",
     ]
     for member in members where !known.contains(member.key) {
       report(
@@ -214,6 +219,26 @@ public struct AppProfile: Sendable {
       }
     }
     if let scheme = top("deepLinkScheme") { profile.deepLinkScheme = scheme }
+    if let session = document["session"] {
+      for member in session.members ?? [] where !["api", "foregroundReload"].contains(member.key) {
+        report(
+          member.line, "unknown key \"\(member.key)\" in session",
+          hint: "session has api and foregroundReload")
+      }
+      profile.sessionAPI = string(session["api"], "session.api", line: session.line(of: "api"))
+      if let text = string(
+        session["foregroundReload"], "session.foregroundReload",
+        line: session.line(of: "foregroundReload"))
+      {
+        if let seconds = Durations.parse(text) {
+          profile.sessionForegroundReload = seconds
+        } else {
+          report(
+            session.line(of: "foregroundReload"),
+            "\"session.foregroundReload\" must be a duration such as 10m")
+        }
+      }
+    }
     if let displayName = top("displayName") { profile.displayName = displayName }
     if let appId = top("appId") { profile.appId = appId }
     if let scheme = top("callbackScheme") { profile.callbackScheme = scheme }

@@ -65,5 +65,19 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// `normalizeInstanceUrl` accepts `http:` in a release build.
   public var acceptsHTTPInstances = false
 
+  // The session-contract client (seed 002).
+  /// Concurrent refreshes are not serialised: each sends the same refresh token.
+  public var sessionClientNoSingleFlight = false
+  /// The client makes up a deviceId of its own at first login.
+  public var sessionClientMakesDeviceId = false
+  /// After a refresh the client keeps the old refresh token (the envelope not replaced).
+  public var sessionClientKeepsOldRefreshToken = false
+  /// A terminal refresh error leaves the local state in place.
+  public var sessionClientKeepsStateOnTerminalError = false
+  /// The bootstrap is reloaded on each navigation.
+  public var sessionClientReloadsOnNavigation = false
+  /// The bootstrap is reloaded after every refresh, changed version or not.
+  public var sessionClientReloadsOnRefresh = false
+
   public init() {}
 }

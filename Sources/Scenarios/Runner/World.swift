@@ -22,6 +22,10 @@ public final class World {
   public let instanceServers: InstanceServers?
   /// The multi-instance shells, by app name.
   public private(set) var instanceShells: [String: InstanceShell] = [:]
+  /// The backend of a session-contract app's world (seed 002); nil for other kinds.
+  public let sessionStack: SessionStack?
+  /// The session-contract clients, by app name.
+  public private(set) var sessionClients: [String: SessionClient] = [:]
   /// The outside systems as a real deployment would let the harness see them.
   public let ports: StackPorts
   public let environment: DeviceEnvironment
@@ -111,7 +115,14 @@ public final class World {
     instanceServers =
       configuration.build.shell == .multiInstance
       ? try InstanceServers(material: material, sharing: try transport?.listeners(material)) : nil
-    let origins = stack?.origins ?? instanceServers?.origins ?? [:]
+    sessionStack =
+      configuration.build.shell == .sessionContract
+      ? try Origin(url: configuration.build.frontend.apiOrigin.value).map {
+        try SessionStack(
+          apiOrigin: $0, material: material, context: context,
+          sharing: try transport?.listeners(material))
+      } : nil
+    let origins = stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? [:]
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
@@ -150,6 +161,10 @@ public final class World {
           instanceShells[declaration.name] = try device.installInstanceShell(
             build, name: declaration.name, behaviours: configuration.shell)
         }
+        if build.shell == .sessionContract {
+          sessionClients[declaration.name] = try device.installSessionClient(
+            build, name: declaration.name, behaviours: configuration.shell)
+        }
       }
       for role in scenario.users {
         users[role] = try boundUser(role)
@@ -157,6 +172,7 @@ public final class World {
     } catch {
       stack?.stop()
       instanceServers?.stop()
+      sessionStack?.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -171,7 +187,7 @@ public final class World {
     guard let index = AppProfile.userRoles.firstIndex(of: role) else {
       throw ScenarioRuntimeError("unknown user role \(role)")
     }
-    let known = ports.identityProvider?.testUsers ?? []
+    let known = ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers ?? []
     let declared = configuration.build.testUsers
     if !declared.isEmpty {
       guard index < declared.count else {
@@ -218,6 +234,7 @@ public final class World {
   func tearDown() {
     stack?.stop()
     instanceServers?.stop()
+    sessionStack?.stop()
   }
 
   /// The embedded stack, for the steps of seed 000's shell.
@@ -243,6 +260,7 @@ public final class World {
   /// of the step, which are then counted from where the feed stands now.
   func beginStep(readsEvents: Bool) throws {
     for shell in instanceShells.values { shell.markStep() }
+    for client in sessionClients.values { client.markStep() }
     stepEventStart =
       readsEvents && eventsAvailable ? try ports.identityProvider?.events().count ?? 0 : 0
     stepEvidenceStart = evidence.count

@@ -1,5 +1,6 @@
 import Artifacts
 import Foundation
+import HTTP
 import MockStack
 import QualifyCore
 import ResultModel
@@ -210,9 +211,13 @@ struct RunCommand {
     // https-origins guard naming the value; it does not stop the run.
     let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
     // A multi-instance shell's world serves the instance sites instead.
-    let hosts =
-      shell == .multiInstance
-      ? InstanceServers.secureHosts : topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
+    let hosts: Set<String>
+    switch shell {
+    case .multiInstance: hosts = InstanceServers.secureHosts
+    case .sessionContract:
+      hosts = Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
+    default: hosts = topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
+    }
     let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
     var scope = RunScope()
     scope.scenario = single

@@ -1,0 +1,42 @@
+import Foundation
+import QualifyCore
+
+/// A session-contract app (seed 002): its backend's API origin and the client's policy, as
+/// qualify.json declares them. What the contract checks happens at run time, between the
+/// client and the backend.
+extension BuildReader {
+  mutating func readSessionContract() -> [Platform: AppBuild] {
+    let location = FileLocation(
+      file: profile.file ?? "qualify.json", line: profile.keyLines["session"] ?? 1, column: 1)
+    guard let api = profile.sessionAPI, let origin = URLComponents(string: api),
+      ["http", "https"].contains(origin.scheme ?? ""), origin.host?.isEmpty == false
+    else {
+      diagnostics.append(
+        .error(
+          at: location, "a session-contract app names its backend's API origin",
+          hint: "add \"session\": {\"api\": \"https://api.example.org\"} to qualify.json"))
+      return [:]
+    }
+    var builds: [Platform: AppBuild] = [:]
+    for platform in Platform.allCases {
+      var build = AppBuild(
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: Sourced(profile.appId ?? profile.name, at: nil), syncedAppId: nil,
+        callbackScheme: Sourced("", at: nil), registeredSchemes: [],
+        capacitor: CapacitorConfig(file: ""), transport: TransportSettings(),
+        authSession: AuthSessionSettings(), push: PushShellSettings(),
+        guards: BuildGuardSettings(),
+        frontend: FrontendSettings(
+          apiOrigin: Sourced(api, at: location), isDevBuild: channel == .dev),
+        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
+        files: [:])
+      build.shell = .sessionContract
+      build.features.ota = FeatureState(
+        enabled: false, use: .unused, decidedBy: "a session-contract app has no OTA channel here")
+      build.testUsers = profile.testUsers
+      build.sessionForegroundReload = profile.sessionForegroundReload ?? 600
+      builds[platform] = build
+    }
+    return builds
+  }
+}

@@ -1,0 +1,312 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+
+/// The backend half of seed 002's mobile session contract: password login, the
+/// `SessionEnvelope`, rotating opaque refresh tokens with reuse detection (a replayed token
+/// revokes its whole session), logout, logout-all, the device list and its deletion, the
+/// bootstrap `GET /v1/mobile/api/me`, `Cache-Control: no-store`, and the contract's errors.
+/// Passkeys are not implemented here.
+public final class SessionBackend: HTTPHandler, Sendable {
+  public let origin: Origin
+  let context: StackContext
+  /// The accounts the scenarios sign in as.
+  public let testUsers: [RealmSettings.User]
+  /// How long an access token and a refresh token live.
+  public static let accessTTL: TimeInterval = 15 * 60
+  public static let refreshTTL: TimeInterval = 30 * 24 * 3600
+
+  struct Session {
+    var id: String
+    var user: String
+    var deviceId: String
+    var accessToken: String
+    var accessExpires: Date
+    /// The live refresh token, and those it replaced (a replay of one revokes the session).
+    var refreshToken: String
+    var retiredRefreshTokens: Set<String> = []
+    var refreshExpires: Date
+    var revoked: String?
+  }
+
+  struct State {
+    var sessions: [String: Session] = [:]
+    /// `mobile_devices.id` → the user it belongs to.
+    var devices: [String: String] = [:]
+    var bootstrapVersion = 42
+    var banned: Set<String> = []
+  }
+
+  private let state = Locked(State())
+
+  public init(origin: Origin, context: StackContext) {
+    self.origin = origin
+    self.context = context
+    testUsers = (1...3).map { index in
+      RealmSettings.User(
+        username: "user\(index)@heymoov.example", password: context.secret(byteCount: 12),
+        email: "user\(index)@heymoov.example", firstName: "Test", lastName: "User \(index)")
+    }
+  }
+
+  private var behaviours: StackBehaviours { context.behaviours }
+
+  private func event(_ summary: String) { context.event("session-backend", summary) }
+
+  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    var router = Router()
+    router.post("/v1/mobile/auth/password/login") { [unowned self] in self.passwordLogin($0) }
+    router.post("/v1/mobile/session/refresh") { [unowned self] in self.refresh($0) }
+    router.post("/v1/mobile/session/logout") { [unowned self] in
+      self.authenticated($0) { session, state in
+        state.sessions[session.id]?.revoked = "logged out"
+        return HTTPResponse(status: 204)
+      }
+    }
+    router.post("/v1/mobile/session/logout-all") { [unowned self] in
+      self.authenticated($0) { session, state in
+        for (id, other) in state.sessions where other.user == session.user {
+          if self.behaviours.sessionLogoutAllKeepsOthers && id != session.id { continue }
+          state.sessions[id]?.revoked = "logged out everywhere"
+        }
+        return HTTPResponse(status: 204)
+      }
+    }
+    router.get("/v1/mobile/session/devices") { [unowned self] in
+      self.authenticated($0) { session, state in
+        let devices = state.devices.filter { $0.value == session.user }.keys.sorted()
+        return .json([
+          "devices": devices.map { ["deviceId": $0, "current": $0 == session.deviceId] }
+        ])
+      }
+    }
+    router.on("DELETE", "/v1/mobile/session/devices/*") { [unowned self] request in
+      self.authenticated(request) { session, state in
+        let device = String(request.path.dropFirst("/v1/mobile/session/devices/".count))
+        guard state.devices[device] == session.user else {
+          return self.error(404, "not_found", "no such device")
+        }
+        state.devices[device] = nil
+        if !self.behaviours.sessionDeviceDeleteKeepsSessions {
+          for (id, other) in state.sessions where other.deviceId == device {
+            state.sessions[id]?.revoked = "device deleted"
+          }
+        }
+        return HTTPResponse(status: 204)
+      }
+    }
+    router.get("/v1/mobile/api/me") { [unowned self] in
+      self.authenticated($0) { session, state in
+        self.noStore(
+          .json([
+            "user": ["id": session.user], "person": [:], "roles": [], "permissions": [],
+            "auth": [
+              "sessionId": session.id, "deviceId": session.deviceId, "authMethod": "password",
+              "authLevel": "aal1", "passkeyEnrolled": false,
+            ],
+            "bootstrapVersion": state.bootstrapVersion,
+          ]))
+      }
+    }
+    // Mock-only hooks: what happens elsewhere in the product.
+    router.post("/_qualify/bootstrap-version") { [unowned self] _ in
+      self.state.withLock { $0.bootstrapVersion += 1 }
+      return HTTPResponse(status: 204)
+    }
+    router.post("/_qualify/ban") { [unowned self] request in
+      let user = request.form.first { $0.name == "user" }?.value ?? ""
+      self.state.withLock { _ = $0.banned.insert(user) }
+      return HTTPResponse(status: 204)
+    }
+    return router.handle(request)
+  }
+
+  /// `Cache-Control: no-store`, unless a control makes the backend forget it.
+  private func noStore(_ response: HTTPResponse) -> HTTPResponse {
+    behaviours.sessionForgetsNoStore ? response : response.with("Cache-Control", "no-store")
+  }
+
+  /// A contract error: `{"error": CODE, "message": …}`.
+  private func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+    noStore(.json(["error": code, "message": message], status: status))
+  }
+
+  private func fields(_ request: HTTPRequest) -> [String: Any] {
+    (request.jsonObject as? [String: Any]) ?? [:]
+  }
+
+  /// `POST /v1/mobile/auth/password/login {login, password, deviceId?, platform, …}`.
+  func passwordLogin(_ request: HTTPRequest) -> HTTPResponse {
+    let body = fields(request)
+    guard let login = body["login"] as? String, let password = body["password"] as? String,
+      let user = testUsers.first(where: { $0.username == login }), user.password == password
+    else {
+      event("password login refused: invalid credentials")
+      return error(401, "invalid_credentials", "Unknown login or wrong password.")
+    }
+    return state.withLock { state -> HTTPResponse in
+      if state.banned.contains(user.username) {
+        return error(403, "profile_banned", "This profile is banned.")
+      }
+      let deviceId: String
+      if let sent = body["deviceId"] as? String {
+        // Only a deviceId the backend issued to this user may come back.
+        guard state.devices[sent] == user.username || behaviours.sessionAcceptsUnknownDevice
+        else {
+          event("login refused: deviceId \(sent) is not a known mobile_devices.id")
+          return error(400, "invalid_device", "deviceId is not a known device of this user.")
+        }
+        deviceId = sent
+        state.devices[sent] = user.username
+      } else {
+        deviceId = SessionBackend.uuid(context.random.bytes(16))
+        state.devices[deviceId] = user.username
+        event("new mobile device \(deviceId) for \(user.username)")
+      }
+      let session = newSession(user: user.username, deviceId: deviceId)
+      state.sessions[session.id] = session
+      event("session \(session.id) opened for \(user.username) on \(deviceId)")
+      return envelope(session, version: state.bootstrapVersion)
+    }
+  }
+
+  /// A version-4 UUID from 16 random bytes (`mobile_devices.id`).
+  static func uuid(_ raw: [UInt8]) -> String {
+    var b = raw
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    let hex = Hex.encode(b)
+    let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+      String(
+        hex[
+          hex.index(
+            hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+              hex.startIndex, offsetBy: range.upperBound)])
+    }
+    return parts.joined(separator: "-")
+  }
+
+  private func newSession(user: String, deviceId: String) -> Session {
+    let now = context.clock.now
+    return Session(
+      id: "ms_" + context.random.hex(byteCount: 8), user: user, deviceId: deviceId,
+      accessToken: context.secret(byteCount: 24),
+      accessExpires: now.addingTimeInterval(SessionBackend.accessTTL),
+      refreshToken: context.secret(byteCount: 32),
+      refreshExpires: now.addingTimeInterval(SessionBackend.refreshTTL))
+  }
+
+  private func envelope(_ session: Session, version: Int) -> HTTPResponse {
+    let format = ISO8601DateFormatter()
+    return noStore(
+      .json([
+        "accessToken": session.accessToken,
+        "accessExpiresAt": format.string(from: session.accessExpires),
+        "refreshToken": session.refreshToken,
+        "refreshExpiresAt": format.string(from: session.refreshExpires),
+        "sessionId": session.id, "deviceId": session.deviceId, "bootstrapVersion": version,
+      ]))
+  }
+
+  /// `POST /v1/mobile/session/refresh {refreshToken}`: a new envelope, the old refresh token
+  /// retired; a retired one coming back revokes the session (`refresh_reused`).
+  func refresh(_ request: HTTPRequest) -> HTTPResponse {
+    guard let token = fields(request)["refreshToken"] as? String else {
+      return error(400, "invalid_request", "refreshToken is required.")
+    }
+    return state.withLock { state -> HTTPResponse in
+      guard
+        var session = state.sessions.values.first(where: {
+          $0.refreshToken == token || $0.retiredRefreshTokens.contains(token)
+        })
+      else {
+        return error(401, "session_expired", "Unknown refresh token.")
+      }
+      if session.refreshToken != token && !behaviours.sessionNoReuseDetection {
+        state.sessions[session.id]?.revoked = "refresh token reused"
+        event("refresh token of \(session.id) replayed: the session is revoked")
+        return error(401, "refresh_reused", "This refresh token was already used.")
+      }
+      if let revoked = session.revoked {
+        return error(
+          401, revoked == "refresh token reused" ? "refresh_reused" : "session_expired",
+          "The session has ended (\(revoked)).")
+      }
+      guard session.refreshExpires > context.clock.now else {
+        return error(401, "session_expired", "The session has expired.")
+      }
+      if state.banned.contains(session.user) {
+        state.sessions[session.id]?.revoked = "profile banned"
+        return error(403, "profile_banned", "This profile is banned.")
+      }
+      let now = context.clock.now
+      session.accessToken = context.secret(byteCount: 24)
+      session.accessExpires = now.addingTimeInterval(SessionBackend.accessTTL)
+      if !behaviours.sessionNoRotation {
+        session.retiredRefreshTokens.insert(session.refreshToken)
+        session.refreshToken = context.secret(byteCount: 32)
+      }
+      state.sessions[session.id] = session
+      event("session \(session.id) refreshed")
+      return envelope(session, version: state.bootstrapVersion)
+    }
+  }
+
+  /// A private route: `Authorization: Bearer <accessToken>` of a live session.
+  private func authenticated(
+    _ request: HTTPRequest, _ body: (Session, inout State) -> HTTPResponse
+  ) -> HTTPResponse {
+    let header = request.headers["Authorization"] ?? ""
+    guard header.hasPrefix("Bearer ") else {
+      return error(401, "unauthenticated", "Authorization: Bearer <accessToken> is required.")
+    }
+    let token = String(header.dropFirst("Bearer ".count))
+    return state.withLock { state -> HTTPResponse in
+      guard let session = state.sessions.values.first(where: { $0.accessToken == token }) else {
+        return error(401, "session_expired", "Unknown access token.")
+      }
+      if let revoked = session.revoked {
+        return error(401, "session_expired", "The session has ended (\(revoked)).")
+      }
+      guard session.accessExpires > context.clock.now else {
+        return error(401, "access_token_expired", "The access token has expired: refresh.")
+      }
+      return body(session, &state)
+    }
+  }
+}
+
+/// The world of a session-contract app: its backend at the app's API origin.
+public final class SessionStack: Sendable {
+  public let backend: SessionBackend
+  private let mounted: MountedHosts
+
+  public init(
+    apiOrigin: Origin, material: StackMaterial, context: StackContext,
+    sharing listeners: StackListeners? = nil
+  ) throws {
+    backend = SessionBackend(origin: apiOrigin, context: context)
+    let secure = VirtualHosts()
+    let cleartext = VirtualHosts()
+    if apiOrigin.isSecure {
+      secure.add(apiOrigin.hostHeader, backend)
+      cleartext.add(apiOrigin.host, RedirectToHTTPS(origin: apiOrigin))
+    } else {
+      cleartext.add(apiOrigin.hostHeader, backend)
+    }
+    mounted = try MountedHosts(
+      secure: secure, cleartext: cleartext, origins: [apiOrigin], material: material,
+      sharing: listeners,
+      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil)
+  }
+
+  /// Public authority (`host:port`) → loopback port.
+  public var origins: [String: UInt16] { mounted.origins }
+
+  public func stop() { mounted.stop() }
+
+  deinit {
+    stop()
+  }
+}

@@ -1,0 +1,386 @@
+import Devices
+import Foundation
+import HTTP
+import MockStack
+import QualifyCore
+
+/// The session pack: seed 002's mobile session contract, both halves — the backend (the
+/// envelope, rotation and reuse detection, no-store, deviceId, logout-all, devices) and the
+/// client (Bearer, the envelope replaced, single flight, the state wiped, the bootstrap
+/// policy). Its actions leave the last response for `expect status`, `json` and `header`.
+enum SessionPack: ScenarioPack {
+  static let name = "session"
+  static let shells: Set<ShellKind> = [.sessionContract]
+
+  static let actions: [ActionSpec] = [
+    ActionSpec(
+      .app, "signs in as", [.value("user", .user)],
+      summary:
+        "Password login (`POST /v1/mobile/auth/password/login`): no deviceId at the first login, the backend's one after; the envelope stored, the bootstrap loaded.",
+      example: "heymoov signs in as first"
+    ) { context in
+      let client = try context.sessionClient()
+      guard let role = context.arguments["user"], let user = context.world.users[role],
+        let password = user.password
+      else { throw ScenarioRuntimeError("no test user for \(context.arguments["user"] ?? "?")") }
+      client.logIn(login: user.username, password: password)
+      return outcome(
+        client, "signed in as \(user.username)", path: "/v1/mobile/auth/password/login")
+    },
+    ActionSpec(
+      .app, "calls", [.value("path", .text)],
+      summary:
+        "A private call with `Authorization: Bearer`; an expired access token is refreshed once and the call retried; a terminal error returns to login.",
+      example: "heymoov calls /v1/mobile/api/me"
+    ) { context in
+      let client = try context.sessionClient()
+      client.call(context.arguments["path"] ?? "/v1/mobile/api/me")
+      return outcome(client, "called \(context.arguments["path"] ?? "")")
+    },
+    ActionSpec(
+      .app, "makes concurrent calls", [.value("count", .integer)],
+      summary:
+        "COUNT private calls find the access token expired at once: with single flight one refresh serves them all.",
+      example: "heymoov makes concurrent calls 2"
+    ) { context in
+      let client = try context.sessionClient()
+      client.concurrentCalls(Int(context.arguments["count"] ?? "2") ?? 2, path: "/v1/mobile/api/me")
+      return outcome(client, "made concurrent calls")
+    },
+    ActionSpec(
+      .app, "refreshes its session",
+      summary: "`POST /v1/mobile/session/refresh` with the stored refresh token.",
+      example: "heymoov refreshes its session"
+    ) { context in
+      let client = try context.sessionClient()
+      client.refresh()
+      return outcome(client, "refreshed", path: "/v1/mobile/session/refresh")
+    },
+    ActionSpec(
+      .app, "signs out", [.flag("everywhere")],
+      summary:
+        "`POST /v1/mobile/session/logout` (or `logout-all` with `everywhere`); the local state wiped.",
+      example: "heymoov signs out everywhere"
+    ) { context in
+      let client = try context.sessionClient()
+      client.logOut(everywhere: context.arguments.has("everywhere"))
+      return outcome(client, "signed out")
+    },
+    ActionSpec(
+      .app, "deletes the device of", [.value("other", .app)],
+      summary: "`DELETE /v1/mobile/session/devices/{deviceId}` for OTHER's device.",
+      example: "heymoov deletes the device of tablet"
+    ) { context in
+      let client = try context.sessionClient()
+      guard let name = context.arguments["other"], let other = context.world.sessionClients[name],
+        let device = other.secureStorage["deviceId"]
+      else { throw ScenarioRuntimeError("no device of \(context.arguments["other"] ?? "?")") }
+      client.deleteDevice(device)
+      return outcome(client, "deleted device \(device)")
+    },
+    ActionSpec(
+      .app, "cold starts",
+      summary: "The app starts again: with a stored session it refreshes and loads the bootstrap.",
+      example: "heymoov cold starts"
+    ) { context in
+      let client = try context.sessionClient()
+      client.coldStart()
+      return outcome(client, "cold started")
+    },
+    ActionSpec(
+      .app, "navigates",
+      summary: "A navigation inside the app (the bootstrap is not reloaded).",
+      example: "heymoov navigates"
+    ) { context in
+      let client = try context.sessionClient()
+      client.navigate()
+      return outcome(client, "navigated")
+    },
+    ActionSpec(
+      .app, "goes to the background", summary: "The app leaves the foreground.",
+      example: "heymoov goes to the background"
+    ) { context in
+      let client = try context.sessionClient()
+      client.background()
+      return Outcome("\(client.name) went to the background")
+    },
+    ActionSpec(
+      .app, "returns to the foreground",
+      summary:
+        "Back in the foreground: past the profile's `session.foregroundReload` the bootstrap is reloaded.",
+      example: "heymoov returns to the foreground"
+    ) { context in
+      let client = try context.sessionClient()
+      client.foreground()
+      return outcome(client, "returned to the foreground")
+    },
+    ActionSpec(
+      .app, "receives an invalidation event",
+      summary: "A context-invalidation event reaches the app: the bootstrap is reloaded.",
+      example: "heymoov receives an invalidation event"
+    ) { context in
+      let client = try context.sessionClient()
+      client.invalidated()
+      return outcome(client, "was told its context changed")
+    },
+    ActionSpec(
+      .world, "attacker replays the retired refresh token of", [.value("app", .app)],
+      summary:
+        "A refresh token APP already rotated out comes back to the refresh endpoint (a stolen token).",
+      example: "attacker replays the retired refresh token of heymoov"
+    ) { context in
+      guard let name = context.arguments["app"], let client = context.world.sessionClients[name]
+      else { throw ScenarioRuntimeError("no session app \(context.arguments["app"] ?? "?")") }
+      guard let token = client.retiredRefreshToken else {
+        return Outcome(
+          "no retired refresh token of \(name) to replay",
+          problem: .init(
+            kind: .failed, message: "\(name) never had a refresh token rotated out",
+            reason: .sessionState))
+      }
+      var result = Outcome("replayed a retired refresh token of \(name)")
+      result.response = client.replay(token)
+      return result
+    },
+    ActionSpec(
+      .world, "the backend bumps the bootstrap version",
+      summary: "Something changes the user's context on the backend: `bootstrapVersion` goes up.",
+      example: "the backend bumps the bootstrap version", powers: [.backendHook]
+    ) { context in
+      try context.world.sessionBackendHook("/_qualify/bootstrap-version", form: "")
+      return Outcome("the bootstrap version went up")
+    },
+    ActionSpec(
+      .world, "the backend bans", [.value("user", .user)],
+      summary: "The user's profile is banned on the backend.",
+      example: "the backend bans first", powers: [.backendHook]
+    ) { context in
+      guard let role = context.arguments["user"], let user = context.world.users[role] else {
+        throw ScenarioRuntimeError("no user \(context.arguments["user"] ?? "?")")
+      }
+      try context.world.sessionBackendHook(
+        "/_qualify/ban", form: "user=" + Query.escape(user.username))
+      return Outcome("\(user.username) is banned")
+    },
+  ]
+
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "session on", [.value("app", .app)], negatable: true,
+      summary:
+        "APP holds a session (signed in, a refresh token in secure storage) rather than the login screen.",
+      example: "expect no session on heymoov"
+    ) { context in
+      let client = try context.sessionClient("app")
+      let live = client.screen == .home && client.secureStorage["refreshToken"] != nil
+      if live != context.negated { return nil }
+      return context.fail(
+        .sessionState, live ? "signed-in" : "login",
+        live ? "\(client.name) is still signed in" : "\(client.name) is on the login screen")
+    },
+    ExpectationSpec(
+      "refreshes", [.value("count", .integer)],
+      summary: "How many refresh requests the apps sent during this step.",
+      example: "expect refreshes 1"
+    ) { context in
+      let sent = context.world.sessionClients.values.flatMap(\.responses).filter {
+        $0.path == "/v1/mobile/session/refresh"
+      }.count
+      let wanted = Int(context.arguments["count"] ?? "") ?? -1
+      return sent == wanted
+        ? nil : context.fail(.refreshCount, String(sent), "\(sent) refresh requests, not \(wanted)")
+    },
+    ExpectationSpec(
+      "bootstrap loads on", [.value("app", .app), .value("count", .integer)],
+      summary:
+        "How many times APP has loaded its bootstrap (`GET /v1/mobile/api/me`) since it was installed.",
+      example: "expect bootstrap loads on heymoov 2"
+    ) { context in
+      let client = try context.sessionClient("app")
+      let wanted = Int(context.arguments["count"] ?? "") ?? -1
+      return client.bootstrapLoads == wanted
+        ? nil
+        : context.fail(
+          .bootstrapLoads, String(client.bootstrapLoads),
+          "\(client.name) loaded its bootstrap \(client.bootstrapLoads) times, not \(wanted)")
+    },
+    ExpectationSpec(
+      "no-store on", [.value("app", .app)],
+      summary:
+        "Every answer of this step from an auth, refresh or bootstrap endpoint carried `Cache-Control: no-store`.",
+      example: "expect no-store on heymoov"
+    ) { context in
+      let client = try context.sessionClient("app")
+      let sensitive = client.responses.filter {
+        $0.path.hasPrefix("/v1/mobile/auth/") || $0.path == "/v1/mobile/session/refresh"
+          || $0.path == "/v1/mobile/api/me"
+      }
+      guard !sensitive.isEmpty else {
+        return context.missing(.sessionState, "no auth, refresh or bootstrap answer this step")
+      }
+      let cached = sensitive.filter {
+        !($0.response.headers["Cache-Control"] ?? "").lowercased().contains("no-store")
+      }
+      return cached.isEmpty
+        ? nil
+        : context.fail(
+          .noStore, cached[0].path,
+          "\(cached.map(\.path).joined(separator: ", ")) answered without Cache-Control: no-store (\(cached[0].response.headers["Cache-Control"] ?? "no Cache-Control"))"
+        )
+    },
+    ExpectationSpec(
+      "login sent a device id on", [.value("app", .app)], negatable: true,
+      summary: "APP's last login sent a deviceId (with `no`: omitted it, as a first login must).",
+      example: "expect no login sent a device id on heymoov"
+    ) { context in
+      let client = try context.sessionClient("app")
+      let sent = client.loginSentDeviceId != nil
+      if sent != context.negated { return nil }
+      return context.fail(
+        .deviceId, sent ? "sent" : "omitted",
+        sent
+          ? "\(client.name) sent deviceId \(client.loginSentDeviceId ?? "") at a login with no backend deviceId"
+          : "\(client.name) sent no deviceId")
+    },
+    ExpectationSpec(
+      "same device on", [.value("app", .app)],
+      summary:
+        "The envelope's deviceId is the one APP had before this login: the backend's own id, sent back.",
+      example: "expect same device on heymoov"
+    ) { context in
+      let client = try context.sessionClient("app")
+      let now = client.secureStorage["deviceId"]
+      return now != nil && now == client.deviceIdBeforeLogin
+        ? nil
+        : context.fail(
+          .deviceId, "changed",
+          "deviceId is \(now ?? "none"), it was \(client.deviceIdBeforeLogin ?? "none")")
+    },
+  ]
+
+  static let mutations: [MutationSpec] = [
+    MutationSpec(
+      "backend.session-no-rotation", summary: "A refresh returns the same refresh token.",
+      breaks: "seed 002, Refresh: a rotating refresh token"
+    ) { configuration, _ in configuration.stack.sessionNoRotation = true },
+    MutationSpec(
+      "backend.session-no-reuse-detection",
+      summary: "A refresh token already used is accepted again.",
+      breaks: "seed 002: a replayed refresh token is refused (refresh_reused)"
+    ) { configuration, _ in configuration.stack.sessionNoReuseDetection = true },
+    MutationSpec(
+      "backend.session-forgets-no-store",
+      summary: "Auth, refresh and bootstrap answers lack Cache-Control: no-store.",
+      breaks: "seed 002: no-store on auth, refresh and bootstrap"
+    ) { configuration, _ in configuration.stack.sessionForgetsNoStore = true },
+    MutationSpec(
+      "backend.session-accepts-unknown-device",
+      summary: "Login accepts a deviceId the backend never issued.",
+      breaks: "seed 002: a deviceId sent must be a known mobile_devices.id"
+    ) { configuration, _ in configuration.stack.sessionAcceptsUnknownDevice = true },
+    MutationSpec(
+      "backend.session-logout-all-keeps-others",
+      summary: "logout-all ends only the caller's session.",
+      breaks: "seed 002: logout-all ends every session of the user"
+    ) { configuration, _ in configuration.stack.sessionLogoutAllKeepsOthers = true },
+    MutationSpec(
+      "backend.session-device-delete-keeps-sessions",
+      summary: "Deleting a device keeps its sessions alive.",
+      breaks: "seed 002: deleting a device ends its sessions"
+    ) { configuration, _ in configuration.stack.sessionDeviceDeleteKeepsSessions = true },
+    MutationSpec(
+      "client.no-single-flight",
+      summary: "Concurrent refreshes are not serialised: each sends the same refresh token.",
+      breaks: "seed 002: concurrent refreshes serialised"
+    ) { configuration, _ in configuration.shell.sessionClientNoSingleFlight = true },
+    MutationSpec(
+      "client.makes-device-id", summary: "The client makes up a deviceId at its first login.",
+      breaks: "seed 002: the mobile never generates deviceId"
+    ) { configuration, _ in configuration.shell.sessionClientMakesDeviceId = true },
+    MutationSpec(
+      "client.keeps-old-refresh-token",
+      summary: "After a refresh the client keeps the old refresh token.",
+      breaks: "seed 002: the whole envelope replaced after each refresh"
+    ) { configuration, _ in configuration.shell.sessionClientKeepsOldRefreshToken = true },
+    MutationSpec(
+      "client.keeps-state-on-terminal-error",
+      summary: "A terminal refresh error leaves the local state in place.",
+      breaks: "seed 002: local state wiped on a terminal refresh error"
+    ) { configuration, _ in configuration.shell.sessionClientKeepsStateOnTerminalError = true },
+    MutationSpec(
+      "client.reloads-bootstrap-on-navigation",
+      summary: "The bootstrap is reloaded on each navigation.",
+      breaks: "seed 002: never on each navigation"
+    ) { configuration, _ in configuration.shell.sessionClientReloadsOnNavigation = true },
+    MutationSpec(
+      "client.reloads-bootstrap-on-refresh",
+      summary: "The bootstrap is reloaded after every refresh, changed version or not.",
+      breaks: "seed 002: after a refresh only when bootstrapVersion changes"
+    ) { configuration, _ in configuration.shell.sessionClientReloadsOnRefresh = true },
+  ]
+
+  static let failureReasons: [FailureReason] = [
+    .sessionState, .refreshCount, .bootstrapLoads, .noStore, .deviceId,
+  ]
+
+  /// The action's outcome: the answer from `path` when given (a login is followed by its
+  /// bootstrap), else the last one.
+  static func outcome(_ client: SessionClient, _ what: String, path: String? = nil) -> Outcome {
+    var result = Outcome(
+      "\(client.name) \(what): \(client.screen.rawValue)"
+        + (client.lastError.map { " (last error \($0))" } ?? ""))
+    result.response =
+      path.flatMap { path in client.responses.last { $0.path == path }?.response }
+      ?? client.lastResponse
+    return result
+  }
+}
+
+extension FailureReason {
+  static let sessionState = FailureReason(
+    "session-state", detail: "signed-in or login", "The app is (or is not) signed in.")
+  static let refreshCount = FailureReason(
+    "refresh-count", detail: "how many", "The apps sent another number of refreshes.")
+  static let bootstrapLoads = FailureReason(
+    "bootstrap-loads", detail: "how many", "The bootstrap was loaded another number of times.")
+  static let noStore = FailureReason(
+    "no-store", detail: "the path", "An auth, refresh or bootstrap answer may be cached.")
+  static let deviceId = FailureReason(
+    "device-id", detail: "sent, omitted or changed", "The deviceId rules do not hold.")
+}
+
+extension ActionContext {
+  /// The acting app's session client.
+  func sessionClient() throws -> SessionClient {
+    let app = try requireApp()
+    guard let client = world.sessionClients[app.name] else {
+      throw ScenarioRuntimeError("\(app.name) is not a session-contract app")
+    }
+    return client
+  }
+}
+
+extension ExpectationContext {
+  func sessionClient(_ name: String) throws -> SessionClient {
+    guard let value = arguments[name], let client = world.sessionClients[value] else {
+      throw ScenarioRuntimeError("no session-contract app \(arguments[name] ?? name) in this world")
+    }
+    return client
+  }
+}
+
+extension World {
+  /// A hook of the mock backend (what happens elsewhere in the product).
+  func sessionBackendHook(_ path: String, form: String) throws {
+    guard let backend = sessionStack?.backend else {
+      throw ScenarioRuntimeError("no session-contract backend in this world")
+    }
+    _ = backend.handle(
+      HTTPRequest(
+        method: "POST", target: path,
+        headers: [
+          "Content-Type": "application/x-www-form-urlencoded", "Host": backend.origin.hostHeader,
+        ],
+        body: Array(form.utf8), scheme: backend.origin.scheme))
+  }
+}
