@@ -87,6 +87,8 @@ public struct RealSystems: Sendable {
   /// world (`InstanceServers.catalogue`).
   public static let instanceSiteNames = ["work", "home", "unlisted"]
   public var backend: Backend?
+  /// A session-contract backend's test accounts (`testUsers` at the top of the stack file).
+  public var contractTestUsers: [RealmSettings.User] = []
   public var ota: OTAChannel?
   /// The CA certificates the harness and the simulated devices trust for the real systems:
   /// the CA file the stack names, or the system's trust store (its bundle file).

@@ -47,7 +47,8 @@ public enum StackFile {
         ])
     }
     let known = [
-      "$comment", "identityProvider", "backend", "ota", "instances", "caFile", "timeout",
+      "$comment", "identityProvider", "backend", "ota", "instances", "testUsers", "caFile",
+      "timeout",
     ]
     for member in members where !known.contains(member.key) {
       fail(
@@ -55,12 +56,22 @@ public enum StackFile {
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
     if shell == .sessionContract {
-      for member in members where !["$comment", "caFile", "timeout"].contains(member.key) {
+      // Contract mode: a real backend and the test accounts the client signs in with.
+      for member in members
+      where !["$comment", "caFile", "timeout", "backend", "testUsers"].contains(member.key) {
         fail(
           member.line,
-          "\"\(member.key)\": --stack is not supported for a session-contract app by this version",
-          hint: "run without --stack: the session scenarios use the embedded contract backend")
+          "\"\(member.key)\": a session-contract app's stack file names its backend and testUsers only"
+        )
       }
+      if root["backend"] == nil {
+        fail(1, "a session-contract app's stack file names the backend under test (\"backend\")")
+      }
+    } else if root["testUsers"] != nil {
+      fail(
+        root.line(of: "testUsers"),
+        "top-level \"testUsers\" are a session-contract backend's: an IdP's go under identityProvider"
+      )
     }
     let foreign =
       shell == .multiInstance
@@ -231,7 +242,7 @@ public enum StackFile {
         }
       }
       // The real backend redeems codes at its own IdP: the harness must sign in there too.
-      if root["identityProvider"] == nil {
+      if root["identityProvider"] == nil && shell != .sessionContract {
         fail(
           root.line(of: "backend"),
           "a real backend signs users in at its real identity provider: name it in \"identityProvider\" (its test users, the app's and the companion's clients)"
@@ -248,6 +259,22 @@ public enum StackFile {
         } else {
           fail(entry.line(of: "manifestURL"), "\"manifestURL\" is not an http(s) URL: \(url)")
         }
+      }
+    }
+    var contractUsers: [RealmSettings.User] = []
+    if shell == .sessionContract {
+      if let list = root["testUsers"]?.array, !list.isEmpty {
+        for entry in list {
+          if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {
+            contractUsers.append(
+              RealmSettings.User(
+                username: name, password: password, email: nil, firstName: nil, lastName: nil))
+          }
+        }
+      } else if root["backend"] != nil {
+        fail(
+          root.line(of: "testUsers") ?? root.line(of: "backend"),
+          "\"testUsers\" must list the backend's test accounts: [{\"username\", \"passwordEnv\"}]")
       }
     }
     var instances: [String: Origin] = [:]
@@ -317,7 +344,12 @@ public enum StackFile {
     }
     if let backend {
       real.backend = backend
-      try probe(backend: backend, real)
+      real.contractTestUsers = contractUsers
+      if shell == .sessionContract {
+        try probe(contractBackend: backend, real)
+      } else {
+        try probe(backend: backend, real)
+      }
     }
     if let manifestURL {
       real.ota = try probe(manifestURL: manifestURL, real)
@@ -343,6 +375,24 @@ public enum StackFile {
     guard response.status == 200, response.jsonObject is [String: Any] else {
       throw InputError(
         "the real backend answered \(response.status) at \(url), not the app's config: is backend.baseURL the app's API origin?"
+      )
+    }
+  }
+
+  /// A session-contract backend answers its bootstrap without a token as the contract says:
+  /// 401 with a JSON error, before the run, or the run does not start.
+  static func probe(contractBackend backend: RealSystems.Backend, _ real: RealSystems) throws {
+    let url = backend.origin.url("/v1/mobile/api/me")
+    let exchange = try real.client().send(ClientRequest(url: url))
+    guard let response = exchange.response else {
+      throw InputError(
+        "the real backend is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
+        hint: "check backend.baseURL in the stack file")
+    }
+    guard response.status == 401, (response.jsonObject as? [String: Any])?["error"] is String
+    else {
+      throw InputError(
+        "the real backend answered \(response.status) at \(url) without a token, not the contract's 401 with an error: is backend.baseURL the contract's API origin?"
       )
     }
   }

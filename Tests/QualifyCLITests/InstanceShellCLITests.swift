@@ -199,37 +199,3 @@ import Testing
       ), "\(run.stderr)")
   }
 }
-
-/// A third kind (seed 002): a mobile app and its backend on the session contract.
-@Suite struct SessionContractCLITests {
-  @Test func theSessionSampleRunsItsOwnPackAgainstTheContractsChecklist() throws {
-    let scratch = try Fixtures.temporaryDirectory("qualify-session")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let run = try CLI.run(
-      [
-        "--app", Fixtures.root + "/Scenarios/apps/heymoov", "--channel", "prod", "--scenarios",
-        CLI.scenarios, "--seed", "4", "--json", "--report-dir",
-        scratch.appendingPathComponent("Reports").path,
-      ], in: scratch)
-    #expect(run.status == 0, "\(run.stderr.suffix(1500))")
-    let results = try StackCLITests.results(run)
-    #expect(results.count == 16)
-    #expect(results.keys.allSatisfy { $0.hasPrefix("session/") }, "\(results.keys.sorted())")
-    for (id, result) in results {
-      #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
-    }
-    // Passkeys are not covered, and the run says so.
-    #expect(run.stderr.contains("item 9 (passkeys through WebAuthn) has no scenario yet"))
-  }
-
-  @Test func stackIsRefusedForASessionContractApp() throws {
-    let scratch = try Fixtures.temporaryDirectory("qualify-session")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    try Data(#"{"backend": {"baseURL": "https://api.example"}}"#.utf8).write(
-      to: scratch.appendingPathComponent("stack.json"))
-    let run = try CLI.run(
-      ["--app", Fixtures.root + "/Scenarios/apps/heymoov", "--stack", "stack.json"], in: scratch)
-    #expect(run.status == 2)
-    #expect(run.stderr.contains("--stack is not supported for a session-contract app"))
-  }
-}

@@ -76,6 +76,9 @@ public final class Runner: Sendable {
     self.options = options
     self.redactor = redactor
     for build in builds.values { Runner.registerSecrets(of: build, with: redactor) }
+    for user in material.real?.contractTestUsers ?? [] {
+      if let password = user.password { redactor.registerLiteral(password) }
+    }
     if let idp = material.real?.identityProvider {
       // Chosen by people, not minted: any length, any characters, in any encoding.
       for secret in [idp.app.secret, idp.companion.secret]

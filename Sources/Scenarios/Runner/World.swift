@@ -26,6 +26,8 @@ public final class World {
   public let sessionStack: SessionStack?
   /// The session-contract clients, by app name.
   public private(set) var sessionClients: [String: SessionClient] = [:]
+  /// A real session-contract backend's test accounts (`--stack`).
+  private let contractTestUsers: [RealmSettings.User]
   /// The outside systems as a real deployment would let the harness see them.
   public let ports: StackPorts
   public let environment: DeviceEnvironment
@@ -115,8 +117,10 @@ public final class World {
     instanceServers =
       configuration.build.shell == .multiInstance
       ? try InstanceServers(material: material, sharing: try transport?.listeners(material)) : nil
+    contractTestUsers = material.real?.contractTestUsers ?? []
+    // A real contract backend (`--stack`) is reached over the network: nothing mocked there.
     sessionStack =
-      configuration.build.shell == .sessionContract
+      configuration.build.shell == .sessionContract && material.real?.backend == nil
       ? try Origin(url: configuration.build.frontend.apiOrigin.value).map {
         try SessionStack(
           apiOrigin: $0, material: material, context: context,
@@ -187,7 +191,9 @@ public final class World {
     guard let index = AppProfile.userRoles.firstIndex(of: role) else {
       throw ScenarioRuntimeError("unknown user role \(role)")
     }
-    let known = ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers ?? []
+    // A real contract backend's accounts, unless the world embeds the backend (a control).
+    let known =
+      ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers ?? contractTestUsers
     let declared = configuration.build.testUsers
     if !declared.isEmpty {
       guard index < declared.count else {

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// The session pack: seed 002's mobile session contract, both halves — the backend (the
 /// envelope, rotation and reuse detection, no-store, deviceId, logout-all, devices) and the
@@ -373,7 +374,7 @@ extension World {
   /// A hook of the mock backend (what happens elsewhere in the product).
   func sessionBackendHook(_ path: String, form: String) throws {
     guard let backend = sessionStack?.backend else {
-      throw ScenarioRuntimeError("no session-contract backend in this world")
+      throw PortUnsupported("the contract backend is a real system: it has no hook to \(path)")
     }
     _ = backend.handle(
       HTTPRequest(
