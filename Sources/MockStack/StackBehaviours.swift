@@ -22,6 +22,14 @@ public struct StackBehaviours: Sendable, Hashable {
   public var sessionLogoutAllKeepsOthers = false
   /// Deleting a device keeps its sessions alive.
   public var sessionDeviceDeleteKeepsSessions = false
+  /// A WebAuthn challenge never expires.
+  public var sessionChallengesNeverExpire = false
+  /// A WebAuthn challenge may be answered more than once.
+  public var sessionChallengesReusable = false
+  /// A passkey assertion is accepted without checking its signature.
+  public var sessionSkipsPasskeySignature = false
+  /// A passkey's sign count may stand still or go back (a cloned authenticator passes).
+  public var sessionIgnoresSignCount = false
 
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).

@@ -93,8 +93,7 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(8, "Contract errors the client can tell apart"),
       ChecklistItem(9, "Passkeys: login and registration (WebAuthn)"),
     ],
-    releaseCaveat:
-      "item 9 (passkeys through WebAuthn) has no scenario yet: this version does not prove it"
+    releaseCaveat: nil
   )
 
   public static let all: [ShellKind] = [.singleOrigin, .multiInstance, .sessionContract]

@@ -2,6 +2,7 @@ import Artifacts
 import Foundation
 import HTTP
 import QualifyCore
+import QualifyCrypto
 
 /// The client half of seed 002's session contract, as its rules say a mobile app behaves:
 /// Bearer on private routes, the access token never decoded, the refresh token and ids in
@@ -43,6 +44,15 @@ public final class SessionClient {
   /// The refresh token the last successful refresh replaced: kept for the harness (a replay
   /// is an attacker's move, never the client's), outside secure storage.
   public private(set) var retiredRefreshToken: String?
+  /// The platform authenticator: one passkey (a P-256 key) per credential id, and its
+  /// signature counter.
+  private var passkeys: [String: Key] = [:]
+  private var signCount: UInt32 = 0
+  /// The challenge of a passkey login begun and not yet answered.
+  private var pendingChallenge: String?
+  /// The last assertion sent (for the harness: replaying one is an attacker's move).
+  public private(set) var lastAssertion: [String: Any]?
+
   /// The last response from the backend.
   public var lastResponse: HTTPResponse? { responses.last?.response }
 
@@ -124,6 +134,108 @@ public final class SessionClient {
     store(envelope)
     screen = .home
     loadBootstrap(because: "after login")
+  }
+
+  // MARK: Passkeys
+
+  /// The relying party the backend names, and the origin the native client data carries.
+  private func rpId(_ options: [String: Any]) -> String { options["rpId"] as? String ?? "" }
+
+  private func clientData(type: String, challenge: String, rpId: String) -> [UInt8] {
+    let json = #"{"type":"\#(type)","challenge":"\#(challenge)","origin":"https://\#(rpId)"}"#
+    return Array(json.utf8)
+  }
+
+  /// `rpIdHash ‖ flags ‖ signCount` (user present and verified).
+  private func authenticatorData(rpId: String, flags: UInt8, count: UInt32) -> [UInt8] {
+    Digest.sha256(Array(rpId.utf8)) + [flags]
+      + [
+        UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF),
+        UInt8(count & 0xFF),
+      ]
+  }
+
+  /// Signed in: a passkey created on the device and registered with the backend.
+  public func registerPasskey() {
+    guard
+      let options = send(
+        "POST", "/v1/mobile/auth/passkeys/register/options", json: [:], bearer: true)?
+        .jsonObject as? [String: Any], let challenge = options["challenge"] as? String,
+      let key = try? Key.generateP256(), let pem = try? key.spkiPublicPEM()
+    else { return }
+    let id = Base64URL.encode(environment.random.bytes(16))
+    let rp = rpId(options)
+    let body: [String: Any] = [
+      "id": id,
+      "response": [
+        "clientDataJSON": Base64URL.encode(
+          clientData(type: "webauthn.create", challenge: challenge, rpId: rp)),
+        "authenticatorData": Base64URL.encode(authenticatorData(rpId: rp, flags: 0x45, count: 0)),
+        "publicKey": Base64URL.encode(Array(pem.utf8)),
+      ],
+    ]
+    if send("POST", "/v1/mobile/auth/passkeys/register/verify", json: body, bearer: true)?.status
+      == 200
+    {
+      passkeys[id] = key
+      note("passkey \(id) registered")
+    }
+  }
+
+  /// The first half of a passkey login: the backend's challenge.
+  public func beginPasskeyLogin() {
+    let options =
+      send("POST", "/v1/mobile/auth/passkeys/login/options", json: [:], bearer: false)?
+      .jsonObject as? [String: Any]
+    pendingChallenge = options?["challenge"] as? String
+    if let rp = options.map(rpId) { secureStorage["rpId"] = rp }
+  }
+
+  /// The second half: the assertion, signed with the device's passkey; a session on success.
+  public func finishPasskeyLogin() {
+    guard let challenge = pendingChallenge, let (id, key) = passkeys.first,
+      let rp = secureStorage["rpId"]
+    else {
+      note("no passkey login to finish")
+      return
+    }
+    pendingChallenge = nil
+    signCount += 1
+    let client = clientData(type: "webauthn.get", challenge: challenge, rpId: rp)
+    let auth = authenticatorData(rpId: rp, flags: 0x05, count: signCount)
+    guard let signature = try? key.signSHA256(auth + Digest.sha256(client)) else { return }
+    var body: [String: Any] = [
+      "id": id,
+      "response": [
+        "clientDataJSON": Base64URL.encode(client), "authenticatorData": Base64URL.encode(auth),
+        "signature": Base64URL.encode(signature),
+      ],
+      "platform": build.platform.rawValue,
+    ]
+    if let device = secureStorage["deviceId"] { body["deviceId"] = device }
+    lastAssertion = body
+    guard
+      let response = send(
+        "POST", "/v1/mobile/auth/passkeys/login/verify", json: body, bearer: false),
+      response.status == 200, let envelope = response.jsonObject as? [String: Any]
+    else {
+      note("passkey login refused: \(lastError ?? "no answer")")
+      return
+    }
+    store(envelope)
+    screen = .home
+    loadBootstrap(because: "after login")
+  }
+
+  /// A bodyless POST to `path`, as any client could send it.
+  public func sendRaw(_ path: String) -> HTTPResponse? {
+    send("POST", path, json: [:], bearer: false)
+  }
+
+  /// Sends `body` to the passkey login endpoint as it is (an attacker's replayed or forged
+  /// assertion).
+  public func sendAssertion(_ body: [String: Any]) -> HTTPResponse? {
+    send("POST", "/v1/mobile/auth/passkeys/login/verify", json: body, bearer: false)
   }
 
   /// The whole envelope replaces the stored one (the access token in memory).

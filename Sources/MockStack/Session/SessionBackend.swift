@@ -2,12 +2,15 @@ import Artifacts
 import Foundation
 import HTTP
 import QualifyCore
+import QualifyCrypto
 
 /// The backend half of seed 002's mobile session contract: password login, the
 /// `SessionEnvelope`, rotating opaque refresh tokens with reuse detection (a replayed token
 /// revokes its whole session), logout, logout-all, the device list and its deletion, the
 /// bootstrap `GET /v1/mobile/api/me`, `Cache-Control: no-store`, and the contract's errors.
-/// Passkeys are not implemented here.
+/// Passkeys: registration and login with WebAuthn assertions (ES256 over
+/// `authenticatorData ‖ SHA-256(clientDataJSON)`), checking the challenge (single use, five
+/// minutes), the origin, the rpId hash, the user-presence flag and the sign count.
 public final class SessionBackend: HTTPHandler, Sendable {
   public let origin: Origin
   let context: StackContext
@@ -16,6 +19,17 @@ public final class SessionBackend: HTTPHandler, Sendable {
   /// How long an access token and a refresh token live.
   public static let accessTTL: TimeInterval = 15 * 60
   public static let refreshTTL: TimeInterval = 30 * 24 * 3600
+  /// How long a WebAuthn challenge may be answered.
+  public static let challengeTTL: TimeInterval = 5 * 60
+
+  /// The WebAuthn relying party: the API host's registrable domain (`heymoov.example`).
+  public var rpId: String {
+    let labels = origin.host.split(separator: ".")
+    return labels.count > 2 ? labels.dropFirst().joined(separator: ".") : origin.host
+  }
+
+  /// The origin a native app's WebAuthn client data names (an associated domain).
+  public var expectedOrigin: String { "https://" + rpId }
 
   struct Session {
     var id: String
@@ -30,7 +44,21 @@ public final class SessionBackend: HTTPHandler, Sendable {
     var revoked: String?
   }
 
+  struct Challenge {
+    var purpose: String
+    var user: String?
+    var issued: Date
+  }
+
+  struct Credential {
+    var user: String
+    var publicKeyPEM: String
+    var signCount: UInt32
+  }
+
   struct State {
+    var challenges: [String: Challenge] = [:]
+    var credentials: [String: Credential] = [:]
     var sessions: [String: Session] = [:]
     /// `mobile_devices.id` → the user it belongs to.
     var devices: [String: String] = [:]
@@ -58,6 +86,20 @@ public final class SessionBackend: HTTPHandler, Sendable {
     var router = Router()
     router.post("/v1/mobile/auth/password/login") { [unowned self] in self.passwordLogin($0) }
     router.post("/v1/mobile/session/refresh") { [unowned self] in self.refresh($0) }
+    router.post("/v1/mobile/auth/passkeys/login/options") { [unowned self] _ in
+      self.state.withLock { self.passkeyOptions(purpose: "webauthn.get", user: nil, state: &$0) }
+    }
+    router.post("/v1/mobile/auth/passkeys/login/verify") { [unowned self] in self.passkeyLogin($0) }
+    router.post("/v1/mobile/auth/passkeys/register/options") { [unowned self] in
+      self.authenticated($0) { session, state in
+        self.passkeyOptions(purpose: "webauthn.create", user: session.user, state: &state)
+      }
+    }
+    router.post("/v1/mobile/auth/passkeys/register/verify") { [unowned self] request in
+      self.authenticated(request) { session, state in
+        self.passkeyRegister(request, user: session.user, state: &state)
+      }
+    }
     router.post("/v1/mobile/session/logout") { [unowned self] in
       self.authenticated($0) { session, state in
         state.sessions[session.id]?.revoked = "logged out"
@@ -185,6 +227,136 @@ public final class SessionBackend: HTTPHandler, Sendable {
               hex.startIndex, offsetBy: range.upperBound)])
     }
     return parts.joined(separator: "-")
+  }
+
+  // MARK: Passkeys
+
+  /// A fresh single-use challenge for `purpose` (`webauthn.create` or `webauthn.get`).
+  private func passkeyOptions(purpose: String, user: String?, state: inout State) -> HTTPResponse {
+    let challenge = context.random.token(byteCount: 32)
+    state.challenges[challenge] = Challenge(
+      purpose: purpose, user: user, issued: context.clock.now)
+    var options: [String: Any] = [
+      "challenge": challenge, "rpId": rpId, "timeout": Int(SessionBackend.challengeTTL * 1000),
+    ]
+    if purpose == "webauthn.create" {
+      options["rp"] = ["id": rpId, "name": "HeyMoov"]
+      options["user"] = ["id": Base64URL.encode(Array((user ?? "").utf8)), "name": user ?? ""]
+      options["pubKeyCredParams"] = [["type": "public-key", "alg": -7]]
+    }
+    return noStore(.json(options))
+  }
+
+  /// What a ceremony's checks gave: the contract error, or what was signed and the count.
+  enum Ceremony {
+    case refused(HTTPResponse)
+    case success((clientData: [UInt8], authData: [UInt8], signCount: UInt32))
+  }
+
+  /// The checks both ceremonies make on `clientDataJSON` and `authenticatorData`; the
+  /// challenge is consumed. Returns the contract error, or the sign count and the challenge.
+  private func checkCeremony(
+    _ response: [String: Any], purpose: String, state: inout State
+  ) -> Ceremony {
+    guard let clientB64 = response["clientDataJSON"] as? String,
+      let clientData = Base64URL.decode(clientB64).map(Array.init),
+      let client = try? JSONSerialization.jsonObject(with: Data(clientData)) as? [String: Any],
+      let authB64 = response["authenticatorData"] as? String,
+      let authData = Base64URL.decode(authB64).map(Array.init), authData.count >= 37
+    else {
+      return .refused(
+        error(400, "invalid_request", "clientDataJSON and authenticatorData are required."))
+    }
+    guard client["type"] as? String == purpose, let challenge = client["challenge"] as? String,
+      let issued = state.challenges[challenge], issued.purpose == purpose
+    else {
+      return .refused(error(401, "invalid_credentials", "Unknown or used challenge."))
+    }
+    if !behaviours.sessionChallengesReusable { state.challenges[challenge] = nil }
+    guard
+      behaviours.sessionChallengesNeverExpire
+        || context.clock.now.timeIntervalSince(issued.issued) <= SessionBackend.challengeTTL
+    else {
+      event("passkey refused: the challenge is older than \(Int(SessionBackend.challengeTTL))s")
+      return .refused(error(401, "challenge_expired", "The challenge has expired."))
+    }
+    guard client["origin"] as? String == expectedOrigin else {
+      return .refused(error(401, "invalid_credentials", "Unexpected origin."))
+    }
+    guard Array(authData[0..<32]) == Digest.sha256(Array(rpId.utf8)), authData[32] & 0x01 != 0
+    else {
+      return .refused(error(401, "invalid_credentials", "Wrong rpId hash or no user presence."))
+    }
+    let count = authData[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    return .success((clientData, authData, count))
+  }
+
+  /// `register/verify {id, response: {clientDataJSON, authenticatorData, publicKey}}`.
+  private func passkeyRegister(_ request: HTTPRequest, user: String, state: inout State)
+    -> HTTPResponse
+  {
+    let body = fields(request)
+    guard let id = body["id"] as? String, let response = body["response"] as? [String: Any],
+      let keyB64 = response["publicKey"] as? String,
+      let pem = Base64URL.decode(keyB64).map({ String(decoding: $0, as: UTF8.self) }),
+      (try? Key.publicKey(pem: pem))?.isEC == true
+    else { return error(400, "invalid_request", "id and an ES256 publicKey are required.") }
+    switch checkCeremony(response, purpose: "webauthn.create", state: &state) {
+    case .refused(let refusal): return refusal
+    case .success(let ceremony):
+      state.credentials[id] = Credential(
+        user: user, publicKeyPEM: pem, signCount: ceremony.signCount)
+      event("passkey \(id) registered for \(user)")
+      return noStore(.json(["credentialId": id]))
+    }
+  }
+
+  /// `login/verify {id, response: {clientDataJSON, authenticatorData, signature}, deviceId?}`.
+  func passkeyLogin(_ request: HTTPRequest) -> HTTPResponse {
+    let body = fields(request)
+    return state.withLock { state -> HTTPResponse in
+      guard let id = body["id"] as? String, let credential = state.credentials[id],
+        let response = body["response"] as? [String: Any],
+        let signature = (response["signature"] as? String).flatMap(Base64URL.decode)
+      else { return error(401, "invalid_credentials", "Unknown passkey.") }
+      let ceremony: (clientData: [UInt8], authData: [UInt8], signCount: UInt32)
+      switch checkCeremony(response, purpose: "webauthn.get", state: &state) {
+      case .refused(let refusal): return refusal
+      case .success(let value): ceremony = value
+      }
+      let signed = ceremony.authData + Digest.sha256(ceremony.clientData)
+      guard
+        behaviours.sessionSkipsPasskeySignature
+          || ((try? Key.publicKey(pem: credential.publicKeyPEM))?.verifySHA256(
+            signed, signature: Array(signature)) ?? false)
+      else {
+        event("passkey refused: the assertion's signature does not verify")
+        return error(401, "invalid_credentials", "The assertion does not verify.")
+      }
+      // A counter that does not move forward is a cloned authenticator.
+      guard
+        behaviours.sessionIgnoresSignCount
+          || ceremony.signCount == 0 && credential.signCount == 0
+          || ceremony.signCount > credential.signCount
+      else { return error(401, "invalid_credentials", "The sign count went backwards.") }
+      state.credentials[id]?.signCount = ceremony.signCount
+      if state.banned.contains(credential.user) {
+        return error(403, "profile_banned", "This profile is banned.")
+      }
+      let deviceId: String
+      if let sent = body["deviceId"] as? String {
+        guard state.devices[sent] == credential.user || behaviours.sessionAcceptsUnknownDevice
+        else { return error(400, "invalid_device", "deviceId is not a known device of this user.") }
+        deviceId = sent
+      } else {
+        deviceId = SessionBackend.uuid(context.random.bytes(16))
+        state.devices[deviceId] = credential.user
+      }
+      let session = newSession(user: credential.user, deviceId: deviceId)
+      state.sessions[session.id] = session
+      event("session \(session.id) opened for \(credential.user) with passkey \(id)")
+      return envelope(session, version: state.bootstrapVersion)
+    }
   }
 
   private func newSession(user: String, deviceId: String) -> Session {

@@ -14,8 +14,14 @@ import sys
 import threading
 import time
 import uuid
+import base64
+import hashlib
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from test_ca import server_context
 
@@ -32,6 +38,35 @@ lock = threading.Lock()
 devices = {}    # device id -> login
 sessions = {}   # session id -> dict
 BOOTSTRAP_VERSION = 7
+RP_ID = ".".join(host.split(".")[1:]) if host.count(".") > 1 else host
+CHALLENGE_TTL = 300
+challenges = {}   # challenge -> (type, login, issued)
+credentials = {}  # credential id -> {login, key, count}
+
+
+def b64d(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def ceremony(response, kind):
+    """The WebAuthn checks both ceremonies share; returns (client bytes, auth bytes, count)
+    or an error code."""
+    try:
+        client_bytes = b64d(response["clientDataJSON"])
+        client = json.loads(client_bytes)
+        auth = b64d(response["authenticatorData"])
+    except (KeyError, ValueError, TypeError):
+        return "invalid_request"
+    issued = challenges.pop(client.get("challenge"), None)
+    if client.get("type") != kind or issued is None or issued[0] != kind:
+        return "invalid_credentials"
+    if time.time() - issued[2] > CHALLENGE_TTL:
+        return "challenge_expired"
+    if client.get("origin") != "https://" + RP_ID:
+        return "invalid_credentials"
+    if len(auth) < 37 or auth[:32] != hashlib.sha256(RP_ID.encode()).digest() or not auth[32] & 1:
+        return "invalid_credentials"
+    return client_bytes, auth, int.from_bytes(auth[33:37], "big")
 
 
 def iso(ts):
@@ -84,6 +119,41 @@ class Contract(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         body = self.body()
         with lock:
+            if path == "/v1/mobile/auth/passkeys/login/options":
+                challenge = secrets.token_urlsafe(32)
+                challenges[challenge] = ("webauthn.get", None, time.time())
+                return self.reply(200, {"challenge": challenge, "rpId": RP_ID, "timeout": CHALLENGE_TTL * 1000})
+            if path == "/v1/mobile/auth/passkeys/login/verify":
+                cred = credentials.get(body.get("id"))
+                response = body.get("response") or {}
+                if cred is None:
+                    return self.error(401, "invalid_credentials")
+                checked = ceremony(response, "webauthn.get")
+                if isinstance(checked, str):
+                    return self.error(401 if checked != "invalid_request" else 400, checked)
+                client_bytes, auth, count = checked
+                try:
+                    cred["key"].verify(b64d(response.get("signature", "")),
+                                       auth + hashlib.sha256(client_bytes).digest(),
+                                       ec.ECDSA(hashes.SHA256()))
+                except (InvalidSignature, ValueError):
+                    return self.error(401, "invalid_credentials")
+                if not (count == 0 and cred["count"] == 0) and count <= cred["count"]:
+                    return self.error(401, "invalid_credentials")
+                cred["count"] = count
+                device = body.get("deviceId")
+                if device is not None and devices.get(device) != cred["login"]:
+                    return self.error(400, "invalid_device")
+                if device is None:
+                    device = str(uuid.uuid4())
+                    devices[device] = cred["login"]
+                now = time.time()
+                s = {"id": "s_" + secrets.token_hex(6), "login": cred["login"], "device": device,
+                     "access": secrets.token_urlsafe(24), "access_exp": now + ACCESS_TTL,
+                     "refresh": secrets.token_urlsafe(32), "refresh_exp": now + REFRESH_TTL,
+                     "used": set(), "revoked": False}
+                sessions[s["id"]] = s
+                return self.reply(200, envelope(s))
             if path == "/v1/mobile/auth/password/login":
                 login, password = body.get("login"), body.get("password")
                 if USERS.get(login) is None or USERS.get(login) != password:
@@ -122,6 +192,26 @@ class Contract(BaseHTTPRequestHandler):
             s, err = self.session()
             if err:
                 return self.error(*err)
+            if path == "/v1/mobile/auth/passkeys/register/options":
+                challenge = secrets.token_urlsafe(32)
+                challenges[challenge] = ("webauthn.create", s["login"], time.time())
+                return self.reply(200, {"challenge": challenge, "rpId": RP_ID,
+                                        "rp": {"id": RP_ID, "name": "contract"},
+                                        "user": {"id": s["login"], "name": s["login"]},
+                                        "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+            if path == "/v1/mobile/auth/passkeys/register/verify":
+                response = body.get("response") or {}
+                checked = ceremony(response, "webauthn.create")
+                if isinstance(checked, str):
+                    return self.error(401 if checked != "invalid_request" else 400, checked)
+                try:
+                    key = serialization.load_pem_public_key(b64d(response["publicKey"]))
+                except (KeyError, ValueError):
+                    return self.error(400, "invalid_request")
+                if not isinstance(key, ec.EllipticCurvePublicKey) or not body.get("id"):
+                    return self.error(400, "invalid_request")
+                credentials[body["id"]] = {"login": s["login"], "key": key, "count": checked[2]}
+                return self.reply(200, {"credentialId": body["id"]})
             if path == "/v1/mobile/session/logout":
                 s["revoked"] = True
                 return self.reply(204)

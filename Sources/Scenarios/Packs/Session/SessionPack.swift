@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import QualifyCrypto
 import StackPorts
 
 /// The session pack: seed 002's mobile session contract, both halves — the backend (the
@@ -27,6 +28,76 @@ enum SessionPack: ScenarioPack {
       client.logIn(login: user.username, password: password)
       return outcome(
         client, "signed in as \(user.username)", path: "/v1/mobile/auth/password/login")
+    },
+    ActionSpec(
+      .app, "registers a passkey",
+      summary:
+        "Signed in: the device's authenticator makes a P-256 passkey for the backend's challenge (`passkeys/register/options` then `verify`).",
+      example: "heymoov registers a passkey"
+    ) { context in
+      let client = try context.sessionClient()
+      client.registerPasskey()
+      return outcome(
+        client, "registered a passkey", path: "/v1/mobile/auth/passkeys/register/verify")
+    },
+    ActionSpec(
+      .app, "asks for a passkey challenge",
+      summary:
+        "`POST /v1/mobile/auth/passkeys/login/options`: the challenge the next assertion signs.",
+      example: "heymoov asks for a passkey challenge"
+    ) { context in
+      let client = try context.sessionClient()
+      client.beginPasskeyLogin()
+      return outcome(client, "got a passkey challenge")
+    },
+    ActionSpec(
+      .app, "answers the passkey challenge",
+      summary:
+        "The assertion (ES256 over authenticatorData and the client data's hash, the counter up by one) to `passkeys/login/verify`; a session on success.",
+      example: "heymoov answers the passkey challenge"
+    ) { context in
+      let client = try context.sessionClient()
+      client.finishPasskeyLogin()
+      return outcome(
+        client, "answered the passkey challenge", path: "/v1/mobile/auth/passkeys/login/verify")
+    },
+    ActionSpec(
+      .world, "attacker replays the last passkey assertion of", [.value("app", .app)],
+      summary: "The assertion APP last sent comes back to the login endpoint (a captured request).",
+      example: "attacker replays the last passkey assertion of heymoov"
+    ) { context in
+      let client = try context.world.sessionClient(named: context.arguments["app"])
+      guard let assertion = client.lastAssertion else {
+        throw ScenarioRuntimeError("\(client.name) sent no passkey assertion to replay")
+      }
+      var result = Outcome("replayed the last passkey assertion of \(client.name)")
+      result.response = client.sendAssertion(assertion)
+      return result
+    },
+    ActionSpec(
+      .world, "attacker forges a passkey assertion for", [.value("app", .app)],
+      summary:
+        "A fresh challenge answered in the name of APP's passkey, signed with another key.",
+      example: "attacker forges a passkey assertion for heymoov"
+    ) { context in
+      let client = try context.world.sessionClient(named: context.arguments["app"])
+      guard var assertion = client.lastAssertion,
+        var response = assertion["response"] as? [String: Any],
+        let options = client.sendRaw("/v1/mobile/auth/passkeys/login/options")?.jsonObject
+          as? [String: Any], let challenge = options["challenge"] as? String,
+        let rp = options["rpId"] as? String
+      else { throw ScenarioRuntimeError("\(client.name) has no passkey to forge for") }
+      let data = Array(
+        #"{"type":"webauthn.get","challenge":"\#(challenge)","origin":"https://\#(rp)"}"#.utf8)
+      let auth = Digest.sha256(Array(rp.utf8)) + [0x05, 0, 0, 0x7F, 0xFF]
+      let forger = try Key.generateP256()
+      response["clientDataJSON"] = Base64URL.encode(data)
+      response["authenticatorData"] = Base64URL.encode(auth)
+      response["signature"] = Base64URL.encode(try forger.signSHA256(auth + Digest.sha256(data)))
+      assertion["response"] = response
+      var result = Outcome("forged a passkey assertion for \(client.name)")
+      result.response = client.sendAssertion(assertion)
+      return result
     },
     ActionSpec(
       .app, "calls", [.value("path", .text)],
@@ -290,6 +361,26 @@ enum SessionPack: ScenarioPack {
       breaks: "seed 002: deleting a device ends its sessions"
     ) { configuration, _ in configuration.stack.sessionDeviceDeleteKeepsSessions = true },
     MutationSpec(
+      "backend.session-challenges-never-expire",
+      summary: "A WebAuthn challenge may be answered whatever its age.",
+      breaks: "seed 002: challenge_expired"
+    ) { configuration, _ in configuration.stack.sessionChallengesNeverExpire = true },
+    MutationSpec(
+      "backend.session-challenges-reusable",
+      summary: "A WebAuthn challenge may be answered more than once.",
+      breaks: "WebAuthn: a challenge is single use (a replayed assertion is refused)"
+    ) { configuration, _ in configuration.stack.sessionChallengesReusable = true },
+    MutationSpec(
+      "backend.session-ignores-sign-count",
+      summary: "A passkey's sign count may stand still or go back.",
+      breaks: "WebAuthn: a counter that does not move forward is a cloned authenticator"
+    ) { configuration, _ in configuration.stack.sessionIgnoresSignCount = true },
+    MutationSpec(
+      "backend.session-skips-passkey-signature",
+      summary: "A passkey assertion is accepted without verifying its signature.",
+      breaks: "WebAuthn: the assertion verifies with the registered public key"
+    ) { configuration, _ in configuration.stack.sessionSkipsPasskeySignature = true },
+    MutationSpec(
       "client.no-single-flight",
       summary: "Concurrent refreshes are not serialised: each sends the same refresh token.",
       breaks: "seed 002: concurrent refreshes serialised"
@@ -371,6 +462,14 @@ extension ExpectationContext {
 }
 
 extension World {
+  /// The session-contract client named `name`.
+  func sessionClient(named name: String?) throws -> SessionClient {
+    guard let name, let client = sessionClients[name] else {
+      throw ScenarioRuntimeError("no session-contract app \(name ?? "?") in this world")
+    }
+    return client
+  }
+
   /// A hook of the mock backend (what happens elsewhere in the product).
   func sessionBackendHook(_ path: String, form: String) throws {
     guard let backend = sessionStack?.backend else {
