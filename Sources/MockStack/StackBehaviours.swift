@@ -30,6 +30,8 @@ public struct StackBehaviours: Sendable, Hashable {
   public var sessionSkipsPasskeySignature = false
   /// A passkey's sign count may stand still or go back (a cloned authenticator passes).
   public var sessionIgnoresSignCount = false
+  /// A sensitive action (registering a passkey) is allowed however old the login is.
+  public var sessionSkipsReauth = false
 
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).

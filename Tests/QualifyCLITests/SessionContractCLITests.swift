@@ -15,7 +15,7 @@ import Testing
       ], in: scratch)
     #expect(run.status == 0, "\(run.stderr.suffix(1500))")
     let results = try StackCLITests.results(run)
-    #expect(results.count == 20)
+    #expect(results.count == 22)
     #expect(results.keys.allSatisfy { $0.hasPrefix("session/") }, "\(results.keys.sorted())")
     for (id, result) in results {
       #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
@@ -48,14 +48,17 @@ import Testing
 
   /// An independent implementation of the contract's backend half (Python, written from the
   /// seed's text), served over HTTPS, as the backend under test (`--stack`, contract mode).
-  func contractBackend(_ scratch: URL, reuseDetection: Bool = true) throws -> (
-    peer: TestPeer, stack: String, environment: [String: String]
-  ) {
+  func contractBackend(_ scratch: URL, reuseDetection: Bool = true, rotation: Bool = true) throws
+    -> (
+      peer: TestPeer, stack: String, environment: [String: String]
+    )
+  {
     let port = try TestPeer.freePort()
     let peer = try TestPeer(
       python: "/usr/bin/python3", script: "interop/session_backend.py",
       input: [
         "port": port, "host": "localhost", "reuse_detection": reuseDetection,
+        "rotation": rotation,
         "users": [
           ["login": "ana@example.org", "password": "s3cret!x"],
           ["login": "bo@example.org", "password": "pw&2"],
@@ -122,5 +125,29 @@ import Testing
         ) == true,
         "\(rotation["message"] ?? "")")
     }
+  }
+
+  @Test func aRealBackendWithoutRotationFailsAtTheReplay() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-session")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (peer, stack, environment) = try contractBackend(scratch, rotation: false)
+    defer { peer.stop() }
+    let run = try CLI.run(
+      [
+        "--app", Fixtures.root + "/Scenarios/apps/heymoov", "--channel", "prod", "--scenarios",
+        CLI.scenarios, "--stack", stack, "--filter", "session/rotation", "--json",
+      ], in: scratch, environment: environment)
+    #expect(run.status == 1)
+    let results = try StackCLITests.results(run)
+    let rotation = try #require(results["session/rotation [ios]"])
+    #expect(rotation["verdict"] as? String == "failed")
+    #expect(
+      (rotation["message"] as? String)?.contains(
+        "step 2 \"the retired token replayed is refused as refresh_reused\": expect json error is refresh_reused"
+      ) == true
+        && (rotation["message"] as? String)?.contains(
+          "heymoov never had a refresh token rotated out")
+          == true,
+      "\(rotation["message"] ?? "")")
   }
 }

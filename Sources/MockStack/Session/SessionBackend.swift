@@ -21,6 +21,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
   public static let refreshTTL: TimeInterval = 30 * 24 * 3600
   /// How long a WebAuthn challenge may be answered.
   public static let challengeTTL: TimeInterval = 5 * 60
+  /// How recent a login a sensitive action (registering a passkey) needs.
+  public static let reauthWindow: TimeInterval = 10 * 60
 
   /// The WebAuthn relying party: the API host's registrable domain (`heymoov.example`).
   public var rpId: String {
@@ -42,6 +44,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
     var retiredRefreshTokens: Set<String> = []
     var refreshExpires: Date
     var revoked: String?
+    /// When the user last proved who they are (a login, not a refresh).
+    var authenticatedAt: Date
   }
 
   struct Challenge {
@@ -92,7 +96,15 @@ public final class SessionBackend: HTTPHandler, Sendable {
     router.post("/v1/mobile/auth/passkeys/login/verify") { [unowned self] in self.passkeyLogin($0) }
     router.post("/v1/mobile/auth/passkeys/register/options") { [unowned self] in
       self.authenticated($0) { session, state in
-        self.passkeyOptions(purpose: "webauthn.create", user: session.user, state: &state)
+        // A new credential needs a recent login: a stolen access token alone cannot add one.
+        guard
+          self.behaviours.sessionSkipsReauth
+            || self.context.clock.now.timeIntervalSince(session.authenticatedAt)
+              <= SessionBackend.reauthWindow
+        else {
+          return self.error(403, "reauth_required", "Sign in again to register a passkey.")
+        }
+        return self.passkeyOptions(purpose: "webauthn.create", user: session.user, state: &state)
       }
     }
     router.post("/v1/mobile/auth/passkeys/register/verify") { [unowned self] request in
@@ -146,6 +158,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
             "auth": [
               "sessionId": session.id, "deviceId": session.deviceId, "authMethod": "password",
               "authLevel": "aal1", "passkeyEnrolled": false,
+              "reauthRequiredAt": ISO8601DateFormatter().string(
+                from: session.authenticatedAt.addingTimeInterval(SessionBackend.reauthWindow)),
             ],
             "bootstrapVersion": state.bootstrapVersion,
           ]))
@@ -366,7 +380,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
       accessToken: context.secret(byteCount: 24),
       accessExpires: now.addingTimeInterval(SessionBackend.accessTTL),
       refreshToken: context.secret(byteCount: 32),
-      refreshExpires: now.addingTimeInterval(SessionBackend.refreshTTL))
+      refreshExpires: now.addingTimeInterval(SessionBackend.refreshTTL), authenticatedAt: now)
   }
 
   private func envelope(_ session: Session, version: Int) -> HTTPResponse {

@@ -332,7 +332,11 @@ struct RunCommand {
       options: Runner.Options(
         // A real IdP's event feed is shared by every world: one execution at a time keeps a
         // step's events its own.
-        seed: seed, jobs: single != nil || real?.identityProvider?.admin != nil ? 1 : jobs,
+        seed: seed,
+        // A shared real system (the IdP's event feed, a backend whose sessions a logout-all ends)
+        // would see one scenario's steps in another's: one at a time.
+        jobs: single != nil || real?.identityProvider?.admin != nil || real?.backend != nil
+          ? 1 : jobs,
         runControls: !parsed.has("no-controls"),
         timeoutOverride: timeout, repeats: repeats,
         stopsAfter: parsed.has("fail-fast") ? blocks : nil))

@@ -74,7 +74,7 @@ enum CoreExpectations {
         .value("value", .text, optional: true),
       ], negatable: true,
       summary:
-        "A top-level field of the last JSON response: `is` VALUE, `starts-with` VALUE, `contains` VALUE, or `present` (non-null).",
+        "A field of the last JSON response (`auth.deviceId` for a nested one): `is` VALUE, `starts-with` VALUE, `contains` VALUE, or `present` (non-null).",
       example: "expect json MOBILE_OTA_MANIFEST_URL starts-with \"https://\""
     ) { context in
       let field = context.arguments["field"] ?? ""
@@ -87,7 +87,12 @@ enum CoreExpectations {
       guard let object = response.jsonObject as? [String: Any] else {
         return context.fail(.json, nil, "expected a JSON object, got \(excerpt(response))")
       }
-      let actual: String? = object[field].flatMap { $0 is NSNull ? nil : "\($0)" }
+      // `auth.deviceId`: a field of a nested object.
+      var current: Any? = object
+      for key in field.split(separator: ".") {
+        current = (current as? [String: Any])?[String(key)]
+      }
+      let actual: String? = current.flatMap { $0 is NSNull ? nil : "\($0)" }
       let holds: Bool
       switch test {
       case "is": holds = actual == value

@@ -255,12 +255,23 @@ enum SessionPack: ScenarioPack {
       summary: "How many refresh requests the apps sent during this step.",
       example: "expect refreshes 1"
     ) { context in
-      let sent = context.world.sessionClients.values.flatMap(\.responses).filter {
+      let refreshes = context.world.sessionClients.values.flatMap(\.responses).filter {
         $0.path == "/v1/mobile/session/refresh"
-      }.count
+      }
       let wanted = Int(context.arguments["count"] ?? "") ?? -1
-      return sent == wanted
-        ? nil : context.fail(.refreshCount, String(sent), "\(sent) refresh requests, not \(wanted)")
+      // The exchanges show what happened: a second refresh with a retired token, say.
+      let shown = refreshes.map { exchange in
+        "POST /v1/mobile/session/refresh → \(exchange.response.status)"
+          + (((exchange.response.jsonObject as? [String: Any])?["error"] as? String).map {
+            " \($0)"
+          }
+            ?? "")
+      }
+      return refreshes.count == wanted
+        ? nil
+        : context.fail(
+          .refreshCount, String(refreshes.count),
+          "\(refreshes.count) refresh requests, not \(wanted): \(shown.joined(separator: "; "))")
     },
     ExpectationSpec(
       "bootstrap loads on", [.value("app", .app), .value("count", .integer)],
@@ -370,6 +381,11 @@ enum SessionPack: ScenarioPack {
       summary: "A WebAuthn challenge may be answered more than once.",
       breaks: "WebAuthn: a challenge is single use (a replayed assertion is refused)"
     ) { configuration, _ in configuration.stack.sessionChallengesReusable = true },
+    MutationSpec(
+      "backend.session-skips-reauth",
+      summary: "Registering a passkey is allowed however old the login is.",
+      breaks: "seed 002: reauth_required (auth.reauthRequiredAt)"
+    ) { configuration, _ in configuration.stack.sessionSkipsReauth = true },
     MutationSpec(
       "backend.session-ignores-sign-count",
       summary: "A passkey's sign count may stand still or go back.",
