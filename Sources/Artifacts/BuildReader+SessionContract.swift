@@ -8,13 +8,23 @@ extension BuildReader {
   mutating func readSessionContract() -> [Platform: AppBuild] {
     let location = FileLocation(
       file: profile.file ?? "qualify.json", line: profile.keyLines["session"] ?? 1, column: 1)
-    guard let api = profile.sessionAPI, let origin = URLComponents(string: api),
-      ["http", "https"].contains(origin.scheme ?? ""), origin.host?.isEmpty == false
-    else {
+    guard let api = profile.sessionAPI else {
       diagnostics.append(
         .error(
           at: location, "a session-contract app names its backend's API origin",
           hint: "add \"session\": {\"api\": \"https://api.example.org\"} to qualify.json"))
+      return [:]
+    }
+    // An origin: https (http only for a dev build), a host, nothing after it.
+    guard let origin = URLComponents(string: api), origin.host?.isEmpty == false,
+      origin.scheme == "https" || (origin.scheme == "http" && channel == .dev),
+      ["", "/"].contains(origin.path), origin.query == nil, origin.fragment == nil
+    else {
+      diagnostics.append(
+        .error(
+          at: location,
+          "session.api must be the backend's https origin (https://host[:port]), not \(api)",
+          hint: "the contract's paths (/v1/mobile/…) are added by the client"))
       return [:]
     }
     var builds: [Platform: AppBuild] = [:]

@@ -395,6 +395,29 @@ public enum StackFile {
         "the real backend answered \(response.status) at \(url) without a token, not the contract's 401 with an error: is backend.baseURL the contract's API origin?"
       )
     }
+    // The test accounts sign in now, or the run would blame the app for a wrong password;
+    // each session opened here is closed again.
+    let client = try real.client()
+    for user in real.contractTestUsers {
+      let login = backend.origin.url("/v1/mobile/auth/password/login")
+      let body = try JSONSerialization.data(
+        withJSONObject: ["login": user.username, "password": user.password ?? ""])
+      let answer = client.send(
+        ClientRequest(
+          method: "POST", url: login, headers: ["Content-Type": "application/json"],
+          body: Array(body)))
+      guard let response = answer.response, response.status == 200,
+        let token = (response.jsonObject as? [String: Any])?["accessToken"] as? String
+      else {
+        throw InputError(
+          "the real backend refuses the test account \(user.username) at \(login): \(answer.response.map { "HTTP \($0.status) \((($0.jsonObject as? [String: Any])?["error"] as? String) ?? "")" } ?? answer.error?.message ?? "no answer")",
+          hint: "check testUsers and the variables their passwordEnv name")
+      }
+      _ = client.send(
+        ClientRequest(
+          method: "POST", url: backend.origin.url("/v1/mobile/session/logout"),
+          headers: ["Authorization": "Bearer \(token)"]))
+    }
   }
 
   /// A real instance answers `GET /api/instance` as a Sovereign instance (seed 004's

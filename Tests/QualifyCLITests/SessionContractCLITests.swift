@@ -102,6 +102,21 @@ import Testing
     // What a real backend cannot be made to do is not applicable, and said.
     #expect(results["session/terminal-error [ios]"]?["verdict"] as? String == "not-applicable")
     #expect(!run.stdout.contains("s3cret!x") && !run.stderr.contains("s3cret!x"))
+    // The real backend's tokens are as secret as the mock's: redacted everywhere.
+    var written = run.stdout + run.stderr
+    let files = FileManager.default.enumerator(
+      at: scratch.appendingPathComponent("Reports"), includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+      if let data = FileManager.default.contents(atPath: file.path) {
+        written += String(decoding: data, as: UTF8.self)
+      }
+    }
+    let raw = try NSRegularExpression(
+      pattern: #"(access|refresh)Token\\?"\s*:\s*\\?"(?!\[REDACTED)[A-Za-z0-9_-]{16,}"#)
+    let leaks = raw.numberOfMatches(
+      in: written, range: NSRange(written.startIndex..., in: written))
+    #expect(leaks == 0, "\(leaks) raw tokens written")
+    #expect(written.contains("[REDACTED"))
   }
 
   @Test func aRealBackendWithoutReuseDetectionFailsNamingRefreshReused() throws {

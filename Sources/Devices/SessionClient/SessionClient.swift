@@ -44,6 +44,11 @@ public final class SessionClient {
   /// The refresh token the last successful refresh replaced: kept for the harness (a replay
   /// is an attacker's move, never the client's), outside secure storage.
   public private(set) var retiredRefreshToken: String?
+  /// The access token a sign-out or wipe dropped (for the harness, as above).
+  public private(set) var retiredAccessToken: String?
+  /// The relying party of the last ceremony (secure storage is wiped at sign-out).
+  private var lastRpId: String?
+
   /// The platform authenticator: one passkey (a P-256 key) per credential id, and its
   /// signature counter.
   private var passkeys: [String: Key] = [:]
@@ -67,6 +72,11 @@ public final class SessionClient {
       source: "\(build.platform.rawValue)/\(name) native",
       policy: TransportPolicy(build: build, behaviours: behaviours), environment: environment,
       keepsCookies: false)
+    // A real backend's tokens are as secret as the mock's: never in evidence or reports.
+    native.secretsIn = { response in
+      guard let json = response.jsonObject as? [String: Any] else { return [] }
+      return ["accessToken", "refreshToken"].compactMap { json[$0] as? String }
+    }
   }
 
   private func note(_ summary: String) { environment.decision(source, summary) }
@@ -191,16 +201,23 @@ public final class SessionClient {
     if let rp = options.map(rpId) { secureStorage["rpId"] = rp }
   }
 
+  /// The challenge last answered (a double submit answers it again).
+  private var answeredChallenge: String?
+
   /// The second half: the assertion, signed with the device's passkey; a session on success.
-  public func finishPasskeyLogin() {
-    guard let challenge = pendingChallenge, let (id, key) = passkeys.first,
-      let rp = secureStorage["rpId"]
+  /// `again`: the challenge already answered, signed afresh (a double submit); `count`: the
+  /// counter a cloned authenticator would send.
+  public func finishPasskeyLogin(again: Bool = false, count: UInt32? = nil) {
+    guard let challenge = again ? answeredChallenge : pendingChallenge,
+      let (id, key) = passkeys.first, let rp = secureStorage["rpId"] ?? lastRpId
     else {
       note("no passkey login to finish")
       return
     }
     pendingChallenge = nil
-    signCount += 1
+    answeredChallenge = challenge
+    lastRpId = rp
+    signCount = count ?? signCount + 1
     let client = clientData(type: "webauthn.get", challenge: challenge, rpId: rp)
     let auth = authenticatorData(rpId: rp, flags: 0x05, count: signCount)
     guard let signature = try? key.signSHA256(auth + Digest.sha256(client)) else { return }
@@ -225,6 +242,15 @@ public final class SessionClient {
     store(envelope)
     screen = .home
     loadBootstrap(because: "after login")
+  }
+
+  /// `GET path` with `token` as the Bearer (someone holding a dropped token).
+  public func get(_ path: String, bearerToken token: String) -> HTTPResponse? {
+    guard
+      case .sent(let exchange) = native.send(
+        ClientRequest(url: url(path), headers: ["Authorization": "Bearer \(token)"]))
+    else { return nil }
+    return exchange.response
   }
 
   /// A bodyless POST to `path`, as any client could send it.
@@ -256,6 +282,8 @@ public final class SessionClient {
       return
     }
     let device = secureStorage["deviceId"]
+    retiredAccessToken = accessToken ?? retiredAccessToken
+    retiredRefreshToken = secureStorage["refreshToken"] ?? retiredRefreshToken
     secureStorage = [:]
     // The backend's device id outlives a session: the next login sends it back.
     if let device { secureStorage["deviceId"] = device }

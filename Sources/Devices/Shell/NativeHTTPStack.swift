@@ -20,6 +20,9 @@ public final class NativeHTTPStack {
   let source: String
 
   let keepsCookies: Bool
+  /// The secrets a response carries (a session's tokens from a real backend), registered with
+  /// the redactor before the exchange is recorded.
+  var secretsIn: ((HTTPResponse) -> [String])?
 
   init(
     source: String, policy: TransportPolicy, environment: DeviceEnvironment,
@@ -46,6 +49,9 @@ public final class NativeHTTPStack {
     let exchange = client.send(outgoing)
     if keepsCookies, let response = exchange.response {
       jar.store(response.headers.values("Set-Cookie"), from: request.url)
+    }
+    if let response = exchange.response, let secretsIn {
+      for secret in secretsIn(response) { environment.redactor.register(secret) }
     }
     environment.evidence.append(
       exchange.evidence(source: source, redactor: environment.redactor, time: environment.clock.now)

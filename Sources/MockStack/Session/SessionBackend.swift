@@ -72,13 +72,17 @@ public final class SessionBackend: HTTPHandler, Sendable {
 
   private let state = Locked(State())
 
-  public init(origin: Origin, context: StackContext) {
+  /// - Parameter accounts: the logins the app's profile names (`testUsers`), else three of
+  ///   its own; each gets a password from the run's seed.
+  public init(origin: Origin, context: StackContext, accounts: [String] = []) {
     self.origin = origin
     self.context = context
-    testUsers = (1...3).map { index in
+    let names =
+      accounts.isEmpty ? (1...3).map { "user\($0)@\(origin.host)" } : accounts
+    testUsers = names.map { name in
       RealmSettings.User(
-        username: "user\(index)@heymoov.example", password: context.secret(byteCount: 12),
-        email: "user\(index)@heymoov.example", firstName: "Test", lastName: "User \(index)")
+        username: name, password: context.secret(byteCount: 12), email: name, firstName: nil,
+        lastName: nil)
     }
   }
 
@@ -469,10 +473,10 @@ public final class SessionStack: Sendable {
   private let mounted: MountedHosts
 
   public init(
-    apiOrigin: Origin, material: StackMaterial, context: StackContext,
+    apiOrigin: Origin, material: StackMaterial, context: StackContext, accounts: [String] = [],
     sharing listeners: StackListeners? = nil
   ) throws {
-    backend = SessionBackend(origin: apiOrigin, context: context)
+    backend = SessionBackend(origin: apiOrigin, context: context, accounts: accounts)
     let secure = VirtualHosts()
     let cleartext = VirtualHosts()
     if apiOrigin.isSecure {

@@ -124,6 +124,7 @@ public final class World {
       ? try Origin(url: configuration.build.frontend.apiOrigin.value).map {
         try SessionStack(
           apiOrigin: $0, material: material, context: context,
+          accounts: configuration.build.testUsers,
           sharing: try transport?.listeners(material))
       } : nil
     let origins = stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? [:]

@@ -62,6 +62,44 @@ enum SessionPack: ScenarioPack {
         client, "answered the passkey challenge", path: "/v1/mobile/auth/passkeys/login/verify")
     },
     ActionSpec(
+      .world, "attacker reuses the dropped access token of", [.value("app", .app)],
+      summary:
+        "The access token APP dropped at its sign-out (or wipe) calls `GET /v1/mobile/api/me`: an ended session must refuse it.",
+      example: "attacker reuses the dropped access token of heymoov"
+    ) { context in
+      let client = try context.world.sessionClient(named: context.arguments["app"])
+      guard let token = client.retiredAccessToken else {
+        throw ScenarioRuntimeError("\(client.name) dropped no access token")
+      }
+      var result = Outcome(
+        "called /v1/mobile/api/me with the dropped access token of \(client.name)")
+      result.response = client.get("/v1/mobile/api/me", bearerToken: token)
+      return result
+    },
+    ActionSpec(
+      .app, "answers the same passkey challenge again",
+      summary:
+        "The challenge already answered, signed afresh with the next counter (a double submit): a challenge is single use.",
+      example: "heymoov answers the same passkey challenge again"
+    ) { context in
+      let client = try context.sessionClient()
+      client.finishPasskeyLogin(again: true)
+      return outcome(
+        client, "answered the same challenge again", path: "/v1/mobile/auth/passkeys/login/verify")
+    },
+    ActionSpec(
+      .app, "answers a fresh challenge with a cloned passkey",
+      summary:
+        "A copy of the device's passkey (its counter back at 1) answers a fresh challenge: a counter that does not move forward is a cloned authenticator.",
+      example: "heymoov answers a fresh challenge with a cloned passkey"
+    ) { context in
+      let client = try context.sessionClient()
+      client.beginPasskeyLogin()
+      client.finishPasskeyLogin(count: 1)
+      return outcome(
+        client, "answered with a cloned passkey", path: "/v1/mobile/auth/passkeys/login/verify")
+    },
+    ActionSpec(
       .world, "attacker replays the last passkey assertion of", [.value("app", .app)],
       summary: "The assertion APP last sent comes back to the login endpoint (a captured request).",
       example: "attacker replays the last passkey assertion of heymoov"
