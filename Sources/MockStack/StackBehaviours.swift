@@ -32,6 +32,8 @@ public struct StackBehaviours: Sendable, Hashable {
   public var sessionIgnoresSignCount = false
   /// A sensitive action (registering a passkey) is allowed however old the login is.
   public var sessionSkipsReauth = false
+  /// Access tokens are JWTs carrying the user's roles (the contract wants opaque tokens).
+  public var sessionJWTAccessTokens = false
 
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).

@@ -326,6 +326,29 @@ enum SessionPack: ScenarioPack {
           "\(client.name) loaded its bootstrap \(client.bootstrapLoads) times, not \(wanted)")
     },
     ExpectationSpec(
+      "opaque envelope on", [.value("app", .app)],
+      summary:
+        "The envelope APP holds follows the contract's forms: opaque tokens (never a JWT the client could read roles from) and a deviceId that is a backend UUID.",
+      example: "expect opaque envelope on heymoov"
+    ) { context in
+      let client = try context.sessionClient("app")
+      guard let access = client.accessToken, let refresh = client.secureStorage["refreshToken"]
+      else { return context.missing(.sessionState, "\(client.name) holds no envelope") }
+      for (name, token) in [("accessToken", access), ("refreshToken", refresh)]
+      where SessionPack.isJWT(token) {
+        return context.fail(
+          .envelopeForm, name,
+          "\(name) is a JWT the client could decode (roles and identity in the token): the contract wants an opaque token"
+        )
+      }
+      let device = client.secureStorage["deviceId"] ?? ""
+      guard UUID(uuidString: device) != nil else {
+        return context.fail(
+          .envelopeForm, "deviceId", "deviceId \(device) is not a UUID (mobile_devices.id)")
+      }
+      return nil
+    },
+    ExpectationSpec(
       "no-store on", [.value("app", .app)],
       summary:
         "Every answer of this step from an auth, refresh or bootstrap endpoint carried `Cache-Control: no-store`.",
@@ -425,6 +448,11 @@ enum SessionPack: ScenarioPack {
       breaks: "seed 002: reauth_required (auth.reauthRequiredAt)"
     ) { configuration, _ in configuration.stack.sessionSkipsReauth = true },
     MutationSpec(
+      "backend.session-jwt-access-tokens",
+      summary: "Access tokens are JWTs carrying the user's roles.",
+      breaks: "seed 002: opaque access tokens, never decoded for roles"
+    ) { configuration, _ in configuration.stack.sessionJWTAccessTokens = true },
+    MutationSpec(
       "backend.session-ignores-sign-count",
       summary: "A passkey's sign count may stand still or go back.",
       breaks: "WebAuthn: a counter that does not move forward is a cloned authenticator"
@@ -466,8 +494,17 @@ enum SessionPack: ScenarioPack {
   ]
 
   static let failureReasons: [FailureReason] = [
-    .sessionState, .refreshCount, .bootstrapLoads, .noStore, .deviceId,
+    .sessionState, .refreshCount, .bootstrapLoads, .noStore, .deviceId, .envelopeForm,
   ]
+
+  /// Three dot-separated base64url parts whose first decodes to a JSON header with `alg`.
+  static func isJWT(_ token: String) -> Bool {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let header = Base64URL.decode(String(parts[0])),
+      let json = try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any]
+    else { return false }
+    return json["alg"] != nil
+  }
 
   /// The action's outcome: the answer from `path` when given (a login is followed by its
   /// bootstrap), else the last one.
@@ -491,6 +528,8 @@ extension FailureReason {
     "bootstrap-loads", detail: "how many", "The bootstrap was loaded another number of times.")
   static let noStore = FailureReason(
     "no-store", detail: "the path", "An auth, refresh or bootstrap answer may be cached.")
+  static let envelopeForm = FailureReason(
+    "envelope-form", detail: "the field", "An envelope field does not have the contract's form.")
   static let deviceId = FailureReason(
     "device-id", detail: "sent, omitted or changed", "The deviceId rules do not hold.")
 }
