@@ -120,22 +120,8 @@ extension BuildReader {
 
   private mutating func readInstanceShellIOS(into build: inout AppBuild) {
     let paths = profile.paths
-    var project: XcodeProject?
-    if let path = paths["ios.project"] {
-      do {
-        if let (text, file) = try repository.text(path) {
-          project = try XcodeProject.parse(text: text, file: file, projectPath: path)
-          build.instanceShell?.projectFile = file
-        } else {
-          diagnostics.append(
-            .error(
-              at: nil, "the iOS project is not found at \(path)",
-              hint: "name it as \"ios.project\" under \"paths\" in qualify.json"))
-        }
-      } catch {
-        collect(error)
-      }
-    }
+    let project = readXcodeProject()
+    build.instanceShell?.projectFile = project?.file
     let settings = buildSettings(project: project, environment: EnvLayers([]))
     if let id = settings.value("PRODUCT_BUNDLE_IDENTIFIER"), !id.value.isEmpty {
       build.appId = Sourced(id.value, at: id.location, derivation: id.derivation)
@@ -223,76 +209,40 @@ extension BuildReader {
   /// What the app's own code does about seed 004's rules (see `InstanceShellCode`).
   private func readCode(scheme: String?) -> InstanceShellCode {
     var code = InstanceShellCode()
-    func sources(_ root: String, _ suffixes: [String], quotes: Set<Character>) -> [(
-      file: String, lines: [(Int, String)]
-    )] {
-      suffixes.flatMap { suffix in
-        repository.files(under: XcodeProject.join(profile.capacitorRoot, root), suffix: suffix)
-      }
-      .filter { !$0.contains("__tests__") && !$0.contains(".test.") && !$0.contains(".spec.") }
-      .compactMap { path in
-        (try? repository.text(path)).flatMap { $0 }.map {
-          ($0.display, SourceText.codeLines($0.text, quotes: quotes))
-        }
-      }
-    }
-    /// Where the code holds every one of `all` (each in any of `files`): the first line
-    /// holding the first of them.
-    func find(_ files: [(file: String, lines: [(Int, String)])], _ all: [String]) -> FileLocation? {
-      let texts = files.map { $0.lines.map(\.1).joined(separator: "\n") }
-      guard all.allSatisfy({ needle in texts.contains { $0.contains(needle) } }) else { return nil }
-      for (file, lines) in files {
-        if let line = lines.first(where: { $0.1.contains(all[0]) }) {
-          return FileLocation(file: file, line: line.0 + 1, column: 1)
-        }
-      }
-      return nil
-    }
-    /// Present, where; or absent, named after the file that would hold it (the one holding
-    /// `home`, else the first).
-    func fact(
-      _ files: [(file: String, lines: [(Int, String)])], _ alternatives: [[String]],
-      home: String = ""
-    ) -> Sourced<Bool>? {
-      guard let first = files.first else { return nil }
-      for all in alternatives {
-        if let at = find(files, all) { return Sourced(true, at: at) }
-      }
-      let file =
-        files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
-        ?? first.file
-      return Sourced(false, at: FileLocation(file: file, line: 0, column: 1))
+    func sources(_ root: String, _ suffixes: [String], quotes: Set<Character>) -> CodeSearch {
+      CodeSearch(
+        repository, under: XcodeProject.join(profile.capacitorRoot, root), suffixes: suffixes,
+        quotes: quotes)
     }
     let android = sources("android/app/src/main/java", [".java", ".kt"], quotes: ["\""])
     let ios = sources("ios/App/App", [".swift"], quotes: ["\""])
     let web = sources("src", [".ts", ".js", ".tsx", ".jsx"], quotes: ["\"", "'", "`"])
-    code.androidBackLoadsManager = fact(
-      android,
+    code.androidBackLoadsManager = android.fact(
       [
         ["dispatchKeyEvent", "loadUrl(", "manage"], ["onBackPressed", "loadUrl(", "manage"],
         ["OnBackPressedCallback", "loadUrl(", "manage"],
       ], home: "BridgeActivity")
-    code.androidNavigationPolicy = fact(
-      android, [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
-    code.iosNavigationPolicy = fact(
-      ios, [["decidePolicyFor", "navigationDelegate = self"]], home: "CAPBridgeViewController")
+    code.androidNavigationPolicy = android.fact(
+      [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
+    code.iosNavigationPolicy = ios.fact(
+      [["decidePolicyFor", "navigationDelegate = self"]], home: "CAPBridgeViewController")
     if let scheme {
-      code.iosDeepLinkHandoff = fact(
-        ios, [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
-      code.androidDeepLinkHandoff = fact(
-        android, [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
+      code.iosDeepLinkHandoff = ios.fact(
+        [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
+      code.androidDeepLinkHandoff = android.fact(
+        [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
     }
-    code.pageshowHandler = fact(web, [["pageshow"]], home: "boot")
-    code.replacesLocation = fact(web, [["location.replace("]], home: "location.assign(")
-    if let first = web.first {
+    code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
+    code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
+    if let first = web.files.first {
       for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
-        if let at = find(web, [endpoint]) {
+        if let at = web.find([endpoint]) {
           code.validationEndpoint = Sourced(endpoint, at: at)
           break
         }
       }
-      let preferences = find(web, ["@capacitor/preferences"]) != nil
-      if !preferences, let at = find(web, ["localStorage"]) {
+      let preferences = web.find(["@capacitor/preferences"]) != nil
+      if !preferences, let at = web.find(["localStorage"]) {
         code.storesInLocalStorage = Sourced(true, at: at)
       } else {
         code.storesInLocalStorage = Sourced(
@@ -330,5 +280,24 @@ extension BuildReader {
       }
     }
     return out
+  }
+}
+
+extension BuildReader {
+  /// The project `ios.project` names, nil (with a diagnostic) when it is missing or unreadable.
+  mutating func readXcodeProject() -> XcodeProject? {
+    guard let path = profile.paths["ios.project"] else { return nil }
+    do {
+      if let (text, file) = try repository.text(path) {
+        return try XcodeProject.parse(text: text, file: file, projectPath: path)
+      }
+      diagnostics.append(
+        .error(
+          at: nil, "the iOS project is not found at \(path)",
+          hint: "name it as \"ios.project\" under \"paths\" in qualify.json"))
+    } catch {
+      collect(error)
+    }
+    return nil
   }
 }

@@ -23,6 +23,7 @@ struct BuildReader {
   mutating func read() throws -> [Platform: AppBuild] {
     if profile.shell == .multiInstance { return readMultiInstance() }
     if profile.shell == .sessionContract { return readSessionContract() }
+    if profile.shell == .hybridWebView { return readHybrid() }
     guard let files = profile.channels[channel] else {
       throw InputError(
         "the app \(profile.name) has no \(channel.rawValue) channel",

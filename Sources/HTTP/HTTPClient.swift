@@ -55,6 +55,8 @@ public struct HTTPClientError: Error, CustomStringConvertible, Sendable, Hashabl
     case badURL
     /// libcurl failed: connection refused, TLS verification failed, timeout, …
     case transport
+    /// The response was bigger than the request accepts: the download was stopped.
+    case tooLarge
   }
 
   public var kind: Kind
@@ -411,7 +413,7 @@ extension HTTPClient.Connection {
         return HTTPExchange(
           request: request, response: nil,
           error: HTTPClientError(
-            .transport,
+            .tooLarge,
             "\(request.method) \(request.url): the response is larger than \(accumulator.limit) bytes; the download was stopped"
           ), duration: duration)
       }

@@ -130,7 +130,7 @@ extension Backend {
       let (status, reason, detail) =
         device.platform == "apns"
         ? sendAPNs(device, thread: thread, credentials: push)
-        : sendFCM(device, thread: thread, credentials: push)
+        : sendFCM(device, thread: thread)
       sent.append([
         "platform": device.platform, "device": device.name, "status": status, "reason": reason,
         "detail": detail,
@@ -201,74 +201,22 @@ extension Backend {
 
   // MARK: FCM
 
-  private func sendFCM(_ device: PushChannel, thread: String, credentials: PushCredentials)
-    -> (Int, String, String)
-  {
-    let now = context.clock.now
-    let stale = fcmAccessToken.map { $0.expires <= now.addingTimeInterval(60) } ?? true
-    if fcmAccessToken == nil || (stale && !context.behaviours.backendNeverRefreshesProviderToken) {
-      let claims: [String: Any] = [
-        "iss": credentials.fcmClientEmail, "scope": GoogleOAuth.scope,
-        "aud": credentials.fcmTokenURI, "iat": Int(now.timeIntervalSince1970),
-        "exp": Int(now.timeIntervalSince1970) + 3600,
-      ]
-      guard
-        let assertion = try? JWT.sign(
-          claims, key: credentials.fcmKey, keyID: credentials.fcmKeyId, algorithm: .rs256)
-      else { return log("fcm", 0, "the OAuth assertion could not be signed", device) }
-      context.redactor.register(assertion)
-      let form = Query.encode([
-        ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
-      ])
-      guard
-        let answer = backChannel(
-          ClientRequest(
-            method: "POST", url: credentials.fcmTokenURI,
-            headers: ["content-type": "application/x-www-form-urlencoded"],
-            body: Array(form.utf8))),
-        answer.status == 200,
-        let token = (answer.jsonObject as? [String: Any])?["access_token"] as? String
-      else {
-        return log("fcm", 401, "the OAuth token endpoint refused the service account", device)
-      }
-      context.redactor.register(token)
-      fcmAccessToken = (token, now.addingTimeInterval(3600))
-    }
+  private func sendFCM(_ device: PushChannel, thread: String) -> (Int, String, String) {
     let project = settings.fcmProjectId ?? ""
     let message: [String: Any] = [
-      "message": [
-        "token": device.token,
-        "android": [
-          "priority": "high",
-          "notification": fcmNotification.merging(["channel_id": "new_messages"]) { $1 },
-        ],
-        "data": [
-          "type": "new_message", "thread_id": thread,
-          "message_id": context.random.hex(byteCount: 8), "mailbox_id": "mailbox-1",
-          "unread_count": "1",
-        ],
-      ]
+      "token": device.token,
+      "android": [
+        "priority": "high",
+        "notification": fcmNotification.merging(["channel_id": "new_messages"]) { $1 },
+      ],
+      "data": [
+        "type": "new_message", "thread_id": thread,
+        "message_id": context.random.hex(byteCount: 8), "mailbox_id": "mailbox-1",
+        "unread_count": "1",
+      ],
     ]
-    let body =
-      (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])).map(
-        Array.init) ?? []
-    guard
-      let response = backChannel(
-        ClientRequest(
-          method: "POST",
-          url: StackTopology.fcm.url("/v1/projects/\(project)/messages:send"),
-          headers: [
-            "authorization": "Bearer \(fcmAccessToken?.token ?? "")",
-            "content-type": "application/json",
-          ], body: body))
-    else { return log("fcm", 0, "fcm.googleapis.com unreachable", device) }
-    var reason = response.status == 200 ? "delivered" : "HTTP \(response.status)"
-    if let error = (response.jsonObject as? [String: Any])?["error"] as? [String: Any] {
-      reason =
-        ((error["details"] as? [[String: Any]])?.first?["errorCode"] as? String)
-        ?? error["status"] as? String ?? reason
-    }
-    return log("fcm", response.status, reason, device, detail: "project \(project)")
+    let (status, reason) = fcmSender?.send(message, project: project) ?? (0, "not-configured")
+    return log("fcm", status, reason, device, detail: "project \(project)")
   }
 
   /// A line of the sender's log, in the evidence.

@@ -59,7 +59,8 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   /// The loc-keys the pushes name (the app profile's `push.bannerKeys`: title then body).
   let pushLocKeys: [String]
   var apnsProviderToken: (token: String, issued: Date)?
-  var fcmAccessToken: (token: String, expires: Date)?
+  /// FCM HTTP v1 with the backend's service account.
+  let fcmSender: FCMSender?
   /// The IdP is a real system (`--stack`): its id_tokens are dated by its own clock, so they
   /// are checked against the wall clock, whatever `advance` did to the world's.
   var idTokensFromRealTime = false
@@ -78,6 +79,9 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
     self.backChannel = backChannel
     self.push = push
     self.pushLocKeys = pushLocKeys
+    fcmSender = push.map {
+      FCMSender(credentials: $0, context: context, backChannel: backChannel)
+    }
     router.get("/api/v1.0/config/") { [unowned self] request in self.config(request) }
     router.get("/__heartbeat__/") { [unowned self] _ in self.heartbeat() }
     router.get("/__lbheartbeat__/") { [unowned self] _ in self.heartbeat() }

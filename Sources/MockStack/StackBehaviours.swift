@@ -78,6 +78,9 @@ public struct StackBehaviours: Sendable, Hashable {
   public var apnsIgnoresTopic = false
   /// FCM delivers to a registration token of any Firebase project.
   public var fcmIgnoresProject = false
+  // A hybrid WebView app's site (seed 003).
+  /// `/.well-known/*` answers 301 to the www host instead of the file.
+  public var wellKnownRedirects = false
 
   /// The mobile logout endpoint does not end the session.
   public var backendIgnoresMobileLogout = false

@@ -96,7 +96,36 @@ public struct ShellKind: Sendable, Hashable {
     releaseCaveat: nil
   )
 
-  public static let all: [ShellKind] = [.singleOrigin, .multiInstance, .sessionContract]
+  /// Seed 003: thin native Kotlin and Swift containers around a server-rendered site, a JS
+  /// bridge, FCM token registration with the backend, pushes carrying a `targetUrl`, and
+  /// Universal Links / App Links certified by the site's `.well-known` files.
+  public static let hybridWebView = ShellKind(
+    id: "hybrid-webview",
+    summary:
+      "native Kotlin and Swift WebView containers around a server-rendered site (seed 003, AppPlatform)",
+    source: "seed 003, the containers, the Symfony integration and its lessons (sections 3-6)",
+    checklist: [
+      ChecklistItem(1, "The JS bridge: the page reaches native code and hears back from it"),
+      ChecklistItem(
+        2, "Android 13+: notification permission asked on page load, settings link when denied",
+        platforms: [.android]),
+      ChecklistItem(
+        3, "iOS: the APNs token handed to Firebase Messaging yields an FCM token", platforms: [.ios]
+      ),
+      ChecklistItem(4, "FCM token registration with the backend follows the controller's rules"),
+      ChecklistItem(5, "Logging out deletes the device's token (DeleteDeviceTask)"),
+      ChecklistItem(6, "A push tap opens its targetUrl, not the home page"),
+      ChecklistItem(7, "iOS: a Universal Link opens the app at its path", platforms: [.ios]),
+      ChecklistItem(8, "Android: an App Link opens the app at its path", platforms: [.android]),
+      ChecklistItem(9, "The association files certify the release build (.well-known)"),
+    ],
+    releaseCaveat:
+      "Apple fetches apple-app-site-association through its CDN and Android verifies App Links at install: here the simulated OS fetches the files from the site itself; `qualify links verify --domain` checks the production domain's files"
+  )
+
+  public static let all: [ShellKind] = [
+    .singleOrigin, .multiInstance, .sessionContract, .hybridWebView,
+  ]
 
   public static func named(_ id: String) -> ShellKind? { all.first { $0.id == id } }
 

@@ -55,6 +55,20 @@ public enum StackFile {
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
+    if shell == .hybridWebView {
+      // What a real site would be checked for here is its association files: that has its
+      // own command, and nothing else of a real site is driven yet.
+      throw InputError(
+        "\(path) has errors",
+        diagnostics: [
+          Diagnostic.error(
+            at: FileLocation(file: path, line: 1, column: 1),
+            "a hybrid-webview app's scenarios run against the embedded site only: a stack file names nothing for it",
+            hint:
+              "check the real site's .well-known files with qualify links verify --domain https://…"
+          )
+        ])
+    }
     if shell == .sessionContract {
       // Contract mode: a real backend and the test accounts the client signs in with.
       for member in members

@@ -6,7 +6,7 @@ import QualifyCore
 enum Qualify {
   static let commands = [
     "run", "list", "check", "check-app", "history", "show", "report", "diff", "attest",
-    "verify-attestation", "serve", "ota",
+    "verify-attestation", "serve", "ota", "links",
   ]
 
   static func main() {
@@ -36,6 +36,7 @@ enum Qualify {
     case "check-app": return try CheckAppCommand(arguments: rest).execute()
     case "serve": return try ServeCommand(arguments: rest).execute()
     case "ota": return try OTACommand(arguments: rest).execute()
+    case "links": return try LinksCommand(arguments: rest).execute()
     case "history": return try HistoryCommand(.history, arguments: rest).execute()
     case "show": return try HistoryCommand(.show, arguments: rest).execute()
     case "report": return try HistoryCommand(.report, arguments: rest).execute()

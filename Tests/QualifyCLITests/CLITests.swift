@@ -27,13 +27,15 @@ enum CLI {
 
   static var scenarios: String { Fixtures.root + "/Scenarios" }
 
-  /// `qualify serve --json` on the sample app, running in `directory` (its CA lands in
-  /// `ca.pem` there), with the one line it prints.
-  static func serve(in directory: URL) throws -> (process: Process, document: [String: Any]) {
+  /// `qualify serve --json` on `app` (the sample app by default), running in `directory`
+  /// (its CA lands in `ca.pem` there), with the one line it prints.
+  static func serve(in directory: URL, app: String = Fixtures.sampleApp) throws -> (
+    process: Process, document: [String: Any]
+  ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = [
-      "serve", "--channel", "prod", "--app", Fixtures.sampleApp, "--json", "--ca-out", "ca.pem",
+      "serve", "--channel", "prod", "--app", app, "--json", "--ca-out", "ca.pem",
     ]
     process.currentDirectoryURL = directory
     let out = Pipe()

@@ -20,6 +20,9 @@ public enum Fixtures {
   /// The bundled sample of a multi-instance shell (seed 004).
   public static var instanceShellApp: String { root + "/Scenarios/apps/sovereign" }
 
+  /// The bundled sample of a hybrid WebView app (seed 003).
+  public static var hybridApp: String { root + "/Scenarios/apps/appplatform" }
+
   /// The regression fixtures, by name.
   public static var regressionsDirectory: String { root + "/Scenarios/apps/regressions" }
 

@@ -58,6 +58,15 @@ public struct GuardHit: Sendable {
   }
 }
 
+extension GuardHit {
+  /// A hit for a code fact that was read as absent, at the file that would hold it; nil when
+  /// the fact holds or the code was not found.
+  static func missing(_ fact: Sourced<Bool>?, _ message: String, value: String) -> GuardHit? {
+    guard let fact, !fact.value else { return nil }
+    return GuardHit(message, at: fact.location, value: value)
+  }
+}
+
 /// A build guard of seed 000 (*Production hardening*, *Release checklist* items 1, 7, 8).
 public struct GuardRule: Sendable {
   public var id: String

@@ -154,8 +154,7 @@ extension BuildGuards {
         let code = shell.code
         var out: [GuardHit] = []
         func missing(_ fact: Sourced<Bool>?, _ message: String, value: String) {
-          guard let fact, !fact.value else { return }
-          out.append(GuardHit(message, at: fact.location, value: value))
+          if let hit = GuardHit.missing(fact, message, value: value) { out.append(hit) }
         }
         switch build.platform {
         case .android:

@@ -55,6 +55,54 @@ extension AppBuild {
       add("list kept in localStorage", code.storesInLocalStorage, yes)
       return out
     }
+    if let hybrid {
+      // A hybrid WebView app (seed 003): the site, what certifies its links, Firebase, and
+      // what its native and backend code do about the seed's rules.
+      func yes(_ value: Bool) -> String { value ? "yes" : "no" }
+      add("site", hybrid.webOrigin) { $0 }
+      let code = hybrid.code
+      switch platform {
+      case .ios:
+        add("team id", hybrid.teamId) { $0 }
+        for domain in hybrid.associatedDomains { add("associated domain", domain) { $0 } }
+        add("FirebaseAppDelegateProxyEnabled", hybrid.firebaseProxyEnabled) { "\($0)" }
+        add("script message handler", code.bridgeName) { $0 }
+        add("APNs token handed to Firebase Messaging", code.apnsHandoff, yes)
+      case .android:
+        add("targetSdk", hybrid.targetSdk) { "\($0)" }
+        add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)
+        for filter in hybrid.linkFilters {
+          out.append(
+            BuildFact(
+              name: "link intent filter (\(filter.activity))",
+              value:
+                "\(filter.hosts.joined(separator: " ")) \((filter.paths + filter.pathPrefixes + filter.pathPatterns).joined(separator: " ")), autoVerify \(filter.autoVerify)",
+              origin: filter.location.map { "\($0.file):\($0.line)" }, derivation: []))
+        }
+        add("signing certificate SHA-256", hybrid.signingCertificateSHA256) { $0 }
+        for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }
+        add("JavaScript interface", code.bridgeName) { $0 }
+        out.append(
+          BuildFact(
+            name: "@JavascriptInterface methods", value: code.bridgeMethods.joined(separator: ", "),
+            origin: nil, derivation: []))
+        add("permission asked on page load", code.asksPermissionOnPageLoad, yes)
+      }
+      add("Firebase project", hybrid.firebaseProject) { $0 }
+      for app in hybrid.firebaseApps { add("Firebase app", app) { $0 } }
+      add("backend FIREBASE_PROJECT_ID", hybrid.backendFirebaseProject) { $0 }
+      add("permission answer sent to the page", code.permissionEvent, yes)
+      add("FCM token registered with the backend", code.registersToken, yes)
+      add("push tap opens targetUrl", code.opensTargetUrl, yes)
+      add("links open their page", code.opensLinks, yes)
+      let backend = hybrid.backendCode
+      add("backend checks the user salt", backend.checksUserSalt, yes)
+      add("backend moves another user's token", backend.movesOtherUsersToken, yes)
+      add("backend registration idempotent", backend.idempotentForSameUser, yes)
+      add("logout runs DeleteDeviceTask", backend.logoutDeletesToken, yes)
+      add("push payload carries targetUrl", backend.sendsTargetUrl, yes)
+      return out
+    }
     add("synced appId", syncedAppId) { $0 }
     add("callback scheme (JS)", callbackScheme) { $0 }
     for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }

@@ -14,6 +14,8 @@ public struct AppBuild: Sendable {
   public var shell: ShellKind = .singleOrigin
   /// What a multi-instance shell's build says; nil for other kinds.
   public var instanceShell: InstanceShellSettings?
+  /// What a hybrid WebView app's build and site say; nil for other kinds.
+  public var hybrid: HybridShellSettings?
   /// A session-contract app (seed 002): how long in the background makes it reload its
   /// bootstrap on return, in seconds.
   public var sessionForegroundReload: Double?

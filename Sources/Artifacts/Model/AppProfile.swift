@@ -45,6 +45,8 @@ public struct AppProfile: Sendable {
   /// The URL scheme a multi-instance shell opens deep links on (`deepLinkScheme`,
   /// `sovereign://<host>/<path>`).
   public var deepLinkScheme: String?
+  /// A hybrid WebView app's site and link settings (`hybrid`).
+  public var hybrid: HybridProfile?
   /// A session-contract app's backend API origin (`session.api`).
   public var sessionAPI: String?
   /// How long in the background makes the app reload its bootstrap on return
@@ -169,7 +171,7 @@ public struct AppProfile: Sendable {
     let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "shell", "deepLinkScheme", "session", "$comment",
+      "shell", "deepLinkScheme", "session", "hybrid", "$comment",
     ]
     for member in members where !known.contains(member.key) {
       report(
@@ -238,6 +240,35 @@ public struct AppProfile: Sendable {
             "\"session.foregroundReload\" must be a duration such as 10m")
         }
       }
+    }
+    if let hybrid = document["hybrid"] {
+      let keys = [
+        "webOrigin", "links", "settingsLink", "releaseCertificate", "debugCertificate", "backend",
+      ]
+      for member in hybrid.members ?? [] where !keys.contains(member.key) {
+        report(
+          member.line, "unknown key \"\(member.key)\" in hybrid",
+          hint: Suggestions.closest(to: member.key, among: keys).map { "did you mean \"\($0)\"?" }
+            ?? "hybrid has \(keys.joined(separator: ", "))")
+      }
+      var settings = HybridProfile()
+      func value(_ key: String) -> String? {
+        string(hybrid[key], "hybrid.\(key)", line: hybrid.line(of: key))
+      }
+      settings.webOrigin = value("webOrigin")
+      settings.links =
+        strings(hybrid["links"], "hybrid.links", line: hybrid.line(of: "links")) ?? []
+      for link in settings.links where !link.hasPrefix("/") {
+        report(
+          hybrid.line(of: "links"), "\"hybrid.links\" holds paths of the site, not \(link)",
+          hint: "write them as /booking/123")
+      }
+      settings.settingsLink = value("settingsLink")
+      settings.releaseCertificate = value("releaseCertificate")
+      settings.debugCertificate = value("debugCertificate")
+      settings.backend = value("backend") ?? settings.backend
+      for key in keys { settings.lines[key] = hybrid.line(of: key) }
+      profile.hybrid = settings
     }
     if let displayName = top("displayName") { profile.displayName = displayName }
     if let appId = top("appId") { profile.appId = appId }
@@ -410,4 +441,26 @@ public struct AppProfile: Sendable {
     }
     return profile
   }
+}
+
+/// `hybrid` in qualify.json: what a hybrid WebView app (seed 003) does not say in its own
+/// files in a form qualify can read — the site its containers load, example links of the
+/// paths it claims, and the signing certificates (public halves) its builds are signed with.
+public struct HybridProfile: Sendable {
+  /// The site's origin (`https://host`).
+  public var webOrigin: String?
+  /// Paths of the site that must open in the app (`/booking/123`).
+  public var links: [String] = []
+  /// The native link the page offers when notifications are denied.
+  public var settingsLink: String?
+  /// The PEM certificate release builds are signed with (the upload or app-signing key's).
+  public var releaseCertificate: String?
+  /// The PEM certificate debug builds are signed with, when the team shares one.
+  public var debugCertificate: String?
+  /// The backend's folder (Symfony: `public/.well-known/`, `.env`, `src/`).
+  public var backend = "backend"
+  /// The line of each key in qualify.json.
+  public var lines: [String: Int] = [:]
+
+  public init() {}
 }

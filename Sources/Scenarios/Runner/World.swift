@@ -26,6 +26,10 @@ public final class World {
   public let sessionStack: SessionStack?
   /// The session-contract clients, by app name.
   public private(set) var sessionClients: [String: SessionClient] = [:]
+  /// The site and Firebase of a hybrid WebView app's world (seed 003); nil for other kinds.
+  public let hybridServers: HybridServers?
+  /// The hybrid WebView containers, by app name.
+  public private(set) var hybridShells: [String: HybridShell] = [:]
   /// A real session-contract backend's test accounts (`--stack`).
   private let contractTestUsers: [RealmSettings.User]
   /// The outside systems as a real deployment would let the harness see them.
@@ -127,7 +131,14 @@ public final class World {
           accounts: configuration.build.testUsers,
           sharing: try transport?.listeners(material))
       } : nil
-    let origins = stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? [:]
+    hybridServers =
+      configuration.build.shell == .hybridWebView
+      ? try HybridServers(
+        build: configuration.build, material: material, context: context,
+        sharing: try transport?.listeners(material)) : nil
+    let origins =
+      stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? hybridServers?.origins
+      ?? [:]
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
@@ -166,6 +177,10 @@ public final class World {
           instanceShells[declaration.name] = try device.installInstanceShell(
             build, name: declaration.name, behaviours: configuration.shell)
         }
+        if build.shell == .hybridWebView {
+          hybridShells[declaration.name] = try device.installHybridShell(
+            build, name: declaration.name)
+        }
         if build.shell == .sessionContract {
           sessionClients[declaration.name] = try device.installSessionClient(
             build, name: declaration.name, behaviours: configuration.shell)
@@ -178,6 +193,7 @@ public final class World {
       stack?.stop()
       instanceServers?.stop()
       sessionStack?.stop()
+      hybridServers?.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -194,7 +210,8 @@ public final class World {
     }
     // A real contract backend's accounts, unless the world embeds the backend (a control).
     let known =
-      ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers ?? contractTestUsers
+      ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers
+      ?? hybridServers?.backend.testUsers ?? contractTestUsers
     let declared = configuration.build.testUsers
     if !declared.isEmpty {
       guard index < declared.count else {
@@ -242,6 +259,7 @@ public final class World {
     stack?.stop()
     instanceServers?.stop()
     sessionStack?.stop()
+    hybridServers?.stop()
   }
 
   /// The embedded stack, for the steps of seed 000's shell.

@@ -264,7 +264,7 @@ public enum Vocabulary {
     ("about", "about \"TEXT\" — why this matters (repeatable)"),
     (
       "shell",
-      "shell single-origin|multi-instance|session-contract — the kind of shell it drives (default single-origin), before its checklist line"
+      "shell \(ShellKind.all.map(\.id).joined(separator: "|")) — the kind of shell it drives (default single-origin), before its checklist line"
     ),
     ("checklist", "checklist N[, N] — items of its shell kind's release checklist it proves"),
     ("supports", "supports N[, N] — items it adds evidence to without proving them"),

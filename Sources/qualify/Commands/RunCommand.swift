@@ -23,7 +23,7 @@ struct RunCommand {
       repeatable: true),
     .value(
       "stack", "FILE",
-      "Run against the real systems FILE names (today: the identity provider; docs/stack-file.md); what it does not name stays mocked."
+      "Run against the real systems FILE names (identity provider, backend, OTA channel, instances; docs/stack-file.md); what it does not name stays mocked."
     ),
     .value(
       "filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*' (repeatable).",
@@ -76,6 +76,7 @@ struct RunCommand {
         qualify verify-attestation FILE    check one against its key and the app's files
         qualify serve                      the mock stack for a real device or curl
         qualify ota keygen|publish|verify  OTA bundle tooling (Capgo v2)
+        qualify links verify --domain URL  a site's Universal Links / App Links files vs the app
       Every command takes --help.
       """)
 
@@ -216,6 +217,8 @@ struct RunCommand {
     case .multiInstance: hosts = InstanceServers.secureHosts
     case .sessionContract:
       hosts = Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
+    case .hybridWebView:
+      hosts = builds.values.reduce(Set<String>()) { $0.union(HybridServers.secureHosts($1)) }
     default: hosts = topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
     }
     let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
@@ -284,7 +287,11 @@ struct RunCommand {
         "the OTA key pairing was not verified: the signing key (MOBILE_OTA_SIGNING_PRIVATE_KEY_B64) is in neither the app's env nor qualify's environment, so bundles were signed with a harness key whose public half the simulated build bakes in"
       )
     }
-    if let build = builds.values.first, build.features.push.enabled {
+    if let build = builds.values.first, build.shell == .hybridWebView {
+      scope.caveats.append(
+        "the site's service account is the harness's own, in the project FIREBASE_PROJECT_ID names: the pairing of the app's Firebase config with that project was checked, whether Google knows the account's key was not"
+      )
+    } else if let build = builds.values.first, build.features.push.enabled {
       let withheld = PushCredentials.withheld(build.backend)
       scope.caveats.append(
         withheld.isEmpty

@@ -57,24 +57,18 @@ struct ServeCommand {
     else {
       throw InputError("the app has no build for the \(channel.rawValue) channel")
     }
+    let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
+    if build.shell == .hybridWebView {
+      return try serveHybrid(
+        build, repository: repository, channel: channel, ports: ports, caPath: caPath)
+    }
     let topology = try StackTopology(build: build)
     // Each serve has keys of its own: a client that cached one serve's JWKS must not
     // validate another's tokens.
     let material = try StackMaterial(
       hosts: topology.secureHosts, seed: UInt64.random(in: 1...UInt64.max))
-    let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
 
-    let redactor = Redactor()
-    let events = Terminal.standardError
-    let evidence = EvidenceLog()
-    evidence.observe { entry in
-      guard entry.kind == .event || entry.kind == .http else { return }
-      events.line("\(events.style(entry.source, .bold)) \(entry.summary)")
-    }
-    let context = StackContext(
-      clock: .realTime(), random: RandomSource(seed: UInt64.random(in: 1...UInt64.max)),
-      evidence: evidence,
-      redactor: redactor, channel: channel, behaviours: StackBehaviours())
+    let context = serveContext(channel)
     let stack: Stack
     do {
       stack = try Stack(build: build, material: material, context: context, listeningOn: ports)
@@ -156,6 +150,26 @@ struct ServeCommand {
       }
       out.line("serving until interrupted (Ctrl-C)")
     }
+    waitForInterrupt()
+    return .qualified
+  }
+
+  /// Real time, fresh randomness, and every event and exchange printed on stderr as it
+  /// happens.
+  private func serveContext(_ channel: Channel) -> StackContext {
+    let events = Terminal.standardError
+    let evidence = EvidenceLog()
+    evidence.observe { entry in
+      guard entry.kind == .event || entry.kind == .http else { return }
+      events.line("\(events.style(entry.source, .bold)) \(entry.summary)")
+    }
+    return StackContext(
+      clock: .realTime(), random: RandomSource(seed: UInt64.random(in: 1...UInt64.max)),
+      evidence: evidence, redactor: Redactor(), channel: channel, behaviours: StackBehaviours())
+  }
+
+  /// Blocks until SIGINT or SIGTERM.
+  private func waitForInterrupt() {
     let done = DispatchSemaphore(value: 0)
     var sources: [DispatchSourceSignal] = []
     for signalNumber in [SIGINT, SIGTERM] {
@@ -166,7 +180,63 @@ struct ServeCommand {
       sources.append(source)
     }
     done.wait()
-    events.line("stopping")
+    Terminal.standardError.line("stopping")
+  }
+
+  /// A hybrid WebView app's world (seed 003): its site — pages, token registration, the
+  /// `.well-known` association files as the repository holds them — and Firebase.
+  private func serveHybrid(
+    _ build: AppBuild, repository: AppRepository, channel: Channel,
+    ports: (https: UInt16, http: UInt16), caPath: String
+  ) throws -> ExitCode {
+    let out = Terminal.standardOutput
+    let material = try StackMaterial(
+      hosts: HybridServers.secureHosts(build), seed: UInt64.random(in: 1...UInt64.max))
+    let context = serveContext(channel)
+    let servers: HybridServers
+    do {
+      servers = try HybridServers(build: build, material: material, context: context, ports: ports)
+    } catch let error as HTTPServerError {
+      throw EnvironmentError(
+        error.description, hint: "another qualify serve may hold the port; pick others or stop it")
+    }
+    defer { servers.stop() }
+    try ReportFiles.writeText(material.authority.certificatePEM, to: caPath)
+    guard let site = Origin(url: build.hybrid?.webOrigin.value ?? "") else { return .badInput }
+    let connectTo = "\(site.host):\(site.port):127.0.0.1:\(servers.ports.https)"
+    let users = servers.backend.users.map(\.login)
+    if parsed.has("json") {
+      let document: [String: Any] = [
+        "channel": channel.rawValue, "ca": URL(fileURLWithPath: caPath).path,
+        "components": [
+          [
+            "name": "site", "origin": site.description,
+            "loopback": "127.0.0.1:\(servers.ports.https)", "connectTo": connectTo,
+            "appleAppSiteAssociation": site.url(AssociationFiles.applePath),
+            "assetLinks": site.url(AssociationFiles.androidPath),
+          ]
+        ],
+        "users": users, "https": servers.ports.https, "http": servers.ports.http,
+      ]
+      let data = try JSONSerialization.data(
+        withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+    } else {
+      out.line(
+        out.style("qualify serve", .bold)
+          + " · \(repository.profile.name) · channel \(channel.rawValue) · loopback only")
+      out.line("  site                               \(site) → 127.0.0.1:\(servers.ports.https)")
+      out.line("      \(site.url(AssociationFiles.applePath))")
+      out.line("      \(site.url(AssociationFiles.androidPath))")
+      out.line("  FCM HTTP v1 and Google OAuth       → 127.0.0.1:\(servers.ports.https)")
+      out.line("  CA certificate to trust: \(caPath)")
+      out.line("  test users: \(users.joined(separator: ", ")) (passwords not printed)")
+      out.line(
+        "  try: qualify links verify --domain \(site) --app \(repository.root.path) --channel \(channel.rawValue) --cacert \(caPath) --connect-to \(connectTo)"
+      )
+      out.line("serving until interrupted (Ctrl-C)")
+    }
+    waitForInterrupt()
     return .qualified
   }
 }

@@ -24,7 +24,7 @@ enum ErrorPresenter {
       // A URL the user typed that cannot be fetched is theirs (2); a server that does not
       // answer, or answers too much, is the environment (4).
       terminal.line(terminal.style("error:", .red, .bold) + " " + http.message)
-      return http.kind == .transport ? .environment : .badInput
+      return http.kind == .transport || http.kind == .tooLarge ? .environment : .badInput
     default:
       terminal.line(terminal.style("internal error:", .red, .bold) + " \(error)")
       terminal.line(

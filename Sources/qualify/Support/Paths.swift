@@ -17,6 +17,9 @@ enum Paths {
 
   static var sampleApp: String { scenariosDirectory + "/apps/messages" }
 
+  /// The bundled hybrid WebView app (seed 003), `qualify links verify`'s default.
+  static var hybridSampleApp: String { scenariosDirectory + "/apps/appplatform" }
+
   static let defaultDatabase = "Reports/qualify.sqlite"
   static let defaultReportDirectory = "Reports"
 }

@@ -1,0 +1,420 @@
+import Foundation
+import QualifyCore
+import QualifyCrypto
+
+/// A hybrid WebView app (seed 003): Kotlin and Swift containers loading a server-rendered
+/// site. What is read: the site's origin and links (qualify.json `hybrid`), the native
+/// projects (bundle id and team, entitlements, the manifest's permission and App Links
+/// filters, the Firebase configs), the signing certificate, the backend's env and
+/// `.well-known` files, and what the native and PHP code do about the seed's rules.
+extension BuildReader {
+  mutating func readHybrid() -> [Platform: AppBuild] {
+    let profileFile = profile.file ?? "qualify.json"
+    let hybridProfile = profile.hybrid ?? HybridProfile()
+    let hybridLine = profile.keyLines["hybrid"] ?? 1
+    let at: (String) -> FileLocation = { key in
+      FileLocation(file: profileFile, line: hybridProfile.lines[key] ?? hybridLine, column: 1)
+    }
+    guard let origin = hybridProfile.webOrigin else {
+      diagnostics.append(
+        .error(
+          at: at("webOrigin"), "a hybrid WebView app names the site its containers load",
+          hint: "add \"hybrid\": {\"webOrigin\": \"https://www.example.org\"} to qualify.json"))
+      return [:]
+    }
+    guard let components = URLComponents(string: origin), components.scheme == "https",
+      components.host?.isEmpty == false, ["", "/"].contains(components.path),
+      components.query == nil
+    else {
+      diagnostics.append(
+        .error(
+          at: at("webOrigin"),
+          "hybrid.webOrigin must be the site's https origin (https://host), not \(origin)",
+          hint: "Universal Links and App Links are https only"))
+      return [:]
+    }
+    let webOrigin = Sourced(
+      origin.hasSuffix("/") ? String(origin.dropLast()) : origin, at: at("webOrigin"))
+    var base = HybridShellSettings(webOrigin: webOrigin)
+    base.links = hybridProfile.links
+    base.settingsLink = hybridProfile.settingsLink.map { Sourced($0, at: at("settingsLink")) }
+    readBackend(hybridProfile.backend, into: &base)
+    let release = certificate(hybridProfile.releaseCertificate, key: "releaseCertificate", at: at)
+    let debug = certificate(hybridProfile.debugCertificate, key: "debugCertificate", at: at)
+    base.debugCertificateSHA256 = debug?.value
+    if channel.isRelease {
+      base.signingCertificateSHA256 = release
+    } else {
+      // A debug build is signed with the debug keystore: the team's when the profile names
+      // it, else one of this machine's, which no assetlinks.json lists.
+      base.signingCertificateSHA256 =
+        debug
+        ?? Sourced(
+          AssociationFiles.localDebugFingerprint,
+          at: nil, derivation: ["a debug build is signed with the local debug keystore"])
+    }
+    if channel.isRelease && release == nil && hybridProfile.releaseCertificate == nil {
+      diagnostics.append(
+        .error(
+          at: at("releaseCertificate"),
+          "a hybrid WebView app names the certificate its release builds are signed with",
+          hint:
+            "add \"releaseCertificate\": \"path/to/release-certificate.pem\" under \"hybrid\" (keytool -exportcert -rfc, or Play Console's app-signing certificate)"
+        ))
+    }
+
+    var builds: [Platform: AppBuild] = [:]
+    for platform in Platform.allCases {
+      var build = AppBuild(
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: Sourced(profile.appId ?? "", at: nil), syncedAppId: nil,
+        callbackScheme: Sourced("", at: nil), registeredSchemes: [],
+        capacitor: CapacitorConfig(file: ""), transport: TransportSettings(),
+        authSession: AuthSessionSettings(), push: PushShellSettings(),
+        guards: BuildGuardSettings(),
+        frontend: FrontendSettings(apiOrigin: webOrigin, isDevBuild: channel == .dev),
+        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
+        files: resolvedFiles(for: platform))
+      build.shell = .hybridWebView
+      build.features.ota = FeatureState(
+        enabled: false, use: .unused, decidedBy: "a hybrid WebView app has no OTA channel")
+      build.features.push = FeatureState(
+        enabled: true, use: .used, decidedBy: "seed 003: FCM pushes carrying a targetUrl")
+      build.hybrid = base
+      switch platform {
+      case .ios: readHybridIOS(into: &build)
+      case .android: readHybridAndroid(into: &build)
+      }
+      builds[platform] = build
+    }
+    return builds
+  }
+
+  /// A PEM certificate's SHA-256, or the fingerprint written as such.
+  private mutating func certificate(
+    _ value: String?, key: String, at: (String) -> FileLocation
+  ) -> Sourced<String>? {
+    guard let value else { return nil }
+    if value.filter(\.isHexDigit).count == 64 && !value.contains("/") && !value.contains(".") {
+      return Sourced(AssociationFiles.normalized(value), at: at(key))
+    }
+    do {
+      guard let (text, file) = try repository.text(value) else {
+        diagnostics.append(
+          .error(
+            at: at(key), "the certificate \(value) named as hybrid.\(key) does not exist",
+            hint: "a PEM certificate (its public half): keytool -exportcert -rfc -alias …"))
+        return nil
+      }
+      guard let fingerprint = AssociationFiles.fingerprint(ofPEM: text) else {
+        diagnostics.append(
+          .error(
+            at: FileLocation(file: file, line: 1, column: 1),
+            "\(file) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"))
+        return nil
+      }
+      return Sourced(
+        fingerprint, at: FileLocation(file: file, line: 1, column: 1),
+        derivation: ["SHA-256 of the certificate in \(file)"])
+    } catch {
+      collect(error)
+      return nil
+    }
+  }
+
+  /// The Symfony backend: `FIREBASE_PROJECT_ID` from `.env` then `.env.<APP_ENV>` (prod for
+  /// release channels), the `.well-known` files, and the PHP code's rules.
+  private mutating func readBackend(_ root: String, into settings: inout HybridShellSettings) {
+    var files: [EnvFile] = []
+    for name in [".env", ".env.local", ".env.\(channel.isRelease ? "prod" : "dev")"] {
+      do {
+        if let (text, display) = try repository.text(XcodeProject.join(root, name)) {
+          files.append(try EnvFile(text: text, path: display))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let env = EnvLayers(files)
+    if let project = env["FIREBASE_PROJECT_ID"], !project.isEmpty {
+      settings.backendFirebaseProject = Sourced(
+        project, at: env.location(of: "FIREBASE_PROJECT_ID"))
+    }
+    for (name, keyPath) in [
+      ("apple-app-site-association", \HybridShellSettings.appleAssociation),
+      ("assetlinks.json", \HybridShellSettings.assetLinks),
+    ] {
+      do {
+        if let (text, display) = try repository.text(
+          XcodeProject.join(root, "public/.well-known/\(name)"))
+        {
+          settings[keyPath: keyPath] = AssociationFileText(path: display, text: text)
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let php = CodeSearch(
+      repository, under: XcodeProject.join(root, "src"), suffixes: [".php"], quotes: ["\"", "'"])
+    var code = HybridBackendCode()
+    code.checksUserSalt = php.fact(
+      [["getSalt()", "HTTP_UNAUTHORIZED"]], home: "-register", sameFile: true)
+    code.movesOtherUsersToken = php.fact(
+      [["findOneByToken", "->remove($existingToken)"]], home: "-register", sameFile: true)
+    code.idempotentForSameUser = php.fact(
+      [["getUser() === $user", "already registered"]], home: "-register", sameFile: true)
+    code.logoutDeletesToken = php.fact(
+      [["LogoutEvent", "DeleteDeviceTask"]], home: "LogoutEvent", sameFile: true)
+    code.sendsTargetUrl = php.fact(
+      [["messages:send", "'targetUrl'"]], home: "messages:send", sameFile: true)
+    settings.backendCode = code
+  }
+
+  private mutating func readHybridIOS(into build: inout AppBuild) {
+    let paths = profile.paths
+    let project = readXcodeProject()
+    let settings = buildSettings(project: project, environment: EnvLayers([]))
+    if let id = settings.value("PRODUCT_BUNDLE_IDENTIFIER"), !id.value.isEmpty {
+      build.appId = Sourced(id.value, at: id.location, derivation: id.derivation)
+    }
+    if let team = settings.value("DEVELOPMENT_TEAM"), !team.value.isEmpty {
+      build.hybrid?.teamId = Sourced(team.value, at: team.location, derivation: team.derivation)
+    }
+    let appFolder =
+      paths["ios.infoPlist"].map { ($0 as NSString).deletingLastPathComponent }
+      ?? XcodeProject.join(profile.capacitorRoot, "ios/App/App")
+    if let path = paths["ios.infoPlist"] {
+      do {
+        if let (data, file) = try repository.data(path) {
+          let plist = try PropertyListReader.parse(data: data, file: file)
+          readInfoPlist(plist, file: file, settings: settings, into: &build)
+          if let proxy = plist["FirebaseAppDelegateProxyEnabled"]?.bool {
+            build.hybrid?.firebaseProxyEnabled = Sourced(
+              proxy, at: location(file, plist.line(of: "FirebaseAppDelegateProxyEnabled")))
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    // The entitlements the target signs with: CODE_SIGN_ENTITLEMENTS, relative to the
+    // project's folder.
+    if let entitlements = settings.value("CODE_SIGN_ENTITLEMENTS"), !entitlements.value.isEmpty {
+      let projectFolder =
+        paths["ios.project"].map {
+          (($0 as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        } ?? XcodeProject.join(profile.capacitorRoot, "ios/App")
+      let path = XcodeProject.join(projectFolder, entitlements.value)
+      do {
+        if let (data, file) = try repository.data(path) {
+          build.hybrid?.entitlementsFile = file
+          let plist = try PropertyListReader.parse(data: data, file: file)
+          let line = plist.line(of: "com.apple.developer.associated-domains")
+          for domain in plist["com.apple.developer.associated-domains"]?.array ?? [] {
+            if let value = domain.string {
+              build.hybrid?.associatedDomains.append(Sourced(value, at: location(file, line)))
+            }
+          }
+        } else {
+          diagnostics.append(
+            .error(
+              at: entitlements.location,
+              "CODE_SIGN_ENTITLEMENTS names \(entitlements.value), which does not exist at \(path)")
+          )
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let googleService = XcodeProject.join(appFolder, "GoogleService-Info.plist")
+    do {
+      if let (data, file) = try repository.data(googleService) {
+        let plist = try PropertyListReader.parse(data: data, file: file)
+        if let project = plist["PROJECT_ID"]?.string {
+          build.hybrid?.firebaseProject = Sourced(
+            project, at: location(file, plist.line(of: "PROJECT_ID")))
+        }
+        if let bundle = plist["BUNDLE_ID"]?.string {
+          build.hybrid?.firebaseApps.append(
+            Sourced(bundle, at: location(file, plist.line(of: "BUNDLE_ID"))))
+        }
+      }
+    } catch {
+      collect(error)
+    }
+    let swift = CodeSearch(repository, under: appFolder, suffixes: [".swift"], quotes: ["\""])
+    var code = HybridShellCode()
+    code.bridgeName = swift.captures(#"\.add\([^)]*name:\s*"([A-Za-z0-9_]+)"\)"#).first
+    code.permissionEvent = swift.fact(
+      [["evaluateJavaScript", "onNativePermissionResult"]], home: "WKScriptMessageHandler")
+    code.apnsHandoff = swift.fact(
+      [["registerForRemoteNotifications", "apnsToken = "]], home: "UIApplicationDelegate")
+    code.registersToken = swift.fact([["/api/ios-register"]], home: "didFinish")
+    code.opensTargetUrl = swift.fact(
+      [["didReceive response", "targetUrl", "webView.load("]],
+      home: "UNUserNotificationCenterDelegate")
+    code.opensLinks = swift.fact(
+      [["NSUserActivityTypeBrowsingWeb", "webpageURL", "webView.load("]],
+      home: "UIApplicationDelegate")
+    build.hybrid?.code = code
+  }
+
+  private mutating func readHybridAndroid(into build: inout AppBuild) {
+    let paths = profile.paths
+    if let path = paths["android.buildGradle"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let script = GradleScript.read(
+            text: text, file: file, buildType: gradleBuildType, environment: EnvLayers([]),
+            ext: [:], properties: [:])
+          if let id = script.applicationId?.value {
+            build.appId = Sourced(id, at: script.applicationId?.location)
+          }
+          build.hybrid?.targetSdk = targetSdk(text, file: file)
+          for (index, line) in SourceText.codeLines(text) {
+            if let range = line.range(
+              of: #"versionName\s*=?\s*"([^"]+)""#, options: .regularExpression)
+            {
+              let value = line[range].split(separator: "\"").dropFirst().first.map(String.init)
+              build.hybrid?.versionName = value.map { Sourced($0, at: location(file, index + 1)) }
+              break
+            }
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    readManifest(
+      into: &build,
+      placeholders: [
+        "applicationId": ResolvedValue(
+          value: build.appId.value, derivation: [], location: build.appId.location, unresolved: nil)
+      ])
+    if let path = paths["android.manifest"], let (text, file) = try? repository.text(path),
+      let root = try? XMLReader.parse(text: text, file: file)
+    {
+      let permission = root.children("uses-permission").first {
+        $0.attributes["android:name"] == "android.permission.POST_NOTIFICATIONS"
+      }
+      build.hybrid?.declaresPostNotifications = Sourced(
+        permission != nil, at: location(file, permission?.line ?? 0))
+      for activity in root.children("application").first?.children("activity") ?? [] {
+        let name = activity.attributes["android:name"] ?? "(unnamed)"
+        for filter in activity.children("intent-filter") {
+          let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
+          let categories = filter.children("category").compactMap {
+            $0.attributes["android:name"]
+          }
+          let data = filter.children("data")
+          let schemes = data.compactMap { $0.attributes["android:scheme"]?.lowercased() }
+          guard actions.contains("android.intent.action.VIEW"),
+            schemes.contains(where: { $0 == "http" || $0 == "https" })
+          else { continue }
+          var link = LinkIntentFilter(
+            activity: name, autoVerify: filter.attributes["android:autoVerify"] == "true",
+            schemes: schemes,
+            hosts: data.compactMap { $0.attributes["android:host"]?.lowercased() },
+            isBrowsable: categories.contains("android.intent.category.BROWSABLE")
+              && categories.contains("android.intent.category.DEFAULT"),
+            location: location(file, filter.line))
+          link.paths = data.compactMap { $0.attributes["android:path"] }
+          link.pathPrefixes = data.compactMap { $0.attributes["android:pathPrefix"] }
+          link.pathPatterns = data.compactMap { $0.attributes["android:pathPattern"] }
+          build.hybrid?.linkFilters.append(link)
+        }
+      }
+    }
+    if let path = paths["android.googleServices"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let json = try JSONDocument(text: text, file: file).value
+          if let project = json.at("project_info.project_id")?.string {
+            build.hybrid?.firebaseProject = Sourced(
+              project, at: location(file, json["project_info"]?.line(of: "project_id")))
+          }
+          for client in json["client"]?.array ?? [] {
+            if let info = client.at("client_info.android_client_info"),
+              let name = info["package_name"]?.string
+            {
+              build.hybrid?.firebaseApps.append(
+                Sourced(name, at: location(file, info.line(of: "package_name"))))
+            }
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let kotlin = CodeSearch(
+      repository, under: XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java"),
+      suffixes: [".kt", ".java"], quotes: ["\""])
+    var code = HybridShellCode()
+    code.bridgeName = kotlin.captures(#"addJavascriptInterface\([^"]*"([A-Za-z0-9_]+)"\)"#).first
+    code.bridgeMethods = bridgeMethods(kotlin)
+    code.asksPermissionOnPageLoad = kotlin.fact(
+      [["onPageFinished", "POST_NOTIFICATIONS"]], home: "WebViewClient")
+    code.permissionEvent = kotlin.fact(
+      [["evaluateJavascript", "onNativePermissionResult"]], home: "WebViewClient")
+    code.registersToken = kotlin.fact([["/api/android-register"]], home: "onPageFinished")
+    code.opensTargetUrl = kotlin.fact(
+      [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
+    code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    build.hybrid?.code = code
+  }
+
+  /// The methods after each `@JavascriptInterface` (Kotlin `fun name(`, Java `name(`).
+  private func bridgeMethods(_ search: CodeSearch) -> [String] {
+    var out: [String] = []
+    for (_, lines) in search.files {
+      var annotated = false
+      for (_, line) in lines {
+        if line.contains("@JavascriptInterface") {
+          annotated = true
+          if line.contains("fun ") == false { continue }
+        }
+        guard annotated else { continue }
+        let pattern = #"fun\s+([A-Za-z0-9_]+)\s*\(|public\s+\w+\s+([A-Za-z0-9_]+)\s*\("#
+        if let regex = try? NSRegularExpression(pattern: pattern),
+          let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line))
+        {
+          for group in 1..<match.numberOfRanges {
+            if let range = Range(match.range(at: group), in: line) {
+              out.append(String(line[range]))
+              annotated = false
+              break
+            }
+          }
+        }
+      }
+    }
+    return out
+  }
+
+  /// `targetSdk 34`, `targetSdkVersion = 34`; a variable is looked up in `variables.gradle`.
+  private func targetSdk(_ text: String, file: String) -> Sourced<Int>? {
+    func find(_ text: String, _ file: String) -> (value: String, line: Int)? {
+      let regex = try? NSRegularExpression(
+        pattern: #"targetSdk(?:Version)?\s*=?\s*([A-Za-z0-9_.]+)"#)
+      for (index, code) in SourceText.codeLines(text) {
+        if let match = regex?.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)),
+          let range = Range(match.range(at: 1), in: code)
+        {
+          return (String(code[range]), index + 1)
+        }
+      }
+      return nil
+    }
+    guard let found = find(text, file) else { return nil }
+    if let number = Int(found.value) {
+      return Sourced(number, at: location(file, found.line))
+    }
+    let variables = XcodeProject.join(profile.capacitorRoot, "android/variables.gradle")
+    if let (other, display) = (try? repository.text(variables)).flatMap({ $0 }),
+      let value = find(other, display), let number = Int(value.value)
+    {
+      return Sourced(number, at: location(display, value.line))
+    }
+    return nil
+  }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import QualifyCore
+
+/// What a hybrid WebView app (seed 003) ships, on one platform: the site its container loads,
+/// what certifies its links (entitlements, the App Links intent filter, the site's
+/// `.well-known` files, the signing certificate), its Firebase registration, and what its own
+/// native and backend code do about the seed's rules.
+public struct HybridShellSettings: Sendable {
+  /// The site's origin (`https://appplatform.example`), from qualify.json `hybrid.webOrigin`.
+  public var webOrigin: Sourced<String>
+  /// Paths of the site that must open in the app (`hybrid.links`).
+  public var links: [String] = []
+  /// The native link the page offers when notifications are denied
+  /// (`appplatform://settings/notifications`).
+  public var settingsLink: Sourced<String>?
+
+  // MARK: iOS
+
+  /// `DEVELOPMENT_TEAM` of the app target: with the bundle id, the appID the site's
+  /// apple-app-site-association must name.
+  public var teamId: Sourced<String>?
+  /// `com.apple.developer.associated-domains` of the entitlements the target signs with.
+  public var associatedDomains: [Sourced<String>] = []
+  /// The entitlements file (`CODE_SIGN_ENTITLEMENTS`), nil when the target names none.
+  public var entitlementsFile: String?
+  /// `FirebaseAppDelegateProxyEnabled` of Info.plist: when false, the app must hand the APNs
+  /// token to Firebase Messaging itself.
+  public var firebaseProxyEnabled: Sourced<Bool>?
+
+  // MARK: Android
+
+  /// `versionName` of the app module (what `getAppVersion()` answers).
+  public var versionName: Sourced<String>?
+  /// `targetSdk` of the app module: from 33, notifications need the runtime permission.
+  public var targetSdk: Sourced<Int>?
+  /// `<uses-permission android:name="android.permission.POST_NOTIFICATIONS"/>`.
+  public var declaresPostNotifications: Sourced<Bool>?
+  /// The manifest's intent filters for http(s) links.
+  public var linkFilters: [LinkIntentFilter] = []
+  /// SHA-256 of the certificate this channel's build is signed with (release channels: the
+  /// release certificate; dev: the debug one), `AA:BB:…`.
+  public var signingCertificateSHA256: Sourced<String>?
+  /// SHA-256 of the debug certificate, when the profile names it (to say so in messages).
+  public var debugCertificateSHA256: String?
+
+  // MARK: Firebase
+
+  /// The Firebase project of the app's config (`google-services.json` project_id,
+  /// `GoogleService-Info.plist` PROJECT_ID).
+  public var firebaseProject: Sourced<String>?
+  /// The app ids that config registers (Android package names; the iOS BUNDLE_ID).
+  public var firebaseApps: [Sourced<String>] = []
+  /// The project the backend sends with (`FIREBASE_PROJECT_ID` of its env).
+  public var backendFirebaseProject: Sourced<String>?
+
+  // MARK: The site
+
+  /// `public/.well-known/apple-app-site-association`, as committed.
+  public var appleAssociation: AssociationFileText?
+  /// `public/.well-known/assetlinks.json`, as committed.
+  public var assetLinks: AssociationFileText?
+
+  public var code = HybridShellCode()
+  public var backendCode = HybridBackendCode()
+
+  public init(webOrigin: Sourced<String>) {
+    self.webOrigin = webOrigin
+  }
+
+  /// The site's host.
+  public var host: String {
+    URLComponents(string: webOrigin.value)?.host?.lowercased() ?? ""
+  }
+}
+
+/// A `.well-known` file: its text as committed, and where.
+public struct AssociationFileText: Sendable {
+  public var path: String
+  public var text: String
+
+  public init(path: String, text: String) {
+    self.path = path
+    self.text = text
+  }
+}
+
+/// An Android intent filter that takes http(s) links.
+public struct LinkIntentFilter: Sendable {
+  public var activity: String
+  public var autoVerify: Bool
+  public var schemes: [String]
+  public var hosts: [String]
+  /// `path`, `pathPrefix` and `pathPattern` entries, by kind.
+  public var paths: [String] = []
+  public var pathPrefixes: [String] = []
+  public var pathPatterns: [String] = []
+  public var isBrowsable: Bool
+  public var location: FileLocation?
+
+  public init(
+    activity: String, autoVerify: Bool, schemes: [String], hosts: [String], isBrowsable: Bool,
+    location: FileLocation?
+  ) {
+    self.activity = activity
+    self.autoVerify = autoVerify
+    self.schemes = schemes
+    self.hosts = hosts
+    self.isBrowsable = isBrowsable
+    self.location = location
+  }
+
+  /// Whether the filter takes `https://host/path` (no path rules: every path).
+  public func takes(host: String, path: String) -> Bool {
+    guard schemes.contains("https"), hosts.contains(host.lowercased()) else { return false }
+    if paths.isEmpty && pathPrefixes.isEmpty && pathPatterns.isEmpty { return true }
+    return paths.contains(path) || pathPrefixes.contains { path.hasPrefix($0) }
+      || pathPatterns.contains { AssociationFiles.androidPatternMatches($0, path) }
+  }
+}
+
+/// What a hybrid container's native code does about seed 003's rules, on its platform, read
+/// from its sources (comments blanked). Each fact decides how the simulated container
+/// behaves; nil when the code was not found, and the container then behaves as the seed
+/// describes.
+public struct HybridShellCode: Sendable {
+  /// The JS bridge's name: Android `addJavascriptInterface(…, "AndroidBridge")`, iOS
+  /// `userContentController.add(…, name: "notify")`.
+  public var bridgeName: Sourced<String>?
+  /// Android: the `@JavascriptInterface` methods.
+  public var bridgeMethods: [String] = []
+  /// Android: the permission is asked when a page finishes loading.
+  public var asksPermissionOnPageLoad: Sourced<Bool>?
+  /// The permission answer is dispatched to the page (`onNativePermissionResult`).
+  public var permissionEvent: Sourced<Bool>?
+  /// iOS: `Messaging.messaging().apnsToken = deviceToken`.
+  public var apnsHandoff: Sourced<Bool>?
+  /// The FCM token is posted to `/api/android-register` or `/api/ios-register`.
+  public var registersToken: Sourced<Bool>?
+  /// A push tap routes the WebView to its `targetUrl`.
+  public var opensTargetUrl: Sourced<Bool>?
+  /// A Universal Link / App Link routes the WebView to its URL.
+  public var opensLinks: Sourced<Bool>?
+
+  public init() {}
+}
+
+/// What the backend's code does about seed 003's controller and logout rules (PHP sources
+/// under `src/`, comments blanked); nil when the code was not found.
+public struct HybridBackendCode: Sendable {
+  /// `$user->getSalt() !== $paramUserSalt` → 401.
+  public var checksUserSalt: Sourced<Bool>?
+  /// A token registered to another user is removed before it is registered again.
+  public var movesOtherUsersToken: Sourced<Bool>?
+  /// The same user registering the same token again changes nothing.
+  public var idempotentForSameUser: Sourced<Bool>?
+  /// Logging out runs `DeleteDeviceTask`.
+  public var logoutDeletesToken: Sourced<Bool>?
+  /// The FCM payload carries `data.targetUrl`.
+  public var sendsTargetUrl: Sourced<Bool>?
+
+  public init() {}
+}

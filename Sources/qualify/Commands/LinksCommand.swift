@@ -1,0 +1,142 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+import StackPorts
+
+/// `qualify links verify --domain URL`: a real domain's `.well-known` association files
+/// against the app's builds, as iOS and Android judge them (seed 003, 5.3).
+struct LinksCommand {
+  static let options: [OptionSpec] = [
+    .value("domain", "URL", "The site whose files are checked (https://host)."),
+    .value("app", "DIR", "The app repository (default: the bundled hybrid sample app)."),
+    .value(
+      "channel", "dev|staging|prod",
+      "Whose build the files must certify (default: prod, signed with the release certificate)."),
+    .value("platform", "ios|android", "Only this platform's file."),
+    .value("cacert", "FILE", "PEM CA certificates to trust instead of the system store."),
+    .value(
+      "connect-to", "HOST:PORT:127.0.0.1:PORT",
+      "Reach HOST:PORT on a loopback port instead (a test deployment, qualify serve; repeatable).",
+      repeatable: true),
+    .value("timeout", "DURATION", "How long each request may take (default: 10s)."),
+    .flag("json", "Print the verdicts as JSON."),
+    .flag("help", "Show this help."),
+  ]
+
+  let parsed: ParsedOptions
+
+  init(arguments: [String]) throws {
+    guard arguments.first == "verify" || arguments.contains("--help") || arguments.contains("-h")
+    else {
+      throw InputError(
+        "qualify links takes a subcommand: verify",
+        hint: "qualify links verify --domain https://www.example.org")
+    }
+    parsed = try ParsedOptions.parse(
+      Array(arguments.drop { $0 == "verify" }), LinksCommand.options,
+      command: "qualify links verify")
+  }
+
+  func execute() throws -> ExitCode {
+    let out = Terminal.standardOutput
+    if parsed.has("help") {
+      out.write(
+        helpText(
+          usage:
+            "qualify links verify --domain URL [--app DIR] [--channel C] [--cacert FILE] [--connect-to H:P:127.0.0.1:P] [--json]",
+          summary: """
+            Fetches https://DOMAIN/.well-known/apple-app-site-association and \
+            /.well-known/assetlinks.json as the OS does (no redirect followed, at most 128 KiB) \
+            and checks them against the app: the iOS appID (DEVELOPMENT_TEAM and bundle id) and \
+            the paths in qualify.json's hybrid.links; the Android package and the SHA-256 of the \
+            certificate the channel's build is signed with (hybrid.releaseCertificate). Exit 0 \
+            when both files certify the app, 1 when one does not, 2 on bad input or an \
+            unreachable domain.
+            """, options: LinksCommand.options))
+      return .qualified
+    }
+    guard let raw = parsed.value("domain") else {
+      throw InputError(
+        "qualify links verify needs --domain", hint: "--domain https://www.example.org")
+    }
+    guard let domain = Origin(url: raw), domain.isSecure,
+      ["", "/"].contains(URLComponents(string: raw)?.path ?? "")
+    else {
+      throw InputError(
+        "--domain must be an https origin (https://host), not \(raw)",
+        hint: "the OS fetches the association files over HTTPS only")
+    }
+    let channel = try channelOption(parsed)
+    let platforms = try platformOption(parsed)
+    let repository = try AppRepository(directory: parsed.value("app") ?? Paths.hybridSampleApp)
+    guard repository.profile.shell == .hybridWebView else {
+      throw InputError(
+        "\(repository.profile.name) is a \(repository.profile.shell.id) app: only a hybrid-webview app names the files its site must serve",
+        hint: "set \"shell\": \"hybrid-webview\" and its \"hybrid\" section in qualify.json")
+    }
+    let builds = try repository.builds(for: channel)
+    let trusted: String?
+    if let path = parsed.value("cacert") {
+      guard let data = FileManager.default.contents(atPath: path) else {
+        throw InputError("the CA file \(path) does not exist")
+      }
+      trusted = String(decoding: data, as: UTF8.self)
+    } else {
+      trusted = nil
+    }
+    var origins: [String: UInt16] = [:]
+    for entry in parsed.all("connect-to") {
+      let parts = entry.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+      guard parts.count == 4, !parts[0].isEmpty, UInt16(parts[1]) != nil,
+        ["127.0.0.1", "localhost", "::1"].contains(parts[2]), let port = UInt16(parts[3])
+      else {
+        throw InputError(
+          "--connect-to must be HOST:PORT:127.0.0.1:PORT (loopback only), not \(entry)")
+      }
+      origins["\(parts[0].lowercased()):\(parts[1])"] = port
+    }
+    var timeout: TimeInterval = 10
+    if let value = parsed.value("timeout") {
+      guard let seconds = Durations.parse(value), seconds > 0 else {
+        throw InputError("--timeout must be a duration such as 10s, not \(value)")
+      }
+      timeout = seconds
+    }
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: trusted, origins: origins, allowsOutsideOrigins: true,
+      timeout: timeout, userAgent: "qualify-links-verify",
+      maxResponseBytes: AssociationCheck.maximumBytes)
+    configuration.realAuthorities = [domain.authority]
+    let client = try HTTPClient(configuration: configuration)
+    let verdicts = try AssociationCheck.verify(
+      domain: domain, builds: platforms.compactMap { builds[$0] }, client: client)
+    let failed = verdicts.contains { !$0.problems.isEmpty }
+    if parsed.has("json") {
+      let document: [[String: Any]] = verdicts.map {
+        [
+          "platform": $0.platform.rawValue, "url": $0.url, "certifies": $0.subject,
+          "ok": $0.problems.isEmpty, "problems": $0.problems,
+        ]
+      }
+      let data = try JSONSerialization.data(
+        withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+      return failed ? .notQualified : .qualified
+    }
+    out.line(
+      out.style("links verify", .bold)
+        + " · \(repository.profile.title) · channel \(channel.rawValue) · \(domain)")
+    for verdict in verdicts {
+      let mark = verdict.problems.isEmpty ? out.style("ok   ", .green) : out.style("FAIL ", .red)
+      out.line("\(mark) \(verdict.platform.displayName): \(verdict.url) for \(verdict.subject)")
+      for problem in verdict.problems { out.line("      \(problem)") }
+    }
+    out.line(
+      failed
+        ? "the site does not certify the app: its links open in the browser"
+        : "the site certifies the app on \(verdicts.map(\.platform.displayName).joined(separator: " and "))"
+    )
+    return failed ? .notQualified : .qualified
+  }
+}
