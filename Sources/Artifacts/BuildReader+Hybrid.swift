@@ -126,11 +126,28 @@ extension BuildReader {
   /// release channels), the `.well-known` files, and the PHP code's rules.
   private mutating func readBackend(_ root: String, into settings: inout HybridShellSettings) {
     var files: [EnvFile] = []
-    for name in [".env", ".env.local", ".env.\(channel.isRelease ? "prod" : "dev")"] {
+    let mode = channel.isRelease ? "prod" : "dev"
+    for name in [".env", ".env.local", ".env.\(mode)", ".env.\(mode).local"] {
       do {
         if let (text, display) = try repository.text(XcodeProject.join(root, name)) {
           files.append(try EnvFile(text: text, path: display))
         }
+      } catch {
+        collect(error)
+      }
+    }
+    // The pipeline's own env (`--backend-env`), over the committed files.
+    for path in extraEnv.backend {
+      guard let data = FileManager.default.contents(atPath: path) else {
+        diagnostics.append(
+          .error(at: nil, "the backend env file \(path) given on the command line does not exist"))
+        continue
+      }
+      do {
+        files.append(
+          try EnvFile(
+            text: TextDecoding.decode(data).text,
+            path: AppRepository.display(URL(fileURLWithPath: path))))
       } catch {
         collect(error)
       }
@@ -163,8 +180,12 @@ extension BuildReader {
       [["findOneByToken", "->remove($existingToken)"]], home: "-register", sameFile: true)
     code.idempotentForSameUser = php.fact(
       [["getUser() === $user", "already registered"]], home: "-register", sameFile: true)
-    code.logoutDeletesToken = php.fact(
-      [["LogoutEvent", "DeleteDeviceTask"]], home: "LogoutEvent", sameFile: true)
+    // The handler of LogoutEvent itself calls the task (a `use` or an injected but unused
+    // task is not a deletion).
+    code.logoutDeletesToken = php.blockDoes(
+      after: "LogoutEvent $",
+      ["deleteDeviceTask)(", "deleteDeviceTask->__invoke(", "DeleteDeviceTask())("],
+      home: "LogoutEvent")
     code.sendsTargetUrl = php.fact(
       [["messages:send", "'targetUrl'"]], home: "messages:send", sameFile: true)
     settings.backendCode = code
@@ -209,6 +230,10 @@ extension BuildReader {
         if let (data, file) = try repository.data(path) {
           build.hybrid?.entitlementsFile = file
           let plist = try PropertyListReader.parse(data: data, file: file)
+          if let aps = plist["aps-environment"]?.string {
+            build.hybrid?.apsEnvironment = Sourced(
+              aps, at: location(file, plist.line(of: "aps-environment")))
+          }
           let line = plist.line(of: "com.apple.developer.associated-domains")
           for domain in plist["com.apple.developer.associated-domains"]?.array ?? [] {
             if let value = domain.string {
@@ -352,8 +377,14 @@ extension BuildReader {
     var code = HybridShellCode()
     code.bridgeName = kotlin.captures(#"addJavascriptInterface\([^"]*"([A-Za-z0-9_]+)"\)"#).first
     code.bridgeMethods = bridgeMethods(kotlin)
-    code.asksPermissionOnPageLoad = kotlin.fact(
-      [["onPageFinished", "POST_NOTIFICATIONS"]], home: "WebViewClient")
+    code.bridgeClass =
+      kotlin.captures(#"class\s+([A-Za-z0-9_]+)\s*\(private val context"#).first
+      ?? kotlin.files.first { $0.lines.contains { $0.1.contains("@JavascriptInterface") } }.map {
+        Sourced($0.file, at: FileLocation(file: $0.file, line: 0, column: 1))
+      }
+    code.asksPermissionOnPageLoad = kotlin.blockDoes(
+      after: "fun onPageFinished(", ["Manifest.permission.POST_NOTIFICATIONS"],
+      home: "WebViewClient")
     code.permissionEvent = kotlin.fact(
       [["evaluateJavascript", "onNativePermissionResult"]], home: "WebViewClient")
     code.registersToken = kotlin.fact([["/api/android-register"]], home: "onPageFinished")

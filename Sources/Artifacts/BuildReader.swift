@@ -24,6 +24,7 @@ struct BuildReader {
     if profile.shell == .multiInstance { return readMultiInstance() }
     if profile.shell == .sessionContract { return readSessionContract() }
     if profile.shell == .hybridWebView { return readHybrid() }
+    if profile.shell == .reactNativeBridge { return readBridge() }
     guard let files = profile.channels[channel] else {
       throw InputError(
         "the app \(profile.name) has no \(channel.rawValue) channel",

@@ -201,3 +201,12 @@ extension Device {
     try HybridShell(name: name, build: build, environment: environment)
   }
 }
+
+extension Device {
+  /// Installs a React Native bridge shell (seed 001) on this device.
+  public func installBridgeShell(_ build: AppBuild, name: String, behaviours: ShellBehaviours)
+    throws -> BridgeShell
+  {
+    try BridgeShell(name: name, build: build, behaviours: behaviours, environment: environment)
+  }
+}

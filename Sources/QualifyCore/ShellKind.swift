@@ -123,8 +123,47 @@ public struct ShellKind: Sendable, Hashable {
       "Apple fetches apple-app-site-association through its CDN and Android verifies App Links at install: here the simulated OS fetches the files from the site itself; `qualify links verify --domain` checks the production domain's files"
   )
 
+  /// Seed 001: a React Native shell rendering its web UI at a fixed origin, talking to it over
+  /// a versioned bridge, signing in through a system-browser PKCE handoff (OpenMapX).
+  public static let reactNativeBridge = ShellKind(
+    id: "react-native-bridge",
+    summary:
+      "a React Native WebView shell on a versioned bridge with a PKCE sign-in handoff (seed 001, OpenMapX)",
+    source: "seed 001, Mobile architecture (its sections)",
+    checklist: [
+      ChecklistItem(
+        1,
+        "Fixed origin: HTTPS public hosts, the official id on its official origin, no runtime selector"
+      ),
+      ChecklistItem(
+        2,
+        "The shell descriptor is injected before page scripts; WebView geolocation and media capture off"
+      ),
+      ChecklistItem(
+        3,
+        "Protocol: version.json equals the constants; no overlap leaves navigation off and asks for an update"
+      ),
+      ChecklistItem(4, "The capability report is honest: what is not composed is unavailable"),
+      ChecklistItem(
+        5, "The receiver checks origin, nonce, schema, duplicates and protocol before dispatch"),
+      ChecklistItem(6, "Message bounds: 8 MiB, 100,000 coordinates, 10,000 steps, 512 legs"),
+      ChecklistItem(
+        7, "Snapshots and deltas: a delta applies only on its base; a gap asks for a full snapshot"),
+      ChecklistItem(
+        8, "Sign-in handoff: S256 on the compiled origin, the callback on the compiled scheme"),
+      ChecklistItem(
+        9, "Handoff codes: hashed, two minutes, single use, a wrong verifier burns the attempt"),
+      ChecklistItem(
+        10, "Handoff material stays out of persistence, diagnostics and challenge-only URLs"),
+      ChecklistItem(
+        11, "Physical-device qualification: suspension, renderer loss, audio, alerts, recovery"),
+    ],
+    releaseCaveat:
+      "item 11 is a human handoff (seed 001: physical devices) and the native navigation processors are not composed: qualify proves the bridge and the handoff, not installed navigation"
+  )
+
   public static let all: [ShellKind] = [
-    .singleOrigin, .multiInstance, .sessionContract, .hybridWebView,
+    .singleOrigin, .multiInstance, .sessionContract, .hybridWebView, .reactNativeBridge,
   ]
 
   public static func named(_ id: String) -> ShellKind? { all.first { $0.id == id } }

@@ -55,7 +55,7 @@ public enum StackFile {
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
-    if shell == .hybridWebView {
+    if shell == .hybridWebView || shell == .reactNativeBridge {
       // What a real site would be checked for here is its association files: that has its
       // own command, and nothing else of a real site is driven yet.
       throw InputError(

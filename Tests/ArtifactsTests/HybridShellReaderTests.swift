@@ -63,11 +63,28 @@ import Testing
       """
     }
     let package = "com.appplatform.mobileApp"
-    // Case and separators do not matter to Android.
     #expect(
       AssociationFiles.androidProblems(
-        statement(package, fingerprint.lowercased()), package: package, fingerprint: fingerprint
+        statement(package, fingerprint), package: package, fingerprint: fingerprint
       ).isEmpty)
+    // Digital Asset Links compares the documented spelling: another one is named as such.
+    let spelled = AssociationFiles.androidProblems(
+      statement(package, fingerprint.lowercased().replacingOccurrences(of: ":", with: "")),
+      package: package, fingerprint: fingerprint)
+    #expect(spelled.first?.message.contains("upper-case colon-separated") == true)
+    // Any statement that grants the package with the certificate verifies it.
+    let two = """
+      [{"relation": ["delegate_permission/common.get_login_creds"], "target": {"namespace": "android_app",
+        "package_name": "\(package)", "sha256_cert_fingerprints": ["\(fingerprint)"]}},
+       {"relation": ["\(AssociationFiles.handleAllURLs)"], "target": {"namespace": "android_app",
+        "package_name": "\(package)", "sha256_cert_fingerprints": ["\(fingerprint)"]}}]
+      """
+    #expect(
+      AssociationFiles.androidProblems(two, package: package, fingerprint: fingerprint).isEmpty)
+    let broken = AssociationFiles.androidProblems(
+      "[{relation: 1}]", package: package, fingerprint: fingerprint)
+    #expect(broken.first?.field == "(file)" && broken.first?.line == 1)
+    #expect(broken.first?.message.hasPrefix("is not JSON: ") == true)
     let debug = AssociationFiles.localDebugFingerprint
     let wrongCertificate = AssociationFiles.androidProblems(
       statement(package, debug), package: package, fingerprint: fingerprint,
@@ -153,14 +170,14 @@ import Testing
     #expect(finding.severity != .error)
   }
 
-  @Test func aCodeRuleNeedsItsMarkersInOneFile() throws {
+  @Test func aCodeRuleIsReadWhereTheCodeDoesIt() throws {
     // DeleteDeviceTask exists as a class; a LogoutEvent subscriber that does not call it is
     // not a logout that deletes the token.
     let build = try #require(
       try builds(Fixtures.regressionsDirectory + "/appplatform-logout-keeps-token")[.android])
     let fact = try #require(build.hybrid?.backendCode.logoutDeletesToken)
     #expect(fact.value == false)
-    #expect(fact.origin.hasSuffix("LogoutSubscriber.php"))
+    #expect(fact.location?.file.hasSuffix("LogoutSubscriber.php") == true)
   }
 
   @Test func aHybridAppWithoutItsSiteIsBadInputNamingTheKey() throws {
@@ -184,6 +201,76 @@ import Testing
     } throws: { error in
       (error as? InputError)?.diagnostics.contains { $0.hint == "did you mean \"webOrigin\"?" }
         == true
+    }
+  }
+
+  /// A rule is what the code does where it does it: a task injected but not called, or a
+  /// helper that asks for the permission but is not called when a page finishes, is absent.
+  @Test func aCommentedOutCallIsNotTheRule() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-hybrid-code")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.hybridApp, toPath: copy.path)
+    func edit(_ path: String, _ old: String, _ new: String) throws {
+      let url = copy.appendingPathComponent(path)
+      let text = try String(contentsOf: url, encoding: .utf8)
+      #expect(text.contains(old))
+      try text.replacingOccurrences(of: old, with: new).write(
+        to: url, atomically: true, encoding: .utf8)
+    }
+    try edit(
+      "backend/src/Infrastructure/Security/LogoutSubscriber.php",
+      "        ($this->deleteDeviceTask)(", "        // ($this->deleteDeviceTask)(")
+    try edit(
+      "android/app/src/main/java/com/appplatform/mobileApp/FirstFragment.kt",
+      "                checkAndPromptNotificationPermission()",
+      "                // checkAndPromptNotificationPermission()")
+    let android = try #require(try builds(copy.path)[.android]?.hybrid)
+    #expect(android.backendCode.logoutDeletesToken?.value == false)
+    #expect(android.code.asksPermissionOnPageLoad?.value == false)
+  }
+}
+
+/// The React Native bridge sample read as its monorepo lays it out (seed 001).
+@Suite struct BridgeShellReaderTests {
+  @Test func theConfigModuleAndTheEnvMakeTheCompiledOriginIdAndScheme() throws {
+    let prod = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios]?.bridge)
+    #expect(prod.release.value)
+    #expect(prod.webOrigin.value == "https://openmapx.com")
+    #expect(prod.appId.value == "org.openmapx.app")
+    #expect(prod.scheme.value == "openmapx")
+    #expect(prod.releaseProtocol?.value == ProtocolRange(min: 3, max: 3))
+    #expect(prod.protocolConstants?.value == ProtocolRange(min: 3, max: 3))
+    #expect(prod.limits["MAX_MESSAGE_BYTES"]?.value == 8 * 1024 * 1024)
+    #expect(prod.limits["MAX_TOTAL_COORDINATES"]?.value == 100_000)
+    #expect(prod.unavailableCapabilities.count == 5)
+    #expect(prod.dispatcherComposed?.value == false)
+    #expect(prod.handoff.verifierBytes?.value == 32)
+    #expect(prod.handoff.challengeMethod?.value == "S256")
+    #expect(prod.handoffServer.ttlMilliseconds?.value == 120_000)
+    #expect(prod.handoffServer.wrongVerifierBurns?.value == true)
+    let dev = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .dev)[.android]?.bridge)
+    #expect(!dev.release.value)
+    #expect(dev.scheme.value == "openmapx-dev")
+    #expect(dev.appId.value == "org.openmapx.app.dev")
+    #expect(dev.serverCallbackScheme == "openmapx-dev")
+    for channel in [Channel.dev, .staging, .prod] {
+      for build in try AppRepository(directory: Fixtures.bridgeApp).builds(for: channel).values {
+        #expect(
+          BuildGuards.findings(for: build).filter { $0.severity == .error }.isEmpty,
+          "\(channel)")
+      }
+    }
+  }
+
+  @Test func publicHostsExcludeLoopbackPrivateRangesAndReservedNames() {
+    for host in ["openmapx.com", "maps.example.org", "172.32.0.1"] {
+      #expect(BuildGuards.isPublicHost(host), "\(host)")
+    }
+    for host in ["localhost", "10.0.2.2", "192.168.1.4", "172.20.0.1", "app.test", "x.example"] {
+      #expect(!BuildGuards.isPublicHost(host), "\(host)")
     }
   }
 }

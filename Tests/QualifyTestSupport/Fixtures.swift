@@ -23,6 +23,9 @@ public enum Fixtures {
   /// The bundled sample of a hybrid WebView app (seed 003).
   public static var hybridApp: String { root + "/Scenarios/apps/appplatform" }
 
+  /// The bundled sample of a React Native bridge shell (seed 001).
+  public static var bridgeApp: String { root + "/Scenarios/apps/openmapx" }
+
   /// The regression fixtures, by name.
   public static var regressionsDirectory: String { root + "/Scenarios/apps/regressions" }
 

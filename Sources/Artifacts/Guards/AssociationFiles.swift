@@ -35,7 +35,7 @@ public enum AssociationFiles {
     do {
       root = try JSONDocument(text: text, file: "apple-app-site-association").value
     } catch {
-      return [Problem(field: "(file)", message: "not JSON: \(error)", line: nil)]
+      return [notJSON(error)]
     }
     guard let applinks = root["applinks"], applinks.members != nil else {
       return [
@@ -147,7 +147,7 @@ public enum AssociationFiles {
     do {
       root = try JSONDocument(text: text, file: "assetlinks.json").value
     } catch {
-      return [Problem(field: "(file)", message: "not JSON: \(error)", line: nil)]
+      return [notJSON(error)]
     }
     guard let statements = root.array else {
       return [
@@ -158,6 +158,9 @@ public enum AssociationFiles {
     }
     let wanted = normalized(fingerprint)
     var packages: [String] = []
+    // Android verifies the package when any statement grants it with the certificate; the
+    // first statement's problem is reported when none does.
+    var first: Problem?
     for (index, statement) in statements.enumerated() {
       let relations = statement["relation"]?.array?.compactMap(\.string) ?? []
       guard let target = statement["target"], target["namespace"]?.string == "android_app",
@@ -166,26 +169,39 @@ public enum AssociationFiles {
       packages.append(name)
       guard name == package else { continue }
       guard relations.contains(handleAllURLs) else {
-        return [
-          Problem(
+        first =
+          first
+          ?? Problem(
             field: "[\(index)].relation",
             message: "does not grant \(handleAllURLs) to \(package): its links are not verified",
             line: statement.line(of: "relation"))
-        ]
+        continue
       }
       let listed = target["sha256_cert_fingerprints"]?.array?.compactMap(\.string) ?? []
-      if listed.map(normalized).contains(wanted) { return [] }
+      if listed.contains(wanted) { return [] }
+      let field = "[\(index)].target.sha256_cert_fingerprints"
+      let line = target.line(of: "sha256_cert_fingerprints")
+      if let spelled = listed.first(where: { normalized($0) == wanted }) {
+        first =
+          first
+          ?? Problem(
+            field: field,
+            message:
+              "writes the signing certificate's fingerprint as \(spelled): Digital Asset Links compares upper-case colon-separated hex (\(wanted))",
+            line: line)
+        continue
+      }
       let debug =
-        debugFingerprint.map(normalized).map { debug in listed.map(normalized).contains(debug) }
-        ?? false
-      return [
-        Problem(
-          field: "[\(index)].target.sha256_cert_fingerprints",
+        debugFingerprint.map(normalized).map { listed.map(normalized).contains($0) } ?? false
+      first =
+        first
+        ?? Problem(
+          field: field,
           message:
             "lists \(listed.isEmpty ? "no certificate" : listed.joined(separator: ", "))\(debug ? " (the debug certificate's)" : ""), not the signing certificate's \(wanted): Android does not verify the App Links, they open in the browser",
-          line: target.line(of: "sha256_cert_fingerprints"))
-      ]
+          line: line)
     }
+    if let first { return [first] }
     return [
       Problem(
         field: "[].target.package_name",
@@ -193,6 +209,16 @@ public enum AssociationFiles {
           "names \(packages.isEmpty ? "no android_app" : packages.joined(separator: ", ")), not the build's \(package): Android does not verify the App Links",
         line: statements.first?["target"]?.line(of: "package_name"))
     ]
+  }
+
+  /// A file that does not parse, with where.
+  private static func notJSON(_ error: Error) -> Problem {
+    if let diagnostic = error as? Diagnostic {
+      return Problem(
+        field: "(file)", message: "is not JSON: \(diagnostic.message)",
+        line: diagnostic.location?.line)
+    }
+    return Problem(field: "(file)", message: "is not JSON", line: nil)
   }
 
   /// `AA:BB:…`, upper case, whatever the separators.

@@ -6,7 +6,8 @@ import QualifyCore
 public enum BuildGuards {
   /// Every rule, in the order findings are reported: those of seed 000's single-origin shell,
   /// then those of the multi-instance shell (InstanceShellGuards.swift).
-  public static let rules: [GuardRule] = singleOriginRules + instanceShellRules + hybridShellRules
+  public static let rules: [GuardRule] =
+    singleOriginRules + instanceShellRules + hybridShellRules + bridgeShellRules
 
   /// The rules that judge builds of `shell`.
   public static func rules(for shell: ShellKind) -> [GuardRule] {

@@ -161,6 +161,14 @@ extension BuildGuards {
               "\(config) registers \(listed.isEmpty ? "no app" : listed), not \(build.appId.value): \(build.platform == .ios ? "Firebase gives the app no FCM token" : "the google-services plugin fails the build (no matching client)")",
               at: hybrid.firebaseApps.first?.location ?? project.location, value: listed))
         }
+        if build.platform == .ios, hybrid.entitlementsFile != nil, hybrid.apsEnvironment == nil {
+          hits.append(
+            GuardHit(
+              "\(hybrid.entitlementsFile ?? "the entitlements") have no aps-environment: iOS gives the app no APNs token, so Firebase gives it no FCM token",
+              at: hybrid.associatedDomains.first?.location
+                ?? hybrid.entitlementsFile.map { FileLocation(file: $0, line: 0, column: 1) },
+              value: "aps-environment"))
+        }
         if let sender = hybrid.backendFirebaseProject, sender.value != project.value {
           hits.append(
             GuardHit(
@@ -208,6 +216,16 @@ extension BuildGuards {
               GuardHit(
                 "the bridge is added as window.\(name.value), where the site calls window.AndroidBridge: every call from the page fails",
                 at: name.location, value: name.value))
+          }
+          // What the site calls on window.AndroidBridge (seed 003, section 3).
+          if !code.bridgeMethods.isEmpty {
+            for method in ["getAppVersion", "openNativeShare"]
+            where !code.bridgeMethods.contains(method) {
+              out.append(
+                GuardHit(
+                  "\(code.bridgeClass?.value ?? "the bridge class") exposes no @JavascriptInterface \(method): the site's window.AndroidBridge.\(method)() fails",
+                  at: code.bridgeClass?.location, value: method))
+            }
           }
           missing(
             code.asksPermissionOnPageLoad,

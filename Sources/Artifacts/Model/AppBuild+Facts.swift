@@ -55,6 +55,38 @@ extension AppBuild {
       add("list kept in localStorage", code.storesInLocalStorage, yes)
       return out
     }
+    if let bridge {
+      // A React Native bridge shell (seed 001): what it compiles in and what its code does.
+      func yes(_ value: Bool) -> String { value ? "yes" : "no" }
+      add("release build", bridge.release, yes)
+      add("web origin", bridge.webOrigin) { $0 }
+      add("API origin", bridge.apiOrigin) { $0 }
+      add("scheme", bridge.scheme) { $0 }
+      add("official id", bridge.officialAppId) { $0 }
+      add("official origin", bridge.officialOrigin) { $0 }
+      add("version.json protocol", bridge.releaseProtocol) { "\($0)" }
+      add("protocol constants", bridge.protocolConstants) { "\($0)" }
+      for name in bridge.limits.keys.sorted() { add(name, bridge.limits[name]) { "\($0)" } }
+      for capability in bridge.capabilities {
+        add("capability \(capability.name)", capability.value, yes)
+      }
+      add("dispatcher composed", bridge.dispatcherComposed, yes)
+      add("descriptor before page scripts", bridge.descriptorBeforeContent, yes)
+      add("WebView geolocation off", bridge.geolocationDisabled, yes)
+      add("media capture denied", bridge.mediaCaptureDenied, yes)
+      add("WebView source", bridge.webViewSource) { $0 }
+      add("runtime server selector", bridge.runtimeServerSelector) { $0 }
+      add("handoff verifier bytes", bridge.handoff.verifierBytes) { "\($0)" }
+      add("handoff path", bridge.handoff.path) { $0 }
+      add("handoff challenge method", bridge.handoff.challengeMethod) { $0 }
+      add("handoff callback", bridge.handoff.callback) { $0 }
+      add("diagnostics leave out", bridge.diagnosticsExcludes) { $0.joined(separator: ", ") }
+      add("server hashes the code", bridge.handoffServer.hashesCode, yes)
+      add("server code lifetime (ms)", bridge.handoffServer.ttlMilliseconds) { "\($0)" }
+      add("server consumes atomically", bridge.handoffServer.consumesAtomically, yes)
+      add("a wrong verifier burns the code", bridge.handoffServer.wrongVerifierBurns, yes)
+      return out
+    }
     if let hybrid {
       // A hybrid WebView app (seed 003): the site, what certifies its links, Firebase, and
       // what its native and backend code do about the seed's rules.

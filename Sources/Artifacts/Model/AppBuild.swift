@@ -16,6 +16,8 @@ public struct AppBuild: Sendable {
   public var instanceShell: InstanceShellSettings?
   /// What a hybrid WebView app's build and site say; nil for other kinds.
   public var hybrid: HybridShellSettings?
+  /// What a React Native bridge shell's build and code say; nil for other kinds.
+  public var bridge: BridgeShellSettings?
   /// A session-contract app (seed 002): how long in the background makes it reload its
   /// bootstrap on return, in seconds.
   public var sessionForegroundReload: Double?

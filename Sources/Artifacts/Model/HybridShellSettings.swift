@@ -21,6 +21,8 @@ public struct HybridShellSettings: Sendable {
   public var teamId: Sourced<String>?
   /// `com.apple.developer.associated-domains` of the entitlements the target signs with.
   public var associatedDomains: [Sourced<String>] = []
+  /// `aps-environment` of those entitlements: without it iOS gives the app no APNs token.
+  public var apsEnvironment: Sourced<String>?
   /// The entitlements file (`CODE_SIGN_ENTITLEMENTS`), nil when the target names none.
   public var entitlementsFile: String?
   /// `FirebaseAppDelegateProxyEnabled` of Info.plist: when false, the app must hand the APNs
@@ -128,6 +130,8 @@ public struct HybridShellCode: Sendable {
   public var bridgeName: Sourced<String>?
   /// Android: the `@JavascriptInterface` methods.
   public var bridgeMethods: [String] = []
+  /// Android: the class that exposes them, with where.
+  public var bridgeClass: Sourced<String>?
   /// Android: the permission is asked when a page finishes loading.
   public var asksPermissionOnPageLoad: Sourced<Bool>?
   /// The permission answer is dispatched to the page (`onNativePermissionResult`).

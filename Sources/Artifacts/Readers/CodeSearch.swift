@@ -62,20 +62,74 @@ struct CodeSearch {
 
   /// Every first capture group of `pattern`, with where.
   func captures(_ pattern: String) -> [Sourced<String>] {
+    captures(pattern, groups: 1).map { Sourced($0.value[0], at: $0.location) }
+  }
+
+  /// Every match of `pattern` with its first `groups` capture groups, with where.
+  func captures(_ pattern: String, groups: Int) -> [Sourced<[String]>] {
     guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
-    var out: [Sourced<String>] = []
+    var out: [Sourced<[String]>] = []
     for (file, lines) in files {
       for (index, line) in lines {
         let range = NSRange(line.startIndex..., in: line)
-        for match in regex.matches(in: line, range: range) where match.numberOfRanges > 1 {
-          if let capture = Range(match.range(at: 1), in: line) {
-            out.append(
-              Sourced(
-                String(line[capture]), at: FileLocation(file: file, line: index + 1, column: 1)))
+        for match in regex.matches(in: line, range: range) where match.numberOfRanges > groups {
+          let values = (1...groups).map { group in
+            Range(match.range(at: group), in: line).map { String(line[$0]) } ?? ""
           }
+          out.append(Sourced(values, at: FileLocation(file: file, line: index + 1, column: 1)))
         }
       }
     }
     return out
+  }
+
+  /// The body of the block that starts on the first line holding `opener` (from that line
+  /// to its closing brace), with where it starts, in each file that has one.
+  func blocks(after opener: String) -> [(file: String, line: Int, body: String)] {
+    var out: [(file: String, line: Int, body: String)] = []
+    for (file, lines) in files {
+      guard let start = lines.firstIndex(where: { $0.1.contains(opener) }) else { continue }
+      var depth = 0
+      var opened = false
+      var body: [String] = []
+      for (_, line) in lines[start...] {
+        body.append(line)
+        for character in line {
+          if character == "{" {
+            depth += 1
+            opened = true
+          } else if character == "}" {
+            depth -= 1
+          }
+        }
+        if opened && depth <= 0 { break }
+      }
+      out.append((file, lines[start].0 + 1, body.joined(separator: "\n")))
+    }
+    return out
+  }
+
+  /// Whether the block after `opener` does `does` itself, or calls a function of these files
+  /// whose own body does (one call deep: `onPageFinished` calling a helper that asks).
+  func blockDoes(after opener: String, _ does: [String], home: String = "") -> Sourced<Bool>? {
+    guard let first = files.first else { return nil }
+    for block in blocks(after: opener) {
+      let at = FileLocation(file: block.file, line: block.line, column: 1)
+      if does.contains(where: block.body.contains) { return Sourced(true, at: at) }
+      // Functions whose bodies do it, called from the block.
+      let called = block.body.split(whereSeparator: {
+        !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "(")
+      })
+      .filter { $0.hasSuffix("(") }.map { String($0.dropLast()) }
+      for name in Set(called) where !name.isEmpty && name != opener {
+        for helper in blocks(after: "fun \(name)(") + blocks(after: "function \(name)(")
+        where does.contains(where: helper.body.contains) {
+          return Sourced(true, at: at)
+        }
+      }
+      return Sourced(false, at: at)
+    }
+    let file = files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
+    return Sourced(false, at: FileLocation(file: file ?? first.file, line: 0, column: 1))
   }
 }

@@ -130,9 +130,24 @@ public final class HybridShell {
       installed = true
       verifyLinks()
       obtainToken()
+      legacyNotificationPrompt()
     }
     iosAskedThisLaunch = false
     load(url ?? origin + "/")
+  }
+
+  /// An app targeting API 32 or lower on Android 13+: the system itself asks when the app
+  /// creates its first notification channel (at first start), manifest or not.
+  private func legacyNotificationPrompt() {
+    guard build.platform == .android, apiLevel >= 33,
+      let target = build.hybrid?.targetSdk?.value, target < 33
+    else { return }
+    dialogs += 1
+    permission = answersAllow ? .granted : .denied
+    environment.decision(
+      source,
+      "targetSdk \(target): Android asks itself at the first notification channel; the user answered \(permission.rawValue)"
+    )
   }
 
   public func close() {
@@ -254,7 +269,12 @@ public final class HybridShell {
   private func askPermission() {
     switch build.platform {
     case .android:
-      if build.hybrid?.declaresPostNotifications?.value == false {
+      if let target = build.hybrid?.targetSdk?.value, target < 33 {
+        // Below API 33 the permission is the system's own prompt: the request returns the
+        // state it left.
+        environment.decision(
+          source, "targetSdk \(target): the request returns \(permission.rawValue)")
+      } else if build.hybrid?.declaresPostNotifications?.value == false {
         permission = .denied
         environment.decision(
           source,
@@ -308,6 +328,12 @@ public final class HybridShell {
       return
     }
     if build.platform == .ios {
+      if hybrid.entitlementsFile != nil && hybrid.apsEnvironment == nil {
+        tokenProblem =
+          "\(hybrid.entitlementsFile ?? "the entitlements") have no aps-environment: registerForRemoteNotifications fails, no APNs token, so no FCM token"
+        environment.decision(source, tokenProblem ?? "")
+        return
+      }
       apnsToken = environment.random.hex(byteCount: 32)
       let proxy = hybrid.firebaseProxyEnabled?.value ?? true
       if !proxy, let handoff = code.apnsHandoff, !handoff.value {

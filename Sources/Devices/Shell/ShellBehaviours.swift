@@ -79,5 +79,15 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// The bootstrap is reloaded after every refresh, changed version or not.
   public var sessionClientReloadsOnRefresh = false
 
+  // A React Native bridge shell (seed 001).
+  /// Receiver checks the shell skips (`BridgeReceiver.Check` raw values).
+  public var bridgeSkipsChecks: Set<String> = []
+  /// The page applies every snapshot delta as it comes.
+  public var bridgeAppliesAnyDelta = false
+  /// The handoff attempt (verifier and state) is written to native storage.
+  public var bridgePersistsAttempt = false
+  /// The shell trusts any callback of its scheme, whatever its state.
+  public var bridgeIgnoresCallbackState = false
+
   public init() {}
 }

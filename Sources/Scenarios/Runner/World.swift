@@ -30,6 +30,12 @@ public final class World {
   public let hybridServers: HybridServers?
   /// The hybrid WebView containers, by app name.
   public private(set) var hybridShells: [String: HybridShell] = [:]
+  /// The web app of a React Native bridge shell's world (seed 001); nil for other kinds.
+  public let bridgeServers: BridgeServers?
+  /// The React Native bridge shells, by app name.
+  public private(set) var bridgeShells: [String: BridgeShell] = [:]
+  /// The answers of the last racing handoff redemptions.
+  var bridgeRace: [HTTPResponse] = []
   /// A real session-contract backend's test accounts (`--stack`).
   private let contractTestUsers: [RealmSettings.User]
   /// The outside systems as a real deployment would let the harness see them.
@@ -136,9 +142,14 @@ public final class World {
       ? try HybridServers(
         build: configuration.build, material: material, context: context,
         sharing: try transport?.listeners(material)) : nil
+    bridgeServers =
+      configuration.build.shell == .reactNativeBridge
+      ? try BridgeServers(
+        build: configuration.build, material: material, context: context,
+        sharing: try transport?.listeners(material)) : nil
     let origins =
       stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? hybridServers?.origins
-      ?? [:]
+      ?? bridgeServers?.origins ?? [:]
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
@@ -177,6 +188,10 @@ public final class World {
           instanceShells[declaration.name] = try device.installInstanceShell(
             build, name: declaration.name, behaviours: configuration.shell)
         }
+        if build.shell == .reactNativeBridge {
+          bridgeShells[declaration.name] = try device.installBridgeShell(
+            build, name: declaration.name, behaviours: configuration.shell)
+        }
         if build.shell == .hybridWebView {
           hybridShells[declaration.name] = try device.installHybridShell(
             build, name: declaration.name)
@@ -194,6 +209,7 @@ public final class World {
       instanceServers?.stop()
       sessionStack?.stop()
       hybridServers?.stop()
+      bridgeServers?.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -260,6 +276,7 @@ public final class World {
     instanceServers?.stop()
     sessionStack?.stop()
     hybridServers?.stop()
+    bridgeServers?.stop()
   }
 
   /// The embedded stack, for the steps of seed 000's shell.

@@ -67,6 +67,13 @@ struct LinksCommand {
         "--domain must be an https origin (https://host), not \(raw)",
         hint: "the OS fetches the association files over HTTPS only")
     }
+    if let port = URLComponents(string: raw)?.port, port != 443 {
+      throw InputError(
+        "--domain \(raw) names port \(port): iOS and Android fetch the association files from port 443 only",
+        hint:
+          "name the host alone; reach a test deployment on another port with --connect-to HOST:443:127.0.0.1:PORT"
+      )
+    }
     let channel = try channelOption(parsed)
     let platforms = try platformOption(parsed)
     let repository = try AppRepository(directory: parsed.value("app") ?? Paths.hybridSampleApp)
@@ -131,6 +138,13 @@ struct LinksCommand {
       let mark = verdict.problems.isEmpty ? out.style("ok   ", .green) : out.style("FAIL ", .red)
       out.line("\(mark) \(verdict.platform.displayName): \(verdict.url) for \(verdict.subject)")
       for problem in verdict.problems { out.line("      \(problem)") }
+    }
+    if channel == .dev, failed,
+      builds.values.contains(where: { $0.hybrid?.debugCertificateSHA256 == nil })
+    {
+      out.line(
+        "note: a dev build is signed with this machine's debug keystore, which qualify does not have (name it as hybrid.debugCertificate); the release build is --channel prod"
+      )
     }
     out.line(
       failed

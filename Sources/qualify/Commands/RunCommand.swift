@@ -219,6 +219,8 @@ struct RunCommand {
       hosts = Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
     case .hybridWebView:
       hosts = builds.values.reduce(Set<String>()) { $0.union(HybridServers.secureHosts($1)) }
+    case .reactNativeBridge:
+      hosts = builds.values.reduce(Set<String>()) { $0.union(BridgeServers.secureHosts($1)) }
     default: hosts = topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
     }
     let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
@@ -287,7 +289,14 @@ struct RunCommand {
         "the OTA key pairing was not verified: the signing key (MOBILE_OTA_SIGNING_PRIVATE_KEY_B64) is in neither the app's env nor qualify's environment, so bundles were signed with a harness key whose public half the simulated build bakes in"
       )
     }
-    if let build = builds.values.first, build.shell == .hybridWebView {
+    if let build = builds.values.first, let bridge = build.bridge {
+      let unavailable = bridge.unavailableCapabilities
+      scope.caveats.append(
+        bridge.dispatcherComposed?.value == true
+          ? "the shell composes a dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")); capabilities reported unavailable: \(unavailable.isEmpty ? "none" : unavailable.joined(separator: ", "))"
+          : "the shell reports \(unavailable.isEmpty ? "no capability" : unavailable.joined(separator: ", ")) unavailable: App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")), so every command but event.ack is answered unsupported-capability — the sign-in handoff is qualified as components (SystemAuthSession and the server), not as an installed sign-in; this is not a working navigation release"
+      )
+    } else if let build = builds.values.first, build.shell == .hybridWebView {
       scope.caveats.append(
         "the site's service account is the harness's own, in the project FIREBASE_PROJECT_ID names: the pairing of the app's Firebase config with that project was checked, whether Google knows the account's key was not"
       )

@@ -232,7 +232,7 @@ struct ServeCommand {
       out.line("  CA certificate to trust: \(caPath)")
       out.line("  test users: \(users.joined(separator: ", ")) (passwords not printed)")
       out.line(
-        "  try: qualify links verify --domain \(site) --app \(repository.root.path) --channel \(channel.rawValue) --cacert \(caPath) --connect-to \(connectTo)"
+        "  try: qualify links verify --domain \(site) --app \(repository.root.path) --channel prod --cacert \(caPath) --connect-to \(connectTo)"
       )
       out.line("serving until interrupted (Ctrl-C)")
     }

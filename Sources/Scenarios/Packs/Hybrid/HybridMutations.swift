@@ -167,10 +167,20 @@ enum HybridMutations {
     },
   ]
 
-  /// `text` with `old` replaced by `new`, however the file writes the fingerprint's case.
+  /// `text` with every spelling of the fingerprint `old` (any case, with or without colons)
+  /// replaced by `new`.
   private static func replacingFingerprint(_ old: String, with new: String, in text: String)
     -> String
   {
-    text.replacingOccurrences(of: old, with: new, options: .caseInsensitive)
+    guard let regex = try? NSRegularExpression(pattern: "[0-9A-Fa-f][0-9A-Fa-f:]{62,}[0-9A-Fa-f]")
+    else { return text }
+    var out = text
+    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+      guard let range = Range(match.range, in: out),
+        AssociationFiles.normalized(String(out[range])) == AssociationFiles.normalized(old)
+      else { continue }
+      out.replaceSubrange(range, with: new)
+    }
+    return out
   }
 }

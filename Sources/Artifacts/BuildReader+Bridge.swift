@@ -1,0 +1,282 @@
+import Foundation
+import QualifyCore
+
+/// A React Native bridge shell (seed 001), read where the OpenMapX monorepo keeps each thing:
+/// `apps/mobile/config/mobileConfig.ts` (how the build env becomes the compiled origin, id and
+/// scheme) with the channel's `.env` files, `apps/mobile/release/version.json`, the protocol
+/// module `packages/core/src/navigation/mobileProtocol.ts`, the app's composition
+/// (`src/App.tsx`, `src/bridge/createShellBridge.ts`), the handoff (`src/auth/`), the
+/// diagnostic export and the web app's handoff server code (`apps/web/src`).
+/// The paths of a bridge shell's repository (relative to the app root).
+enum BridgeReader {
+  static let mobile = "apps/mobile"
+  static let protocolModule = "packages/core/src/navigation/mobileProtocol.ts"
+  static let server = "apps/web/src"
+}
+
+extension BuildReader {
+  mutating func readBridge() -> [Platform: AppBuild] {
+    let mobile = BridgeReader.mobile
+    // The build env as Expo loads it: .env, then the mode's file.
+    var envFiles: [EnvFile] = []
+    for name in [".env", channel.isRelease ? ".env.production" : ".env.development"] {
+      do {
+        if let (text, display) = try repository.text(XcodeProject.join(mobile, name)) {
+          envFiles.append(try EnvFile(text: text, path: display))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let env = EnvLayers(envFiles)
+    let configPath = XcodeProject.join(mobile, "config/mobileConfig.ts")
+    let config = CodeSearch(
+      repository, under: XcodeProject.join(mobile, "config"), suffixes: ["mobileConfig.ts"],
+      quotes: ["\"", "'", "`"])
+    guard let configFile = config.files.first else {
+      diagnostics.append(
+        .error(
+          at: nil, "no build-time config at \(configPath)",
+          hint:
+            "a react-native-bridge app keeps its compiled origin in apps/mobile/config/mobileConfig.ts"
+        ))
+      return [:]
+    }
+    // `env.NAME ?? "default"`: each setting's variable and its default.
+    var defaults: [String: Sourced<String>] = [:]
+    for found in config.captures(#"env\.([A-Z0-9_]+)\s*\?\?\s*"([^"]*)""#, groups: 2) {
+      defaults[found.value[0]] = Sourced(found.value[1], at: found.location)
+    }
+    func setting(_ suffix: String, fallback: Sourced<String>?) -> Sourced<String>? {
+      let variable = defaults.keys.first { $0.hasSuffix(suffix) } ?? "OPENMAPX_MOBILE" + suffix
+      if let value = env[variable], !value.isEmpty {
+        return Sourced(
+          value, at: env.location(of: variable), derivation: ["\(variable) = \(value)"])
+      }
+      if let value = defaults[variable] {
+        return Sourced(
+          value.value, at: value.location,
+          derivation: ["\(variable) is unset: the config module's default \(value.value) applies"])
+      }
+      return fallback
+    }
+    let releaseVariable =
+      config.captures(#"release\s*=\s*env\.([A-Z0-9_]+)\s*===\s*"1""#).first?.value
+      ?? "OPENMAPX_MOBILE_RELEASE"
+    let release = Sourced(
+      env[releaseVariable] == "1", at: env.location(of: releaseVariable),
+      derivation: ["\(releaseVariable) = \(env[releaseVariable] ?? "(unset)")"])
+    guard let web = setting("_WEB_ORIGIN", fallback: nil) else {
+      diagnostics.append(
+        .error(
+          at: FileLocation(file: configFile.file, line: 1, column: 1),
+          "\(configFile.file) names no web origin (env.…_WEB_ORIGIN ?? \"https://…\")"))
+      return [:]
+    }
+    let api = setting("_API_ORIGIN", fallback: web) ?? web
+    let baseId = setting("_APP_ID", fallback: Sourced("", at: nil)) ?? Sourced("", at: nil)
+    let baseScheme = setting("_SCHEME", fallback: Sourced("", at: nil)) ?? Sourced("", at: nil)
+    // A development build's suffixes: `${scheme}-dev`, `${appId}.dev`.
+    let suffixes = config.captures(#"`\$\{[A-Za-z]+\}([-.][a-z]+)`"#).map(\.value)
+    let schemeSuffix = suffixes.first { $0.hasPrefix("-") } ?? ""
+    let idSuffix = suffixes.first { $0.hasPrefix(".") } ?? ""
+    func released(_ base: Sourced<String>, _ suffix: String) -> Sourced<String> {
+      guard !release.value, !suffix.isEmpty else { return base }
+      return Sourced(
+        base.value + suffix, at: base.location,
+        derivation: base.derivation + ["a development build appends \(suffix)"])
+    }
+    var settings = BridgeShellSettings(
+      release: release, webOrigin: web, apiOrigin: api, appId: released(baseId, idSuffix),
+      scheme: released(baseScheme, schemeSuffix), baseScheme: baseScheme.value)
+    settings.devSchemeSuffix = schemeSuffix
+    settings.defaultScheme =
+      defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
+    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*"([^"]+)""#, groups: 2)
+    for found in constants {
+      let value = Sourced(found.value[1], at: found.location)
+      if found.value[0].contains("ID") { settings.officialAppId = value }
+      if found.value[0].contains("ORIGIN") { settings.officialOrigin = value }
+    }
+    readProtocol(into: &settings)
+    readComposition(into: &settings)
+    readHandoff(into: &settings)
+
+    var builds: [Platform: AppBuild] = [:]
+    for platform in Platform.allCases {
+      var build = AppBuild(
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: settings.appId, syncedAppId: nil, callbackScheme: settings.scheme,
+        registeredSchemes: [settings.scheme], capacitor: CapacitorConfig(file: ""),
+        transport: TransportSettings(), authSession: AuthSessionSettings(),
+        push: PushShellSettings(), guards: BuildGuardSettings(),
+        frontend: FrontendSettings(apiOrigin: web, isDevBuild: !release.value),
+        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
+        files: [:])
+      build.shell = .reactNativeBridge
+      build.features.ota = FeatureState(
+        enabled: false, use: .unused,
+        decidedBy: "seed 001: no native OTA update channel in the release design")
+      build.features.push = FeatureState(
+        enabled: false, use: .unused, decidedBy: "seed 001: no remote push in the release design")
+      build.bridge = settings
+      if !release.value {
+        // An Expo development build lets the WebView reach the local dev server over HTTP.
+        build.transport.usesCleartextTraffic = Sourced(
+          true, at: release.location,
+          derivation: ["a development build (debug manifest) allows cleartext"])
+      }
+      builds[platform] = build
+    }
+    return builds
+  }
+
+  /// `version.json`'s range, the protocol module's constants and bounds.
+  private mutating func readProtocol(into settings: inout BridgeShellSettings) {
+    let versionPath = XcodeProject.join(BridgeReader.mobile, "release/version.json")
+    do {
+      if let (text, file) = try repository.text(versionPath) {
+        let json = try JSONDocument(text: text, file: file).value
+        if let min = json.at("protocol.min")?.number, let max = json.at("protocol.max")?.number {
+          settings.releaseProtocol = Sourced(
+            ProtocolRange(min: Int(min), max: Int(max)),
+            at: location(file, json["protocol"]?.line(of: "min")))
+        }
+      } else {
+        diagnostics.append(
+          .error(
+            at: nil, "no release descriptor at \(versionPath)",
+            hint: "seed 001: apps/mobile/release/version.json holds the protocol range"))
+      }
+    } catch {
+      collect(error)
+    }
+    let module = CodeSearch(
+      repository, under: (BridgeReader.protocolModule as NSString).deletingLastPathComponent,
+      suffixes: [(BridgeReader.protocolModule as NSString).lastPathComponent],
+      quotes: ["\"", "'", "`"])
+    var numbers: [String: Sourced<Int>] = [:]
+    for found in module.captures(#"export const ([A-Z_]+)\s*=\s*([0-9_ *]+);"#, groups: 2) {
+      let factors = found.value[1].replacingOccurrences(of: "_", with: "").split(separator: "*")
+        .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+      guard !factors.isEmpty else { continue }
+      numbers[found.value[0]] = Sourced(factors.reduce(1, *), at: found.location)
+    }
+    if let min = numbers["MOBILE_PROTOCOL_MIN"], let max = numbers["MOBILE_PROTOCOL_MAX"] {
+      settings.protocolConstants = Sourced(
+        ProtocolRange(min: min.value, max: max.value), at: min.location)
+    }
+    for name in ["MAX_MESSAGE_BYTES", "MAX_TOTAL_COORDINATES", "MAX_TOTAL_STEPS", "MAX_LEGS"] {
+      settings.limits[name] = numbers[name]
+    }
+  }
+
+  /// What `App.tsx` and `createShellBridge.ts` compose.
+  private mutating func readComposition(into settings: inout BridgeShellSettings) {
+    let source = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src"),
+      suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
+    let app = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
+      quotes: ["\"", "'", "`"])
+    // describeShell()'s capabilities block.
+    for (file, lines) in source.files where file.hasSuffix("createShellBridge.ts") {
+      var inside = false
+      for (index, line) in lines {
+        if line.contains("capabilities: {") {
+          inside = true
+          continue
+        }
+        guard inside else { continue }
+        if line.contains("}") { break }
+        let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+        if parts.count == 2, let value = Bool(parts[1].trimmingCharacters(in: [","])) {
+          settings.capabilities.append(
+            (parts[0], Sourced(value, at: FileLocation(file: file, line: index + 1, column: 1))))
+        }
+      }
+    }
+    settings.dispatcherComposed = app.fact(
+      [["createShellBridge(", "dispatch:"]], home: "createShellBridge(", sameFile: true)
+    settings.descriptorBeforeContent = app.fact(
+      [
+        [
+          "injectedJavaScriptBeforeContentLoaded=",
+          "injectedJavaScriptBeforeContentLoadedForMainFrameOnly",
+        ]
+      ],
+      home: "<WebView")
+    if let explicit = app.captures(#"geolocationEnabled(=\{(?:true|false)\})?"#).first {
+      settings.geolocationDisabled = Sourced(
+        explicit.value == "={false}", at: explicit.location)
+    } else if let file = app.files.first?.file {
+      settings.geolocationDisabled = Sourced(
+        true, at: FileLocation(file: file, line: 0, column: 1),
+        derivation: ["react-native-webview leaves geolocation off unless geolocationEnabled"])
+    }
+    if let grant = app.captures(#"mediaCapturePermissionGrantType="([a-z]+)""#).first {
+      settings.mediaCaptureDenied = Sourced(grant.value == "deny", at: grant.location)
+    } else if let file = app.files.first?.file {
+      settings.mediaCaptureDenied = Sourced(
+        false, at: FileLocation(file: file, line: 0, column: 1),
+        derivation: ["mediaCapturePermissionGrantType is unset: WebKit prompts the user"])
+    }
+    settings.webViewSource = app.captures(#"source=\{\{\s*uri:\s*([^}]+?)\s*\}\}"#).first
+    let selector = source.captures(
+      #"(serverUrl|customServer|setWebOrigin|selectServer|webOriginOverride|getItem\(["']server)"#)
+    settings.runtimeServerSelector = selector.first
+  }
+
+  /// The handoff's two sides and the diagnostic export.
+  private mutating func readHandoff(into settings: inout BridgeShellSettings) {
+    let auth = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
+      quotes: ["\"", "'", "`"])
+    if let bytes = auth.captures(#"VERIFIER_BYTES\s*=\s*([0-9]+)"#).first {
+      settings.handoff.verifierBytes = Sourced(Int(bytes.value) ?? 0, at: bytes.location)
+    }
+    settings.handoff.path =
+      auth.captures(#"new URL\("([^"]+)",\s*this\.deps\.(?:config\.)?webOrigin\)"#).first
+    settings.handoff.challengeMethod =
+      auth.captures(#""code_challenge_method",\s*"([A-Za-z0-9]+)""#)
+      .first
+    settings.handoff.callback =
+      auth.captures(#"\$\{this\.deps\.(?:config\.)?scheme\}://([a-z/]+)"#)
+      .first
+    let diagnosticsCode = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
+      suffixes: [".ts"], quotes: ["\"", "'", "`"])
+    if let keys = diagnosticsCode.captures(#"EXCLUDED_KEYS\s*=\s*\[([^\]]*)\]"#).first {
+      let names = keys.value.split(separator: ",").map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+      }.filter { !$0.isEmpty }
+      settings.diagnosticsExcludes = Sourced(names, at: keys.location)
+    } else if let file = diagnosticsCode.files.first?.file {
+      settings.diagnosticsExcludes = Sourced([], at: FileLocation(file: file, line: 0, column: 1))
+    }
+    let server = CodeSearch(
+      repository, under: BridgeReader.server, suffixes: [".ts"], quotes: ["\"", "'", "`"])
+    settings.handoffServer.hashesCode = server.fact(
+      [["createHash(", "sha256(code)"]], home: "handoff", sameFile: true)
+    if let ttl = server.captures(#"CODE_TTL_MS\s*=\s*([0-9_ *]+);"#).first {
+      let factors = ttl.value.replacingOccurrences(of: "_", with: "").split(separator: "*")
+        .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+      settings.handoffServer.ttlMilliseconds = Sourced(factors.reduce(1, *), at: ttl.location)
+    }
+    settings.handoffServer.consumesAtomically = server.fact(
+      [["delete from mobile_handoff", "returning"], ["consumed_at is null", "returning"]],
+      home: "handoff", sameFile: true)
+    // A wrong verifier burns the attempt when the verifier is compared after the statement
+    // that consumes the code.
+    for (file, lines) in server.files {
+      guard
+        let consume = lines.first(where: {
+          $0.1.contains("delete from mobile_handoff") || $0.1.contains("consumed_at")
+        }),
+        let compare = lines.first(where: { $0.1.contains("timingSafeEqual(") })
+      else { continue }
+      settings.handoffServer.wrongVerifierBurns = Sourced(
+        compare.0 > consume.0, at: FileLocation(file: file, line: compare.0 + 1, column: 1))
+    }
+  }
+}

@@ -1,0 +1,296 @@
+import Foundation
+import QualifyCore
+
+/// The static guards of a React Native bridge shell (seed 001): the fixed origin, the
+/// protocol range, the schemes, the WebView's restrictions, and both sides of the sign-in
+/// handoff as their code reads.
+extension BuildGuards {
+  /// Hosts a release must not load: loopback, private ranges and reserved names.
+  static func isPublicHost(_ host: String) -> Bool {
+    let host = host.lowercased()
+    if ["localhost", "0.0.0.0", "::1"].contains(host) { return false }
+    for prefix in ["127.", "10.", "192.168.", "169.254."] where host.hasPrefix(prefix) {
+      return false
+    }
+    if host.hasPrefix("172."), let second = Int(host.split(separator: ".").dropFirst().first ?? ""),
+      (16...31).contains(second)
+    {
+      return false
+    }
+    for suffix in [".local", ".localhost", ".test", ".example", ".invalid", ".internal"]
+    where host.hasSuffix(suffix) {
+      return false
+    }
+    return host.contains(".")
+  }
+
+  static let bridgeShellRules: [GuardRule] = [
+    GuardRule(
+      id: "release-origin", title: "Release origins are HTTPS public hosts",
+      source: "seed 001, Fixed origin (config/mobileConfig.ts validates the origin at build time)",
+      devAllows: true, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge, bridge.release.value || build.channel.isRelease else {
+          return []
+        }
+        var hits: [GuardHit] = []
+        for (role, origin) in [("web", bridge.webOrigin), ("API", bridge.apiOrigin)] {
+          guard let url = URLComponents(string: origin.value) else { continue }
+          if url.scheme != "https" {
+            hits.append(
+              GuardHit(
+                "the \(role) origin \(origin.value) is not HTTPS\(origin.because): a release build must load its UI and API over TLS",
+                at: origin.location, value: origin.value))
+          } else if !isPublicHost(url.host ?? "") {
+            hits.append(
+              GuardHit(
+                "the \(role) origin \(origin.value) is not a public host\(origin.because)",
+                at: origin.location, value: origin.value))
+          }
+        }
+        return hits
+      },
+      fix:
+        "set OPENMAPX_MOBILE_WEB_ORIGIN (and …_API_ORIGIN) to the public https origin in the release env"
+    ),
+    GuardRule(
+      id: "official-origin", title: "The official identifier loads only its official origin",
+      source: "seed 001, Fixed origin (org.openmapx.app is restricted to https://openmapx.com)",
+      devAllows: true, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge, let official = bridge.officialAppId,
+          let origin = bridge.officialOrigin, bridge.appId.value == official.value
+        else { return [] }
+        return [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap { role, value in
+          value.value == origin.value
+            ? nil
+            : GuardHit(
+              "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
+              at: value.location, value: value.value)
+        }
+      },
+      fix:
+        "a self-hosted distribution needs its own application identifier, scheme, signing and origin"
+    ),
+    GuardRule(
+      id: "runtime-server-selector", title: "Nothing changes the origin at run time",
+      source: "seed 001, Fixed origin (there is no runtime server selector)", devAllows: false,
+      shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        var hits: [GuardHit] = []
+        if let selector = bridge.runtimeServerSelector {
+          hits.append(
+            GuardHit(
+              "\(selector.value) lets the server change at run time: a signed binary must load only the origin compiled into it",
+              at: selector.location, value: selector.value))
+        }
+        if let source = bridge.webViewSource, !source.value.hasPrefix("config.") {
+          hits.append(
+            GuardHit(
+              "the WebView loads \(source.value), not the compiled config's origin",
+              at: source.location, value: source.value))
+        }
+        return hits
+      },
+      fix: "load config.webOrigin from the build-time config module; remove the selector"
+    ),
+    GuardRule(
+      id: "protocol-range", title: "version.json's protocol range equals the protocol constants",
+      source: "seed 001, The bridge protocol (both say min 3, max 3)", devAllows: false,
+      shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        guard let release = bridge.releaseProtocol, let constants = bridge.protocolConstants
+        else {
+          return [
+            GuardHit(
+              bridge.releaseProtocol == nil
+                ? "apps/mobile/release/version.json has no protocol {min, max}"
+                : "the protocol module has no MOBILE_PROTOCOL_MIN / MOBILE_PROTOCOL_MAX",
+              at: bridge.releaseProtocol?.location ?? bridge.protocolConstants?.location)
+          ]
+        }
+        guard release.value != constants.value else { return [] }
+        return [
+          GuardHit(
+            "version.json declares protocol \(release.value) but the shell's constants implement \(constants.value) (\(constants.origin)): the release descriptor promises what the bridge does not speak",
+            at: release.location, value: "\(release.value)")
+        ]
+      },
+      fix: "make version.json's protocol {min, max} equal MOBILE_PROTOCOL_MIN / MAX"
+    ),
+    GuardRule(
+      id: "dev-scheme", title: "The development scheme only in development builds",
+      source:
+        "seed 001, The handoff (development builds use a suffixed scheme such as openmapx-dev)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge, bridge.release.value || build.channel.isRelease else {
+          return []
+        }
+        var hits: [GuardHit] = []
+        if !bridge.release.value {
+          hits.append(
+            GuardHit(
+              "the \(build.channel.rawValue) channel's build env does not set the release flag\(bridge.release.because): it builds a development binary (suffixed scheme and id, no HTTPS check)",
+              at: bridge.release.location, value: "release"))
+        }
+        for (what, value) in [("scheme", bridge.scheme), ("application id", bridge.appId)]
+        where value.value.hasSuffix("-dev") || value.value.hasSuffix(".dev") {
+          hits.append(
+            GuardHit(
+              "a release build's \(what) is \(value.value)\(value.because): the sign-in callback and the store identity are the development build's",
+              at: value.location, value: value.value))
+        }
+        return hits
+      },
+      fix:
+        "leave OPENMAPX_MOBILE_SCHEME / …_APP_ID unset (or the official values) in the release env"
+    ),
+    GuardRule(
+      id: "webview-restrictions",
+      title: "The descriptor precedes page scripts; geolocation off, media capture denied",
+      source:
+        "seed 001, The authority matrix and Fixed origin (App.tsx disables WebView geolocation, denies media capture)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        var hits: [GuardHit] = []
+        if let fact = bridge.descriptorBeforeContent, !fact.value {
+          hits.append(
+            GuardHit(
+              "the shell descriptor is not injectedJavaScriptBeforeContentLoaded (main frame only): page scripts run before the shell's restrictions apply",
+              at: fact.location, value: "descriptor"))
+        }
+        if let fact = bridge.geolocationDisabled, !fact.value {
+          hits.append(
+            GuardHit(
+              "the WebView enables geolocation: the browser's location stream competes with the shell's",
+              at: fact.location, value: "geolocationEnabled"))
+        }
+        if let fact = bridge.mediaCaptureDenied, !fact.value {
+          hits.append(
+            GuardHit(
+              "media capture is not denied (mediaCapturePermissionGrantType=\"deny\")\(fact.because): the page can ask for the microphone",
+              at: fact.location, value: "mediaCapturePermissionGrantType"))
+        }
+        return hits
+      },
+      fix:
+        "injectedJavaScriptBeforeContentLoaded with …ForMainFrameOnly, geolocationEnabled={false}, mediaCapturePermissionGrantType=\"deny\""
+    ),
+    GuardRule(
+      id: "handoff-client",
+      title: "The handoff: a 32-byte verifier, S256, the compiled origin and scheme",
+      source: "seed 001, The handoff, and its threat model (SystemAuthSession.ts)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let handoff = build.bridge?.handoff else { return [] }
+        var hits: [GuardHit] = []
+        if let bytes = handoff.verifierBytes, bytes.value < 32 {
+          hits.append(
+            GuardHit(
+              "the PKCE verifier is \(bytes.value) random bytes: seed 001 and RFC 7636 want 32 (43 characters)",
+              at: bytes.location, value: "\(bytes.value)"))
+        }
+        if let method = handoff.challengeMethod, method.value != "S256" {
+          hits.append(
+            GuardHit(
+              "code_challenge_method is \(method.value): the challenge must be S256, or the URL carries the verifier itself",
+              at: method.location, value: method.value))
+        }
+        if handoff.path == nil, handoff.verifierBytes != nil {
+          hits.append(
+            GuardHit(
+              "the handoff URL is not built from the compiled web origin (new URL(\"/mobile-auth\", webOrigin))",
+              at: handoff.verifierBytes?.location, value: "/mobile-auth"))
+        }
+        if let callback = handoff.callback, callback.value != "auth/callback" {
+          hits.append(
+            GuardHit(
+              "the callback is <scheme>://\(callback.value), not <scheme>://auth/callback",
+              at: callback.location, value: callback.value))
+        }
+        return hits
+      },
+      fix:
+        "VERIFIER_BYTES = 32, S256, new URL(\"/mobile-auth\", webOrigin), `${scheme}://auth/callback`"
+    ),
+    GuardRule(
+      id: "handoff-server", title: "Handoff codes: hashed, two minutes, consumed atomically",
+      source: "seed 001, The handoff, and its threat model (the server side)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let server = build.bridge?.handoffServer else { return [] }
+        var hits: [GuardHit] = []
+        if let hit = GuardHit.missing(
+          server.hashesCode,
+          "the server stores the callback code itself, not its SHA-256: a read of the table is a sign-in",
+          value: "code hash")
+        {
+          hits.append(hit)
+        }
+        if let ttl = server.ttlMilliseconds, ttl.value > 120_000 {
+          hits.append(
+            GuardHit(
+              "a handoff code lives \(ttl.value / 1000) s: seed 001 says two minutes",
+              at: ttl.location, value: "\(ttl.value)"))
+        }
+        if let hit = GuardHit.missing(
+          server.consumesAtomically,
+          "the code is not consumed by the statement that reads it: two concurrent redemptions can both succeed",
+          value: "atomic consume")
+        {
+          hits.append(hit)
+        }
+        if let hit = GuardHit.missing(
+          server.wrongVerifierBurns,
+          "the verifier is checked before the code is consumed: a wrong verifier leaves the code redeemable",
+          value: "wrong verifier")
+        {
+          hits.append(hit)
+        }
+        return hits
+      },
+      fix:
+        "store sha256(code), expire after 2 min, delete … returning in one statement, compare the verifier after"
+    ),
+    GuardRule(
+      id: "handoff-diagnostics", title: "The diagnostic export leaves the handoff material out",
+      source:
+        "seed 001 (native session storage and diagnostic exports must exclude the handoff material)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let excluded = build.bridge?.diagnosticsExcludes else { return [] }
+        let missing = ["codeVerifier", "handoffCode", "state"].filter {
+          !excluded.value.contains($0)
+        }
+        guard !missing.isEmpty else { return [] }
+        return [
+          GuardHit(
+            "the diagnostic export does not leave out \(missing.joined(separator: ", ")): a bug report can carry a live sign-in",
+            at: excluded.location, value: missing.joined(separator: ", "))
+        ]
+      },
+      fix: "add codeVerifier, handoffCode and state to the export's excluded keys"
+    ),
+    GuardRule(
+      id: "capability-report", title: "No capability is reported that nothing composes",
+      source:
+        "seed 001 (createShellBridge without a dispatcher reports navigation capabilities unavailable)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge, bridge.dispatcherComposed?.value != true else {
+          return []
+        }
+        return bridge.capabilities.filter(\.value.value).map { capability in
+          GuardHit(
+            "describeShell() reports \(capability.name) available, but App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "createShellBridge")): the page would start what nothing can run",
+            at: capability.value.location, value: capability.name)
+        }
+      },
+      fix: "report a capability only once its processor is registered and dispatched"
+    ),
+  ]
+}

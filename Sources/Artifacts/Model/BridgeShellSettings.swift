@@ -1,0 +1,119 @@
+import QualifyCore
+
+/// What a React Native bridge shell (seed 001) compiles in and what its code does: the
+/// build-time origin, id and scheme as its config module derives them from the build env,
+/// the protocol range of its release descriptor and of the protocol constants, the message
+/// bounds, the capability report, the WebView's restrictions, and the sign-in handoff on
+/// both sides. Each fact decides how the simulated shell and server behave.
+public struct BridgeShellSettings: Sendable {
+  /// `OPENMAPX_MOBILE_RELEASE=1` in the channel's build env.
+  public var release: Sourced<Bool>
+  public var webOrigin: Sourced<String>
+  public var apiOrigin: Sourced<String>
+  public var appId: Sourced<String>
+  /// The URL scheme compiled in (`openmapx`, `openmapx-dev` in a development build).
+  public var scheme: Sourced<String>
+  /// The scheme the config module starts from, before a development build's suffix.
+  public var baseScheme: String
+  /// What a development build appends to the scheme (`-dev`).
+  public var devSchemeSuffix = ""
+  /// The scheme the config module defaults to: the official one.
+  public var defaultScheme = ""
+
+  /// The scheme the web app at this build's origin sends callbacks to: the official one for
+  /// a release, its development twin otherwise — whatever this build compiled in.
+  public var serverCallbackScheme: String {
+    let official = defaultScheme.isEmpty ? baseScheme : defaultScheme
+    return release.value ? official : official + devSchemeSuffix
+  }
+  /// The official identifier and the origin it is bound to, as the config module names them.
+  public var officialAppId: Sourced<String>?
+  public var officialOrigin: Sourced<String>?
+  /// `protocol.min`/`max` of `apps/mobile/release/version.json`.
+  public var releaseProtocol: Sourced<ProtocolRange>?
+  /// `MOBILE_PROTOCOL_MIN`/`MAX` of the protocol module.
+  public var protocolConstants: Sourced<ProtocolRange>?
+  /// `MAX_MESSAGE_BYTES`, `MAX_TOTAL_COORDINATES`, `MAX_TOTAL_STEPS`, `MAX_LEGS`.
+  public var limits: [String: Sourced<Int>] = [:]
+  /// `describeShell()`'s capabilities, by name.
+  public var capabilities: [(name: String, value: Sourced<Bool>)] = []
+  /// `createShellBridge` is given a dispatcher where the app composes it.
+  public var dispatcherComposed: Sourced<Bool>?
+  /// The descriptor script is `injectedJavaScriptBeforeContentLoaded`, main frame only.
+  public var descriptorBeforeContent: Sourced<Bool>?
+  public var geolocationDisabled: Sourced<Bool>?
+  public var mediaCaptureDenied: Sourced<Bool>?
+  /// What the WebView's `source` is built from (`config.webOrigin`).
+  public var webViewSource: Sourced<String>?
+  /// Code that lets the origin change at run time (a stored or typed server URL).
+  public var runtimeServerSelector: Sourced<String>?
+  public var handoff = HandoffClientCode()
+  public var handoffServer = HandoffServerCode()
+  /// Keys the diagnostic export leaves out.
+  public var diagnosticsExcludes: Sourced<[String]>?
+
+  public init(
+    release: Sourced<Bool>, webOrigin: Sourced<String>, apiOrigin: Sourced<String>,
+    appId: Sourced<String>, scheme: Sourced<String>, baseScheme: String
+  ) {
+    self.release = release
+    self.webOrigin = webOrigin
+    self.apiOrigin = apiOrigin
+    self.appId = appId
+    self.scheme = scheme
+    self.baseScheme = baseScheme
+  }
+
+  /// The capabilities the shell reports false.
+  public var unavailableCapabilities: [String] {
+    capabilities.filter { !$0.value.value }.map(\.name)
+  }
+}
+
+/// A protocol version range.
+public struct ProtocolRange: Sendable, Equatable, CustomStringConvertible {
+  public var min: Int
+  public var max: Int
+
+  public init(min: Int, max: Int) {
+    self.min = min
+    self.max = max
+  }
+
+  public var description: String { min == max ? "\(min)" : "\(min)–\(max)" }
+
+  /// The highest version both support, nil when the ranges do not overlap.
+  public func negotiate(with other: ProtocolRange) -> Int? {
+    let low = Swift.max(min, other.min)
+    let high = Swift.min(max, other.max)
+    return low <= high ? high : nil
+  }
+}
+
+/// The app's side of the handoff (`SystemAuthSession`).
+public struct HandoffClientCode: Sendable {
+  /// `VERIFIER_BYTES`.
+  public var verifierBytes: Sourced<Int>?
+  /// The path opened on the compiled origin (`/mobile-auth`).
+  public var path: Sourced<String>?
+  /// `code_challenge_method`.
+  public var challengeMethod: Sourced<String>?
+  /// The callback's host and path on the compiled scheme (`auth/callback`).
+  public var callback: Sourced<String>?
+
+  public init() {}
+}
+
+/// The server's side of the handoff (the web app's redemption code).
+public struct HandoffServerCode: Sendable {
+  /// The code is stored as its SHA-256.
+  public var hashesCode: Sourced<Bool>?
+  /// How long a code lives, in milliseconds.
+  public var ttlMilliseconds: Sourced<Int>?
+  /// The code is consumed by the statement that reads it.
+  public var consumesAtomically: Sourced<Bool>?
+  /// The verifier is compared after the code is consumed, so a wrong one burns it.
+  public var wrongVerifierBurns: Sourced<Bool>?
+
+  public init() {}
+}

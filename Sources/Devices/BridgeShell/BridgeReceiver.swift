@@ -1,0 +1,219 @@
+import Foundation
+
+/// The shell's receiver of bridge messages (seed 001, "What crosses"): every check before
+/// dispatch, in the protocol module's order — the sender's origin, the byte ceiling before
+/// any parsing, JSON, the document nonce, a strict schema, duplicates, the negotiated
+/// protocol, the aggregate route bounds — then the handshake, acknowledgements, or the
+/// command's dispatch when the app composes one. No I/O: the shell feeds it what the WebView
+/// delivered and sends what it answers.
+public struct BridgeReceiver: Sendable {
+  public struct Limits: Sendable, Equatable {
+    public var messageBytes: Int
+    public var coordinates: Int
+    public var steps: Int
+    public var legs: Int
+
+    /// Seed 001's bounds.
+    public static let seed = Limits(
+      messageBytes: 8 * 1024 * 1024, coordinates: 100_000, steps: 10_000, legs: 512)
+
+    public init(messageBytes: Int, coordinates: Int, steps: Int, legs: Int) {
+      self.messageBytes = messageBytes
+      self.coordinates = coordinates
+      self.steps = steps
+      self.legs = legs
+    }
+  }
+
+  /// A check a control turns off.
+  public enum Check: String, Sendable, CaseIterable {
+    case origin, nonce, size, schema, duplicates, `protocol`, bounds
+  }
+
+  /// Why a message was refused. Origin and nonce failures are silent (an answer to an
+  /// unauthenticated sender is an oracle); the others answer `native.error` with the code.
+  public enum Rejection: String, Sendable {
+    case origin, nonce
+    case tooLarge = "too-large"
+    case invalidJSON = "invalid-json"
+    case schema, duplicate
+    case `protocol`
+    case bounds
+    case unsupportedCapability = "unsupported-capability"
+
+    public var isSilent: Bool { self == .origin || self == .nonce }
+  }
+
+  public enum Decision: Sendable, Equatable {
+    case rejected(Rejection)
+    /// `web.hello`: the version both speak, nil when the ranges do not overlap.
+    case handshake(selected: Int?)
+    case acknowledged
+    /// A command handed to the app's dispatcher.
+    case dispatched(type: String)
+  }
+
+  public static let webToNativeTypes: Set<String> = [
+    "web.hello", "session.prepare", "session.start", "session.replace", "settings.update",
+    "snapshot.request", "session.stop", "session.complete", "event.ack", "location.request",
+    "settings.open", "auth.open",
+  ]
+  static let envelopeKeys: Set<String> = [
+    "protocolVersion", "type", "messageId", "channelNonce", "sessionId", "revision",
+    "sentAtMs", "payload",
+  ]
+
+  public let webOrigin: String
+  public let limits: Limits
+  public let shellRange: ClosedRange<Int>
+  /// Whether the app composes a dispatcher for commands.
+  public let dispatches: Bool
+  public var skipped: Set<Check> = []
+  /// The nonce the current document was given.
+  public var nonce: String?
+  public private(set) var negotiated: Int?
+  private var seen: Set<String> = []
+  /// How many messages got as far as the JSON parser (a too-large one must not).
+  public private(set) var parsed = 0
+
+  public init(webOrigin: String, limits: Limits, shellRange: ClosedRange<Int>, dispatches: Bool) {
+    self.webOrigin = webOrigin
+    self.limits = limits
+    self.shellRange = shellRange
+    self.dispatches = dispatches
+  }
+
+  /// A new document: its nonce, a fresh handshake, no message seen.
+  public mutating func adoptDocument(nonce: String) {
+    self.nonce = nonce
+    negotiated = nil
+    seen = []
+  }
+
+  public mutating func receive(from url: String, data: [UInt8]) -> Decision {
+    if !skipped.contains(.origin), Self.origin(of: url) != webOrigin { return .rejected(.origin) }
+    if !skipped.contains(.size), data.count > limits.messageBytes { return .rejected(.tooLarge) }
+    parsed += 1
+    guard let message = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
+    else { return .rejected(.invalidJSON) }
+    if !skipped.contains(.nonce), message["channelNonce"] as? String != nonce || nonce == nil {
+      return .rejected(.nonce)
+    }
+    if !skipped.contains(.schema), !Self.conforms(message) { return .rejected(.schema) }
+    let type = message["type"] as? String ?? ""
+    let id = message["messageId"] as? String ?? ""
+    if !skipped.contains(.duplicates) {
+      if seen.contains(id) { return .rejected(.duplicate) }
+      seen.insert(id)
+    }
+    if type == "web.hello" {
+      let payload = message["payload"] as? [String: Any] ?? [:]
+      let low = Swift.max(payload["minProtocolVersion"] as? Int ?? 0, shellRange.lowerBound)
+      let high = Swift.min(payload["maxProtocolVersion"] as? Int ?? 0, shellRange.upperBound)
+      negotiated = low <= high ? high : nil
+      if skipped.contains(.protocol), negotiated == nil {
+        negotiated = payload["maxProtocolVersion"] as? Int
+      }
+      return .handshake(selected: negotiated)
+    }
+    if !skipped.contains(.protocol) {
+      guard let negotiated, message["protocolVersion"] as? Int == negotiated else {
+        return .rejected(.protocol)
+      }
+    }
+    if !skipped.contains(.bounds), !Self.withinBounds(message["payload"], limits) {
+      return .rejected(.bounds)
+    }
+    if type == "event.ack" { return .acknowledged }
+    return dispatches ? .dispatched(type: type) : .rejected(.unsupportedCapability)
+  }
+
+  static func origin(of url: String) -> String {
+    guard let components = URLComponents(string: url), let scheme = components.scheme,
+      let host = components.host
+    else { return "" }
+    let port = components.port.map { ":\($0)" } ?? ""
+    return "\(scheme)://\(host)\(port)"
+  }
+
+  /// The envelope, strictly: known keys only, the type one of the vocabulary, bounded ids,
+  /// a payload object (`web.hello`'s with its build id and protocol range).
+  static func conforms(_ message: [String: Any]) -> Bool {
+    guard Set(message.keys).isSubset(of: envelopeKeys),
+      let type = message["type"] as? String, webToNativeTypes.contains(type),
+      let id = message["messageId"] as? String, (1...128).contains(id.count),
+      message["protocolVersion"] is Int, message["sentAtMs"] is Int,
+      let payload = message["payload"] as? [String: Any]
+    else { return false }
+    if type == "web.hello" {
+      return payload["webBuildId"] is String && payload["minProtocolVersion"] is Int
+        && payload["maxProtocolVersion"] is Int
+    }
+    return true
+  }
+
+  /// Coordinates (`[lng, lat]` pairs), steps and legs across the whole payload.
+  static func withinBounds(_ payload: Any?, _ limits: Limits) -> Bool {
+    var coordinates = 0
+    var steps = 0
+    var legs = 0
+    func walk(_ value: Any?, key: String?) {
+      if let array = value as? [Any] {
+        if array.count == 2, array.allSatisfy({ $0 is NSNumber }) {
+          coordinates += 1
+          return
+        }
+        if key == "steps" { steps += array.count }
+        if key == "legs" { legs = Swift.max(legs, array.count) }
+        for item in array { walk(item, key: nil) }
+      } else if let object = value as? [String: Any] {
+        for (name, item) in object { walk(item, key: name) }
+      }
+    }
+    walk(payload, key: nil)
+    return coordinates <= limits.coordinates && steps <= limits.steps && legs <= limits.legs
+  }
+}
+
+/// The page's snapshot state (seed 001): a full snapshot rehydrates it at its revision; a delta
+/// applies only to its own session and route on the revision it was made from; a gap asks for
+/// a full snapshot.
+public struct SnapshotReducer: Sendable, Equatable {
+  public enum Result: String, Sendable {
+    case applied
+    /// A delta of another session or route, or from an older revision.
+    case ignored
+    /// A delta from a revision the page has not seen: it asks for a full snapshot.
+    case gap
+  }
+
+  public private(set) var session: String?
+  public private(set) var route: String?
+  public private(set) var revision: Int?
+  /// A control: every delta is applied as it comes.
+  public var appliesAnyDelta = false
+
+  public init() {}
+
+  public mutating func full(session: String, route: String, revision: Int) {
+    self.session = session
+    self.route = route
+    self.revision = revision
+  }
+
+  public mutating func delta(session: String, route: String, base: Int, revision: Int) -> Result {
+    if appliesAnyDelta {
+      self.session = session
+      self.route = route
+      self.revision = revision
+      return .applied
+    }
+    guard session == self.session, route == self.route, let current = self.revision else {
+      return .ignored
+    }
+    if base < current { return .ignored }
+    if base > current { return .gap }
+    self.revision = revision
+    return .applied
+  }
+}

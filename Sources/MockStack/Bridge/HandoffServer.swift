@@ -1,0 +1,218 @@
+import Artifacts
+import Foundation
+import HTTP
+import QualifyCore
+import QualifyCrypto
+
+/// The web app at a React Native bridge shell's compiled origin (seed 001): its page, and the
+/// server side of the system-browser sign-in handoff — `/mobile-auth` (sign in, then a
+/// single-use callback code for the S256 challenge, sent to the compiled scheme's
+/// `auth/callback`), `POST /api/mobile-auth/redeem` (the code and its verifier for a one-time
+/// token) and `POST /api/mobile-auth/verify` (the token for the session cookie).
+///
+/// The redemption follows the web app's own code as qualify read it (`HandoffServerCode`): the
+/// code stored as its SHA-256, its lifetime, whether it is consumed by the statement that
+/// reads it, whether a wrong verifier burns it. Every rejection is the same answer.
+public final class HandoffServer: HTTPHandler, Sendable {
+  struct Row: Sendable {
+    var user: String
+    var challenge: String
+    var state: String
+    var expires: Date
+  }
+
+  struct State: Sendable {
+    /// By stored key: the code's SHA-256, or the code itself when the code stores it so.
+    var rows: [String: Row] = [:]
+    var tokens: [String: String] = [:]
+    var sessions: [String: String] = [:]
+  }
+
+  public let origin: Origin
+  /// The account the scenarios sign in with.
+  public let login: String
+  public let password: String
+  let code: HandoffServerCode
+  /// The scheme the server sends callbacks to: the official one for a release origin.
+  public let callbackScheme: String
+  let context: StackContext
+  private let state = Locked(State())
+
+  static let rejected = HTTPResponse.json(["error": "invalid_handoff"], status: 400)
+
+  init(origin: Origin, bridge: BridgeShellSettings, context: StackContext) {
+    self.origin = origin
+    self.context = context
+    code = bridge.handoffServer
+    callbackScheme = bridge.serverCallbackScheme
+    login = "ada@openmapx.test"
+    password = context.secret(byteCount: 12)
+  }
+
+  /// The keys the table holds: what a read of it would give away.
+  public var storedKeys: [String] { state.withLock { Array($0.rows.keys) } }
+
+  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    switch (request.method, request.path) {
+    case ("GET", "/mobile-auth"): return form(request)
+    case ("POST", "/mobile-auth"): return signIn(request)
+    case ("POST", "/api/mobile-auth/redeem"):
+      let body = request.jsonObject ?? [:]
+      return redeem(
+        code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "")
+    case ("POST", "/api/mobile-auth/verify"): return verify(request)
+    case ("GET", "/"):
+      let session = request.cookies["openmapx.session"].flatMap { id in
+        state.withLock { $0.sessions[id] }
+      }
+      return .html(
+        "<!doctype html><title>OpenMapX</title><main data-user=\"\(HTMLText.escape(session ?? ""))\">OpenMapX</main>"
+      )
+    default: return .notFound
+    }
+  }
+
+  private func form(_ request: HTTPRequest) -> HTTPResponse {
+    guard request.query("code_challenge_method") == "S256",
+      let challenge = request.query("code_challenge"), challenge.count == 43,
+      let state = request.query("state"), !state.isEmpty
+    else {
+      context.event("handoff", "/mobile-auth refused: an S256 challenge and a state are required")
+      return .problem(400, "an S256 code_challenge and a state are required")
+    }
+    let fields = [("code_challenge", challenge), ("state", state)]
+      .map {
+        "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(HTMLText.escape($0.1))\">"
+      }.joined()
+    return .html(
+      "<!doctype html><title>Sign in</title><form method=\"post\" action=\"/mobile-auth\">\(fields)<input name=\"login\"><input type=\"password\" name=\"password\"></form>"
+    )
+  }
+
+  private func signIn(_ request: HTTPRequest) -> HTTPResponse {
+    guard request.formValue("login") == login, request.formValue("password") == password,
+      let challenge = request.formValue("code_challenge"),
+      let state = request.formValue("state")
+    else { return .problem(401, "sign-in refused") }
+    let callbackCode = context.random.token(byteCount: 32)
+    context.redactor.register(callbackCode)
+    let key = code.hashesCode?.value ?? true ? Self.sha256(callbackCode) : callbackCode
+    let lifetime = TimeInterval(code.ttlMilliseconds?.value ?? 120_000) / 1000
+    self.state.withLock {
+      $0.rows[key] = Row(
+        user: login, challenge: challenge, state: state,
+        expires: context.clock.now.addingTimeInterval(lifetime))
+    }
+    context.event("handoff", "issued a callback code for \(login), valid \(Int(lifetime)) s")
+    return .redirect(
+      to: "\(callbackScheme)://auth/callback?code=\(callbackCode)&state=\(Query.escape(state))")
+  }
+
+  /// One redemption, whole.
+  func redeem(code callbackCode: String, verifier: String) -> HTTPResponse {
+    redeem([(callbackCode, verifier)]).first ?? Self.rejected
+  }
+
+  /// Redemptions arriving together: when the code reads a row and deletes it in two
+  /// statements, each reads before any deletes (the race the atomic statement closes).
+  public func redeem(_ attempts: [(code: String, verifier: String)]) -> [HTTPResponse] {
+    let atomic = code.consumesAtomically?.value ?? true
+    let burns = code.wrongVerifierBurns?.value ?? true
+    let hashes = code.hashesCode?.value ?? true
+    let now = context.clock.now
+    func wellFormed(_ verifier: String) -> Bool {
+      (43...128).contains(verifier.count)
+        && verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+    }
+    // The rows each attempt reads.
+    let read: [Row?] = state.withLock { state in
+      attempts.map { attempt in
+        let key = hashes ? Self.sha256(attempt.code) : attempt.code
+        guard wellFormed(attempt.verifier), let row = state.rows[key], row.expires > now else {
+          return nil
+        }
+        if atomic { state.rows[key] = nil }
+        return row
+      }
+    }
+    var answers: [HTTPResponse] = []
+    for (attempt, row) in zip(attempts, read) {
+      guard let row else {
+        answers.append(Self.rejected)
+        continue
+      }
+      let key = hashes ? Self.sha256(attempt.code) : attempt.code
+      let matches = Self.sha256(attempt.verifier) == row.challenge
+      if !atomic && (matches || burns) { state.withLock { _ = $0.rows.removeValue(forKey: key) } }
+      if atomic && !matches && !burns { state.withLock { $0.rows[key] = row } }
+      guard matches else {
+        context.event("handoff", "a redemption with a wrong verifier was refused")
+        answers.append(Self.rejected)
+        continue
+      }
+      let token = context.secret(byteCount: 24)
+      state.withLock { $0.tokens[token] = row.user }
+      context.event("handoff", "a callback code was redeemed for \(row.user)")
+      answers.append(.json(["token": token]))
+    }
+    return answers
+  }
+
+  private func verify(_ request: HTTPRequest) -> HTTPResponse {
+    guard let token = request.jsonObject?["token"] as? String,
+      let user = state.withLock({ $0.tokens.removeValue(forKey: token) })
+    else { return Self.rejected }
+    let session = context.secret(byteCount: 24)
+    state.withLock { $0.sessions[session] = user }
+    return HTTPResponse.json(["user": user]).with(
+      "Set-Cookie", "openmapx.session=\(session); Path=/; Secure; HttpOnly; SameSite=Lax")
+  }
+
+  /// base64url(SHA-256(text)), as the challenge and the stored key are written.
+  public static func sha256(_ text: String) -> String {
+    Base64URL.encode(Digest.sha256(Array(text.utf8)))
+  }
+}
+
+/// A bridge shell's world: the web app at its compiled origin.
+public final class BridgeServers: Sendable {
+  public let server: HandoffServer
+  private let mounted: MountedHosts
+
+  public static func secureHosts(_ build: AppBuild) -> Set<String> {
+    guard let origin = build.bridge.flatMap({ Origin(url: $0.webOrigin.value) }), origin.isSecure
+    else { return [] }
+    return [origin.host]
+  }
+
+  public init(
+    build: AppBuild, material: StackMaterial, context: StackContext,
+    sharing listeners: StackListeners? = nil
+  ) throws {
+    guard let bridge = build.bridge, let origin = Origin(url: bridge.webOrigin.value) else {
+      throw StackError("the app compiles in no usable web origin")
+    }
+    server = HandoffServer(origin: origin, bridge: bridge, context: context)
+    let secure = VirtualHosts()
+    let cleartext = VirtualHosts()
+    if origin.isSecure {
+      secure.add(origin.hostHeader, server)
+      cleartext.add(origin.host, RedirectToHTTPS(origin: origin))
+    } else {
+      cleartext.add(origin.hostHeader, server)
+    }
+    mounted = try MountedHosts(
+      secure: secure, cleartext: cleartext, origins: [origin], material: material,
+      sharing: listeners,
+      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil)
+  }
+
+  /// Public authority (`host:port`) → loopback port.
+  public var origins: [String: UInt16] { mounted.origins }
+
+  public func stop() { mounted.stop() }
+
+  deinit {
+    stop()
+  }
+}

@@ -1,0 +1,130 @@
+import Artifacts
+import Devices
+import Foundation
+import QualifyCore
+
+/// Edits a control makes to a React Native bridge shell (seed 001): its compiled config, its
+/// release descriptor, its composition, its receiver, its handoff code, and the web app's
+/// handoff code — each a mistake the seed's rules exist for.
+enum BridgeMutations {
+  private static let at = FileLocation(file: "(mutation)", line: 0, column: 1)
+
+  static let all: [MutationSpec] = [
+    MutationSpec(
+      "shell.receiver-skips",
+      [.value("check", .choice(BridgeReceiver.Check.allCases.map(\.rawValue)))],
+      summary:
+        "The shell's receiver leaves out one check: the sender's origin, the document nonce, the byte ceiling, the schema, duplicates, the negotiated protocol (a non-overlapping handshake then takes the page's version), or the route bounds.",
+      breaks:
+        "seed 001: the receiver checks origin, nonce, bounds, schemas, duplicates and protocol"
+    ) { configuration, arguments in
+      configuration.shell.bridgeSkipsChecks.insert(arguments["check"] ?? "")
+    },
+    MutationSpec(
+      "shell.applies-any-delta",
+      summary: "The page applies every snapshot delta, whatever its session, route and base.",
+      breaks: "seed 001: a delta applies only to its session, route and base revision"
+    ) { configuration, _ in configuration.shell.bridgeAppliesAnyDelta = true },
+    MutationSpec(
+      "shell.persists-handoff-attempt",
+      summary: "The handoff attempt (state and verifier) is written to native storage.",
+      breaks: "seed 001: attempts remain in memory; storage excludes the handoff material"
+    ) { configuration, _ in configuration.shell.bridgePersistsAttempt = true },
+    MutationSpec(
+      "app.claims-capability", [.value("name", .text)],
+      summary: "describeShell() reports capability NAME available, with no dispatcher behind it.",
+      breaks: "seed 001: commands not composed are reported unavailable"
+    ) { configuration, arguments in
+      guard var bridge = configuration.build.bridge else { return }
+      let name = arguments["name"] ?? ""
+      bridge.capabilities = bridge.capabilities.map {
+        $0.name == name ? ($0.name, Sourced(true, at: at)) : $0
+      }
+      configuration.build.bridge = bridge
+    },
+    MutationSpec(
+      "app.descriptor-after-content",
+      summary: "The descriptor is injected when the page has loaded, after its scripts ran.",
+      breaks: "seed 001: the immutable descriptor is injected before page scripts run"
+    ) { configuration, _ in
+      configuration.build.bridge?.descriptorBeforeContent = Sourced(false, at: at)
+    },
+    MutationSpec(
+      "app.webview-allows", [.value("what", .choice(["geolocation", "media-capture"]))],
+      summary:
+        "The WebView enables geolocation, or prompts for media capture instead of denying it.",
+      breaks: "seed 001: disabled WebView geolocation and denied media capture"
+    ) { configuration, arguments in
+      if arguments["what"] == "geolocation" {
+        configuration.build.bridge?.geolocationDisabled = Sourced(false, at: at)
+      } else {
+        configuration.build.bridge?.mediaCaptureDenied = Sourced(false, at: at)
+      }
+    },
+    MutationSpec(
+      "app.version-json-protocol", [.value("min", .integer), .value("max", .integer)],
+      summary: "apps/mobile/release/version.json declares protocol MIN to MAX.",
+      breaks: "seed 001: version.json and the protocol constants agree"
+    ) { configuration, arguments in
+      let min = Int(arguments["min"] ?? "") ?? 3
+      configuration.build.bridge?.releaseProtocol = Sourced(
+        ProtocolRange(min: min, max: Int(arguments["max"] ?? "") ?? min), at: at)
+    },
+    MutationSpec(
+      "app.web-origin", [.value("origin", .text)],
+      summary: "The build compiles in ORIGIN for web and API.",
+      breaks: "seed 001, Fixed origin: HTTPS public hosts; org.openmapx.app on https://openmapx.com"
+    ) { configuration, arguments in
+      let origin = Sourced(arguments["origin"] ?? "", at: at)
+      configuration.build.bridge?.webOrigin = origin
+      configuration.build.bridge?.apiOrigin = origin
+    },
+    MutationSpec(
+      "app.runtime-server-selector",
+      summary: "The app reads a server URL from storage at start and loads it.",
+      breaks: "seed 001: there is no runtime server selector"
+    ) { configuration, _ in
+      configuration.build.bridge?.runtimeServerSelector = Sourced("serverUrl", at: at)
+    },
+    MutationSpec(
+      "app.scheme", [.value("scheme", .text)],
+      summary: "The build compiles in SCHEME as its URL scheme.",
+      breaks:
+        "seed 001: the callback uses the compiled scheme; openmapx-dev only in development builds"
+    ) { configuration, arguments in
+      let scheme = arguments["scheme"] ?? ""
+      configuration.build.bridge?.scheme = Sourced(scheme, at: at)
+      configuration.build.registeredSchemes = [Sourced(scheme, at: at)]
+    },
+    MutationSpec(
+      "app.handoff-challenge-plain",
+      summary: "SystemAuthSession sends the verifier itself as a plain challenge.",
+      breaks: "seed 001: /mobile-auth with the S256 challenge; the verifier never leaves the app"
+    ) { configuration, _ in
+      configuration.build.bridge?.handoff.challengeMethod = Sourced("plain", at: at)
+    },
+    MutationSpec(
+      "app.diagnostics-keep-handoff",
+      summary: "The diagnostic export leaves out only cookies.",
+      breaks: "seed 001: diagnostic exports must exclude the handoff material"
+    ) { configuration, _ in
+      configuration.build.bridge?.diagnosticsExcludes = Sourced(["cookie"], at: at)
+    },
+    MutationSpec(
+      "backend.handoff-lacks",
+      [.value("rule", .choice(["hash", "expiry", "atomic-consume", "verifier-burn"]))],
+      summary:
+        "The web app's handoff code loses a rule: the code stored as its hash, the two-minute expiry, the consuming statement, or a wrong verifier burning the code.",
+      breaks: "seed 001, the handoff's threat model"
+    ) { configuration, arguments in
+      guard var server = configuration.build.bridge?.handoffServer else { return }
+      switch arguments["rule"] {
+      case "hash": server.hashesCode = Sourced(false, at: at)
+      case "expiry": server.ttlMilliseconds = Sourced(24 * 3_600_000, at: at)
+      case "atomic-consume": server.consumesAtomically = Sourced(false, at: at)
+      default: server.wrongVerifierBurns = Sourced(false, at: at)
+      }
+      configuration.build.bridge?.handoffServer = server
+    },
+  ]
+}
