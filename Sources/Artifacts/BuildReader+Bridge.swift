@@ -66,14 +66,15 @@ extension BuildReader {
     let release = Sourced(
       env[releaseVariable] == "1", at: env.location(of: releaseVariable),
       derivation: ["\(releaseVariable) = \(env[releaseVariable] ?? "(unset)")"])
-    guard let web = setting("_WEB_ORIGIN", fallback: nil) else {
+    guard let writtenWeb = setting("_WEB_ORIGIN", fallback: nil) else {
       diagnostics.append(
         .error(
           at: FileLocation(file: configFile.file, line: 1, column: 1),
           "\(configFile.file) names no web origin (env.…_WEB_ORIGIN ?? \"https://…\")"))
       return [:]
     }
-    let api = setting("_API_ORIGIN", fallback: web) ?? web
+    let api = Self.normalizedOrigin(setting("_API_ORIGIN", fallback: writtenWeb) ?? writtenWeb)
+    let web = Self.normalizedOrigin(writtenWeb)
     let baseId = setting("_APP_ID", fallback: Sourced("", at: nil)) ?? Sourced("", at: nil)
     let baseScheme = setting("_SCHEME", fallback: Sourced("", at: nil)) ?? Sourced("", at: nil)
     // A development build's suffixes: `${scheme}-dev`, `${appId}.dev`.
@@ -131,6 +132,25 @@ extension BuildReader {
     return builds
   }
 
+  /// An origin as `new URL(…).origin` gives it (lower-case host, no default port, no trailing
+  /// slash); a value with a path, query or credentials is kept as written, for the guard.
+  static func normalizedOrigin(_ value: Sourced<String>) -> Sourced<String> {
+    guard var components = URLComponents(string: value.value),
+      let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(),
+      ["", "/"].contains(components.path), components.query == nil, components.fragment == nil,
+      components.user == nil
+    else { return value }
+    components.scheme = scheme
+    if (scheme == "https" && components.port == 443) || (scheme == "http" && components.port == 80)
+    {
+      components.port = nil
+    }
+    let origin = "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+    guard origin != value.value else { return value }
+    return Sourced(
+      origin, at: value.location, derivation: value.derivation + ["as an origin: \(origin)"])
+  }
+
   /// `version.json`'s range, the protocol module's constants and bounds.
   private mutating func readProtocol(into settings: inout BridgeShellSettings) {
     let versionPath = XcodeProject.join(BridgeReader.mobile, "release/version.json")
@@ -141,6 +161,7 @@ extension BuildReader {
           settings.releaseProtocol = Sourced(
             ProtocolRange(min: Int(min), max: Int(max)),
             at: location(file, json["protocol"]?.line(of: "min")))
+          settings.releaseProtocolMax = location(file, json["protocol"]?.line(of: "max"))
         }
       } else {
         diagnostics.append(
@@ -155,19 +176,31 @@ extension BuildReader {
       repository, under: (BridgeReader.protocolModule as NSString).deletingLastPathComponent,
       suffixes: [(BridgeReader.protocolModule as NSString).lastPathComponent],
       quotes: ["\"", "'", "`"])
-    var numbers: [String: Sourced<Int>] = [:]
-    for found in module.captures(#"export const ([A-Z_]+)\s*=\s*([0-9_ *]+);"#, groups: 2) {
-      let factors = found.value[1].replacingOccurrences(of: "_", with: "").split(separator: "*")
-        .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-      guard !factors.isEmpty else { continue }
-      numbers[found.value[0]] = Sourced(factors.reduce(1, *), at: found.location)
+    guard !module.isEmpty else {
+      diagnostics.append(
+        .error(
+          at: nil, "no protocol module at \(BridgeReader.protocolModule)",
+          hint:
+            "seed 001: packages/core/src/navigation/mobileProtocol.ts holds the protocol range and the bounds"
+        ))
+      return
     }
-    if let min = numbers["MOBILE_PROTOCOL_MIN"], let max = numbers["MOBILE_PROTOCOL_MAX"] {
+    func number(_ name: String) -> Sourced<Int>? {
+      guard let written = module.constant(name) else { return nil }
+      guard let value = CodeSearch.integer(written.value) else {
+        settings.computedConstants.append(
+          Sourced("\(name) = \(written.value)", at: written.location))
+        return nil
+      }
+      return Sourced(value, at: written.location)
+    }
+    if let min = number("MOBILE_PROTOCOL_MIN"), let max = number("MOBILE_PROTOCOL_MAX") {
       settings.protocolConstants = Sourced(
         ProtocolRange(min: min.value, max: max.value), at: min.location)
+      settings.protocolConstantsMax = max.location
     }
-    for name in ["MAX_MESSAGE_BYTES", "MAX_TOTAL_COORDINATES", "MAX_TOTAL_STEPS", "MAX_LEGS"] {
-      settings.limits[name] = numbers[name]
+    for name in BridgeShellSettings.seedLimits.keys.sorted() {
+      settings.limits[name] = number(name)
     }
   }
 
@@ -196,16 +229,20 @@ extension BuildReader {
         }
       }
     }
-    settings.dispatcherComposed = app.fact(
-      [["createShellBridge(", "dispatch:"]], home: "createShellBridge(", sameFile: true)
-    settings.descriptorBeforeContent = app.fact(
-      [
-        [
-          "injectedJavaScriptBeforeContentLoaded=",
-          "injectedJavaScriptBeforeContentLoadedForMainFrameOnly",
-        ]
-      ],
-      home: "<WebView")
+    // `dispatch: f`, or the shorthand `dispatch,` inside the call's object.
+    settings.dispatcherComposed = app.blockDoes(
+      after: "createShellBridge(", ["dispatch:", "dispatch,", "dispatch }", "dispatch\n"],
+      home: "createShellBridge(")
+    // Main frame only is react-native-webview's default; only an explicit false undoes it.
+    if let early = app.fact([["injectedJavaScriptBeforeContentLoaded="]], home: "<WebView") {
+      let everyFrame = app.captures(
+        #"(injectedJavaScriptBeforeContentLoadedForMainFrameOnly=\{false\})"#
+      ).first
+      settings.descriptorBeforeContent =
+        everyFrame.map {
+          Sourced(false, at: $0.location, derivation: ["injected into every frame"])
+        } ?? early
+    }
     if let explicit = app.captures(#"geolocationEnabled(=\{(?:true|false)\})?"#).first {
       settings.geolocationDisabled = Sourced(
         explicit.value == "={false}", at: explicit.location)
@@ -214,8 +251,12 @@ extension BuildReader {
         true, at: FileLocation(file: file, line: 0, column: 1),
         derivation: ["react-native-webview leaves geolocation off unless geolocationEnabled"])
     }
-    if let grant = app.captures(#"mediaCapturePermissionGrantType="([a-z]+)""#).first {
-      settings.mediaCaptureDenied = Sourced(grant.value == "deny", at: grant.location)
+    if let grant = app.captures(
+      #"mediaCapturePermissionGrantType=\{?["']([a-z]+)["']\}?"#
+    ).first {
+      settings.mediaCaptureDenied = Sourced(
+        grant.value == "deny", at: grant.location,
+        derivation: ["mediaCapturePermissionGrantType=\"\(grant.value)\""])
     } else if let file = app.files.first?.file {
       settings.mediaCaptureDenied = Sourced(
         false, at: FileLocation(file: file, line: 0, column: 1),
@@ -232,14 +273,27 @@ extension BuildReader {
     let auth = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
       quotes: ["\"", "'", "`"])
-    if let bytes = auth.captures(#"VERIFIER_BYTES\s*=\s*([0-9]+)"#).first {
-      settings.handoff.verifierBytes = Sourced(Int(bytes.value) ?? 0, at: bytes.location)
+    settings.handoff.found = !auth.isEmpty
+    if let bytes = auth.constant("VERIFIER_BYTES") {
+      settings.handoff.verifierBytes = Sourced(
+        CodeSearch.integer(bytes.value) ?? 0, at: bytes.location,
+        derivation: CodeSearch.integer(bytes.value) == nil ? ["computed: \(bytes.value)"] : [])
     }
     settings.handoff.path =
-      auth.captures(#"new URL\("([^"]+)",\s*this\.deps\.(?:config\.)?webOrigin\)"#).first
-    settings.handoff.challengeMethod =
-      auth.captures(#""code_challenge_method",\s*"([A-Za-z0-9]+)""#)
+      auth.captures(#"new URL\(["']([^"']+)["'],\s*this\.deps\.(?:config\.)?webOrigin\)"#).first
+    if let literal = auth.captures(#"["']code_challenge_method["'],\s*["']([A-Za-z0-9]+)["']"#)
       .first
+    {
+      settings.handoff.challengeMethod = literal
+    } else if let named = auth.captures(
+      #"["']code_challenge_method["'],\s*([A-Za-z_][A-Za-z0-9_]*)"#
+    ).first {
+      // A constant: its value, as written.
+      let value = auth.constant(named.value)
+      settings.handoff.challengeMethod = Sourced(
+        value?.value.trimmingCharacters(in: CharacterSet(charactersIn: "\"'")) ?? named.value,
+        at: value?.location ?? named.location)
+    }
     settings.handoff.callback =
       auth.captures(#"\$\{this\.deps\.(?:config\.)?scheme\}://([a-z/]+)"#)
       .first
@@ -258,10 +312,25 @@ extension BuildReader {
       repository, under: BridgeReader.server, suffixes: [".ts"], quotes: ["\"", "'", "`"])
     settings.handoffServer.hashesCode = server.fact(
       [["createHash(", "sha256(code)"]], home: "handoff", sameFile: true)
-    if let ttl = server.captures(#"CODE_TTL_MS\s*=\s*([0-9_ *]+);"#).first {
-      let factors = ttl.value.replacingOccurrences(of: "_", with: "").split(separator: "*")
-        .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-      settings.handoffServer.ttlMilliseconds = Sourced(factors.reduce(1, *), at: ttl.location)
+    settings.handoffServer.found = !server.isEmpty
+    if let ttl = server.constant("CODE_TTL_MS") {
+      if let value = CodeSearch.integer(ttl.value) {
+        settings.handoffServer.ttlMilliseconds = Sourced(value, at: ttl.location)
+      } else {
+        settings.handoffServer.computedTTL = ttl
+      }
+    }
+    // Every refusal of the redemption answers the same: its rejection returns are one text.
+    if let redeem = server.blocks(after: "function redeemHandoffCode(").first {
+      let returns = redeem.body.split(separator: "\n").compactMap { line -> String? in
+        guard let range = line.range(of: "return ") else { return nil }
+        return line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+      }
+      let rejections = Set(returns.filter { !$0.contains("200") })
+      settings.handoffServer.uniformRejections = Sourced(
+        rejections.count <= 1, at: FileLocation(file: redeem.file, line: redeem.line, column: 1),
+        derivation: rejections.count > 1
+          ? ["rejections: " + rejections.sorted().joined(separator: " | ")] : [])
     }
     settings.handoffServer.consumesAtomically = server.fact(
       [["delete from mobile_handoff", "returning"], ["consumed_at is null", "returning"]],

@@ -104,3 +104,25 @@ final class MountedHosts: Sendable {
     shared?.mount(secure: nil, cleartext: nil)
   }
 }
+
+extension MountedHosts {
+  /// One handler at one origin (its http twin redirecting there when it is https), with the
+  /// certificate a control may make untrusted: a world of a single site.
+  convenience init(
+    serving handler: any HTTPHandler, at origin: Origin, material: StackMaterial,
+    context: StackContext, sharing listeners: StackListeners?
+  ) throws {
+    let secure = VirtualHosts()
+    let cleartext = VirtualHosts()
+    if origin.isSecure {
+      secure.add(origin.hostHeader, handler)
+      cleartext.add(origin.host, RedirectToHTTPS(origin: origin))
+    } else {
+      cleartext.add(origin.hostHeader, handler)
+    }
+    try self.init(
+      secure: secure, cleartext: cleartext, origins: [origin], material: material,
+      sharing: listeners,
+      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil)
+  }
+}

@@ -23,7 +23,7 @@ import Testing
     let verdicts = run.stdout.split(separator: "\n").filter {
       $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ")
     }
-    #expect(verdicts.count == 20)
+    #expect(verdicts.count == 22)
     #expect(verdicts.allSatisfy { $0.hasPrefix("PASS bridge/") }, "\(verdicts)")
     let controls = try #require(
       run.stdout.split(separator: "\n").first { $0.contains("controls bit") })
@@ -63,5 +63,17 @@ import Testing
       in: scratch)
     #expect(run.status == 0, "\(run.stdout.suffix(1500))")
     #expect(!run.stdout.contains("bridge/fixed-origin"))
+  }
+
+  /// `qualify serve` serves what it can serve, and says so for the other kinds.
+  @Test func serveRefusesAKindWhoseWorldOnlyItsScenariosStart() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    for (app, kind) in [
+      (Fixtures.bridgeApp, "react-native-bridge"), (Fixtures.instanceShellApp, "multi-instance"),
+    ] {
+      let run = try CLI.run(["serve", "--app", app], in: scratch)
+      #expect(run.status == 2, "\(app): \(run.stdout)\(run.stderr)")
+      #expect(run.stderr.contains("is a \(kind) app"), "\(run.stderr)")
+    }
   }
 }

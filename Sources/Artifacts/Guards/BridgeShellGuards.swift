@@ -30,12 +30,24 @@ extension BuildGuards {
       source: "seed 001, Fixed origin (config/mobileConfig.ts validates the origin at build time)",
       devAllows: true, shells: [.reactNativeBridge],
       check: { build in
-        guard let bridge = build.bridge, bridge.release.value || build.channel.isRelease else {
-          return []
-        }
+        guard let bridge = build.bridge else { return [] }
         var hits: [GuardHit] = []
         for (role, origin) in [("web", bridge.webOrigin), ("API", bridge.apiOrigin)] {
-          guard let url = URLComponents(string: origin.value) else { continue }
+          guard let url = URLComponents(string: origin.value), url.host?.isEmpty == false else {
+            hits.append(
+              GuardHit(
+                "the \(role) origin \(origin.value) is not a URL\(origin.because): the config module throws and the app opens on its fatal-configuration screen",
+                at: origin.location, value: origin.value, devAllows: false))
+            continue
+          }
+          if !["", "/"].contains(url.path) || url.query != nil || url.user != nil {
+            hits.append(
+              GuardHit(
+                "the \(role) origin \(origin.value) has more than a scheme, a host and a port\(origin.because): the config module refuses it and the app opens on its fatal-configuration screen",
+                at: origin.location, value: origin.value, devAllows: false))
+            continue
+          }
+          guard bridge.release.value || build.channel.isRelease else { continue }
           if url.scheme != "https" {
             hits.append(
               GuardHit(
@@ -61,8 +73,9 @@ extension BuildGuards {
         guard let bridge = build.bridge, let official = bridge.officialAppId,
           let origin = bridge.officialOrigin, bridge.appId.value == official.value
         else { return [] }
+        let officialOrigin = BuildReader.normalizedOrigin(Sourced(origin.value, at: nil)).value
         return [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap { role, value in
-          value.value == origin.value
+          value.value == officialOrigin
             ? nil
             : GuardHit(
               "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
@@ -112,10 +125,15 @@ extension BuildGuards {
           ]
         }
         guard release.value != constants.value else { return [] }
+        // Point at the bound that differs.
+        let maxDiffers = release.value.max != constants.value.max
+        let constantAt =
+          maxDiffers ? bridge.protocolConstantsMax ?? constants.location : constants.location
         return [
           GuardHit(
-            "version.json declares protocol \(release.value) but the shell's constants implement \(constants.value) (\(constants.origin)): the release descriptor promises what the bridge does not speak",
-            at: release.location, value: "\(release.value)")
+            "version.json declares protocol \(release.value) but the shell's constants implement \(constants.value) (\(constantAt.map { "\($0.file):\($0.line)" } ?? constants.origin)): the release descriptor promises what the bridge does not speak",
+            at: maxDiffers ? bridge.releaseProtocolMax ?? release.location : release.location,
+            value: "\(release.value)")
         ]
       },
       fix: "make version.json's protocol {min, max} equal MOBILE_PROTOCOL_MIN / MAX"
@@ -172,7 +190,7 @@ extension BuildGuards {
         if let fact = bridge.mediaCaptureDenied, !fact.value {
           hits.append(
             GuardHit(
-              "media capture is not denied (mediaCapturePermissionGrantType=\"deny\")\(fact.because): the page can ask for the microphone",
+              "media capture is not denied\(fact.because): the page can ask for the microphone (mediaCapturePermissionGrantType=\"deny\" denies it)",
               at: fact.location, value: "mediaCapturePermissionGrantType"))
         }
         return hits
@@ -187,7 +205,26 @@ extension BuildGuards {
       devAllows: false, shells: [.reactNativeBridge],
       check: { build in
         guard let handoff = build.bridge?.handoff else { return [] }
+        guard handoff.found else {
+          return [
+            GuardHit(
+              "no handoff code under apps/mobile/src/auth: the system-browser sign-in cannot be checked",
+              at: nil, value: "SystemAuthSession")
+          ]
+        }
         var hits: [GuardHit] = []
+        if handoff.verifierBytes == nil {
+          hits.append(
+            GuardHit(
+              "no VERIFIER_BYTES constant: the verifier's length cannot be checked", at: nil,
+              value: "VERIFIER_BYTES"))
+        }
+        if handoff.challengeMethod == nil {
+          hits.append(
+            GuardHit(
+              "no code_challenge_method is set on the /mobile-auth URL: the server cannot tell S256 from plain",
+              at: handoff.verifierBytes?.location, value: "code_challenge_method"))
+        }
         if let bytes = handoff.verifierBytes, bytes.value < 32 {
           hits.append(
             GuardHit(
@@ -223,7 +260,31 @@ extension BuildGuards {
       devAllows: false, shells: [.reactNativeBridge],
       check: { build in
         guard let server = build.bridge?.handoffServer else { return [] }
+        guard server.found else {
+          return [
+            GuardHit(
+              "no handoff server code under apps/web/src: how codes are stored, expire and are consumed cannot be checked",
+              at: nil, value: "mobileHandoff")
+          ]
+        }
         var hits: [GuardHit] = []
+        if let computed = server.computedTTL {
+          hits.append(
+            GuardHit(
+              "CODE_TTL_MS is computed (\(computed.value)): qualify cannot prove the two-minute lifetime",
+              at: computed.location, value: computed.value))
+        } else if server.ttlMilliseconds == nil {
+          hits.append(
+            GuardHit(
+              "no CODE_TTL_MS constant: the codes' lifetime cannot be checked", at: nil,
+              value: "CODE_TTL_MS"))
+        }
+        if let uniform = server.uniformRejections, !uniform.value {
+          hits.append(
+            GuardHit(
+              "the redemption refuses in different words\(uniform.because): each answer tells an attacker which check failed",
+              at: uniform.location, value: "rejections"))
+        }
         if let hit = GuardHit.missing(
           server.hashesCode,
           "the server stores the callback code itself, not its SHA-256: a read of the table is a sign-in",
@@ -281,9 +342,15 @@ extension BuildGuards {
         "seed 001 (createShellBridge without a dispatcher reports navigation capabilities unavailable)",
       devAllows: false, shells: [.reactNativeBridge],
       check: { build in
-        guard let bridge = build.bridge, bridge.dispatcherComposed?.value != true else {
-          return []
+        guard let bridge = build.bridge else { return [] }
+        if bridge.capabilities.isEmpty {
+          return [
+            GuardHit(
+              "no describeShell() capabilities found in apps/mobile/src/bridge/createShellBridge.ts: what the shell reports cannot be checked",
+              at: nil, value: "describeShell")
+          ]
         }
+        guard bridge.dispatcherComposed?.value != true else { return [] }
         return bridge.capabilities.filter(\.value.value).map { capability in
           GuardHit(
             "describeShell() reports \(capability.name) available, but App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "createShellBridge")): the page would start what nothing can run",
@@ -291,6 +358,40 @@ extension BuildGuards {
         }
       },
       fix: "report a capability only once its processor is registered and dispatched"
+    ),
+    GuardRule(
+      id: "message-bounds", title: "The protocol module's bounds are seed 001's",
+      source:
+        "seed 001, What crosses (8 MiB per message; 100,000 coordinates, 10,000 steps, 512 legs)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        var hits: [GuardHit] = bridge.computedConstants.map {
+          GuardHit(
+            "\($0.value) is computed from something qualify cannot evaluate", at: $0.location,
+            value: $0.value)
+        }
+        for (name, bound) in BridgeShellSettings.seedLimits.sorted(by: { $0.key < $1.key }) {
+          guard let limit = bridge.limits[name] else {
+            if !bridge.computedConstants.contains(where: { $0.value.hasPrefix(name + " ") }) {
+              hits.append(
+                GuardHit(
+                  "the protocol module declares no \(name): the receiver's bound is unknown",
+                  at: nil, value: name))
+            }
+            continue
+          }
+          if limit.value != bound {
+            hits.append(
+              GuardHit(
+                "\(name) is \(limit.value), seed 001's bound is \(bound)", at: limit.location,
+                value: "\(limit.value)"))
+          }
+        }
+        return hits
+      },
+      fix:
+        "MAX_MESSAGE_BYTES = 8 MiB, MAX_TOTAL_COORDINATES = 100_000, MAX_TOTAL_STEPS = 10_000, MAX_LEGS = 512"
     ),
   ]
 }

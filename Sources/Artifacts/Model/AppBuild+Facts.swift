@@ -85,6 +85,7 @@ extension AppBuild {
       add("server code lifetime (ms)", bridge.handoffServer.ttlMilliseconds) { "\($0)" }
       add("server consumes atomically", bridge.handoffServer.consumesAtomically, yes)
       add("a wrong verifier burns the code", bridge.handoffServer.wrongVerifierBurns, yes)
+      add("rejections are uniform", bridge.handoffServer.uniformRejections, yes)
       return out
     }
     if let hybrid {

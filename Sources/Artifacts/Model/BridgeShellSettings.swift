@@ -23,8 +23,10 @@ public struct BridgeShellSettings: Sendable {
   /// The scheme the web app at this build's origin sends callbacks to: the official one for
   /// a release, its development twin otherwise — whatever this build compiled in.
   public var serverCallbackScheme: String {
-    let official = defaultScheme.isEmpty ? baseScheme : defaultScheme
-    return release.value ? official : official + devSchemeSuffix
+    // The official site calls back the official scheme; a self-hosted one its own.
+    let onOfficialOrigin = officialOrigin.map { $0.value == webOrigin.value } ?? true
+    let scheme = onOfficialOrigin && !defaultScheme.isEmpty ? defaultScheme : baseScheme
+    return release.value ? scheme : scheme + devSchemeSuffix
   }
   /// The official identifier and the origin it is bound to, as the config module names them.
   public var officialAppId: Sourced<String>?
@@ -33,8 +35,19 @@ public struct BridgeShellSettings: Sendable {
   public var releaseProtocol: Sourced<ProtocolRange>?
   /// `MOBILE_PROTOCOL_MIN`/`MAX` of the protocol module.
   public var protocolConstants: Sourced<ProtocolRange>?
+  /// Where version.json's `max` and the `MOBILE_PROTOCOL_MAX` constant are written.
+  public var releaseProtocolMax: FileLocation?
+  public var protocolConstantsMax: FileLocation?
   /// `MAX_MESSAGE_BYTES`, `MAX_TOTAL_COORDINATES`, `MAX_TOTAL_STEPS`, `MAX_LEGS`.
   public var limits: [String: Sourced<Int>] = [:]
+  /// Constants of the protocol module computed from something qualify cannot evaluate.
+  public var computedConstants: [Sourced<String>] = []
+
+  /// Seed 001's bounds, by constant.
+  public static let seedLimits = [
+    "MAX_MESSAGE_BYTES": 8 * 1024 * 1024, "MAX_TOTAL_COORDINATES": 100_000,
+    "MAX_TOTAL_STEPS": 10_000, "MAX_LEGS": 512,
+  ]
   /// `describeShell()`'s capabilities, by name.
   public var capabilities: [(name: String, value: Sourced<Bool>)] = []
   /// `createShellBridge` is given a dispatcher where the app composes it.
@@ -80,7 +93,7 @@ public struct ProtocolRange: Sendable, Equatable, CustomStringConvertible {
     self.max = max
   }
 
-  public var description: String { min == max ? "\(min)" : "\(min)–\(max)" }
+  public var description: String { "\(min)–\(max)" }
 
   /// The highest version both support, nil when the ranges do not overlap.
   public func negotiate(with other: ProtocolRange) -> Int? {
@@ -92,6 +105,8 @@ public struct ProtocolRange: Sendable, Equatable, CustomStringConvertible {
 
 /// The app's side of the handoff (`SystemAuthSession`).
 public struct HandoffClientCode: Sendable {
+  /// Whether any handoff code was found under `src/auth`.
+  public var found = false
   /// `VERIFIER_BYTES`.
   public var verifierBytes: Sourced<Int>?
   /// The path opened on the compiled origin (`/mobile-auth`).
@@ -106,6 +121,12 @@ public struct HandoffClientCode: Sendable {
 
 /// The server's side of the handoff (the web app's redemption code).
 public struct HandoffServerCode: Sendable {
+  /// Whether the web app's code was found.
+  public var found = false
+  /// `CODE_TTL_MS` computed from something qualify cannot evaluate (an env variable).
+  public var computedTTL: Sourced<String>?
+  /// Every rejection of the redemption is the same answer.
+  public var uniformRejections: Sourced<Bool>?
   /// The code is stored as its SHA-256.
   public var hashesCode: Sourced<Bool>?
   /// How long a code lives, in milliseconds.

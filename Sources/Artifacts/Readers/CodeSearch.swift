@@ -132,4 +132,47 @@ struct CodeSearch {
     let file = files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
     return Sourced(false, at: FileLocation(file: file ?? first.file, line: 0, column: 1))
   }
+
+  /// A TypeScript constant's value as written (`const NAME: T = value as const;`, across
+  /// lines), with where; nil when no file declares it.
+  func constant(_ name: String) -> Sourced<String>? {
+    let pattern =
+      #"(?:const|let|var)\s+"# + NSRegularExpression.escapedPattern(for: name)
+      + #"\s*(?::\s*[A-Za-z_<>\[\]. |]+)?\s*=\s*([^;]+?)\s*(?:as\s+const\s*)?;"#
+    guard let regex = try? NSRegularExpression(pattern: pattern) else { return nil }
+    for (file, lines) in files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      guard
+        let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+        let range = Range(match.range(at: 1), in: text)
+      else { continue }
+      let before = text[..<range.lowerBound].filter { $0 == "\n" }.count
+      let line = lines.count > before ? lines[before].0 + 1 : 0
+      let value = text[range].split(whereSeparator: \.isNewline).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }.joined(separator: " ")
+      return Sourced(value, at: FileLocation(file: file, line: line, column: 1))
+    }
+    return nil
+  }
+
+  /// An integer expression of literals (`8 * 1024 * 1024`, `8 << 20`, `100_000`), nil when it
+  /// is computed from anything else.
+  static func integer(_ expression: String) -> Int? {
+    let text = expression.replacingOccurrences(of: "_", with: "").trimmingCharacters(
+      in: .whitespaces)
+    if let shift = text.range(of: "<<") {
+      guard let left = integer(String(text[..<shift.lowerBound])),
+        let right = integer(String(text[shift.upperBound...])), right < 62
+      else { return nil }
+      return left << right
+    }
+    let factors = text.split(separator: "*").map { $0.trimmingCharacters(in: .whitespaces) }
+    var product = 1
+    for factor in factors {
+      guard let value = Int(factor) else { return nil }
+      product = product.multipliedReportingOverflow(by: value).overflow ? Int.max : product * value
+    }
+    return factors.isEmpty ? nil : product
+  }
 }

@@ -26,6 +26,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
     var rows: [String: Row] = [:]
     var tokens: [String: String] = [:]
     var sessions: [String: String] = [:]
+    var refusals: [String] = []
   }
 
   public let origin: Origin
@@ -113,6 +114,9 @@ public final class HandoffServer: HTTPHandler, Sendable {
     redeem([(callbackCode, verifier)]).first ?? Self.rejected
   }
 
+  /// Every refusal the server gave, in order (what an attacker could compare).
+  public var refusals: [String] { state.withLock { $0.refusals } }
+
   /// Redemptions arriving together: when the code reads a row and deletes it in two
   /// statements, each reads before any deletes (the race the atomic statement closes).
   public func redeem(_ attempts: [(code: String, verifier: String)]) -> [HTTPResponse] {
@@ -135,10 +139,15 @@ public final class HandoffServer: HTTPHandler, Sendable {
         return row
       }
     }
+    // A server whose refusals differ says which check failed.
+    let uniform = code.uniformRejections?.value ?? true
+    func refused(_ why: String, status: Int = 400) -> HTTPResponse {
+      uniform ? Self.rejected : .json(["error": why], status: status)
+    }
     var answers: [HTTPResponse] = []
     for (attempt, row) in zip(attempts, read) {
       guard let row else {
-        answers.append(Self.rejected)
+        answers.append(refused("unknown_or_expired", status: 404))
         continue
       }
       let key = hashes ? Self.sha256(attempt.code) : attempt.code
@@ -147,7 +156,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
       if atomic && !matches && !burns { state.withLock { $0.rows[key] = row } }
       guard matches else {
         context.event("handoff", "a redemption with a wrong verifier was refused")
-        answers.append(Self.rejected)
+        answers.append(refused("wrong_verifier"))
         continue
       }
       let token = context.secret(byteCount: 24)
@@ -155,6 +164,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
       context.event("handoff", "a callback code was redeemed for \(row.user)")
       answers.append(.json(["token": token]))
     }
+    let given = answers.filter { $0.status != 200 }.map { "\($0.status) \($0.bodyText)" }
+    state.withLock { $0.refusals += given }
     return answers
   }
 
@@ -193,18 +204,8 @@ public final class BridgeServers: Sendable {
       throw StackError("the app compiles in no usable web origin")
     }
     server = HandoffServer(origin: origin, bridge: bridge, context: context)
-    let secure = VirtualHosts()
-    let cleartext = VirtualHosts()
-    if origin.isSecure {
-      secure.add(origin.hostHeader, server)
-      cleartext.add(origin.host, RedirectToHTTPS(origin: origin))
-    } else {
-      cleartext.add(origin.hostHeader, server)
-    }
     mounted = try MountedHosts(
-      secure: secure, cleartext: cleartext, origins: [origin], material: material,
-      sharing: listeners,
-      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil)
+      serving: server, at: origin, material: material, context: context, sharing: listeners)
   }
 
   /// Public authority (`host:port`) → loopback port.

@@ -488,18 +488,8 @@ public final class SessionStack: Sendable {
     sharing listeners: StackListeners? = nil
   ) throws {
     backend = SessionBackend(origin: apiOrigin, context: context, accounts: accounts)
-    let secure = VirtualHosts()
-    let cleartext = VirtualHosts()
-    if apiOrigin.isSecure {
-      secure.add(apiOrigin.hostHeader, backend)
-      cleartext.add(apiOrigin.host, RedirectToHTTPS(origin: apiOrigin))
-    } else {
-      cleartext.add(apiOrigin.hostHeader, backend)
-    }
     mounted = try MountedHosts(
-      secure: secure, cleartext: cleartext, origins: [apiOrigin], material: material,
-      sharing: listeners,
-      credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil)
+      serving: backend, at: apiOrigin, material: material, context: context, sharing: listeners)
   }
 
   /// Public authority (`host:port`) → loopback port.

@@ -62,6 +62,12 @@ struct ServeCommand {
       return try serveHybrid(
         build, repository: repository, channel: channel, ports: ports, caPath: caPath)
     }
+    guard build.shell == .singleOrigin else {
+      throw InputError(
+        "qualify serve starts a single-origin app's stack or a hybrid-webview app's site; \(repository.profile.name) is a \(build.shell.id) app",
+        hint: "its world is started by its scenarios: qualify --app \(parsed.value("app") ?? "DIR")"
+      )
+    }
     let topology = try StackTopology(build: build)
     // Each serve has keys of its own: a client that cached one serve's JWKS must not
     // validate another's tokens.

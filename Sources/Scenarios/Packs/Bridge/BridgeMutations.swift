@@ -36,6 +36,7 @@ enum BridgeMutations {
       breaks: "seed 001: commands not composed are reported unavailable"
     ) { configuration, arguments in
       guard var bridge = configuration.build.bridge else { return }
+      bridge.dispatcherComposed = Sourced(false, at: at)
       let name = arguments["name"] ?? ""
       bridge.capabilities = bridge.capabilities.map {
         $0.name == name ? ($0.name, Sourced(true, at: at)) : $0
@@ -62,13 +63,14 @@ enum BridgeMutations {
       }
     },
     MutationSpec(
-      "app.version-json-protocol", [.value("min", .integer), .value("max", .integer)],
-      summary: "apps/mobile/release/version.json declares protocol MIN to MAX.",
+      "app.version-json-ahead",
+      summary:
+        "apps/mobile/release/version.json promises one protocol version more than the constants implement.",
       breaks: "seed 001: version.json and the protocol constants agree"
-    ) { configuration, arguments in
-      let min = Int(arguments["min"] ?? "") ?? 3
+    ) { configuration, _ in
+      guard let constants = configuration.build.bridge?.protocolConstants?.value else { return }
       configuration.build.bridge?.releaseProtocol = Sourced(
-        ProtocolRange(min: min, max: Int(arguments["max"] ?? "") ?? min), at: at)
+        ProtocolRange(min: constants.min, max: constants.max + 1), at: at)
     },
     MutationSpec(
       "app.web-origin", [.value("origin", .text)],
@@ -78,6 +80,28 @@ enum BridgeMutations {
       let origin = Sourced(arguments["origin"] ?? "", at: at)
       configuration.build.bridge?.webOrigin = origin
       configuration.build.bridge?.apiOrigin = origin
+    },
+    MutationSpec(
+      "app.official-id-elsewhere", [.value("origin", .text)],
+      summary: "The official application identifier is built for ORIGIN.",
+      breaks: "seed 001: org.openmapx.app is restricted to https://openmapx.com"
+    ) { configuration, arguments in
+      guard var bridge = configuration.build.bridge, let official = bridge.officialAppId else {
+        return
+      }
+      bridge.appId = Sourced(official.value, at: at)
+      bridge.webOrigin = Sourced(arguments["origin"] ?? "", at: at)
+      bridge.apiOrigin = bridge.webOrigin
+      configuration.build.bridge = bridge
+    },
+    MutationSpec(
+      "app.protocol-bound", [.value("name", .text), .value("value", .integer)],
+      summary: "The protocol module's bound NAME is VALUE.",
+      breaks: "seed 001: 8 MiB, 100,000 coordinates, 10,000 steps, 512 legs"
+    ) { configuration, arguments in
+      let name = arguments["name"] ?? ""
+      configuration.build.bridge?.limits[name] = Sourced(
+        Int(arguments["value"] ?? "") ?? 0, at: at)
     },
     MutationSpec(
       "app.runtime-server-selector",
@@ -112,7 +136,11 @@ enum BridgeMutations {
     },
     MutationSpec(
       "backend.handoff-lacks",
-      [.value("rule", .choice(["hash", "expiry", "atomic-consume", "verifier-burn"]))],
+      [
+        .value(
+          "rule",
+          .choice(["hash", "expiry", "atomic-consume", "verifier-burn", "uniform-rejections"]))
+      ],
       summary:
         "The web app's handoff code loses a rule: the code stored as its hash, the two-minute expiry, the consuming statement, or a wrong verifier burning the code.",
       breaks: "seed 001, the handoff's threat model"
@@ -122,6 +150,7 @@ enum BridgeMutations {
       case "hash": server.hashesCode = Sourced(false, at: at)
       case "expiry": server.ttlMilliseconds = Sourced(24 * 3_600_000, at: at)
       case "atomic-consume": server.consumesAtomically = Sourced(false, at: at)
+      case "uniform-rejections": server.uniformRejections = Sourced(false, at: at)
       default: server.wrongVerifierBurns = Sourced(false, at: at)
       }
       configuration.build.bridge?.handoffServer = server

@@ -75,6 +75,18 @@ enum BridgePack: ScenarioPack {
       return Outcome("\(shell.name)'s page sent \(type): \(shell.describe(decision))")
     },
     ActionSpec(
+      .app, "page is newer than the shell",
+      summary:
+        "The deployed web build speaks only versions above the shell's own range (the web deploys independently of the store binary), for the next page load.",
+      example: "openmapx page is newer than the shell"
+    ) { context in
+      let shell = try context.bridgeShell()
+      let top = shell.receiver.shellRange.upperBound
+      shell.webRange = (top + 1)...(top + 2)
+      return Outcome(
+        "\(shell.name)'s page speaks protocol \(top + 1) to \(top + 2) (the shell: up to \(top))")
+    },
+    ActionSpec(
       .app, "gets a full snapshot",
       [.value("session", .text), .value("route", .text), .keyword("at", "revision", .integer)],
       summary: "Native sends the page a full snapshot of SESSION and ROUTE at REVISION.",
@@ -169,7 +181,7 @@ enum BridgePack: ScenarioPack {
         .value(
           "decision",
           .choice(
-            ["acknowledged", "dispatched", "handshake"]
+            ["acknowledged", "dispatched", "handshake", "as-composed"]
               + [
                 "origin", "nonce", "too-large", "invalid-json", "schema", "duplicate", "protocol",
                 "bounds", "unsupported-capability",
@@ -180,7 +192,11 @@ enum BridgePack: ScenarioPack {
       example: "expect bridge decision on openmapx unsupported-capability"
     ) { context in
       let shell = try context.bridgeShell("app")
-      let wanted = context.arguments["decision"] ?? ""
+      var wanted = context.arguments["decision"] ?? ""
+      if wanted == "as-composed" {
+        // Dispatched where the app composes a dispatcher, unsupported-capability where not.
+        wanted = shell.receiver.dispatches ? "dispatched" : "unsupported-capability"
+      }
       let actual: String
       switch shell.lastDecision {
       case .rejected(let rejection): actual = rejection.rawValue
@@ -192,7 +208,7 @@ enum BridgePack: ScenarioPack {
       if actual == wanted { return nil }
       return context.fail(
         .bridgeDecision, actual,
-        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing")"
+        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing") (dispatcher composed: \(shell.build.bridge?.dispatcherComposed.map { "\($0.value ? "yes" : "no"), \($0.origin)" } ?? "unknown"))"
       )
     },
     ExpectationSpec(
@@ -203,7 +219,13 @@ enum BridgePack: ScenarioPack {
     ) { context in
       let shell = try context.bridgeShell("app")
       let actual = shell.page.negotiated.map(String.init) ?? "none"
-      let wanted = context.arguments["version"] ?? ""
+      var wanted = context.arguments["version"] ?? ""
+      if wanted == "highest-common" {
+        let shellRange = shell.receiver.shellRange
+        let low = Swift.max(shell.webRange.lowerBound, shellRange.lowerBound)
+        let high = Swift.min(shell.webRange.upperBound, shellRange.upperBound)
+        wanted = low <= high ? String(high) : "none"
+      }
       if actual == wanted { return nil }
       return context.fail(
         .protocolVersion, actual,
@@ -250,6 +272,37 @@ enum BridgePack: ScenarioPack {
       return context.fail(
         .capability, value ? "available" : "unavailable",
         "expected \(name) \(wanted ? "available" : "unavailable"); the shell reports it \(value ? "available" : "unavailable")\(value && shell.build.bridge?.dispatcherComposed?.value != true ? " with no dispatcher composed to back it" : "")"
+      )
+    },
+    ExpectationSpec(
+      "honest capability report on", [.value("app", .app)],
+      summary:
+        "`native.hello` reports available only what the app composes a dispatcher for: with none, every capability unavailable.",
+      example: "expect honest capability report on openmapx"
+    ) { context in
+      let shell = try context.bridgeShell("app")
+      guard !shell.page.capabilities.isEmpty else {
+        return context.fail(.capability, "absent", "\(shell.name)'s page got no capability report")
+      }
+      let claimed = shell.page.capabilities.filter(\.value).keys.sorted()
+      if claimed.isEmpty || shell.receiver.dispatches { return nil }
+      let at = shell.build.bridge?.capabilities.first { claimed.contains($0.name) }?.value.origin
+      return context.fail(
+        .capability, claimed.joined(separator: ","),
+        "the shell reports \(claimed.joined(separator: ", ")) available with no dispatcher composed (\(at ?? "describeShell()")): the page would start what nothing runs"
+      )
+    },
+    ExpectationSpec(
+      "rejections uniform", [],
+      summary:
+        "Every refusal of the handoff server so far was the same answer (status and body): none tells which check failed.",
+      example: "expect rejections uniform"
+    ) { context in
+      let refusals = Set(context.world.bridgeServers?.server.refusals ?? [])
+      if refusals.count <= 1 { return nil }
+      return context.fail(
+        .handoff, "\(refusals.count) answers",
+        "the server refused in \(refusals.count) ways: \(refusals.sorted().joined(separator: " | "))\(serverCode(context.world))"
       )
     },
     ExpectationSpec(
@@ -365,6 +418,7 @@ enum BridgePack: ScenarioPack {
     let facts: [(Sourced<Bool>?, String)] = [
       (code.hashesCode, "no code hash"), (code.consumesAtomically, "no atomic consume"),
       (code.wrongVerifierBurns, "a wrong verifier does not burn the code"),
+      (code.uniformRejections, "refusals differ"),
     ]
     let missing = facts.compactMap { fact, text in
       fact.flatMap { $0.value ? nil : "\(text) (\($0.origin))" }
