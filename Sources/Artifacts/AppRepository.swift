@@ -21,45 +21,75 @@ public final class AppRepository: Sendable {
   /// The largest app file qualify reads; a bigger one is not a configuration file.
   public static let maximumFileSize = 16 << 20
 
+  /// The largest `qualify.json`: a profile is a few kilobytes.
+  public static let maximumProfileSize = 1 << 20
+
+  /// The repository the app belongs to (docs/threat-model.md): a `base` app must be inside it.
+  public let repositoryRoot: URL
+
   /// Opens the app at `directory`, reading `qualify.json` when present.
+  /// - Throws: `InputError` (exit 2) for a missing directory, a profile that cannot be read or
+  ///   lies outside the app, or a `base` outside the repository.
   public init(directory: String) throws {
-    let root = URL(fileURLWithPath: directory).standardizedFileURL
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory),
-      isDirectory.boolValue
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
+      isDirectory.boolValue,
+      let real = ConfinedFile.resolved(URL(fileURLWithPath: directory).standardizedFileURL.path)
     else {
       throw InputError(
         "app directory not found: \(directory)",
         hint: "pass --app DIR pointing at the app repository")
     }
+    // The directory the user named is trusted; what is inside it is not.
+    let root = URL(fileURLWithPath: real)
     self.root = root
+    let repository = ConfinedFile.repositoryRoot(of: real)
+    self.repositoryRoot = URL(fileURLWithPath: repository)
     var search = [root]
-    let profile = try AppRepository.loadProfile(at: root, chain: &search, hops: 0)
+    var profiles: [(URL, Data)] = []
+    let profile = try AppRepository.loadProfile(
+      at: root, repository: repository, chain: &search, profiles: &profiles, hops: 0)
     self.profile = profile
     self.searchPath = search
     try AppRepository.confine(profile)
-    for directory in search {
-      let url = directory.appendingPathComponent("qualify.json")
-      if let data = FileManager.default.contents(atPath: url.path) { note(url, data) }
+    for (url, data) in profiles { note(url, data) }
+  }
+
+  /// Reads the `qualify.json` of `directory` confined to that directory: nil when there is
+  /// none; a link out of it, a non-regular or oversized file, or an unreadable one is bad
+  /// input (never replaced by defaults, never quoted).
+  private static func readProfile(in directory: URL) throws -> (data: Data, display: String)? {
+    let url = directory.appendingPathComponent("qualify.json")
+    let display = AppRepository.display(url)
+    do {
+      guard
+        let data = try ConfinedFile.read(
+          url.path, within: [directory.path], limit: maximumProfileSize)
+      else { return nil }
+      return (data, display)
+    } catch {
+      throw InputError(
+        error.describe(display),
+        hint: "qualify.json is a regular file of the app (at most \(maximumProfileSize) bytes)")
     }
   }
 
   /// Reads the profile at `directory`, resolving its `base` chain first so that an overlay
   /// inherits everything it does not say itself.
-  private static func loadProfile(at directory: URL, chain: inout [URL], hops: Int) throws
-    -> AppProfile
-  {
-    let profileURL = directory.appendingPathComponent("qualify.json")
+  private static func loadProfile(
+    at directory: URL, repository: String, chain: inout [URL], profiles: inout [(URL, Data)],
+    hops: Int
+  ) throws -> AppProfile {
     // A profile's Capacitor root is found in its own directory first, then in its bases.
     func detected() -> String {
       let own = chain.firstIndex(of: directory) ?? 0
       return detectCapacitorRoot(in: Array(chain[own...]))
     }
-    guard let data = FileManager.default.contents(atPath: profileURL.path) else {
+    guard let (data, display) = try readProfile(in: directory) else {
       return AppProfile.conventional(
         name: directory.lastPathComponent, capacitorRoot: detected())
     }
-    let display = AppRepository.display(profileURL)
+    profiles.append((directory.appendingPathComponent("qualify.json"), data))
     let text = TextDecoding.decode(data).text
     var inherited: AppProfile?
     // The base is read before the overlay's own keys apply on top of it.
@@ -67,17 +97,31 @@ public final class AppRepository: Sendable {
       guard hops < 4 else {
         throw InputError("\(display): the chain of \"base\" apps is longer than 4")
       }
-      let baseURL =
-        (base.hasPrefix("/")
-        ? URL(fileURLWithPath: base) : directory.appendingPathComponent(base)).standardizedFileURL
+      let named =
+        base.hasPrefix("/")
+        ? URL(fileURLWithPath: base) : directory.appendingPathComponent(base)
+      let hint =
+        "a base is a qualify app (a folder with qualify.json) inside the repository \(AppRepository.display(URL(fileURLWithPath: repository)))"
+      guard let real = ConfinedFile.resolved(named.standardizedFileURL.path) else {
+        throw InputError("the base app \(base) named in \(display) does not exist", hint: hint)
+      }
+      guard ConfinedFile.isInside(real, repository) else {
+        throw InputError(
+          "the base app \(base) named in \(display) resolves outside the app's repository: qualify does not read it",
+          hint: hint)
+      }
+      let baseURL = URL(fileURLWithPath: real)
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: baseURL.path, isDirectory: &isDirectory),
-        isDirectory.boolValue
+      guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory),
+        isDirectory.boolValue, try readProfile(in: baseURL) != nil
       else {
-        throw InputError("the base app \(base) named in \(display) does not exist")
+        throw InputError(
+          "the base app \(base) named in \(display) is not a qualify app (no qualify.json)",
+          hint: hint)
       }
       chain.append(baseURL)
-      inherited = try loadProfile(at: baseURL, chain: &chain, hops: hops + 1)
+      inherited = try loadProfile(
+        at: baseURL, repository: repository, chain: &chain, profiles: &profiles, hops: hops + 1)
     }
     return try AppProfile.parse(
       text: text, file: display, directoryName: directory.lastPathComponent,
@@ -149,7 +193,8 @@ public final class AppRepository: Sendable {
   }
 
   /// The files below `relative` whose names end with `suffix`, relative to the app, across the
-  /// overlay chain (an overlay's own files first), sorted; symbolic links are not followed.
+  /// overlay chain (an overlay's own files first), sorted; nothing reached through a link out
+  /// of the app is listed.
   public func files(under relative: String, suffix: String) -> [String] {
     var found: Set<String> = []
     for directory in searchPath {
@@ -161,7 +206,10 @@ public final class AppRepository: Sendable {
         guard entry.hasSuffix(suffix) else { continue }
         let attributes = try? FileManager.default.attributesOfItem(
           atPath: base.appendingPathComponent(entry).path)
-        guard attributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+        guard attributes?[.type] as? FileAttributeType == .typeRegular,
+          let real = ConfinedFile.resolved(base.appendingPathComponent(entry).path),
+          ConfinedFile.isInside(real, directory.path)
+        else { continue }
         found.insert(XcodeProject.join(relative, entry))
       }
     }
@@ -169,34 +217,22 @@ public final class AppRepository: Sendable {
   }
 
   /// The bytes of artifact `relative`, nil when absent.
-  /// - Throws: a `Diagnostic` when the file resolves outside the app (a symbolic link) or is
-  ///   too large to be a configuration file.
+  /// - Throws: a `Diagnostic` when the file resolves outside the app (a symbolic link, `..`),
+  ///   is not a regular file, or is too large to be a configuration file; it names the file,
+  ///   never quotes it.
   func data(_ relative: String) throws -> (data: Data, display: String)? {
     guard let url = locate(relative) else { return nil }
     let display = AppRepository.display(url)
-    let resolved = url.resolvingSymlinksInPath().path
-    let inside = searchPath.contains { directory in
-      let base = directory.resolvingSymlinksInPath().path
-      return resolved == base || resolved.hasPrefix(base + "/")
+    do {
+      guard
+        let data = try ConfinedFile.read(
+          url.path, within: searchPath.map(\.path), limit: AppRepository.maximumFileSize)
+      else { return nil }
+      note(url, data)
+      return (data, display)
+    } catch {
+      throw Diagnostic.error(at: FileLocation(file: display, line: 1, column: 1), error.describe(display))
     }
-    guard inside else {
-      throw Diagnostic.error(
-        at: FileLocation(file: display, line: 1, column: 1),
-        "\(display) is a link to \(resolved), outside the app: qualify does not follow it")
-    }
-    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-    guard size <= AppRepository.maximumFileSize else {
-      throw Diagnostic.error(
-        at: FileLocation(file: display, line: 1, column: 1),
-        "\(display) is \(size) bytes: larger than any app configuration file (limit \(AppRepository.maximumFileSize))"
-      )
-    }
-    guard let data = FileManager.default.contents(atPath: url.path) else {
-      throw Diagnostic.error(
-        at: FileLocation(file: display, line: 1, column: 1), "\(display) cannot be read")
-    }
-    note(url, data)
-    return (data, display)
   }
 
   private func note(_ url: URL, _ data: Data) {
@@ -229,10 +265,21 @@ public final class AppRepository: Sendable {
 
   /// A short description of the app's version for the run record: `git describe` when the
   /// app is a git checkout.
+  ///
+  /// The checkout is hostile input: git reads only refs and objects here (no `--dirty`, which
+  /// would refresh the index and so run the checkout's fsmonitor and clean filters), with
+  /// fsmonitor and hooks off, no system or global config, no prompt and no optional locks.
   public func describeVersion() -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["git", "-C", root.path, "describe", "--always", "--dirty", "--tags"]
+    process.arguments = AppRepository.gitDescribeArguments(root.path)
+    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
+    environment["GIT_CONFIG_NOSYSTEM"] = "1"
+    environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
+    environment["GIT_TERMINAL_PROMPT"] = "0"
+    environment["GIT_OPTIONAL_LOCKS"] = "0"
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
@@ -246,6 +293,14 @@ public final class AppRepository: Sendable {
     let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       .trimmingCharacters(in: .whitespacesAndNewlines)
     return out.isEmpty ? nil : out
+  }
+
+  /// The command `describeVersion` runs, without the `env` in front.
+  static func gitDescribeArguments(_ directory: String) -> [String] {
+    [
+      "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", directory,
+      "describe", "--always", "--tags",
+    ]
   }
 
   /// Env files given on the command line, layered over the profile's for every channel.

@@ -120,7 +120,7 @@ import Testing
 
   /// An overlay of the sample with `files` written over it.
   func overlay(_ files: [String: String]) throws -> URL {
-    let directory = try Fixtures.temporaryDirectory("qualify-instance-shell")
+    let directory = try Fixtures.temporaryApp("qualify-instance-shell")
     try Data(#"{"base": "\#(Fixtures.instanceShellApp)"}"#.utf8).write(
       to: directory.appendingPathComponent("qualify.json"))
     for (path, text) in files {
@@ -167,7 +167,7 @@ import Testing
   }
 
   @Test func noCapacitorConfigIsBadInput() throws {
-    let directory = try Fixtures.temporaryDirectory("qualify-instance-shell")
+    let directory = try Fixtures.temporaryApp("qualify-instance-shell")
     defer { try? FileManager.default.removeItem(at: directory) }
     try Data(#"{"shell": "multi-instance"}"#.utf8).write(
       to: directory.appendingPathComponent("qualify.json"))

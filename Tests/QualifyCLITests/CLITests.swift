@@ -160,8 +160,8 @@ enum CLI {
   }
 
   @Test func malformedAppFileExits2WithFileAndLine() throws {
-    let app = scratch.appendingPathComponent("app")
-    try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+    let app = try Fixtures.temporaryApp("qualify-malformed")
+    defer { try? FileManager.default.removeItem(at: app) }
     try Data(#"{ "name": "broken", "base": "\#(Fixtures.sampleApp)" }"#.utf8).write(
       to: app.appendingPathComponent("qualify.json"))
     let manifest = app.appendingPathComponent("src/frontend/android/app/src/main")

@@ -64,7 +64,8 @@ import Testing
 
   @Test func aFeatureTheProfileSaysIsUsedMustBeOnInARelease() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let app = scratch.appendingPathComponent("app")
+    let app = try Fixtures.temporaryApp("qualify-verdicts")
+    defer { try? FileManager.default.removeItem(at: app) }
     try FileManager.default.createDirectory(
       at: app.appendingPathComponent("ci/env/prod"), withIntermediateDirectories: true)
     try Data(
@@ -100,7 +101,8 @@ import Testing
 
   @Test func profilePathsThatLeaveTheAppAreRefused() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let app = scratch.appendingPathComponent("app")
+    let app = try Fixtures.temporaryApp("qualify-verdicts")
+    defer { try? FileManager.default.removeItem(at: app) }
     try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
     try Data(
       """
@@ -121,7 +123,8 @@ import Testing
 
   @Test func aListedEnvFileThatDoesNotExistIsNamed() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let app = scratch.appendingPathComponent("app")
+    let app = try Fixtures.temporaryApp("qualify-verdicts")
+    defer { try? FileManager.default.removeItem(at: app) }
     try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
     try Data(
       #"{ "base": "\#(Fixtures.sampleApp)", "channels": { "prod": { "backendEnv": ["ci/env/prod/backend.envv"] } } }"#

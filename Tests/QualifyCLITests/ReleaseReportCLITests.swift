@@ -9,7 +9,7 @@ import Testing
   let scratch: URL
 
   init() throws {
-    scratch = try Fixtures.temporaryDirectory("qualify-release")
+    scratch = try Fixtures.temporaryApp("qualify-release")
   }
 
   /// A copy of `source` at `scratch/name`; a regression overlay's `base` is made absolute.

@@ -32,6 +32,16 @@ public enum Fixtures {
   /// A file under `Tests/Fixtures`.
   public static func file(_ name: String) -> String { root + "/Tests/Fixtures/" + name }
 
+  /// A fresh directory for an app overlay, inside this repository's work tree (under `.build`):
+  /// an app's `base` must stay inside its repository, so an overlay written by a test and
+  /// based on a bundled app lives here rather than in the system's temporary folder.
+  public static func temporaryApp(_ label: String = "qualify-app") throws -> URL {
+    let url = URL(fileURLWithPath: root + "/.build/test-apps")
+      .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
   /// A fresh temporary directory, removed by the caller.
   public static func temporaryDirectory(_ label: String = "qualify") throws -> URL {
     let url = FileManager.default.temporaryDirectory
