@@ -10,12 +10,21 @@ enum Qualify {
   ]
 
   static func main() {
+    Terminal.prepare()
     let arguments = Array(CommandLine.arguments.dropFirst())
-    let code: ExitCode
+    var code: ExitCode
     do {
       code = try dispatch(arguments)
     } catch {
       code = ErrorPresenter.present(error)
+    }
+    // Output that did not reach the reader is the environment's failure (a closed pipe, a
+    // full disk): the store is complete, but nobody saw the verdict.
+    if let message = Terminal.standardOutput.failureMessage
+      ?? Terminal.standardError.failureMessage
+    {
+      Terminal.standardError.line("error: " + message)
+      code = .environment
     }
     exit(code.rawValue)
   }

@@ -7,9 +7,44 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
   public var code: Int32
   public var message: String
   public var sql: String?
+  /// The database file the call was on.
+  public var path: String?
+
+  public init(code: Int32, message: String, sql: String?, path: String? = nil) {
+    self.code = code
+    self.message = message
+    self.sql = sql
+    self.path = path
+  }
 
   public var description: String {
     "SQLite error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
+  }
+
+  /// The machine is in the way, not qualify: the disk is full, the file cannot be written or
+  /// read, another process holds it, or it is not (or no longer) a database. The primary
+  /// result code decides (extended codes carry it in their low byte).
+  public var isEnvironment: Bool {
+    [
+      SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_CORRUPT, SQLITE_NOTADB,
+      SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PERM, SQLITE_NOLFS,
+    ].contains(code & 0xff)
+  }
+
+  /// What the user can do about an environment failure.
+  public var hint: String {
+    switch code & 0xff {
+    case SQLITE_FULL:
+      return
+        "free space on the disk that holds it, or pass --db FILE on another disk; what was recorded before is intact"
+    case SQLITE_CORRUPT, SQLITE_NOTADB:
+      return
+        "it is not a qualify database or it is damaged: move it aside (a new one is created) or pass --db FILE"
+    case SQLITE_BUSY, SQLITE_LOCKED:
+      return "another process holds it: wait for it, or pass --db FILE"
+    default:
+      return "check the disk and the file's permissions, or pass --db FILE"
+    }
   }
 }
 
@@ -53,7 +88,7 @@ public final class Database: @unchecked Sendable {
     guard status == SQLITE_OK, let pointer else {
       let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
       if let pointer { sqlite3_close_v2(pointer) }
-      throw SQLiteError(code: status, message: "\(message): \(path)", sql: nil)
+      throw SQLiteError(code: status, message: "\(message): \(path)", sql: nil, path: path)
     }
     handle = pointer
     self.path = path
@@ -73,7 +108,7 @@ public final class Database: @unchecked Sendable {
     if status != SQLITE_OK {
       let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
       sqlite3_free(error)
-      throw SQLiteError(code: status, message: message, sql: sql)
+      throw SQLiteError(code: status, message: message, sql: sql, path: path)
     }
   }
 
@@ -126,7 +161,8 @@ public final class Database: @unchecked Sendable {
   }
 
   fileprivate func error(_ status: Int32, sql: String) -> SQLiteError {
-    SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    SQLiteError(
+      code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
   }
 }
 

@@ -56,10 +56,7 @@ public final class ResultStore: Sendable {
       }
     } catch let error as SQLiteError {
       throw EnvironmentError(
-        "the results database \(path) cannot be used: \(error.message)",
-        hint: error.code == 26 || error.code == 11
-          ? "it is not a qualify database or it is damaged: move it aside (a new one is created) or pass --db FILE"
-          : "check its permissions, or pass --db FILE")
+        "the results database \(path) cannot be used: \(error.message)", hint: error.hint)
     }
   }
 

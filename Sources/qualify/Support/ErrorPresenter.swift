@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import QualifyCore
+import Results
 
 /// Maps any error to what the user reads and the exit code: bad input is 2 with its
 /// diagnostics, the environment in the way is 4, everything else is an internal error (3).
@@ -19,6 +20,13 @@ enum ErrorPresenter {
     case let environment as EnvironmentError:
       terminal.line(terminal.style("error:", .red, .bold) + " " + environment.message)
       if let hint = environment.hint { terminal.line("hint: " + hint) }
+      return .environment
+    case let store as SQLiteError where store.isEnvironment:
+      terminal.line(
+        terminal.style("error:", .red, .bold)
+          + " the results database \(store.path ?? Paths.defaultDatabase) cannot be written or read: \(store.message)"
+      )
+      terminal.line("hint: " + store.hint)
       return .environment
     case let http as HTTPClientError:
       // A URL the user typed that cannot be fetched is theirs (2); a server that does not

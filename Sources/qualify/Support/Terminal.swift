@@ -3,14 +3,30 @@ import QualifyCore
 
 /// Where human output goes, and whether it may use colour and rewrite lines.
 final class Terminal: Sendable {
-  let handle: FileHandle
+  let descriptor: Int32
   let isTTY: Bool
   let colors: Bool
   /// Whether a live line is on screen; held while writing, so lines never interleave.
   private let liveLine = Locked(false)
+  /// The `errno` of the first write that failed (a closed pipe, a full disk, a closed
+  /// descriptor): nothing more is written, and the command ends with exit 4.
+  private let failure = Locked<Int32?>(nil)
+  /// The descriptor was closed when qualify started (`>&-`); it now holds /dev/null so that no
+  /// file qualify opens (the store) can take its number and receive terminal output.
+  private let closedAtStart: Bool
 
   init(fileDescriptor: Int32) {
-    handle = fileDescriptor == STDERR_FILENO ? FileHandle.standardError : FileHandle.standardOutput
+    descriptor = fileDescriptor
+    if fcntl(fileDescriptor, F_GETFD) == -1 && errno == EBADF {
+      let placeholder = open("/dev/null", O_RDWR)
+      if placeholder >= 0 && placeholder != fileDescriptor {
+        dup2(placeholder, fileDescriptor)
+        close(placeholder)
+      }
+      closedAtStart = true
+    } else {
+      closedAtStart = false
+    }
     isTTY = isatty(fileDescriptor) == 1
     let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
     let dumb = ProcessInfo.processInfo.environment["TERM"] == "dumb"
@@ -20,10 +36,51 @@ final class Terminal: Sendable {
   static let standardOutput = Terminal(fileDescriptor: STDOUT_FILENO)
   static let standardError = Terminal(fileDescriptor: STDERR_FILENO)
 
+  /// Takes the standard descriptors before anything opens a file, and makes a closed pipe an
+  /// error a write returns (`EPIPE`) instead of a signal that kills qualify mid-run.
+  static func prepare() {
+    signal(SIGPIPE, SIG_IGN)
+    _ = standardOutput
+    _ = standardError
+  }
+
+  /// The `errno` of the first failed write, nil while every write went through.
+  var writeFailure: Int32? { failure.withLock { $0 } }
+
+  /// What a failed write means for the user, nil when none failed.
+  var failureMessage: String? {
+    writeFailure.map { code in
+      let name = descriptor == STDOUT_FILENO ? "standard output" : "standard error"
+      return "could not write to \(name): \(String(cString: strerror(code)))"
+    }
+  }
+
   func write(_ text: String) {
     liveLine.withLock { live in
       clearLiveLine(&live)
-      handle.write(Data(Terminal.neutralised(text).utf8))
+      emit(Terminal.neutralised(text))
+    }
+  }
+
+  /// Writes every byte or records why not; a failed terminal never stops the run, whose
+  /// results still reach the store.
+  private func emit(_ text: String) {
+    failure.withLock { failure in
+      guard failure == nil else { return }
+      if closedAtStart {
+        failure = EBADF
+        return
+      }
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+          if errno == EINTR || errno == EAGAIN { continue }
+          failure = errno
+          return
+        }
+        bytes = bytes.dropFirst(written)
+      }
     }
   }
 
@@ -82,14 +139,14 @@ final class Terminal: Sendable {
     let width = max(20, columns - 1)
     liveLine.withLock { live in
       clearLiveLine(&live)
-      handle.write(Data(("\r" + Terminal.neutralised(String(text.prefix(width)))).utf8))
+      emit("\r" + Terminal.neutralised(String(text.prefix(width))))
       live = true
     }
   }
 
   private func clearLiveLine(_ live: inout Bool) {
     if live {
-      handle.write(Data("\r\u{1B}[2K".utf8))
+      emit("\r\u{1B}[2K")
       live = false
     }
   }
