@@ -65,6 +65,12 @@ public struct ExecutionRecord: Sendable, Codable {
 
   public var passed: Bool { failedStep == nil && !isError && !notApplicable }
 
+  /// The `failureReason` of an execution stopped by its timeout.
+  public static let timeoutReason = "timeout"
+
+  /// The execution ran out of time: an error of the run, not of qualify.
+  public var timedOut: Bool { isError && failureReason == ExecutionRecord.timeoutReason }
+
   /// `status 200`, for messages.
   public var failureLabel: String? {
     failureReason.map { reason in failureDetail.map { "\(reason) \($0)" } ?? reason }

@@ -113,6 +113,11 @@ public struct RunSummary: Sendable {
     var counts: [Verdict: Int] = [:]
     for result in results { counts[result.verdict, default: 0] += 1 }
     self.counts = counts
+    timeouts =
+      results.filter { result in
+        result.verdict == .error
+          && (result.check.timedOut || result.controls.contains { $0.execution?.timedOut == true })
+      }.count
     let waivers = scope.waivers ?? []
     var waived: [Int: [Waiver]] = [:]
     for (index, result) in results.enumerated() {
@@ -218,11 +223,15 @@ public struct RunSummary: Sendable {
     return out
   }
 
-  /// `0` qualified or passed (partial), `1` not qualified, `3` when only harness errors stand
-  /// in the way.
+  /// Scenario runs that ended in an error because an execution ran out of time.
+  public var timeouts: Int = 0
+
+  /// `0` qualified or passed (partial), `1` not qualified (a run that timed out proves
+  /// nothing either), `3` when only harness errors stand in the way.
   public var exitCode: ExitCode {
     if clean { return .qualified }
-    if failures == 0 && counts[.error, default: 0] > 0 { return .internalError }
+    let errors = counts[.error, default: 0]
+    if failures == 0 && errors > 0 && errors > timeouts { return .internalError }
     return .notQualified
   }
 

@@ -93,4 +93,24 @@ import Testing
     #expect(status("after", in: out) == 0, "\(out)")
     #expect(out.contains("\"aborted\""), "\(out)")
   }
+
+  /// Every execution of a full run times out, three runs in a row: each ends with its
+  /// verdict (not qualified: nothing was proven), no crash at exit and no hang.
+  @Test func aRunWhoseEveryExecutionTimesOutEndsCleanly() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    for round in 1...3 {
+      let result = try CLI.run(
+        [
+          "--channel", "prod", "--app", Fixtures.sampleApp, "--scenarios", CLI.scenarios,
+          "--timeout", "2ms", "--seed", String(round),
+        ], in: scratch)
+      let output = result.stdout + result.stderr
+      #expect(result.status == 1, "round \(round): \(result.status) \(output.suffix(2000))")
+      #expect(result.stdout.contains("timed out after 2.0ms"))
+      #expect(result.stdout.contains("NOT QUALIFIED"))
+      for crash in ["crashed", "Fatal error", "internal error", "bug in qualify"] {
+        #expect(!output.contains(crash), "round \(round): \(output.suffix(2000))")
+      }
+    }
+  }
 }

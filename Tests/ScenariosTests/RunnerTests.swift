@@ -327,13 +327,57 @@ enum SampleRun {
     #expect(result.message.contains("timed out"))
   }
 
-  @Test func withTimeoutReturnsNilForASlowBody() {
-    #expect(
-      Runner.withTimeout(0.05) {
-        Thread.sleep(forTimeInterval: 0.5)
+  @Test func withTimeoutCancelsAndJoinsASlowBody() {
+    let cancelled = Locked(false)
+    let ended = Locked(0)
+    for round in 1...50 {
+      cancelled.withLock { $0 = false }
+      let outcome = Runner.withTimeout(0.001, onTimeout: { cancelled.withLock { $0 = true } }) {
+        // A body that stops only when told, as the step loop does.
+        while !cancelled.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
+        ended.withLock { $0 += 1 }
         return 1
-      } == nil)
-    #expect(Runner.withTimeout(1) { 2 } == 2)
+      }
+      guard case .timedOut(let joined) = outcome else {
+        Issue.record("round \(round) did not time out")
+        continue
+      }
+      #expect(joined)
+      // Joined: the worker is over before the next round starts.
+      #expect(ended.withLock { $0 } == round)
+    }
+    guard case .finished(2) = Runner.withTimeout(1, onTimeout: {}, { 2 }) else {
+      Issue.record("a fast body is not finished")
+      return
+    }
+  }
+
+  @Test func fiftyTimedOutExecutionsInARowEachSayWhereTheyStopped() throws {
+    let scenario = try SampleRun.scenario(
+      """
+      scenario "timeout"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        step "again"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+      """)
+    let runner = SampleRun.runner(timeout: 0.000_001)
+    for _ in 1...50 {
+      let result = runner.run(scenario, platform: .android, channel: .prod)
+      #expect(result.verdict == .error)
+      #expect(result.check.timedOut)
+      #expect(result.message.contains("timed out after"), "\(result.message)")
+      // One record per step, in order: the stopped one, then what did not run.
+      #expect(result.check.steps.map(\.index) == [1, 2])
+      #expect(result.check.steps.filter { $0.status == .error }.count <= 1)
+    }
   }
 
   @Test func sameSeedGivesTheSameEvidence() throws {

@@ -490,28 +490,56 @@ public final class Runner: Sendable {
     let progress = ExecutionProgress()
     let started = Date()
     let lease = transport.lease
-    let outcome = Runner.withTimeout(timeout) { [self] in
+    var snapshot: (step: Int, records: [StepRecord])?
+    let outcome = Runner.withTimeout(
+      timeout,
+      onTimeout: {
+        // What had finished when time ran out: a step the worker completes after the
+        // deadline does not count.
+        snapshot = (progress.currentStep, progress.records)
+        progress.cancel()
+      }
+    ) { [self] in
       self.executeSteps(
         scenario, configuration: configuration, label: label, progress: progress,
         transport: lease, material: material ?? self.material)
     }
-    guard let record = outcome else {
-      transport.reset()
-      let step = progress.currentStep
-      var steps = progress.records
-      if step > 0 && step <= scenario.steps.count {
-        steps.append(
-          StepRecord(
-            index: step, title: scenario.steps[step - 1].title, status: .error,
-            message: "timed out", evidence: [], duration: timeout))
+    switch outcome {
+    case .finished(let record):
+      return record
+    case .timedOut(let joined):
+      // A worker that did not stop in its grace period still holds the lease's listeners.
+      if !joined { transport.reset() }
+      // Steps that finished in time keep their records; the first that did not is the one
+      // that timed out (none while the world was still being built), the rest did not run.
+      let begun = snapshot?.step ?? 0
+      let finished = Dictionary(
+        (snapshot?.records ?? []).map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+      var step = 0
+      var steps: [StepRecord] = []
+      for each in scenario.steps {
+        if let record = finished[each.index] {
+          steps.append(record)
+        } else if begun > 0 && step == 0 {
+          step = each.index
+          steps.append(
+            StepRecord(
+              index: each.index, title: each.title, status: .error, message: "timed out",
+              evidence: [], duration: timeout))
+        } else {
+          steps.append(
+            StepRecord(
+              index: each.index, title: each.title, status: .notRun, message: nil, evidence: [],
+              duration: 0))
+        }
       }
       return ExecutionRecord(
         steps: steps, failedStep: nil,
         message:
-          "timed out after \(Durations.format(timeout))\(step > 0 ? " in step \(step)" : " before the first step")",
-        isError: true, duration: Date().timeIntervalSince(started))
+          "timed out after \(Durations.format(timeout))\(step > 0 ? ", at step \(step)" : " before the first step")",
+        isError: true, duration: Date().timeIntervalSince(started),
+        failureReason: ExecutionRecord.timeoutReason)
     }
-    return record
   }
 
   private func executeSteps(
@@ -549,6 +577,10 @@ public final class Runner: Sendable {
     var failure: Failure?
     var errorMessage: String?
     for step in scenario.steps {
+      // Timed out: the caller has what finished in time and is waiting for this worker.
+      if progress.isCancelled && errorMessage == nil && failedStep == nil {
+        errorMessage = "cancelled"
+      }
       if failedStep != nil || errorMessage != nil {
         records.append(
           StepRecord(
@@ -668,10 +700,25 @@ public final class Runner: Sendable {
   }
 
   /// Runs `body` on its own thread and waits at most `seconds` for it.
+  /// How a bounded execution ended.
+  enum Bounded<T> {
+    case finished(T)
+    /// The deadline passed; `joined` says whether the worker then stopped within its grace
+    /// period (it always should: it checks for cancellation between steps).
+    case timedOut(joined: Bool)
+  }
+
+  /// How long a cancelled worker gets to reach its next step boundary before it is left
+  /// behind; only a step that never returns (a harness bug) needs it.
+  static let cancellationGrace: TimeInterval = 30
+
+  /// Runs `body` on a worker thread with a deadline. When it passes, `onTimeout` runs (it
+  /// cancels the body cooperatively), then the worker is joined, so that no worker is still
+  /// inside OpenSSL or libcurl when the next execution, or the process's exit, tears down
+  /// what it uses.
   static func withTimeout<T: Sendable>(
-    _ seconds: TimeInterval, _ body: @escaping @Sendable () -> T
-  ) -> T? {
-    // An abandoned body may still finish and write here after the wait gave up.
+    _ seconds: TimeInterval, onTimeout: () -> Void, _ body: @escaping @Sendable () -> T
+  ) -> Bounded<T> {
     let box = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
@@ -681,8 +728,12 @@ public final class Runner: Sendable {
     }
     thread.stackSize = 8 << 20
     thread.start()
-    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
-    return box.withLock { $0 }
+    if done.wait(timeout: .now() + seconds) == .success, let value = box.withLock({ $0 }) {
+      return .finished(value)
+    }
+    onTimeout()
+    let joined = done.wait(timeout: .now() + cancellationGrace) == .success
+    return .timedOut(joined: joined)
   }
 
   /// Checks, before anything runs, that the app has the test users the scenarios name: the
@@ -770,6 +821,12 @@ private final class ExecutionProgress: Sendable {
   }
 
   private let state = Locked(State())
+  private let cancelled = Locked(false)
+
+  /// Asks the worker to stop at its next step boundary.
+  func cancel() { cancelled.withLock { $0 = true } }
+
+  var isCancelled: Bool { cancelled.withLock { $0 } }
 
   func begin(_ index: Int) {
     state.withLock { $0.step = index }
