@@ -6,8 +6,9 @@ SWIFT ?= swift
 BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libxml2-dev
 # What the tests drive besides the package: the real browser for the HTML report, Python's
 # `cryptography` for the independent OIDC and Capgo implementations, and venv for the real
-# OpenID provider the `--stack` tests install from PyPI (django-oauth-toolkit).
-TEST_DEPS = chromium python3-cryptography python3-venv
+# OpenID provider the `--stack` tests install from PyPI (django-oauth-toolkit), and the openssl
+# command that encrypts a signing key for the attestation tests.
+TEST_DEPS = chromium python3-cryptography python3-venv openssl
 
 ARGS ?=
 

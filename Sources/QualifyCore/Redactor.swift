@@ -31,6 +31,11 @@ public final class Redactor: Sendable {
 
   public init() {}
 
+  /// The secrets this process holds outside any run (a stack file's client secrets and
+  /// passwords): every error message, hint and diagnostic passes through it before it is
+  /// printed (docs/threat-model.md).
+  public static let process = Redactor()
+
   /// Registers a value that must never be shown; values shorter than 8 characters are ignored
   /// because they would also match innocent text. Secrets are token-shaped: a secret with
   /// other characters is registered by its token-shaped parts.
@@ -82,9 +87,34 @@ public final class Redactor: Sendable {
     for literal in current.literals where text.contains(literal) {
       text = text.replacingOccurrences(of: literal, with: Redactor.marker(for: literal))
     }
-    return Redactor.redactNamedValues(
-      current.secrets.isEmpty
-        ? text : Redactor.replace(current.secrets, lengths: current.lengths, in: text))
+    return Redactor.redactPrivateKeys(
+      Redactor.redactNamedValues(
+        current.secrets.isEmpty
+          ? text : Redactor.replace(current.secrets, lengths: current.lengths, in: text)))
+  }
+
+  /// Replaces every PEM private key block (`-----BEGIN … PRIVATE KEY-----` to its END line, or
+  /// to the end of the text when it is cut off), whoever minted it.
+  static func redactPrivateKeys(_ text: String) -> String {
+    guard text.contains("PRIVATE KEY-----") else { return text }
+    var out = ""
+    var rest = Substring(text)
+    while let begin = rest.range(of: "-----BEGIN "),
+      let header = rest[begin.upperBound...].range(of: "-----")
+    {
+      let label = rest[begin.upperBound..<header.lowerBound]
+      guard label.hasSuffix("PRIVATE KEY"), !label.contains("\n") else {
+        out += rest[..<header.upperBound]
+        rest = rest[header.upperBound...]
+        continue
+      }
+      out += rest[..<begin.lowerBound]
+      let end = rest[header.upperBound...].range(of: "-----END \(label)-----")
+      let block = rest[begin.lowerBound..<(end?.upperBound ?? rest.endIndex)]
+      out += marker(for: String(block))
+      rest = rest[(end?.upperBound ?? rest.endIndex)...]
+    }
+    return out + rest
   }
 
   /// Replaces registered secrets in one pass over the UTF-8 bytes: secrets are token-shaped

@@ -48,11 +48,44 @@ public final class Key: @unchecked Sendable {
     return Key(taking: try check(key, "EVP_PKEY_generate"), hasPrivateKey: true)
   }
 
-  /// Parses a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`).
-  public static func privateKey(pem: String) throws -> Key {
+  /// Parses a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`), PKCS#1 (`BEGIN RSA PRIVATE KEY`),
+  /// or an encrypted one with `passphrase`.
+  ///
+  /// OpenSSL is never left to ask for a passphrase itself: its default callback reads the
+  /// terminal or standard input, which in CI waits for ever. Without `passphrase`, an encrypted
+  /// key fails at once.
+  public static func privateKey(pem: String, passphrase: String? = nil) throws -> Key {
     let bytes = Array(pem.utf8)
-    let key = try withReadBIO(bytes) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+    let secret = Array((passphrase ?? "").utf8)
+    // The callback's context: the passphrase's bytes, cleared and freed after the read.
+    let context = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, secret.count))
+    _ = context.initialize(from: secret)
+    let holder = UnsafeMutablePointer<UnsafeMutableBufferPointer<UInt8>>.allocate(capacity: 1)
+    holder.initialize(to: UnsafeMutableBufferPointer(rebasing: context[0..<secret.count]))
+    defer {
+      context.update(repeating: 0)
+      context.deallocate()
+      holder.deallocate()
+    }
+    let key = try withReadBIO(bytes) { bio in
+      PEM_read_bio_PrivateKey(
+        bio, nil,
+        { out, size, _, pointer in
+          // The passphrase's length; none (0) makes the decryption fail, as OpenSSL expects.
+          guard let out, let pointer else { return 0 }
+          let given = pointer.assumingMemoryBound(to: UnsafeMutableBufferPointer<UInt8>.self)
+            .pointee
+          guard given.count > 0, given.count <= Int(size) else { return 0 }
+          for index in 0..<given.count { out[index] = CChar(bitPattern: given[index]) }
+          return Int32(given.count)
+        }, UnsafeMutableRawPointer(holder))
+    }
     return Key(taking: try check(key, "PEM_read_bio_PrivateKey"), hasPrivateKey: true)
+  }
+
+  /// Whether `pem` holds an encrypted private key (PKCS#8 or a legacy `Proc-Type` header).
+  public static func isEncrypted(pem: String) -> Bool {
+    pem.contains("BEGIN ENCRYPTED PRIVATE KEY") || pem.contains("Proc-Type: 4,ENCRYPTED")
   }
 
   /// Parses a PEM public key: SPKI (`BEGIN PUBLIC KEY`) or PKCS#1 (`BEGIN RSA PUBLIC KEY`).

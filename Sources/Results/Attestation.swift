@@ -152,7 +152,8 @@ public enum Attestation {
   /// bundle, required when the statement names one.
   /// - Throws: `AttestationError` when the envelope is malformed or no signature verifies.
   public static func verify(
-    envelope text: String, key: Key, files: [String: String], bundle: URL? = nil
+    envelope text: String, key: Key, files: [String: String], bundle: URL? = nil,
+    pipelineEnv: [(role: String, sha256: String, path: String)] = []
   ) throws -> Verification {
     guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)),
       let body = Data(base64Encoded: envelope.payload)
@@ -208,6 +209,29 @@ public enum Attestation {
       }
     } else if let named = bundles.first {
       mismatches.append("\(named.name): the attestation names an OTA bundle; pass --bundle FILE")
+    }
+    // Every env file the pipeline gave the run is recorded with its digest: the same files,
+    // role by role and in order, must be given again (a changed secret or setting is a
+    // different release environment).
+    let attestedEnv = statement.predicate.pipelineEnv
+    for role in ["backend", "frontend"] {
+      let attested = attestedEnv.filter { $0.path.hasPrefix(role + ":") }
+      let given = pipelineEnv.filter { $0.role == role }
+      for (index, file) in attested.enumerated() {
+        checked += 1
+        guard index < given.count else {
+          mismatches.append("\(file.path): attested; pass it with --\(role)-env FILE")
+          continue
+        }
+        if given[index].sha256 != file.sha256 {
+          mismatches.append(
+            "\(file.path): \(given[index].path) differs (sha256 \(given[index].sha256), attested \(file.sha256))"
+          )
+        }
+      }
+      for extra in given.dropFirst(attested.count) {
+        mismatches.append("\(role):\(extra.path): given, but the run was not given it")
+      }
     }
     return Verification(statement: statement, mismatches: mismatches, checked: checked)
   }

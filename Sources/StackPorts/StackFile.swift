@@ -113,6 +113,8 @@ public enum StackFile {
         fail(line(object, key), "the environment variable \(name) is not set")
         return nil
       }
+      // A real system's error body may echo it back: never printed from here on.
+      Redactor.process.registerLiteral(value)
       return value
     }
     func text(_ object: JSONValue, _ key: String) -> String? {
@@ -553,7 +555,16 @@ public enum StackFile {
           body: Array(
             "grant_type=authorization_code&code=qualify-credentials-probe&redirect_uri=https%3A%2F%2Fqualify.invalid%2F"
               .utf8)))
-      let error = (answer.response?.jsonObject as? [String: Any])?["error"] as? String
+      Redactor.process.register(basic)
+      // Only an RFC 6749 §5.2 code is quoted: a provider's own text may echo what it was
+      // sent, the secret included.
+      let codes = [
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client",
+        "unsupported_grant_type", "invalid_scope",
+      ]
+      let error = ((answer.response?.jsonObject as? [String: Any])?["error"] as? String).map {
+        codes.contains($0) ? $0 : "an error that is not an OAuth code"
+      }
       if answer.response?.status == 401 || error == "invalid_client" {
         throw InputError(
           "the real identity provider refuses the \(role) client \(credentials.id): \(error ?? "401") at \(tokenEndpoint)",

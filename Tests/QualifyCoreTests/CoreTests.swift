@@ -82,6 +82,35 @@ import Testing
   }
 }
 
+@Suite struct SecretShapeTests {
+  @Test func privateKeyBlocksAreRedactedWhoeverMintedThem() {
+    let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7abc\n-----END RSA PRIVATE KEY-----"
+    let cut = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq"
+    let certificate = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----"
+    let text = Redactor().redact("a \(key) b \(certificate) c \(cut)")
+    #expect(!text.contains("MIIEowIBAAKCAQEA7abc"))
+    #expect(!text.contains("MIIEvQIBADANBgkq"))
+    #expect(text.contains("MIIBszCCAVmgAwIBAgIU"), "a certificate is public")
+    #expect(text.hasPrefix("a [REDACTED:"))
+  }
+
+  @Test(arguments: [
+    ("OIDC_RP_CLIENT_SECRET", "x", false),
+    ("PUSH_APNS_KEY", "short", false),
+    ("MOBILE_OTA_SIGNING_PUBLIC_KEY_B64", "abc", true),
+    ("PUSH_APNS_KEY_ID", "ABC123", true),
+    ("DJANGO_DEBUG", "False", true),
+    ("OIDC_OP_URL", "https://auth.example.gouv.fr/api/v2/authorize", false),
+    ("SOME_ID", "aZ9kQ2xV7mP4wR8t", false),
+    ("PUSH_ENABLED", "true", true),
+    ("OIDC_OP_TOKEN_ENDPOINT", "https://idp/token", true),
+    ("MOBILE_AUTH_TOKEN_TTL", "60", true),
+  ])
+  func whatADiagnosticMayQuote(key: String, value: String, quotable: Bool) {
+    #expect(SecretShape.mayQuote(key: key, value: value) == quotable)
+  }
+}
+
 @Suite struct DurationsTests {
   @Test(arguments: [
     ("61s", 61.0), ("10m", 600.0), ("12h", 43_200.0), ("500ms", 0.5), ("1h30m", 5400.0),

@@ -14,46 +14,91 @@ public struct EnvFile: Sendable {
 
   /// Parses `text` as Docker Compose's `env_file` reads it: `#` starts a comment line,
   /// `export ` is allowed, a value may be quoted (`"…"` with `\\` escapes, or `'…'` taken
-  /// literally) and followed by a comment; an unquoted value ends before ` #`. CRLF and CR
-  /// line endings read like LF.
+  /// literally), may run over several lines until its closing quote (a PEM key), and may be
+  /// followed by a comment; an unquoted value ends before ` #`. CRLF and CR line endings read
+  /// like LF.
+  ///
+  /// Env files hold secrets: a diagnostic names the key and the position, and shows the line
+  /// only when neither its key nor its value looks secret (`SecretShape`).
   /// - Throws: `InputError` with a diagnostic for each line that is not `KEY=value`.
   public init(text: String, path: String) throws {
     self.path = path
     let lines = TextLines.split(text)
     var diagnostics: [Diagnostic] = []
-    for (index, raw) in lines.enumerated() {
+    var index = 0
+    while index < lines.count {
+      let raw = lines[index]
+      let number = index + 1
+      index += 1
       var line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") { continue }
       if line.hasPrefix("export ") { line = String(line.dropFirst(7)) }
-      func fail(_ message: String, hint: String? = nil) {
+      func fail(_ message: String, key: String?, value: String, hint: String? = nil) {
+        let quotable = SecretShape.mayQuote(key: key, value: value)
         diagnostics.append(
           .error(
-            at: FileLocation(file: path, line: index + 1, column: 1), message, hint: hint,
-            sourceLine: raw, length: max(1, raw.count)))
+            at: FileLocation(file: path, line: number, column: 1),
+            quotable
+              ? message
+              : message + " (the line is not shown: it may hold a secret)",
+            hint: hint, sourceLine: quotable ? raw : nil, length: max(1, raw.count)))
       }
       guard let eq = line.firstIndex(of: "=") else {
-        fail("expected KEY=value", hint: "comment lines start with '#'")
+        fail("expected KEY=value", key: nil, value: line, hint: "comment lines start with '#'")
         continue
       }
       let key = line[..<eq].trimmingCharacters(in: .whitespaces)
       guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-        fail("invalid variable name '\(key)'")
+        let shown = SecretShape.looksSecret(key) ? "" : " '\(key)'"
+        fail("invalid variable name\(shown)", key: nil, value: line)
         continue
       }
-      let rest = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+      var rest = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+      // A quote opened and not closed on this line continues on the next ones, as Compose
+      // reads a multi-line value.
+      var continued = index
+      if let quote = rest.first, quote == "\"" || quote == "'", EnvFile.value(rest) == nil,
+        !EnvFile.closes(rest.dropFirst(), quote: quote)
+      {
+        var joined = rest
+        while continued < lines.count {
+          joined += "\n" + lines[continued]
+          continued += 1
+          if EnvFile.closes(Substring(lines[continued - 1]), quote: quote) { break }
+        }
+        if EnvFile.value(joined) != nil {
+          rest = joined
+          index = continued
+        }
+      }
       guard let value = EnvFile.value(rest) else {
         fail(
-          "a quoted value is not closed, or text follows its closing quote",
-          hint: "write KEY=\"value\" # an optional comment")
+          "the quoted value of \(key) is not closed, or text follows its closing quote",
+          key: key, value: rest, hint: "write KEY=\"value\" # an optional comment")
         continue
       }
-      entries.append(Entry(key: key, value: value, line: index + 1))
+      entries.append(Entry(key: key, value: value, line: number))
     }
     if !diagnostics.isEmpty {
       throw InputError(
         "\(path) has \(diagnostics.count) malformed line\(diagnostics.count == 1 ? "" : "s")",
         diagnostics: diagnostics)
     }
+  }
+
+  /// Whether `text` holds an unescaped `quote`.
+  static func closes(_ text: Substring, quote: Character) -> Bool {
+    var escaped = false
+    for c in text {
+      if escaped {
+        escaped = false
+      } else if c == "\\" && quote == "\"" {
+        escaped = true
+      } else if c == quote {
+        return true
+      }
+    }
+    return false
   }
 
   /// The value of the text after `=`; nil when a quote is not closed or text follows it.

@@ -768,7 +768,7 @@ public final class Runner: Sendable {
   /// Secrets of the app's configuration that must never be shown.
   static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
     for file in build.backend.env.files {
-      for entry in file.entries where isSecretName(entry.key) {
+      for entry in file.entries where SecretShape.isSecretName(entry.key) {
         for secret in secretParts(of: entry.value) { redactor.register(secret) }
       }
     }
@@ -794,13 +794,7 @@ public final class Runner: Sendable {
     return [value.replacingOccurrences(of: "\\n", with: "\n")]
   }
 
-  static func isSecretName(_ key: String) -> Bool {
-    let upper = key.uppercased()
-    return ["SECRET", "PASSWORD", "PRIVATE_KEY", "CREDENTIALS", "_KEY"].contains {
-      upper.contains($0)
-    }
-      && !upper.hasSuffix("_KEY_ID") && !upper.contains("PUBLIC")
-  }
+
 }
 
 extension World {

@@ -29,8 +29,19 @@ struct AttestCommand {
       "channel", "dev|staging|prod",
       "The channel the release is for: the attestation must be of it (default: prod)."),
     .value("bundle", "FILE", "The OTA bundle to check against its subject."),
+    .value(
+      "backend-env", "FILE",
+      "A pipeline env file the run was given (repeatable, in the run's order): its digest must be the attested one.",
+      repeatable: true),
+    .value(
+      "frontend-env", "FILE", "Likewise for the frontend env files the run was given.",
+      repeatable: true),
     .flag("help", "Show this help."),
   ]
+
+  /// The environment variable a passphrase-protected signing key's passphrase is read from:
+  /// qualify never prompts, so a CI job never waits on its standard input.
+  static let passphraseVariable = "QUALIFY_KEY_PASSPHRASE"
 
   let mode: Mode
   let parsed: ParsedOptions
@@ -80,8 +91,18 @@ struct AttestCommand {
   private func loadKey(_ pem: String, path: String, private needsPrivate: Bool) throws -> Key {
     let key: Key
     if pem.contains("PRIVATE KEY") {
-      guard let parsed = try? Key.privateKey(pem: pem) else {
-        throw InputError("\(path) is not a PEM private key OpenSSL can read")
+      let passphrase = ProcessInfo.processInfo.environment[AttestCommand.passphraseVariable]
+      if Key.isEncrypted(pem: pem) && (passphrase ?? "").isEmpty {
+        throw InputError(
+          "\(path) is a passphrase-protected key, and \(AttestCommand.passphraseVariable) is not set",
+          hint:
+            "qualify does not prompt for a passphrase: set \(AttestCommand.passphraseVariable) (a CI secret), or give an unencrypted key")
+      }
+      guard let parsed = try? Key.privateKey(pem: pem, passphrase: passphrase) else {
+        throw InputError(
+          Key.isEncrypted(pem: pem)
+            ? "\(path) cannot be decrypted with the passphrase in \(AttestCommand.passphraseVariable)"
+            : "\(path) is not a PEM private key OpenSSL can read")
       }
       key = parsed
     } else {
@@ -128,6 +149,16 @@ struct AttestCommand {
       guard changed.isEmpty else {
         throw AttestationError(
           "the app changed since run \(run.id): \(changed.map(\.path).joined(separator: ", ")) no longer match what was qualified"
+        )
+      }
+      // The pipeline's env files too: the verdict was reached with those bytes.
+      let changedEnv = (run.scope?.pipelineEnvFiles ?? []).filter { file in
+        let path = file.path.split(separator: ":", maxSplits: 1).last.map(String.init) ?? ""
+        return FileManager.default.contents(atPath: path).map(Attestation.hex) != file.sha256
+      }
+      guard changedEnv.isEmpty else {
+        throw AttestationError(
+          "the pipeline env changed since run \(run.id): \(changedEnv.map(\.path).joined(separator: ", ")) no longer match what the run was given"
         )
       }
       let envelope = try Attestation.sign(statement, key: key)
@@ -179,9 +210,17 @@ struct AttestCommand {
       return .notQualified
     }
     do {
+      let pipelineEnv =
+        try (parsed.all("backend-env").map { ("backend", $0) }
+        + parsed.all("frontend-env").map { ("frontend", $0) }).map { role, path in
+          guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("cannot read the \(role) env file \(path)")
+          }
+          return (role: role, sha256: Attestation.hex(data), path: path)
+        }
       let result = try Attestation.verify(
         envelope: String(decoding: data, as: UTF8.self), key: key, files: files,
-        bundle: parsed.value("bundle").map { URL(fileURLWithPath: $0) })
+        bundle: parsed.value("bundle").map { URL(fileURLWithPath: $0) }, pipelineEnv: pipelineEnv)
       let predicate = result.statement.predicate
       guard predicate.channel == channel else {
         Terminal.standardError.line(

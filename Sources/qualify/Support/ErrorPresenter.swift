@@ -8,7 +8,7 @@ import Results
 enum ErrorPresenter {
   static func present(_ error: Error, terminal: Terminal = .standardError) -> ExitCode {
     let printer = DiagnosticPrinter(colors: terminal.colors)
-    switch error {
+    switch redacted(error) {
     case let input as InputError:
       for diagnostic in input.diagnostics { terminal.write(printer.render(diagnostic)) }
       terminal.line(terminal.style("error:", .red, .bold) + " " + input.message)
@@ -38,6 +38,34 @@ enum ErrorPresenter {
       terminal.line(
         "This is a bug in qualify, not in your app; please report it with the command you ran.")
       return .internalError
+    }
+  }
+
+  /// `error` with every message, hint and quoted line passed through the redactor: an error
+  /// path echoes files and real systems' answers, and those may hold secrets.
+  static func redacted(_ error: Error) -> Error {
+    let redactor = Redactor.process
+    func clean(_ diagnostic: Diagnostic) -> Diagnostic {
+      var out = diagnostic
+      out.message = redactor.redact(out.message)
+      out.hint = out.hint.map(redactor.redact)
+      out.sourceLine = out.sourceLine.map(redactor.redact)
+      return out
+    }
+    switch error {
+    case var input as InputError:
+      input.message = redactor.redact(input.message)
+      input.hint = input.hint.map(redactor.redact)
+      input.diagnostics = input.diagnostics.map(clean)
+      return input
+    case let diagnostic as Diagnostic:
+      return clean(diagnostic)
+    case var environment as EnvironmentError:
+      environment.message = redactor.redact(environment.message)
+      environment.hint = environment.hint.map(redactor.redact)
+      return environment
+    default:
+      return error
     }
   }
 }
