@@ -26,6 +26,8 @@ public enum CapgoBundle {
       case notAZip = "not-a-zip"
       case noIndex = "no-index"
       case unsafePath = "unsafe-path"
+      /// A zip a device's unzip would read otherwise than qualify does (`ZipError.isUnsafe`).
+      case unsafeArchive = "unsafe-archive"
     }
 
     public var reason: Reason
@@ -126,6 +128,8 @@ public enum CapgoBundle {
     let archive: ZipArchive
     do {
       archive = try ZipArchive(bytes: zip)
+    } catch let error as ZipError where error.isUnsafe {
+      throw Refusal(reason: .unsafeArchive, description: "the bundle's zip is refused: \(error)")
     } catch {
       throw Refusal(reason: .notAZip, description: "the decrypted bundle is not a zip: \(error)")
     }
