@@ -23,6 +23,9 @@ extension BuildReader {
           let script = GradleScript.read(
             text: text, file: file, buildType: gradleBuildType, environment: environment,
             ext: ext, properties: properties)
+          build.transport.targetSdk = ext["targetSdkVersion"].flatMap {
+            Int($0.trimmingCharacters(in: .whitespaces))
+          }
           placeholders = script.placeholders
           if let id = script.applicationId {
             if let value = id.value {
@@ -149,12 +152,10 @@ extension BuildReader {
         out += rest
         return (out, derivation, nil)
       }
-      if let app = root.children("application").first,
-        let raw = app.attributes["android:usesCleartextTraffic"]
-      {
-        let value = substitute(raw).value ?? raw
-        build.transport.usesCleartextTraffic = Sourced(
-          value == "true", at: location(file, app.line))
+      if let app = root.children("application").first {
+        readTransport(
+          app, file: file, manifestPath: path, substitute: { substitute($0).value ?? $0 },
+          into: &build)
       }
       let targetSDK = 31
       for activity in (root.children("application").first?.children ?? [])
@@ -235,3 +236,4 @@ enum GradleProperties {
     return out
   }
 }
+

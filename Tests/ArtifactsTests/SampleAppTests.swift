@@ -80,7 +80,7 @@ import Testing
     let android = try #require(builds[.android])
     #expect(ios.capacitor.serverURL?.value == "http://localhost:8900")
     #expect(ios.capacitor.serverURL?.origin.hasSuffix("deploy/env/frontend.defaults:10") == true)
-    #expect(android.transport.androidCleartextPermitted)
+    #expect(android.transport.androidCleartext(host: "localhost").value)
     #expect(ios.transport.atsShipped?.allowsLocalNetworking?.value == true)
     #expect(ios.push.apsEnvironment?.value == "development")
     #expect(ios.identityProvider == "keycloak-dev")

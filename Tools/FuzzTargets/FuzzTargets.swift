@@ -80,6 +80,35 @@ public enum FuzzTargets {
       } catch is Diagnostic {
       } catch { unexpected(error, in: "xml") }
     },
+    Target(name: "nsc", seeds: ["**/res/xml/*.xml"], generated: networkSecurityConfigSeeds) {
+      bytes in
+      do {
+        let root = try XMLReader.parse(text: text(bytes), file: "network_security_config.xml")
+        let config = try NetworkSecurityConfig.read(
+          root, file: "network_security_config.xml",
+          resources: AndroidResources(definitions: [:]))
+        for host in ["messages.example", "api.messages.example", "localhost", ""] {
+          _ = config.cleartextPermitted(host: host, platformDefault: false)
+        }
+        _ = config.userCertificateTrust(debuggable: true)
+      } catch is Diagnostic {
+      } catch { unexpected(error, in: "nsc") }
+    },
+    Target(name: "resources", seeds: ["**/res/values*/*.xml"], generated: resourceSeeds) {
+      bytes in
+      do {
+        let root = try XMLReader.parse(text: text(bytes), file: "bools.xml")
+        var definitions: [String: [AndroidResources.Definition]] = [:]
+        for (key, definition) in AndroidResources.definitions(
+          in: root, qualifiers: "", file: "bools.xml")
+        {
+          definitions[key, default: []].append(definition)
+        }
+        let resources = AndroidResources(definitions: definitions)
+        for key in definitions.keys { _ = resources.boolean("@" + key, at: nil) }
+      } catch is Diagnostic {
+      } catch { unexpected(error, in: "resources") }
+    },
     Target(
       name: "json", seeds: ["**/capacitor.config.json", "**/qualify.json", "**/regression.json"]
     ) { bytes in
@@ -192,6 +221,39 @@ public enum FuzzTargets {
       ]).bytes,
       ZipArchive(entries: [.init(name: "../escape.js", data: [0])]).bytes,
     ]
+  }
+
+  /// Network security configs in the shapes Android documents, entities and nesting included.
+  @Sendable static func networkSecurityConfigSeeds() -> [[UInt8]] {
+    [
+      """
+      <?xml version="1.0" encoding="utf-8"?>
+      <!DOCTYPE network-security-config [<!ENTITY t "true"> <!ENTITY tt "&t;">]>
+      <network-security-config>
+        <base-config cleartextTrafficPermitted="false"><trust-anchors>
+          <certificates src="system"/></trust-anchors></base-config>
+        <domain-config cleartextTrafficPermitted="&tt;">
+          <domain includeSubdomains="true">messages.example</domain>
+          <domain-config><domain>api.messages.example</domain></domain-config>
+        </domain-config>
+        <debug-overrides><trust-anchors><certificates src="user"/></trust-anchors></debug-overrides>
+      </network-security-config>
+      """
+    ].map { Array($0.utf8) }
+  }
+
+  /// Value resources with references between booleans.
+  @Sendable static func resourceSeeds() -> [[UInt8]] {
+    [
+      """
+      <resources>
+        <bool name="a">TRUE</bool>
+        <bool name="b">@bool/a</bool>
+        <item type="bool" name="c">@bool/b</item>
+        <bool name="loop">@bool/loop</bool>
+      </resources>
+      """
+    ].map { Array($0.utf8) }
   }
 
   /// A manifest as `ota publish` writes one.

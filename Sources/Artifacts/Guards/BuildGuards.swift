@@ -53,12 +53,43 @@ public enum BuildGuards {
         else { return [] }
         return [
           GuardHit(
-            "AndroidManifest.xml sets android:usesCleartextTraffic=\"true\": the release app may speak plain HTTP",
+            "AndroidManifest.xml sets android:usesCleartextTraffic=\"true\"\(flag.because): the release app may speak plain HTTP",
             at: flag.location, value: "true")
         ]
       },
       fix:
         "remove android:usesCleartextTraffic from the manifest (Capacitor's server.cleartext is the dev-only switch)"
+    ),
+    GuardRule(
+      id: "network-security-config", title: "No cleartext or user CA in the network security config",
+      source: "seed 000, Production hardening; Android network security configuration",
+      devAllows: true,
+      check: { build in
+        guard build.platform == .android, let config = build.transport.networkSecurityConfig
+        else { return [] }
+        var hits = config.cleartextAllowances.map { what, value in
+          GuardHit(
+            "\(config.file) permits cleartext in its \(what): cleartextTrafficPermitted=\"true\"\(value.because)",
+            at: value.location, value: "cleartextTrafficPermitted=\"true\"")
+        }
+        hits += config.userCertificateTrust(debuggable: build.transport.debuggable).map {
+          what, at in
+          GuardHit(
+            "\(config.file) trusts user-installed CAs in its \(what): <certificates src=\"user\"/> lets anyone who installs a CA on the device read the app's traffic",
+            at: at, value: "src=\"user\"")
+        }
+        // Below targetSdk 28 a base-config that says nothing permits cleartext everywhere.
+        if config.base?.cleartext == nil && build.transport.androidPlatformCleartextDefault {
+          hits.append(
+            GuardHit(
+              "\(config.file) sets no cleartextTrafficPermitted in a base-config, and targetSdk \(build.transport.targetSdk.map(String.init) ?? "?") permits cleartext by default",
+              at: config.base?.location ?? FileLocation(file: config.file, line: 1, column: 1),
+              value: "targetSdk \(build.transport.targetSdk.map(String.init) ?? "?")"))
+        }
+        return hits
+      },
+      fix:
+        "set cleartextTrafficPermitted=\"false\" (or drop it) in every base-config and domain-config, and keep user CAs to <debug-overrides>"
     ),
     GuardRule(
       id: "ats-exception", title: "No ATS exception in the shipped Info.plist",

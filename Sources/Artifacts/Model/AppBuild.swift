@@ -199,9 +199,34 @@ public struct TransportSettings: Sendable {
   /// `usesCleartextTraffic`), with where it came from.
   public var capacitorCleartext: Sourced<Bool>?
 
-  /// Whether Android lets the app speak plain HTTP at all.
-  public var androidCleartextPermitted: Bool {
-    usesCleartextTraffic?.value == true || capacitorCleartext?.value == true
+  /// Android: the network security config the shipped manifest names
+  /// (`android:networkSecurityConfig`), read as Android applies it.
+  public var networkSecurityConfig: NetworkSecurityConfig?
+  /// Android: whether the build is debuggable (the debug build type, or
+  /// `android:debuggable="true"`): only then do `debug-overrides` apply.
+  public var debuggable = false
+  /// Android: `targetSdkVersion` as the build sets it (variables.gradle), nil when unread.
+  public var targetSdk: Int?
+
+  /// What Android allows when nothing says: cleartext below targetSdk 28 (Android 9), none
+  /// from 28 on. An unread target is taken as a current one.
+  public var androidPlatformCleartextDefault: Bool { (targetSdk ?? 28) < 28 }
+
+  /// Whether Android lets the app speak plain HTTP to `host`, and what decided: Capacitor's
+  /// `server.cleartext`, else the network security config when there is one (Android 7+
+  /// ignores `usesCleartextTraffic` then), else the manifest attribute, else the platform's
+  /// default.
+  public func androidCleartext(host: String) -> Sourced<Bool> {
+    if let capacitor = capacitorCleartext, capacitor.value { return capacitor }
+    if let config = networkSecurityConfig {
+      return config.cleartextPermitted(host: host, platformDefault: androidPlatformCleartextDefault)
+    }
+    if let attribute = usesCleartextTraffic { return attribute }
+    return Sourced(
+      androidPlatformCleartextDefault, at: nil,
+      derivation: [
+        "no usesCleartextTraffic and no network security config: targetSdk \(targetSdk.map(String.init) ?? "unread")'s default applies"
+      ])
   }
 
   public init() {}

@@ -26,9 +26,11 @@ public struct XMLNode: Sendable {
 /// Reads an XML file (plists, Android manifests and resources) into `XMLNode`s with libxml2,
 /// reporting what is wrong with its line and column.
 ///
-/// The document is parsed strictly (no recovery), without network access, without loading
-/// a DTD and without substituting entities: a file names no outside resource qualify would
-/// fetch, and an entity reference stays unexpanded (its text is left out).
+/// The document is parsed strictly (no recovery), without network access and without
+/// loading an outside DTD. An entity the document's own internal subset declares is expanded
+/// where it is used, in attributes and text, as the value the file means (`&t;` for `true`);
+/// an external entity (`SYSTEM "file:…"`) is refused, never read; expansion is bounded in
+/// depth and size (no entity bomb).
 public enum XMLReader {
   /// Deeper than any manifest, property list or resource file; a file beyond it is refused
   /// (libxml2 itself stops at 256).
@@ -111,6 +113,60 @@ public enum XMLReader {
     return own.isEmpty ? "libxml2 error \(error.code)" : own
   }
 
+  /// The most text entities may expand to in one element: far above any real value.
+  static let maximumExpansion = 64 << 10
+
+  /// The replacement text of the internal entity `name`, its own references expanded.
+  private static func expand(
+    _ name: String, in document: xmlDocPtr?, depth: Int, budget: inout Int, line: Int,
+    diagnostic: (String, Int, Int) -> Diagnostic
+  ) throws -> String {
+    let predefined = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+    if let value = predefined[name] { return value }
+    guard depth <= 8 else {
+      throw diagnostic("entities nest deeper than 8 levels (&\(name);): an entity bomb", line, 1)
+    }
+    guard let entity = xmlGetDocEntity(document, name) else {
+      throw diagnostic("the entity &\(name); is not declared", line, 1)
+    }
+    guard entity.pointee.etype == XML_INTERNAL_GENERAL_ENTITY else {
+      throw diagnostic(
+        "the entity &\(name); is external: qualify reads nothing outside the file (nor does aapt2)",
+        line, 1)
+    }
+    let content = entity.pointee.content.map { String(cString: $0) } ?? ""
+    budget -= content.utf8.count
+    guard budget >= 0 else {
+      throw diagnostic(
+        "entities expand to more than \(maximumExpansion >> 10) KiB in one element: an entity bomb",
+        line, 1)
+    }
+    // The replacement text may refer to other entities, and to characters by number.
+    var out = ""
+    var rest = Substring(content)
+    while let amp = rest.firstIndex(of: "&") {
+      out += rest[..<amp]
+      guard let semicolon = rest[amp...].firstIndex(of: ";") else {
+        out += rest[amp...]
+        rest = ""
+        break
+      }
+      let reference = String(rest[rest.index(after: amp)..<semicolon])
+      if reference.hasPrefix("#") {
+        let digits = reference.dropFirst()
+        let code =
+          digits.hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
+        if let code, let scalar = Unicode.Scalar(code) { out.unicodeScalars.append(scalar) }
+      } else {
+        out += try expand(
+          reference, in: document, depth: depth + 1, budget: &budget, line: line,
+          diagnostic: diagnostic)
+      }
+      rest = rest[rest.index(after: semicolon)...]
+    }
+    return out + rest
+  }
+
   private static func qualifiedName(_ name: UnsafePointer<xmlChar>?, _ ns: xmlNsPtr?) -> String {
     let local = name.map { String(cString: $0) } ?? ""
     guard let prefix = ns?.pointee.prefix else { return local }
@@ -128,12 +184,21 @@ public enum XMLReader {
     }
     var attributes: [String: String] = [:]
     var attribute = element.pointee.properties
+    var budget = maximumExpansion
+    func expanded(_ reference: xmlNodePtr) throws -> String {
+      let name = reference.pointee.name.map { String(cString: $0) } ?? ""
+      return try expand(
+        name, in: element.pointee.doc, depth: 1, budget: &budget, line: line,
+        diagnostic: diagnostic)
+    }
     while let current = attribute {
       var value = ""
       var part = current.pointee.children
       while let piece = part {
         if piece.pointee.type == XML_TEXT_NODE, let content = piece.pointee.content {
           value += String(cString: content)
+        } else if piece.pointee.type == XML_ENTITY_REF_NODE {
+          value += try expanded(piece)
         }
         part = piece.pointee.next
       }
@@ -149,8 +214,10 @@ public enum XMLReader {
         children.append(try node(current, depth: depth + 1, diagnostic: diagnostic))
       case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
         if let content = current.pointee.content { text += String(cString: content) }
+      case XML_ENTITY_REF_NODE:
+        text += try expanded(current)
       default:
-        // Comments, processing instructions, unexpanded entity references: no meaning here.
+        // Comments and processing instructions: no meaning here.
         break
       }
       child = current.pointee.next

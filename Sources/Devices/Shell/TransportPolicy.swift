@@ -4,8 +4,8 @@ import QualifyCore
 
 /// What the platform's network security lets the native HTTP stack reach, derived from the
 /// build as it ships (DESIGN.md fidelity rule 16): iOS App Transport Security from the
-/// shipped Info.plist, Android's cleartext policy from the manifest and Capacitor's
-/// `server.cleartext`.
+/// shipped Info.plist, Android's cleartext policy from the manifest, its network security
+/// config and Capacitor's `server.cleartext`, host by host.
 public struct TransportPolicy: Sendable {
   public let platform: Platform
   let transport: TransportSettings
@@ -34,9 +34,13 @@ public struct TransportPolicy: Sendable {
       return
         "App Transport Security has blocked a cleartext HTTP (http://) resource load to \(origin.hostHeader): the shipped Info.plist has no NSAppTransportSecurity exception for it"
     case .android:
-      if transport.androidCleartextPermitted { return nil }
+      let decision = transport.androidCleartext(host: origin.host)
+      if decision.value { return nil }
+      let source =
+        transport.networkSecurityConfig.map { "\($0.file) permits none for it" }
+        ?? "android:usesCleartextTraffic / server.cleartext not set"
       return
-        "CLEARTEXT communication to \(origin.host) not permitted by network security policy (android:usesCleartextTraffic / server.cleartext not set)"
+        "CLEARTEXT communication to \(origin.host) not permitted by network security policy (\(source))"
     }
   }
 }

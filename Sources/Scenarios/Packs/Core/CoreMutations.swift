@@ -26,6 +26,7 @@ enum CoreMutations {
     ) { configuration, _ in
       configuration.build.transport.atsShipped = nil
       configuration.build.transport.usesCleartextTraffic = nil
+      configuration.build.transport.networkSecurityConfig = nil
       configuration.build.transport.capacitorCleartext = nil
       configuration.build.capacitor.cleartext = nil
     },

@@ -1,6 +1,7 @@
 import Artifacts
 import Devices
 import Foundation
+import HTTP
 import QualifyCore
 
 /// The guards pack: static inspection of the build and the artifact edits that controls make
@@ -144,6 +145,27 @@ enum GuardVocabulary {
         at: FileLocation(
           file: configuration.build.files["android.manifest"] ?? "AndroidManifest.xml", line: 0,
           column: 1))
+    },
+    MutationSpec(
+      "app.network-security-cleartext",
+      summary:
+        "The manifest names a network security config whose domain-config permits cleartext to the API's host.",
+      breaks: "rule 16: no cleartext in a release build (Android's network security config)"
+    ) { configuration, _ in
+      guard configuration.platform == .android else { return }
+      let file = "res/xml/network_security_config.xml"
+      let host =
+        Origin(url: configuration.build.frontend.apiOrigin.value)?.host
+        ?? configuration.build.frontend.apiOrigin.value
+      let at = FileLocation(file: file, line: 3, column: 1)
+      var config =
+        configuration.build.transport.networkSecurityConfig
+        ?? NetworkSecurityConfig(file: file)
+      config.domainConfigs.append(
+        NetworkSecurityConfig.Config(
+          domains: [.init(name: host, includeSubdomains: false, location: at)],
+          cleartext: Sourced(true, at: at), location: at))
+      configuration.build.transport.networkSecurityConfig = config
     },
     MutationSpec(
       "app.strip-phase-removed",
