@@ -73,7 +73,7 @@ let bareDaemon = withUnsafePointer(to: &address) { pointer in
       UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
         | UInt32(MHD_USE_TLS.rawValue),
       pointer, bareHandler, nil, uriLogger, nil, completed, nil, notified, nil, keyCopy, certCopy,
-      priorities, 32 * 1024, 30, 4096)
+      priorities, 32 * 1024, 30, 4096, 0)
   }
 }
 guard let bareDaemon else { fatalError("the baseline daemon did not start") }

@@ -23,7 +23,7 @@ static inline struct MHD_Daemon *CMHD_start_daemon(
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     const char *key_pem, const char *cert_pem, const char *tls_priorities,
     size_t connection_memory_limit, unsigned int connection_timeout_seconds,
-    unsigned int connection_limit) {
+    unsigned int connection_limit, unsigned int per_ip_connection_limit) {
   struct MHD_OptionItem options[] = {
     { MHD_OPTION_SOCK_ADDR, 0, (void *)address },
     { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_logger, uri_logger_cls },
@@ -32,6 +32,7 @@ static inline struct MHD_Daemon *CMHD_start_daemon(
     { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)connection_memory_limit, NULL },
     { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)connection_timeout_seconds, NULL },
     { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL },
+    { MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_ip_connection_limit, NULL },
     { key_pem ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem },
     { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert_pem },
     { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)tls_priorities },

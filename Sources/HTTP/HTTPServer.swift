@@ -25,6 +25,13 @@ public final class HTTPServer: Sendable {
     /// `select()` loop allows (the daemon polls with epoll), and the process's open-file
     /// limit is raised to fit.
     public var maxConnections: UInt32 = 4096
+    /// Seconds a request has to deliver its body once its headers are in: MHD's idle timer
+    /// restarts on every byte, so a client trickling a body would otherwise hold its
+    /// connection, and with enough of them lock every new client out.
+    public var bodyTimeout: Double = 30
+    /// Connections one source address may hold at once (0: no cap), so that one client
+    /// cannot take every slot; loopback clients from 127.0.0.2 and 127.0.0.1 count apart.
+    public var perAddressConnections: UInt32 = 1024
 
     public init() {}
   }
@@ -71,7 +78,8 @@ public final class HTTPServer: Sendable {
     // The daemon holds an unretained pointer to the box; the server keeps the box alive and
     // stops the daemon before letting it go.
     HTTPServer.raiseOpenFileLimit(toFit: limits.maxConnections)
-    let watchdog = HeaderWatchdog(timeout: limits.headerTimeout)
+    let watchdog = HeaderWatchdog(
+      timeout: limits.headerTimeout, shortest: min(limits.headerTimeout, limits.bodyTimeout))
     let box = BoxedServer(handler: handler, limits: limits, tls: tls != nil, watchdog: watchdog)
     let running = Locked(
       Running(
@@ -85,7 +93,8 @@ public final class HTTPServer: Sendable {
             flags, pointer, HTTPServer.accessHandler, boxPointer, HTTPServer.uriLogger, nil,
             HTTPServer.requestCompleted, boxPointer, HTTPServer.connectionNotified, boxPointer,
             state.keyPEM, state.certificatePEM, tls != nil ? priorities : nil,
-            limits.headerMemory, limits.idleTimeout, limits.maxConnections)
+            limits.headerMemory, limits.idleTimeout, limits.maxConnections,
+            limits.perAddressConnections)
         }
       }
       state.daemon = started
@@ -204,7 +213,9 @@ public final class HTTPServer: Sendable {
       context.headersRead = true
       context.method = method.map { String(cString: $0) } ?? "GET"
       context.headers = HTTPServer.headers(of: connection)
-      server.watchdog.requestArrived(on: CMHD_connection_fd(connection))
+      // The headers are in; the body now has its own deadline.
+      server.watchdog.awaitBody(
+        on: CMHD_connection_fd(connection), within: server.limits.bodyTimeout)
       // MHD lets these through; RFC 9110/9112 require a 400.
       if !HTTPServer.isToken(context.method) {
         return HTTPServer.queue(.problem(400, "Malformed request method."), connection)
@@ -243,6 +254,7 @@ public final class HTTPServer: Sendable {
       return HTTPServer.queue(
         .problem(413, "Request body exceeds \(server.limits.maxBodyBytes) bytes."), connection)
     }
+    server.watchdog.requestArrived(on: CMHD_connection_fd(connection))
     let request = HTTPRequest(
       method: context.method, target: context.target, headers: context.headers,
       body: context.body, scheme: server.tls ? "https" : "http")
@@ -325,13 +337,16 @@ final class HeaderWatchdog: Sendable {
 
   private let state = Locked(State())
   private let timeout: Double
+  /// The shortest deadline it enforces, which sets how often it looks.
+  private let shortest: Double
 
-  init(timeout: Double) {
+  init(timeout: Double, shortest: Double) {
     self.timeout = timeout
+    self.shortest = shortest
   }
 
   func start() {
-    let interval = max(0.05, min(1, timeout / 4))
+    let interval = max(0.05, min(1, shortest / 4))
     state.withLock { state in
       let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
       timer.schedule(deadline: .now() + interval, repeating: interval)
@@ -354,6 +369,14 @@ final class HeaderWatchdog: Sendable {
     state.withLock { $0.deadlines[socket] = deadline }
   }
 
+  /// The request's headers arrived: its body must follow within `seconds`.
+  func awaitBody(on socket: Int32, within seconds: Double) {
+    guard socket >= 0 else { return }
+    let deadline = DispatchTime.now() + seconds
+    state.withLock { $0.deadlines[socket] = deadline }
+  }
+
+  /// The whole request arrived: no deadline until the response is sent.
   func requestArrived(on socket: Int32) {
     state.withLock { $0.deadlines[socket] = nil }
   }
@@ -362,7 +385,7 @@ final class HeaderWatchdog: Sendable {
     state.withLock { $0.deadlines[socket] = nil }
   }
 
-  /// Connections currently waiting for headers (tests and the benchmark read it).
+  /// Connections currently waiting for headers or a body (tests and the benchmark read it).
   var waiting: Int { state.withLock { $0.deadlines.count } }
 
   private func sweep() {

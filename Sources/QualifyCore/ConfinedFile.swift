@@ -23,8 +23,7 @@ public enum ConfinedFile {
       case .notRegular:
         return "\(display) is not a regular file: qualify reads only regular files of the app"
       case .tooLarge(let size, let limit):
-        return
-          "\(display) is \(size) bytes: larger than any app configuration file (limit \(limit))"
+        return "\(display) is \(size) bytes, over qualify's limit of \(limit) for such a file"
       case .unreadable(let code):
         return "\(display) cannot be read: \(String(cString: strerror(code)))"
       }

@@ -67,6 +67,22 @@ public enum Base64PEM {
   }
 }
 
+/// Characters that reorder what a reader sees without being seen themselves: the Unicode
+/// bidirectional embeddings, overrides and isolates (the "Trojan Source" characters). Every
+/// writer of text a person reads — the terminal, HTML, JUnit, Markdown — shows them as
+/// `\u{202E}` instead of obeying them.
+public enum BidiControls {
+  public static func contains(_ scalar: Unicode.Scalar) -> Bool {
+    (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+      || scalar.value == 0x061C || scalar.value == 0x200E || scalar.value == 0x200F
+  }
+
+  /// How a writer shows one: visible, and inert in every format it writes.
+  public static func visible(_ scalar: Unicode.Scalar) -> String {
+    String(format: "\\u{%04X}", scalar.value)
+  }
+}
+
 /// Text made safe for HTML element content and attribute values.
 public enum HTMLText {
   /// Escapes text for element content and quoted attribute values.
@@ -87,7 +103,9 @@ public enum HTMLText {
       case "\n", "\t":
         out.append(scalar)
       default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
+        if BidiControls.contains(scalar) {
+          out.append(contentsOf: BidiControls.visible(scalar).unicodeScalars)
+        } else if scalar.value < 0x20 || scalar.value == 0x7F {
           out.append(contentsOf: "&#\(scalar.value);".unicodeScalars)
         } else {
           out.append(scalar)

@@ -10,6 +10,9 @@ import QualifyCore
 /// variable that is not set, or a real part that cannot be reached is bad input (exit 2)
 /// naming the file and line, or the part and its URL.
 public enum StackFile {
+  /// The largest stack file: a page of JSON naming a few systems.
+  public static let maximumSize = 1 << 20
+
   /// The system's trust store, as Debian ships it.
   static let systemBundles = [
     "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem",
@@ -22,8 +25,15 @@ public enum StackFile {
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     shell: ShellKind = .singleOrigin
   ) throws -> RealSystems {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw InputError("cannot read the stack file \(path)")
+    let data: Data
+    do {
+      // A stack file is a page of JSON; a link is followed (the command line names it).
+      guard
+        let read = try ConfinedFile.read(path, within: ["/"], limit: StackFile.maximumSize)
+      else { throw InputError("cannot read the stack file \(path)") }
+      data = read
+    } catch let refusal as ConfinedFile.Refusal {
+      throw InputError(refusal.describe("the stack file \(path)"))
     }
     let document: JSONDocument
     do {

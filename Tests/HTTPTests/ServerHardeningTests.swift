@@ -23,8 +23,36 @@ import Testing
     defer { server.stop() }
     var held: [Int32] = []
     defer { for fd in held { close(fd) } }
-    for _ in 0..<1100 { held.append(try RawSocket.open(port: server.port)) }
+    for _ in 0..<1100 { held.append(try RawSocket.open(port: server.port, from: "127.0.0.2")) }
     #expect(try get(server.port).contains(" 200 "))
+  }
+
+  /// Many clients trickling request bodies (a byte now and then, so MHD's idle timer never
+  /// fires) neither lock a new client out nor hold their connections past the body deadline.
+  @Test func clientsTricklingBodiesAreCappedAndDroppedAtTheDeadline() throws {
+    var limits = HTTPServer.Limits()
+    limits.bodyTimeout = 1
+    limits.perAddressConnections = 64
+    let server = try TestServer(tls: false, limits: limits) { _ in .text("ok") }
+    defer { server.stop() }
+    var held: [Int32] = []
+    defer { for fd in held { close(fd) } }
+    for _ in 0..<200 {
+      let fd = try RawSocket.open(port: server.port, from: "127.0.0.3")
+      held.append(fd)
+      _ = RawSocket.send(
+        "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\n\r\nx", on: fd)
+    }
+    // Another client is answered at once.
+    #expect(try get(server.port).contains(" 200 "))
+    // Past the deadline every trickler is gone, however often it sends a byte.
+    var open = held
+    for _ in 0..<40 where !open.isEmpty {
+      open = open.filter { RawSocket.send("x", on: $0) && !RawSocket.isClosedByPeer($0, timeout: 0) }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect(open.isEmpty, "\(open.count) of \(held.count) trickling connections still open")
+    #expect(server.requests.allSatisfy { $0.method == "GET" }, "no trickled body reached the handler")
   }
 
   @Test func aConnectionTricklingItsHeadersIsDroppedAtTheDeadline() throws {

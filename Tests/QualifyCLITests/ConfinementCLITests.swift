@@ -128,7 +128,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: scratch) }
     try Data(repeating: 0x20, count: (1 << 20) + 1).write(
       to: app.appendingPathComponent("qualify.json"))
-    try expectRefused("larger than any app configuration file")
+    try expectRefused("over qualify's limit")
   }
 
   @Test func anArtifactThatIsALinkOutOfTheAppIsRefused() throws {
@@ -168,5 +168,20 @@ import Testing
     let result = try CLI.run(
       ["check-app", "--app", overlay.path, "--channel", "prod"], in: scratch)
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+  }
+
+  @Test func oversizedStackAndScenarioFilesAreRefused() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let big = Data(repeating: 0x20, count: (1 << 20) + 1)
+    let stack = scratch.appendingPathComponent("stack.json")
+    try big.write(to: stack)
+    let run = try CLI.run(["--channel", "prod", "--stack", stack.path], in: scratch)
+    #expect(run.status == 2, "\(run.stderr)")
+    #expect(run.stderr.contains("over qualify's limit"), "\(run.stderr)")
+    let scenario = scratch.appendingPathComponent("huge.scenario")
+    try big.write(to: scenario)
+    let check = try CLI.run(["check", scenario.path], in: scratch)
+    #expect(check.status == 2, "\(check.stderr)")
+    #expect(check.stderr.contains("over qualify's limit"), "\(check.stderr)")
   }
 }

@@ -32,8 +32,12 @@ public enum RawSocket {
 
   /// An open connection to `host:port`, for tests that hold connections (the caller closes
   /// it).
-  public static func open(host: String = "127.0.0.1", port: UInt16) throws -> Int32 {
-    try connect(host: host, port: port)
+  /// - Parameter source: the local address to connect from (another loopback address, such
+  ///   as 127.0.0.2, is another client to a per-address cap).
+  public static func open(host: String = "127.0.0.1", port: UInt16, from source: String? = nil)
+    throws -> Int32
+  {
+    try connect(host: host, port: port, from: source)
   }
 
   /// Sends `text` on an open connection; false once the peer has closed it.
@@ -81,9 +85,25 @@ public enum RawSocket {
     return nil
   }
 
-  private static func connect(host: String, port: UInt16) throws -> Int32 {
+  private static func connect(host: String, port: UInt16, from source: String? = nil) throws
+    -> Int32
+  {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EIO) }
+    if let source {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        close(fd)
+        throw POSIXError(.EADDRNOTAVAIL)
+      }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian

@@ -135,7 +135,9 @@ public enum JUnitWriter {
       case "\n": out += "&#10;"
       case "\t", "\r": out.unicodeScalars.append(scalar)
       default:
-        if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
+        if BidiControls.contains(scalar) {
+          out += BidiControls.visible(scalar)
+        } else if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
           out.unicodeScalars.append(scalar)
         }
       }

@@ -18,7 +18,7 @@ public enum MarkdownSummary {
       "\(summary.counts[$0, default: 0]) \($0.rawValue)"
     }
     out +=
-      "Run `\(run.id)` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
+      "Run `\(code(run.id))` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
     out += "\(text(coverage.summary))\n\n"
     for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
     out += "| Item | iOS | Android |\n|---|---|---|\n"
@@ -43,8 +43,8 @@ public enum MarkdownSummary {
         out += "**\(text(group.cause))** (\(group.failures.count))\n\n"
         for failure in group.failures {
           out +=
-            "- `\(failure.scenarioID)` \(failure.platform.displayName)\(failure.control.map { " control “\(text($0))”" } ?? "")\(failure.flaky ? " (flaky)" : ""): \(text(failure.reason))\n"
-          out += "  ```\n  \(failure.reproduce)\n  ```\n"
+            "- `\(code(failure.scenarioID))` \(failure.platform.displayName)\(failure.control.map { " control “\(text($0))”" } ?? "")\(failure.flaky ? " (flaky)" : ""): \(text(failure.reason))\n"
+          out += "  ```\n  \(code(failure.reproduce))\n  ```\n"
         }
         out += "\n"
       }
@@ -53,13 +53,15 @@ public enum MarkdownSummary {
       out += "\n### Waived\n\n"
       for failure in failures.waived {
         out +=
-          "- `\(failure.scenarioID)` \(failure.platform.displayName): \(text(failure.waivers.first?.reason ?? "")) (owner \(text(failure.waivers.first?.owner ?? "")), until \(failure.waivers.first?.expires ?? ""))\n"
+          "- `\(code(failure.scenarioID))` \(failure.platform.displayName): \(text(failure.waivers.first?.reason ?? "")) (owner \(text(failure.waivers.first?.owner ?? "")), until \(failure.waivers.first?.expires ?? ""))\n"
       }
     }
     return out
   }
 
-  /// App-controlled text made inert in Markdown: no HTML, no line breaks, no table cells.
+  /// App-controlled text made inert in Markdown: no HTML, no line breaks, no table cells, no
+  /// emphasis, link, image, heading or list syntax (CommonMark backslash escapes), no bidi
+  /// controls.
   static func text(_ value: String) -> String {
     var out = ""
     for scalar in value.unicodeScalars {
@@ -67,12 +69,34 @@ public enum MarkdownSummary {
       case "<": out += "&lt;"
       case ">": out += "&gt;"
       case "&": out += "&amp;"
-      case "|": out += "\\|"
       case "`": out += "'"
-      case "[", "]", "*", "_", "\\": out += "\\" + String(scalar)
+      case "|", "[", "]", "(", ")", "*", "_", "\\", "#", "!", "~", "{", "}", "+", "=", ":":
+        out += "\\" + String(scalar)
       case "\n", "\r", "\t": out += " "
       default:
-        if scalar.value >= 0x20 && scalar.value != 0x7F { out.unicodeScalars.append(scalar) }
+        if BidiControls.contains(scalar) {
+          out += BidiControls.visible(scalar)
+        } else if scalar.value >= 0x20 && scalar.value != 0x7F {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out
+  }
+
+  /// Text inside a code span or a fenced block: nothing can close it (no backtick, no line
+  /// break) and no bidi control reorders it. A scenario id comes from a file name.
+  static func code(_ value: String) -> String {
+    var out = ""
+    for scalar in value.unicodeScalars {
+      if scalar == "`" {
+        out += "'"
+      } else if BidiControls.contains(scalar) {
+        out += BidiControls.visible(scalar)
+      } else if scalar.value >= 0x20 && scalar.value != 0x7F {
+        out.unicodeScalars.append(scalar)
+      } else {
+        out += " "
       }
     }
     return out

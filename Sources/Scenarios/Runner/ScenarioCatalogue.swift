@@ -42,12 +42,21 @@ public enum ScenarioCatalogue {
     return scenarios
   }
 
+  /// The largest scenario file: the longest in the catalogue is a few kilobytes.
+  public static let maximumFileSize = 1 << 20
+
   /// Parses one file into `diagnostics`.
   public static func parse(file: URL, id: String? = nil, diagnostics: DiagnosticsEngine) throws
     -> Scenario?
   {
-    guard let data = FileManager.default.contents(atPath: file.path) else {
-      throw InputError("cannot read \(display(file))")
+    let data: Data
+    do {
+      guard
+        let read = try ConfinedFile.read(file.path, within: ["/"], limit: maximumFileSize)
+      else { throw InputError("cannot read \(display(file))") }
+      data = read
+    } catch let refusal as ConfinedFile.Refusal {
+      throw InputError(refusal.describe(display(file)))
     }
     return ScenarioParser().parse(
       text: String(decoding: data, as: UTF8.self), file: display(file), id: id,
