@@ -231,7 +231,8 @@ public final class AppRepository: Sendable {
       note(url, data)
       return (data, display)
     } catch {
-      throw Diagnostic.error(at: FileLocation(file: display, line: 1, column: 1), error.describe(display))
+      throw Diagnostic.error(
+        at: FileLocation(file: display, line: 1, column: 1), error.describe(display))
     }
   }
 

@@ -236,4 +236,3 @@ enum GradleProperties {
     return out
   }
 }
-

@@ -140,7 +140,8 @@ public struct ZipArchive: Sendable {
       let key = ZipArchive.normalised(name)
       guard names.insert(key).inserted else {
         throw ZipError(
-          "two entries are named \(key): which one a device unpacks depends on its unzip", unsafe: true)
+          "two entries are named \(key): which one a device unpacks depends on its unzip",
+          unsafe: true)
       }
       guard local + 30 <= bytes.count, ZipArchive.u32(bytes, local) == 0x0403_4b50 else {
         throw ZipError("corrupt local header for \(name)")
@@ -160,7 +161,8 @@ public struct ZipArchive: Sendable {
             && Int(ZipArchive.u32(bytes, local + 22)) == uncompressed))
       guard agrees else {
         throw ZipError(
-          "the local header of \(name) disagrees with the central directory (name, method, CRC or sizes)", unsafe: true
+          "the local header of \(name) disagrees with the central directory (name, method, CRC or sizes)",
+          unsafe: true
         )
       }
       let dataStart = local + 30 + localNameLength + localExtraLength
@@ -171,7 +173,8 @@ public struct ZipArchive: Sendable {
       expanded += uncompressed
       guard expanded <= ZipArchive.maximumExpandedSize else {
         throw ZipError(
-          "the entries expand to more than \(ZipArchive.maximumExpandedSize >> 20) MiB: not a web bundle", unsafe: true
+          "the entries expand to more than \(ZipArchive.maximumExpandedSize >> 20) MiB: not a web bundle",
+          unsafe: true
         )
       }
       if method == 0 {
@@ -190,7 +193,8 @@ public struct ZipArchive: Sendable {
     spans.sort { $0.range.lowerBound < $1.range.lowerBound }
     for (first, second) in zip(spans, spans.dropFirst()) where first.range.overlaps(second.range) {
       throw ZipError(
-        "\(first.name) and \(second.name) overlap: one stretch of bytes is unpacked twice (a zip bomb)", unsafe: true
+        "\(first.name) and \(second.name) overlap: one stretch of bytes is unpacked twice (a zip bomb)",
+        unsafe: true
       )
     }
     self.entries = entries

@@ -97,7 +97,8 @@ import Testing
   {
     .init(
       value: value, qualifiers: qualifiers,
-      location: FileLocation(file: "values\(qualifiers.isEmpty ? "" : "-" + qualifiers)/bools.xml", line: 2, column: 1))
+      location: FileLocation(
+        file: "values\(qualifiers.isEmpty ? "" : "-" + qualifiers)/bools.xml", line: 2, column: 1))
   }
 
   @Test func referencesResolveThroughOtherBooleansAndQualifiedVariants() {

@@ -48,11 +48,14 @@ import Testing
     // Past the deadline every trickler is gone, however often it sends a byte.
     var open = held
     for _ in 0..<40 where !open.isEmpty {
-      open = open.filter { RawSocket.send("x", on: $0) && !RawSocket.isClosedByPeer($0, timeout: 0) }
+      open = open.filter {
+        RawSocket.send("x", on: $0) && !RawSocket.isClosedByPeer($0, timeout: 0)
+      }
       Thread.sleep(forTimeInterval: 0.1)
     }
     #expect(open.isEmpty, "\(open.count) of \(held.count) trickling connections still open")
-    #expect(server.requests.allSatisfy { $0.method == "GET" }, "no trickled body reached the handler")
+    #expect(
+      server.requests.allSatisfy { $0.method == "GET" }, "no trickled body reached the handler")
   }
 
   @Test func aConnectionTricklingItsHeadersIsDroppedAtTheDeadline() throws {

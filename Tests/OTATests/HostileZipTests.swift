@@ -44,9 +44,10 @@ import Testing
     for entry in entries {
       let crc = CRC32.checksum(entry.data)
       let offset = out.count
-      out += localHeader(
-        name: Array((entry.localName ?? entry.name).utf8), crc: entry.localCRC ?? crc,
-        size: entry.data.count) + entry.data
+      out +=
+        localHeader(
+          name: Array((entry.localName ?? entry.name).utf8), crc: entry.localCRC ?? crc,
+          size: entry.data.count) + entry.data
       central += centralRecord(
         name: Array(entry.name.utf8), crc: crc, size: entry.data.count,
         offset: entry.offsetOverride ?? offset, madeBy: entry.madeBy,
@@ -63,8 +64,9 @@ import Testing
   /// David Fifield's overlap: the first entry's data *is* the second entry (its local header
   /// and content), so the same bytes are unpacked twice.
   static func overlapping() -> [UInt8] {
-    let inner = localHeader(
-      name: Array("assets/app.js".utf8), crc: CRC32.checksum(Array("x".utf8)), size: 1)
+    let inner =
+      localHeader(
+        name: Array("assets/app.js".utf8), crc: CRC32.checksum(Array("x".utf8)), size: 1)
       + Array("x".utf8)
     let outerName = Array("index.html".utf8)
     let outer = localHeader(name: outerName, crc: CRC32.checksum(inner), size: inner.count) + inner
@@ -130,7 +132,8 @@ import Testing
         version: "1300-abc", url: "bundles/1300-abc.zip", checksum: sealed.checksum,
         sessionKey: sealed.sessionKey), bundle: sealed.encrypted,
       publicKey: try Key.publicKey(pem: try CapgoBundleTests.key.pkcs1PublicPEM()), current: nil)
-    #expect(report.refusal?.reason == .unsafeArchive, "\(label): \(String(describing: report.refusal))")
+    #expect(
+      report.refusal?.reason == .unsafeArchive, "\(label): \(String(describing: report.refusal))")
   }
 
   @Test func anOrdinaryArchiveWrittenTheSameWayIsRead() throws {

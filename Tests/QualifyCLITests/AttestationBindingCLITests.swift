@@ -28,7 +28,9 @@ import Testing
     try FileManager.default.copyItem(
       at: URL(fileURLWithPath: sample + "/ci/env/prod/backend.env"), to: backend)
     let app = Fixtures.file("apps/no-release-env")
-    let frontend = [sample + "/ci/env/prod/frontend.local", sample + "/deploy/env/ota-signing.test"]
+    let frontend = [
+      sample + "/ci/env/prod/frontend.local", sample + "/deploy/env/ota-signing.test",
+    ]
     let run = try CLI.run(
       [
         "--channel", "prod", "--app", app, "--scenarios", CLI.scenarios, "--seed", "3",

@@ -48,7 +48,10 @@ import Testing
   ) throws {
     for command in [
       ["check-app", "--app", app.path, "--channel", "prod"],
-      ["--app", app.path, "--channel", "prod", "--scenarios", CLI.scenarios, "--filter", "guards/*"],
+      [
+        "--app", app.path, "--channel", "prod", "--scenarios", CLI.scenarios, "--filter",
+        "guards/*",
+      ],
     ] {
       let result = try CLI.run(
         command, in: scratch, environment: ["QUALIFY_TEST_CANARY": canary + "_ENV"])
@@ -97,7 +100,8 @@ import Testing
     let folder = repository.appendingPathComponent("not-an-app")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try Data("\(canary)=1\n".utf8).write(to: folder.appendingPathComponent("shadow"))
-    try profile(#"{ "base": "../not-an-app", "channels": { "prod": { "backendEnv": ["shadow"] } } }"#)
+    try profile(
+      #"{ "base": "../not-an-app", "channels": { "prod": { "backendEnv": ["shadow"] } } }"#)
     try expectRefused("is not a qualify app")
   }
 

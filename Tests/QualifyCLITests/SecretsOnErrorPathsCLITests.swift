@@ -40,7 +40,8 @@ import Testing
     #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
     let output = result.stdout + result.stderr
     #expect(output.contains("backend.env:1:1: error: the quoted value of OIDC_RP_CLIENT_SECRET"))
-    #expect(output.contains("backend.env:2:1: error: the quoted value of MOBILE_OTA_SIGNING_PRIVATE_KEY"))
+    #expect(
+      output.contains("backend.env:2:1: error: the quoted value of MOBILE_OTA_SIGNING_PRIVATE_KEY"))
     for secret in [Self.clientSecret, "BEGIN PRIVATE KEY", "1234567890abcdef"] + Self.keyLines {
       #expect(!output.contains(secret), "\(secret) printed: \(output)")
     }

@@ -332,11 +332,13 @@ enum SampleRun {
     let ended = Locked(0)
     for round in 1...50 {
       cancelled.withLock { $0 = false }
-      let outcome = Runner.withTimeout(0.001, onTimeout: { cancelled.withLock { $0 = true } }) {
+      let outcome = Runner.withTimeout(0.001) {
         // A body that stops only when told, as the step loop does.
         while !cancelled.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
         ended.withLock { $0 += 1 }
         return 1
+      } onTimeout: {
+        cancelled.withLock { $0 = true }
       }
       guard case .timedOut(let joined) = outcome else {
         Issue.record("round \(round) did not time out")
@@ -346,7 +348,7 @@ enum SampleRun {
       // Joined: the worker is over before the next round starts.
       #expect(ended.withLock { $0 } == round)
     }
-    guard case .finished(2) = Runner.withTimeout(1, onTimeout: {}, { 2 }) else {
+    guard case .finished(2) = Runner.withTimeout(1, { 2 }, onTimeout: {}) else {
       Issue.record("a fast body is not finished")
       return
     }

@@ -61,7 +61,8 @@ public enum BuildGuards {
         "remove android:usesCleartextTraffic from the manifest (Capacitor's server.cleartext is the dev-only switch)"
     ),
     GuardRule(
-      id: "network-security-config", title: "No cleartext or user CA in the network security config",
+      id: "network-security-config",
+      title: "No cleartext or user CA in the network security config",
       source: "seed 000, Production hardening; Android network security configuration",
       devAllows: true,
       check: { build in

@@ -32,7 +32,8 @@ public struct NetworkSecurityConfig: Sendable {
     public var location: FileLocation
 
     public init(
-      domains: [Domain] = [], cleartext: Sourced<Bool>? = nil, userCertificates: FileLocation? = nil,
+      domains: [Domain] = [], cleartext: Sourced<Bool>? = nil,
+      userCertificates: FileLocation? = nil,
       parent: Int? = nil, location: FileLocation
     ) {
       self.domains = domains
@@ -97,8 +98,7 @@ public struct NetworkSecurityConfig: Sendable {
   }
 
   /// Where user-installed CAs are trusted in a build that is (or is not) debuggable.
-  public func userCertificateTrust(debuggable: Bool) -> [(what: String, location: FileLocation)]
-  {
+  public func userCertificateTrust(debuggable: Bool) -> [(what: String, location: FileLocation)] {
     var out: [(String, FileLocation)] = []
     if let at = base?.userCertificates { out.append(("base-config", at)) }
     for config in domainConfigs {
@@ -118,10 +118,13 @@ public struct NetworkSecurityConfig: Sendable {
   static func read(_ root: XMLNode, file: String, resources: AndroidResources) throws
     -> NetworkSecurityConfig
   {
-    func at(_ node: XMLNode) -> FileLocation { FileLocation(file: file, line: node.line, column: 1) }
+    func at(_ node: XMLNode) -> FileLocation {
+      FileLocation(file: file, line: node.line, column: 1)
+    }
     guard root.name == "network-security-config" else {
       throw Diagnostic.error(
-        at: at(root), "expected <network-security-config> as the root element, found <\(root.name)>")
+        at: at(root), "expected <network-security-config> as the root element, found <\(root.name)>"
+      )
     }
     func flag(_ node: XMLNode) throws -> Sourced<Bool>? {
       guard let raw = node.attributes["cleartextTrafficPermitted"] else { return nil }

@@ -491,18 +491,15 @@ public final class Runner: Sendable {
     let started = Date()
     let lease = transport.lease
     var snapshot: (step: Int, records: [StepRecord])?
-    let outcome = Runner.withTimeout(
-      timeout,
-      onTimeout: {
-        // What had finished when time ran out: a step the worker completes after the
-        // deadline does not count.
-        snapshot = (progress.currentStep, progress.records)
-        progress.cancel()
-      }
-    ) { [self] in
+    let outcome = Runner.withTimeout(timeout) { [self] in
       self.executeSteps(
         scenario, configuration: configuration, label: label, progress: progress,
         transport: lease, material: material ?? self.material)
+    } onTimeout: {
+      // What had finished when time ran out: a step the worker completes after the
+      // deadline does not count.
+      snapshot = (progress.currentStep, progress.records)
+      progress.cancel()
     }
     switch outcome {
     case .finished(let record):
@@ -717,7 +714,7 @@ public final class Runner: Sendable {
   /// inside OpenSSL or libcurl when the next execution, or the process's exit, tears down
   /// what it uses.
   static func withTimeout<T: Sendable>(
-    _ seconds: TimeInterval, onTimeout: () -> Void, _ body: @escaping @Sendable () -> T
+    _ seconds: TimeInterval, _ body: @escaping @Sendable () -> T, onTimeout: () -> Void
   ) -> Bounded<T> {
     let box = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
@@ -793,7 +790,6 @@ public final class Runner: Sendable {
     }
     return [value.replacingOccurrences(of: "\\n", with: "\n")]
   }
-
 
 }
 

@@ -96,7 +96,8 @@ struct AttestCommand {
         throw InputError(
           "\(path) is a passphrase-protected key, and \(AttestCommand.passphraseVariable) is not set",
           hint:
-            "qualify does not prompt for a passphrase: set \(AttestCommand.passphraseVariable) (a CI secret), or give an unencrypted key")
+            "qualify does not prompt for a passphrase: set \(AttestCommand.passphraseVariable) (a CI secret), or give an unencrypted key"
+        )
       }
       guard let parsed = try? Key.privateKey(pem: pem, passphrase: passphrase) else {
         throw InputError(
@@ -211,7 +212,8 @@ struct AttestCommand {
     }
     do {
       let pipelineEnv =
-        try (parsed.all("backend-env").map { ("backend", $0) }
+        try
+        (parsed.all("backend-env").map { ("backend", $0) }
         + parsed.all("frontend-env").map { ("frontend", $0) }).map { role, path in
           guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError("cannot read the \(role) env file \(path)")

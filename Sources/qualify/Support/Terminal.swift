@@ -73,7 +73,9 @@ final class Terminal: Sendable {
       }
       var bytes = Array(text.utf8)[...]
       while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes {
+          Foundation.write(descriptor, $0.baseAddress, $0.count)
+        }
         if written < 0 {
           if errno == EINTR || errno == EAGAIN { continue }
           failure = errno
