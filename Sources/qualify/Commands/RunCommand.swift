@@ -59,8 +59,10 @@ struct RunCommand {
       Qualifies a Capacitor-style app for release: starts the embedded mock stack (identity \
       provider, backend, OTA bucket, push gateways), drives simulated iOS and Android shells \
       through every scenario and its negative controls, records the evidence and writes the \
-      reports. Exit code: 0 nothing failed, 1 not qualified, 2 bad input, 3 internal error, \
-      4 a store or report folder qualify cannot use.
+      reports. Exit code: 0 nothing failed, 1 not qualified (a check failed, a control did \
+      not bite, a scenario timed out), 2 bad input, 3 internal error, 4 the environment in \
+      the way (a store or report folder qualify cannot use, a full disk, a closed or full \
+      standard output).
       """,
     options: options,
     footer: """
