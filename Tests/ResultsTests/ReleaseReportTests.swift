@@ -348,7 +348,7 @@ import Testing
     #expect(text.contains("| 1. iOS cross-app SSO | failed: "))
     #expect(text.contains("qualify run sso/cross-app --platform ios"))
     #expect(!text.contains("<img"))
-    #expect(text.contains("&lt;img src=x onerror=alert(1)&gt; \\| 'x'"))
+    #expect(text.contains("&lt;img src=x onerror=alert\\(1\\)&gt; \\| 'x'"))
   }
 
   @Test func theTrendPageDrawsEveryRunAndLinksItsReport() {

@@ -70,7 +70,7 @@ public enum MarkdownSummary {
       case ">": out += "&gt;"
       case "&": out += "&amp;"
       case "`": out += "'"
-      case "|", "[", "]", "(", ")", "*", "_", "\\", "#", "!", "~", "{", "}", "+", "=", ":":
+      case "|", "[", "]", "(", ")", "*", "_", "\\", "#", "!", "~", "{", "}", "+":
         out += "\\" + String(scalar)
       case "\n", "\r", "\t": out += " "
       default:
