@@ -88,6 +88,10 @@ do {
     try fileManager.copyItem(
       at: root.appendingPathComponent(item), to: scratch.appendingPathComponent(item))
   }
+  // The copy is this repository: the regression fixtures' bases (`../../messages`) must stay
+  // inside it, and qualify finds a repository's root by its `.git` (docs/threat-model.md).
+  try fileManager.createDirectory(
+    at: scratch.appendingPathComponent(".git"), withIntermediateDirectories: true)
 
   func build() throws {
     let result = try run(swift, ["swift", "build", "--product", "qualify"], in: scratch)
