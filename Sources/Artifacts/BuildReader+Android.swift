@@ -154,7 +154,11 @@ extension BuildReader {
       }
       if let app = root.children("application").first {
         readTransport(
-          app, file: file, manifestPath: path, substitute: { substitute($0).value ?? $0 },
+          app, file: file, manifestPath: path,
+          substitute: { raw in
+            let resolved = substitute(raw)
+            return (resolved.value ?? raw, resolved.derivation)
+          },
           into: &build)
       }
       let targetSDK = 31

@@ -8,7 +8,7 @@ extension BuildReader {
   /// security config the manifest names, read as Android applies it.
   mutating func readTransport(
     _ application: XMLNode, file: String, manifestPath: String,
-    substitute: (String) -> String, into build: inout AppBuild
+    substitute: (String) -> (value: String, derivation: [String]), into build: inout AppBuild
   ) {
     // src/main/AndroidManifest.xml → src/main/res; the build type's own src/<type>/ wins.
     let main = (manifestPath as NSString).deletingLastPathComponent
@@ -42,12 +42,12 @@ extension BuildReader {
     }
     func boolean(_ key: String) -> Sourced<Bool>? {
       guard let (raw, at) = attributes[key] else { return nil }
-      let written = substitute(raw)
+      let (written, placeholders) = substitute(raw)
       switch resources.boolean(written, at: at) {
       case .value(let value, _, let derivation):
         // A spelling other than the plain literal is shown as written, then resolved.
-        let spelled = ["true", "false"].contains(written) ? [] : ["\(key)=\"\(written)\""]
-        return Sourced(value, at: at, derivation: spelled + derivation)
+        let spelled = ["true", "false"].contains(raw) ? [] : ["\(key)=\"\(raw)\""]
+        return Sourced(value, at: at, derivation: spelled + placeholders + derivation)
       case .invalid(let why):
         diagnostics.append(.error(at: at, "\(key)=\"\(written)\": \(why)"))
         return nil
@@ -57,7 +57,7 @@ extension BuildReader {
     build.transport.debuggable =
       !channel.isRelease || boolean("android:debuggable")?.value == true
     guard let (raw, at) = attributes["android:networkSecurityConfig"] else { return }
-    let reference = substitute(raw)
+    let reference = substitute(raw).value
     guard let path = resources.xmlFile(reference, in: repository) else {
       let folders = resources.folders.map { $0 + "/xml" }.joined(separator: " or ")
       diagnostics.append(

@@ -51,6 +51,34 @@ import Testing
     #expect(derivation.contains { $0.contains("default \"stmessages\"") })
   }
 
+  /// A build type's `manifestPlaceholders = [...]` replaces only the build type's own map:
+  /// AGP merges it over defaultConfig's key by key.
+  @Test func aBuildTypesPlaceholderAssignmentMergesOverTheDefaults() throws {
+    let text = """
+      android {
+          defaultConfig {
+              manifestPlaceholders = [authCallbackScheme: "stmessages"]
+          }
+          buildTypes {
+              release {
+                  manifestPlaceholders = [usesCleartextTraffic: "false"]
+              }
+              debug {
+                  manifestPlaceholders = [usesCleartextTraffic: "true", authCallbackScheme: "dev"]
+              }
+          }
+      }
+      """
+    let release = GradleScript.read(
+      text: text, file: "build.gradle", buildType: "release", environment: try env([:]))
+    #expect(release.placeholders["authCallbackScheme"]?.value == "stmessages")
+    #expect(release.placeholders["usesCleartextTraffic"]?.value == "false")
+    let debug = GradleScript.read(
+      text: text, file: "build.gradle", buildType: "debug", environment: try env([:]))
+    #expect(debug.placeholders["authCallbackScheme"]?.value == "dev")
+    #expect(debug.placeholders["usesCleartextTraffic"]?.value == "true")
+  }
+
   @Test func theEnvOverridesAndAnEmptyValueFallsBackAsInGroovy() throws {
     let script = GradleScript.read(
       text: GradleTests.groovy, file: "build.gradle", buildType: "release",

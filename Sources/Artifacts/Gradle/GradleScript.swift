@@ -49,7 +49,13 @@ public struct GradleScript: Sendable {
         let type = evaluator.block(named: buildType, in: types)
       {
         evaluator.collectVariables(in: type)
+        // defaultConfig and the build type each hold their own placeholder map (an `=` in the
+        // build type replaces only its own); AGP merges them key by key, the build type's
+        // winning.
+        let inherited = script.placeholders
+        script.placeholders = [:]
         evaluator.declarations(in: type, into: &script)
+        script.placeholders = inherited.merging(script.placeholders) { $1 }
       }
     }
     script.releaseGuard = GradleReleaseGuard.find(in: tokens, file: file)
