@@ -24,9 +24,6 @@ public final class AppRepository: Sendable {
   /// The largest `qualify.json`: a profile is a few kilobytes.
   public static let maximumProfileSize = 1 << 20
 
-  /// The repository the app belongs to (docs/threat-model.md): a `base` app must be inside it.
-  public let repositoryRoot: URL
-
   /// Opens the app at `directory`, reading `qualify.json` when present.
   /// - Throws: `InputError` (exit 2) for a missing directory, a profile that cannot be read or
   ///   lies outside the app, or a `base` outside the repository.
@@ -43,8 +40,8 @@ public final class AppRepository: Sendable {
     // The directory the user named is trusted; what is inside it is not.
     let root = URL(fileURLWithPath: real)
     self.root = root
+    // A `base` must stay inside the repository the app belongs to (docs/threat-model.md).
     let repository = ConfinedFile.repositoryRoot(of: real)
-    self.repositoryRoot = URL(fileURLWithPath: repository)
     var search = [root]
     var profiles: [(URL, Data)] = []
     let profile = try AppRepository.loadProfile(
@@ -112,8 +109,10 @@ public final class AppRepository: Sendable {
       }
       let baseURL = URL(fileURLWithPath: real)
       var isDirectory: ObjCBool = false
+      // Only whether it is there: the recursive load reads it, confined like any profile.
+      var link = stat()
       guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory),
-        isDirectory.boolValue, try readProfile(in: baseURL) != nil
+        isDirectory.boolValue, lstat(real + "/qualify.json", &link) == 0
       else {
         throw InputError(
           "the base app \(base) named in \(display) is not a qualify app (no qualify.json)",
@@ -273,7 +272,10 @@ public final class AppRepository: Sendable {
   public func describeVersion() -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = AppRepository.gitDescribeArguments(root.path)
+    process.arguments = [
+      "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", root.path,
+      "describe", "--always", "--tags",
+    ]
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
     environment["GIT_CONFIG_NOSYSTEM"] = "1"
     environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
@@ -294,14 +296,6 @@ public final class AppRepository: Sendable {
     let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       .trimmingCharacters(in: .whitespacesAndNewlines)
     return out.isEmpty ? nil : out
-  }
-
-  /// The command `describeVersion` runs, without the `env` in front.
-  static func gitDescribeArguments(_ directory: String) -> [String] {
-    [
-      "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", directory,
-      "describe", "--always", "--tags",
-    ]
   }
 
   /// Env files given on the command line, layered over the profile's for every channel.

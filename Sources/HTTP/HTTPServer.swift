@@ -78,7 +78,7 @@ public final class HTTPServer: Sendable {
     // The daemon holds an unretained pointer to the box; the server keeps the box alive and
     // stops the daemon before letting it go.
     HTTPServer.raiseOpenFileLimit(toFit: limits.maxConnections)
-    let watchdog = HeaderWatchdog(
+    let watchdog = RequestWatchdog(
       timeout: limits.headerTimeout, shortest: min(limits.headerTimeout, limits.bodyTimeout))
     let box = BoxedServer(handler: handler, limits: limits, tls: tls != nil, watchdog: watchdog)
     let running = Locked(
@@ -312,9 +312,9 @@ private final class BoxedServer: Sendable {
   let handler: HTTPHandler
   let limits: HTTPServer.Limits
   let tls: Bool
-  let watchdog: HeaderWatchdog
+  let watchdog: RequestWatchdog
 
-  init(handler: HTTPHandler, limits: HTTPServer.Limits, tls: Bool, watchdog: HeaderWatchdog) {
+  init(handler: HTTPHandler, limits: HTTPServer.Limits, tls: Bool, watchdog: RequestWatchdog) {
     self.handler = handler
     self.limits = limits
     self.tls = tls
@@ -322,14 +322,16 @@ private final class BoxedServer: Sendable {
   }
 }
 
-/// Shuts down connections that have not delivered a request's headers by their deadline.
+/// Shuts down connections that have not delivered a request's headers, or then its body, by
+/// their deadline.
 ///
-/// Every connection waiting for headers has a deadline; MHD's callbacks set it on opening and
-/// after each response, clear it when headers arrive and drop it on close. A timer shuts the
+/// Every connection waiting for headers or a body has a deadline; MHD's callbacks set the
+/// header deadline on opening and after each response, replace it by the body deadline when
+/// the headers arrive, clear it when the whole request is in, and drop it on close. A timer shuts the
 /// overdue sockets down; MHD then sees the end of the stream and closes them itself (the
 /// descriptor stays MHD's to close). MHD notifies a close before it closes the descriptor, so
 /// a number in the table always belongs to the connection it was recorded for.
-final class HeaderWatchdog: Sendable {
+final class RequestWatchdog: Sendable {
   private struct State {
     var deadlines: [Int32: DispatchTime] = [:]
     var timer: DispatchSourceTimer?

@@ -105,15 +105,19 @@ import Testing
     try expectRefused("is not a qualify app")
   }
 
-  @Test func aProfileThatIsALinkOutOfTheAppIsRefused() throws {
+  /// A file of the app that is a link out of it: `outside/` stands for the canary folder.
+  @Test(arguments: [
+    ("qualify.json", "outside/qualify.json"),
+    ("qualify.json", "/proc/self/environ"),
+    ("src/frontend/ios/App/App/Info.plist", "outside/Info.plist"),
+    ("ci/env/prod/backend.env", "/etc/passwd"),
+  ])
+  func anAppFileThatIsALinkOutOfTheAppIsRefused(file: String, target: String) throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    try link("qualify.json", to: outside.appendingPathComponent("qualify.json").path)
-    try expectRefused("outside the app: qualify does not read it")
-  }
-
-  @Test func aProfileThatIsALinkToTheProcessEnvironmentIsRefused() throws {
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    try link("qualify.json", to: "/proc/self/environ")
+    let resolved =
+      target.hasPrefix("outside/")
+      ? outside.appendingPathComponent(String(target.dropFirst("outside/".count))).path : target
+    try link(file, to: resolved)
     try expectRefused("outside the app: qualify does not read it")
   }
 
@@ -133,19 +137,6 @@ import Testing
     try Data(repeating: 0x20, count: (1 << 20) + 1).write(
       to: app.appendingPathComponent("qualify.json"))
     try expectRefused("over qualify's limit")
-  }
-
-  @Test func anArtifactThatIsALinkOutOfTheAppIsRefused() throws {
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    try link(
-      "src/frontend/ios/App/App/Info.plist", to: outside.appendingPathComponent("Info.plist").path)
-    try expectRefused("outside the app: qualify does not read it")
-  }
-
-  @Test func anEnvFileThatIsALinkToEtcIsRefused() throws {
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    try link("ci/env/prod/backend.env", to: "/etc/passwd")
-    try expectRefused("outside the app: qualify does not read it")
   }
 
   @Test func anEntitlementsPathClimbingOutOfTheAppIsRefused() throws {
@@ -187,5 +178,39 @@ import Testing
     let check = try CLI.run(["check", scenario.path], in: scratch)
     #expect(check.status == 2, "\(check.stderr)")
     #expect(check.stderr.contains("over qualify's limit"), "\(check.stderr)")
+  }
+
+  /// A checkout whose own git config runs commands (a clean filter, an fsmonitor hook): the
+  /// run names its commit and runs none of them. `--dirty` would have run both.
+  @Test func aCheckoutsGitConfigRunsNothing() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let repo = scratch.appendingPathComponent("git-checkout")
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: Fixtures.sampleApp), to: repo)
+    let marker = scratch.appendingPathComponent("RAN").path
+    func git(_ arguments: [String]) throws {
+      let result = try Programs.run("/usr/bin/env", ["git", "-C", repo.path] + arguments)
+      try #require(result.status == 0, "git \(arguments): \(result.stderr)")
+    }
+    try Data("* filter=evil\n".utf8).write(to: repo.appendingPathComponent(".gitattributes"))
+    try git(["init", "-q"])
+    try git(["add", "-A"])
+    try git(["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one"])
+    try git(["config", "filter.evil.clean", "touch \(marker)-filter; cat"])
+    try git(["config", "core.fsmonitor", "touch \(marker)-fsmonitor; true"])
+    // A change, so that anything refreshing the index would run the filter.
+    try Data("# edited\n".utf8).write(to: repo.appendingPathComponent("README.local"))
+    let result = try CLI.run(
+      [
+        "--app", repo.path, "--channel", "prod", "--scenarios", CLI.scenarios, "--filter",
+        "guards/no-dev-server",
+      ], in: scratch)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    for hook in ["filter", "fsmonitor"] {
+      #expect(!FileManager.default.fileExists(atPath: "\(marker)-\(hook)"), "the \(hook) ran")
+    }
+    let show = try CLI.run(["show", "latest"], in: scratch)
+    #expect(
+      show.stdout.range(of: #"git-checkout @ [0-9a-f]{7}"#, options: .regularExpression) != nil,
+      "\(show.stdout.prefix(300))")
   }
 }
