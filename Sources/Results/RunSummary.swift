@@ -55,6 +55,13 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// release checklist the run is judged against.
   public var shell: String?
 
+  /// The run is on a release channel (staging, prod): a reduction the app or the
+  /// environment made keeps it from exiting 0 (`RunSummary.gateRefuses`).
+  public var releaseChannel: Bool?
+  /// `--allow-partial`: an exploratory run whose partial verdict exits 0 whatever made it
+  /// partial.
+  public var allowPartial: Bool?
+
   /// The shell kind the run's checklist is that of.
   public var shellKind: ShellKind { shell.flatMap(ShellKind.named) ?? .singleOrigin }
 
@@ -154,7 +161,7 @@ public struct RunSummary: Sendable {
       } else if result.message.hasPrefix("push is not enabled") {
         reason = "push not enabled in this build (declare features.push in qualify.json)"
       } else if result.notApplicableCause == .realSystem {
-        reason = "scenarios that need a mock where the stack is real left out (--stack)"
+        reason = RunSummary.realSystemReason
       } else {
         reason = "channel env not supplied"
       }
@@ -223,13 +230,45 @@ public struct RunSummary: Sendable {
     return out
   }
 
+  /// The phrase for scenarios left out because `--stack` makes a part real: a reduction the
+  /// user chose on the command line.
+  static let realSystemReason =
+    "scenarios that need a mock where the stack is real left out (--stack)"
+
+  /// What makes the run partial that nobody asked for on the command line: the app or the
+  /// environment left it out (a channel env not supplied, a feature neither enabled nor
+  /// declared unused, runs missing from a run that selected everything). `--filter`, `--tag`,
+  /// `--platform`, `--shard`, `--no-controls`, `run`, `--scenarios` and `--stack` are the
+  /// user's own.
+  public var unrequestedReductions: [String] {
+    var out: [String] = []
+    if scope.envWarning != nil { out.append("channel env not supplied") }
+    for reason in partialReasons where reason != RunSummary.realSystemReason {
+      if !out.contains(reason) { out.append(reason) }
+    }
+    let selected = scope.limits.filter { $0 != "channel env not supplied" }
+    if selected.isEmpty && scope.catalogueRuns > 0 && total < scope.catalogueRuns {
+      out.append("\(total) of \(scope.catalogueRuns) runs")
+    }
+    return out
+  }
+
+  /// A clean but partial run on a release channel whose partiality the app or the
+  /// environment caused: a CI gate must not let it through (exit 1), unless the user asked
+  /// for an exploratory run (`--allow-partial`).
+  public var gateRefuses: Bool {
+    clean && !qualified && scope.releaseChannel == true && scope.allowPartial != true
+      && !unrequestedReductions.isEmpty
+  }
+
   /// Scenario runs that ended in an error because an execution ran out of time.
   public var timeouts: Int = 0
 
-  /// `0` qualified or passed (partial), `1` not qualified (a run that timed out proves
-  /// nothing either), `3` when only harness errors stand in the way.
+  /// `0` qualified, or passed (partial) by the user's own selection; `1` not qualified (a run
+  /// that timed out proves nothing either, nor does a release-channel run the app or the
+  /// environment made partial); `3` when only harness errors stand in the way.
   public var exitCode: ExitCode {
-    if clean { return .qualified }
+    if clean { return gateRefuses ? .notQualified : .qualified }
     let errors = counts[.error, default: 0]
     if failures == 0 && errors > 0 && errors > timeouts { return .internalError }
     return .notQualified

@@ -19,10 +19,26 @@ import Testing
       environment: environment)
   }
 
+  /// The gate (issue 25): what the environment left out is not the user's selection, so a
+  /// prod run without its env exits 1 however much passed; `--allow-partial` is the
+  /// exploratory run's way out.
   @Test func aReleaseChannelWithoutItsEnvSaysSoAndNeverQualifies() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let result = try qualify(["--app", Fixtures.file("apps/no-release-env")])
-    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.contains(
+        "error: not a release gate pass (exit 1): the prod run is partial because of the app or the environment, not the command line: channel env not supplied"
+      ))
+    #expect(result.stdout.contains("or pass --allow-partial for an exploratory run"))
+    let exploratory = try qualify([
+      "--app", Fixtures.file("apps/no-release-env"), "--allow-partial",
+    ])
+    #expect(exploratory.status == 0, "\(exploratory.stdout)\(exploratory.stderr)")
+    #expect(!exploratory.stdout.contains("not a release gate pass"))
+    // On dev, the dev env is the channel's own: nothing is missing.
+    let dev = try qualify(["--app", Fixtures.file("apps/no-release-env"), "--channel", "dev"])
+    #expect(dev.status == 0, "\(dev.stdout)\(dev.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     // Loudly, at the top of the run and again at the end.
     #expect(lines.prefix(3).contains { $0.hasPrefix("warning: no prod env was supplied") })
@@ -58,8 +74,9 @@ import Testing
   @Test func aFeatureOffThatNobodyDeclaredMakesTheRunPartial() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let result = try qualify(["--app", Fixtures.file("apps/ota-undeclared")])
-    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
     #expect(result.stdout.contains("PASSED (partial: OTA not enabled in this build"))
+    #expect(result.stdout.contains("not a release gate pass (exit 1)"))
   }
 
   @Test func aFeatureTheProfileSaysIsUsedMustBeOnInARelease() throws {

@@ -274,6 +274,39 @@ struct XMLDocumentProbe {
     #expect(summary.exitCode == .qualified)
   }
 
+  /// The gate (issue 25): on a release channel a partial run exits 0 only when every
+  /// reduction is the user's own selection.
+  @Test(arguments: limits.indices)
+  func onAReleaseChannelOnlyTheUsersOwnSelectionExits0(index: Int) {
+    let (label, apply, _) = Self.limits[index]
+    var scope = RunScope()
+    apply(&scope)
+    scope.releaseChannel = true
+    scope.selectedRuns = 1
+    scope.catalogueRuns = 74
+    let results = [Self.result("sso/a", .ios, .passed, checklist: [1])]
+    let summary = RunSummary(results, scope: scope)
+    #expect(summary.status == .partial)
+    let fromEnvironment = label == "env"
+    #expect(summary.gateRefuses == fromEnvironment, "\(label)")
+    #expect(summary.exitCode == (fromEnvironment ? .notQualified : .qualified), "\(label)")
+    scope.allowPartial = true
+    #expect(RunSummary(results, scope: scope).exitCode == .qualified, "\(label)")
+  }
+
+  @Test func runsMissingFromARunThatSelectedEverythingAreNotTheUsers() {
+    var scope = RunScope()
+    scope.releaseChannel = true
+    scope.selectedRuns = 102
+    scope.catalogueRuns = 102
+    let results = [Self.result("sso/a", .ios, .passed, checklist: [1])]
+    let summary = RunSummary(results, scope: scope)
+    #expect(summary.unrequestedReductions == ["1 of 102 runs"])
+    #expect(summary.exitCode == .notQualified)
+    scope.releaseChannel = nil
+    #expect(RunSummary(results, scope: scope).exitCode == .qualified, "dev keeps 0")
+  }
+
   @Test func aFeatureTheProfileDoesNotDeclareUnusedMakesTheRunPartial() {
     let off = RunSummary(
       [

@@ -46,6 +46,10 @@ struct RunCommand {
       "Run each scenario N times, with the seed, the seed + 1, …; attempts that disagree mark it flaky (and fail it)."
     ),
     .flag("fail-fast", "Start no new scenario once one did not pass (the run is then partial)."),
+    .flag(
+      "allow-partial",
+      "Exit 0 for a passed run on a release channel even when the app or the environment left checks out (an exploratory run, not a release gate)."
+    ),
     .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
     .value("timeout", "DURATION", "Override every scenario's timeout (e.g. 30s)."),
     .flag("trace", "Print every HTTP exchange, event and decision as it happens."),
@@ -59,10 +63,19 @@ struct RunCommand {
       Qualifies a Capacitor-style app for release: starts the embedded mock stack (identity \
       provider, backend, OTA bucket, push gateways), drives simulated iOS and Android shells \
       through every scenario and its negative controls, records the evidence and writes the \
-      reports. Exit code: 0 nothing failed, 1 not qualified (a check failed, a control did \
-      not bite, a scenario timed out), 2 bad input, 3 internal error, 4 the environment in \
-      the way (a store or report folder qualify cannot use, a full disk, a closed or full \
-      standard output).
+      reports.
+
+      Exit codes:
+        0  QUALIFIED, or PASSED (partial) by the command line's own selection (--filter, \
+      --tag, --platform, --shard, --no-controls, run, --scenarios, --stack), on dev, or with \
+      --allow-partial
+        1  not qualified: a check failed, a control did not bite, a scenario timed out; or a \
+      release-channel run the app or the environment made partial (env not supplied, a \
+      feature neither enabled nor declared unused)
+        2  bad input (a flag, a scenario file, an app artifact, a stack file)
+        3  internal error (a bug in qualify)
+        4  the environment in the way (a store or report folder qualify cannot use, a full \
+      disk, a closed or full standard output, a busy port, a server that does not answer)
       """,
     options: options,
     footer: """
@@ -262,6 +275,8 @@ struct RunCommand {
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     scope.failFast = parsed.has("fail-fast") ? true : nil
+    scope.releaseChannel = channel.isRelease ? true : nil
+    scope.allowPartial = parsed.has("allow-partial") ? true : nil
     // `qualify` when found on the PATH, else the path it was started by.
     let invoked = CommandLine.arguments.first ?? "qualify"
     scope.command = invoked.contains("/") ? invoked : "qualify"

@@ -179,6 +179,15 @@ final class Progress: Sendable {
     terminal.line(
       terminal.style(summary.headline, style, .bold)
         + " — channel \(run.channel.rawValue), run \(run.id), seed \(run.seed)")
+    if summary.gateRefuses {
+      terminal.line(
+        terminal.style(
+          "error: not a release gate pass (exit 1): the \(run.channel.rawValue) run is partial because of the app or the environment, not the command line: \(summary.unrequestedReductions.joined(separator: "; "))",
+          .red, .bold))
+      terminal.line(
+        "hint: supply what is missing (the channel's env with --backend-env/--frontend-env, features.ota/features.push in qualify.json), or pass --allow-partial for an exploratory run"
+      )
+    }
     terminal.line("report: \(report)")
     for (label, path) in outputs { terminal.line("\(label): \(path)") }
   }
