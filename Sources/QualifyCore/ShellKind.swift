@@ -7,11 +7,18 @@ public struct ShellKind: Sendable, Hashable {
     public let title: String
     /// The platforms the item is about (one platform's launch, or both).
     public let platforms: [Platform]
+    /// What a person must check, and why, where no check of qualify covers the item: the
+    /// report shows it in the item's "not covered" cells.
+    public let manualCheck: String?
 
-    public init(_ number: Int, _ title: String, platforms: [Platform] = Platform.allCases) {
+    public init(
+      _ number: Int, _ title: String, platforms: [Platform] = Platform.allCases,
+      manualCheck: String? = nil
+    ) {
       self.number = number
       self.title = title
       self.platforms = platforms
+      self.manualCheck = manualCheck
     }
   }
 
@@ -37,7 +44,11 @@ public struct ShellKind: Sendable, Hashable {
     checklist: [
       ChecklistItem(1, "iOS cross-app SSO", platforms: [.ios]),
       ChecklistItem(2, "Android cross-app SSO", platforms: [.android]),
-      ChecklistItem(3, "Thread rendering"),
+      ChecklistItem(
+        3, "Thread rendering",
+        manualCheck:
+          "open a thread on a device of each platform and check that the message body renders: it is an iframe with srcdoc, a sandbox and a CSP, which only a real engine (WKWebView, Android's WebView) can show; seed 000 says this killed the previous React Native attempt and that a WebView or Capacitor upgrade can regress it, and a simulation cannot prove that an engine renders"
+      ),
       ChecklistItem(4, "OTA chain on the release channel"),
       ChecklistItem(5, "Native file paths"),
       ChecklistItem(6, "Logout → re-login"),

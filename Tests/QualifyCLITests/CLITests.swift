@@ -108,6 +108,42 @@ enum CLI {
     #expect(items.allSatisfy { !(($0["controls"] as? [String]) ?? []).isEmpty })
   }
 
+  /// Issue 25's smaller edges: `list` shows the app's kind (`--all` every kind, with the
+  /// column run's hint names); `run`, `show` and `report` describe their own options; `run`
+  /// refuses the options that select among a full run's scenarios.
+  @Test func listShowsTheAppsKindAndEachCommandItsOwnOptions() throws {
+    let instances = try CLI.run(["list", "--app", Fixtures.instanceShellApp], in: scratch)
+    #expect(instances.status == 0, "\(instances.stderr)")
+    #expect(instances.stdout.contains("the multi-instance shell's scenarios"))
+    let ids = instances.stdout.split(separator: "\n").dropFirst().dropLast().map {
+      String($0.prefix { $0 != " " })
+    }
+    #expect(!ids.isEmpty && ids.allSatisfy { $0.hasPrefix("instances/") }, "\(ids)")
+    let every = try CLI.run(["list", "--all"], in: scratch)
+    #expect(every.stdout.contains(" multi-instance "))
+    #expect(every.stdout.contains(" single-origin "))
+    let run = try CLI.run(["run", "--help"], in: scratch)
+    #expect(run.stdout.hasPrefix("USAGE: qualify run <scenario-id|path>"))
+    #expect(!run.stdout.contains("--filter") && !run.stdout.contains("--shard"))
+    for (command, absent) in [
+      ("show", "--limit"), ("report", "--limit"), ("history", "--report-dir"),
+    ] {
+      let help = try CLI.run([command, "--help"], in: scratch)
+      #expect(!help.stdout.contains(absent), "\(command) --help lists \(absent)")
+    }
+    let repeated = try CLI.run(
+      ["run", "sso/cross-app", "--platform", "ios", "--repeat", "2", "--scenarios", CLI.scenarios],
+      in: scratch)
+    #expect(repeated.status == 0, "\(repeated.stdout)\(repeated.stderr)")
+    #expect(
+      repeated.stdout.contains("repeated 2 times with different seeds, and every attempt agreed"))
+    let serve = try CLI.run(["serve", "--help"], in: scratch)
+    #expect(serve.stdout.contains("single-origin apps") && serve.stdout.contains("hybrid-webview"))
+    let refused = try CLI.run(["run", "sso/cross-app", "--filter", "ota/*"], in: scratch)
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("qualify run takes no --filter"))
+  }
+
   @Test func checkOnTheBrokenFileExits2WithCompilerStyleErrors() throws {
     let result = try CLI.run(["check", Fixtures.file("broken.scenario")], in: scratch)
     #expect(result.status == 2)

@@ -229,8 +229,8 @@ public enum HTMLReport {
       "<section id=\"matrix\"><h2>Release checklist</h2>\n<p class=\"meta\">A cell is passed only when a check that proves the item on that platform passed; ✗ marks each scenario that failed; checks that only support an item are listed apart.</p>\n<table class=\"matrix\">\n<thead><tr><th>Item</th>"
     for platform in platforms { out += "<th>\(h(platform.displayName))</th>" }
     out += "</tr></thead>\n<tbody>\n"
-    for item in coverage.shell.checklist {
-      let (item, name) = (item.number, item.title)
+    for entry in coverage.shell.checklist {
+      let (item, name) = (entry.number, entry.title)
       out += "<tr><th scope=\"row\">\(item). \(h(name))</th>"
       for platform in platforms {
         guard let cell = coverage.cells.first(where: { $0.item == item && $0.platform == platform })
@@ -272,6 +272,9 @@ public enum HTMLReport {
             "<li class=\"support\">supports: <a href=\"#\(anchor(index))\">\(h(results[index].scenarioID))</a> <span class=\"sub\">\(h(results[index].verdict.rawValue))</span></li>"
         }
         if !cell.proving.isEmpty || !cell.supporting.isEmpty { out += "</ul>" }
+        if cell.state == .notCovered, let manual = entry.manualCheck {
+          out += "<p class=\"manual\">A person must check it: \(h(manual)).</p>"
+        }
         out += "</td>"
       }
       out += "</tr>\n"

@@ -32,20 +32,23 @@ struct HistoryCommand {
         out.write(
           helpText(
             usage: "qualify history [--db FILE] [--limit N] [--json]",
-            summary: "Lists earlier runs, newest first.", options: HistoryCommand.options))
+            summary: "Lists earlier runs, newest first.",
+            options: HistoryCommand.options.filter { $0.name != "report-dir" }))
       case .show:
         out.write(
           helpText(
             usage: "qualify show RUN|latest [SCENARIO] [--db FILE] [--json]",
             summary:
               "Shows one run's results, or one scenario of it with its steps, evidence and controls. RUN may be a unique prefix.",
-            options: HistoryCommand.options))
+            options: HistoryCommand.options.filter { ["db", "json", "help"].contains($0.name) }))
       case .report:
         out.write(
           helpText(
             usage: "qualify report [RUN|latest] [--db FILE] [--report-dir DIR]",
             summary: "Writes (again) the HTML report of a run from the store.",
-            options: HistoryCommand.options))
+            options: HistoryCommand.options.filter {
+              ["db", "report-dir", "help"].contains($0.name)
+            }))
       }
       return .qualified
     }

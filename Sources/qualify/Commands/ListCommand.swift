@@ -1,3 +1,4 @@
+import Artifacts
 import Foundation
 import QualifyCore
 import Scenarios
@@ -14,6 +15,10 @@ struct ListCommand {
     .value(
       "filter", "GLOB", "Only scenarios whose id (or pack) matches (repeatable).", repeatable: true),
     .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
+    .value(
+      "app", "DIR",
+      "List the scenarios of this app's shell kind (default: the bundled sample app)."),
+    .flag("all", "List the scenarios of every shell kind, with a shell column."),
     .flag("help", "Show this help."),
   ]
 
@@ -28,8 +33,9 @@ struct ListCommand {
     if parsed.has("help") {
       out.write(
         helpText(
-          usage: "qualify list [--json] [--vocabulary]",
-          summary: "Lists the scenarios (or the scenario language's vocabulary).",
+          usage: "qualify list [--app DIR | --all] [--json] [--vocabulary]",
+          summary:
+            "Lists the scenarios a run of the app would choose from: those of its shell kind (--all: every kind, with their kind), or the scenario language's vocabulary.",
           options: ListCommand.options))
       return .qualified
     }
@@ -42,9 +48,15 @@ struct ListCommand {
     }
     let all = try ScenarioCatalogue.load(
       directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
+    let every = parsed.has("all")
+    if every && parsed.value("app") != nil {
+      throw InputError("--all lists every shell kind; --app lists one app's: give one of them")
+    }
+    let app = parsed.value("app") ?? Paths.sampleApp
+    let shell = every ? nil : try AppRepository(directory: app).profile.shell
     let scenarios = ScenarioCatalogue.filter(
       all, globs: parsed.all("filter"), tags: parsed.all("tag")
-    ).sorted { $0.id < $1.id }
+    ).filter { shell == nil || $0.shell == shell }.sorted { $0.id < $1.id }
     if parsed.has("json") {
       let items: [[String: Any]] = scenarios.map { scenario in
         [
@@ -66,11 +78,20 @@ struct ListCommand {
       return .qualified
     }
     let width = (scenarios.map(\.id.count).max() ?? 10) + 2
+    let kindWidth = (scenarios.map(\.shell.id.count).max() ?? 12) + 2
+    if let shell {
+      out.line(
+        out.style(
+          "the \(shell.id) shell's scenarios (\(AppRepository.displayPath(URL(fileURLWithPath: app)))); --all lists every kind",
+          .dim))
+    }
     for scenario in scenarios {
+      let kind =
+        every ? scenario.shell.id.padding(toLength: kindWidth, withPad: " ", startingAt: 0) : ""
       let applies =
         "\(scenario.platforms.map(\.rawValue).joined(separator: ","))/\(scenario.channels.count == 3 ? "all" : scenario.channels.map(\.rawValue).joined(separator: ","))"
       out.line(
-        "\(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0))\(out.style((applies + " ").padding(toLength: max(25, applies.count + 1), withPad: " ", startingAt: 0), .dim))\(scenario.title)"
+        "\(scenario.id.padding(toLength: width, withPad: " ", startingAt: 0))\(kind)\(out.style((applies + " ").padding(toLength: max(25, applies.count + 1), withPad: " ", startingAt: 0), .dim))\(scenario.title)"
       )
     }
     out.line(

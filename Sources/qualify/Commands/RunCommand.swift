@@ -95,6 +95,21 @@ struct RunCommand {
       Every command takes --help.
       """)
 
+  /// Options that choose among a full run's scenarios: `qualify run` names its one scenario
+  /// itself, so it refuses them rather than list them as limits it did not apply.
+  static let selectionOptions = ["filter", "tag", "shard", "fail-fast", "allow-partial"]
+
+  /// `qualify run --help`: one scenario, with its controls, in the world a full run builds.
+  static let singleHelp = helpText(
+    usage: "qualify run <scenario-id|path> [--platform ios|android] [--trace] [options]",
+    summary: """
+      Runs one scenario (by id, or a .scenario file) on each platform it applies to, then its \
+      negative controls, in the world a full run of the same channel, app and seed builds; \
+      --trace prints every HTTP exchange, cookie jar and decision. The verdict is PASSED \
+      (partial) at best. Exit codes as for qualify (see qualify --help).
+      """,
+    options: options.filter { !selectionOptions.contains($0.name) })
+
   let parsed: ParsedOptions
   /// The scenario `qualify run` names, when it names one.
   let single: String?
@@ -105,6 +120,14 @@ struct RunCommand {
     if single && parsed.has("help") {
       self.single = parsed.positionals.first ?? ""
     } else if single {
+      let given = parsed
+      if let option = RunCommand.selectionOptions.first(where: {
+        given.has($0) || given.value($0) != nil
+      }) {
+        throw InputError(
+          "qualify run takes no --\(option): it runs the one scenario it names",
+          hint: "to select among the catalogue, drop 'run': qualify --\(option) …")
+      }
       guard let target = parsed.positionals.first, parsed.positionals.count == 1 else {
         throw InputError(
           parsed.positionals.isEmpty
@@ -127,7 +150,7 @@ struct RunCommand {
 
   func execute() throws -> ExitCode {
     if parsed.has("help") {
-      Terminal.standardOutput.write(RunCommand.help)
+      Terminal.standardOutput.write(single == nil ? RunCommand.help : RunCommand.singleHelp)
       return .qualified
     }
     let channel = try channelOption(parsed)
@@ -176,7 +199,7 @@ struct RunCommand {
     if let single, let scenario = scenarios.first, scenario.shell != shell {
       throw InputError(
         "\(single) drives a \(scenario.shell.id) shell, and \(repository.profile.title) is a \(shell.id) shell",
-        hint: "qualify list shows each scenario's shell kind")
+        hint: "qualify list --all shows each scenario's shell kind")
     }
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel, shell: shell)
     let allScenarios = try ScenarioCatalogue.load(

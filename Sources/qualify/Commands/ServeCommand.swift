@@ -37,7 +37,9 @@ struct ServeCommand {
             127.0.0.1 with the app's configuration and serves until interrupted, printing each \
             component's origin, the CA certificate to trust, the test users and the OIDC clients. \
             Origins keep their real names: reach them with curl --connect-to (printed), or by \
-            mapping the names to 127.0.0.1.
+            mapping the names to 127.0.0.1. It serves single-origin apps (seed 000's stack) and \
+            hybrid-webview apps (the site and its .well-known files); other shell kinds are \
+            refused with exit 2.
             """, options: ServeCommand.options))
       return .qualified
     }

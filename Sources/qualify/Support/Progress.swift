@@ -157,6 +157,11 @@ final class Progress: Sendable {
       results, catalogue: summary.scope.catalogue, waived: Set(summary.waived.keys),
       shell: summary.scope.shellKind)
     terminal.line(coverage.summary)
+    if let repeats = summary.scope.repeats, repeats > 1, summary.flaky == 0 {
+      terminal.line(
+        "every scenario run was repeated \(repeats) times with different seeds, and every attempt agreed"
+      )
+    }
     if summary.flaky > 0 {
       terminal.line(
         terminal.style(
