@@ -31,6 +31,18 @@ import Testing
         "error: not a release gate pass (exit 1): the prod run is partial because of the app or the environment, not the command line: channel env not supplied"
       ))
     #expect(result.stdout.contains("or pass --allow-partial for an exploratory run"))
+    // The machine-readable outputs carry the gate too.
+    let outputs = try qualify([
+      "--app", Fixtures.file("apps/no-release-env"), "--junit", "gate.xml", "--json",
+    ])
+    #expect(outputs.stdout.contains(#""exitCode" : 1"#), "\(outputs.stdout.suffix(300))")
+    #expect(outputs.stdout.contains(#""unrequestedReductions" : ["#))
+    let junit = try String(
+      contentsOf: scratch.appendingPathComponent("gate.xml"), encoding: .utf8)
+    #expect(
+      junit.contains(
+        #"name="gate" value="refused: partial because of the app or the environment: channel env not supplied""#
+      ))
     let exploratory = try qualify([
       "--app", Fixtures.file("apps/no-release-env"), "--allow-partial",
     ])

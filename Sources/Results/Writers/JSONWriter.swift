@@ -10,6 +10,10 @@ public enum JSONWriter {
     public var verdict: String
     public var headline: String
     public var exitCode: Int32
+    /// What the app or the environment left out of the run (a channel env not supplied, a
+    /// feature neither enabled nor declared unused): on a release channel these make a
+    /// passed run exit 1 unless `--allow-partial`.
+    public var unrequestedReductions: [String]
     public var scope: RunScope
     /// The checklist matrix: each item on each platform it concerns.
     public var checklist: [ChecklistCell]
@@ -47,7 +51,9 @@ public enum JSONWriter {
     let data = try encoder.encode(
       Document(
         run: run, verdict: summary.status.rawValue, headline: summary.headline,
-        exitCode: summary.exitCode.rawValue, scope: scope, checklist: coverage.cells,
+        exitCode: summary.exitCode.rawValue,
+        unrequestedReductions: summary.unrequestedReductions, scope: scope,
+        checklist: coverage.cells,
         checklistSummary: coverage.summary, failures: failures,
         waiverNotes: summary.waiverNotes, results: results))
     return String(decoding: data, as: UTF8.self)

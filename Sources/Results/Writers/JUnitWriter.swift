@@ -80,6 +80,12 @@ public enum JUnitWriter {
       ("scope", summary.status == .partial || !scope.isFull ? "partial" : "full"),
       ("scope-limits", scope.limits.joined(separator: "; ")),
       (
+        "gate",
+        summary.gateRefuses
+          ? "refused: partial because of the app or the environment: \(summary.unrequestedReductions.joined(separator: "; "))"
+          : summary.exitCode == .qualified ? "passed" : "failed"
+      ),
+      (
         "checklist",
         ChecklistCoverage(
           results, catalogue: scope.catalogue, waived: Set(summary.waived.keys),
