@@ -10,15 +10,19 @@ public struct ShellKind: Sendable, Hashable {
     /// What a person must check, and why, where no check of qualify covers the item: the
     /// report shows it in the item's "not covered" cells.
     public let manualCheck: String?
+    /// The item guards what a store build ships (no dev server, no cleartext, push pairing): a
+    /// waiver of its checks needs `allowOnRelease` on a release channel.
+    public let guardsStoreBuild: Bool
 
     public init(
       _ number: Int, _ title: String, platforms: [Platform] = Platform.allCases,
-      manualCheck: String? = nil
+      manualCheck: String? = nil, guardsStoreBuild: Bool = false
     ) {
       self.number = number
       self.title = title
       self.platforms = platforms
       self.manualCheck = manualCheck
+      self.guardsStoreBuild = guardsStoreBuild
     }
   }
 
@@ -52,8 +56,8 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(4, "OTA chain on the release channel"),
       ChecklistItem(5, "Native file paths"),
       ChecklistItem(6, "Logout → re-login"),
-      ChecklistItem(7, "No dev server baked in"),
-      ChecklistItem(8, "Push environment pairing"),
+      ChecklistItem(7, "No dev server baked in", guardsStoreBuild: true),
+      ChecklistItem(8, "Push environment pairing", guardsStoreBuild: true),
     ],
     releaseCaveat:
       "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it"

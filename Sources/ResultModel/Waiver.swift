@@ -23,6 +23,10 @@ public struct Waiver: Sendable, Codable, Equatable {
   /// Whether `expires` was before the run's day when the run read it: an expired waiver
   /// covers nothing.
   public var expired: Bool = false
+  /// `allowOnRelease`: the owner accepts that it waives a check guarding store builds on a
+  /// release channel (a dev server, cleartext, push pairing); without it such a waiver covers
+  /// nothing there.
+  public var allowOnRelease: Bool?
 
   public init(
     check: String, platform: Platform? = nil, control: String? = nil, reason: String,

@@ -127,10 +127,21 @@ public struct RunSummary: Sendable {
       }.count
     let waivers = scope.waivers ?? []
     var waived: [Int: [Waiver]] = [:]
+    var refused: [Waiver] = []
+    let storeItems = Set(scope.shellKind.checklist.filter(\.guardsStoreBuild).map(\.number))
     for (index, result) in results.enumerated() {
-      if let covering = result.waivers(among: waivers) { waived[index] = covering }
+      // On a release channel a store-build guard is waived only by a waiver that says so.
+      let guardsStore =
+        scope.releaseChannel == true && result.checklist.contains(where: storeItems.contains)
+      let usable = waivers.filter { !guardsStore || $0.allowOnRelease == true }
+      if let covering = result.waivers(among: usable) {
+        waived[index] = covering
+      } else if let covering = result.waivers(among: waivers) {
+        refused += covering.filter { !refused.contains($0) }
+      }
     }
     self.waived = waived
+    refusedWaivers = refused
     flaky = results.filter(\.isFlaky).count
     expiredWaivers = waivers.filter(\.expired)
     // A waiver of a check this run did not run is neither used nor unused: a partial run
@@ -174,6 +185,10 @@ public struct RunSummary: Sendable {
     partialReasons = reasons
   }
 
+  /// Waivers that would cover a store-build guard's failure on a release channel but do not
+  /// say `allowOnRelease`: the failure blocks, and the run says why.
+  public var refusedWaivers: [Waiver] = []
+
   /// Scenario runs whose attempts disagreed (`--repeat`).
   public var flaky: Int
 
@@ -185,6 +200,9 @@ public struct RunSummary: Sendable {
     }
       + unusedWaivers.map {
         "unused waiver \($0.label) (\($0.location ?? "qualify-waivers.json"), owner \($0.owner)): nothing it covers failed in this run; remove it"
+      }
+      + refusedWaivers.map {
+        "waiver \($0.label) (\($0.location ?? "qualify-waivers.json"), owner \($0.owner)) does not cover it on a release channel: the check guards what a store build ships; add \"allowOnRelease\": true if its owner accepts shipping that"
       }
   }
 
@@ -287,7 +305,15 @@ public struct RunSummary: Sendable {
   /// `ERROR`.
   public var headline: String {
     let applied = appliedWaivers.count
-    let withWaivers = applied == 0 ? "" : " with \(applied) waiver\(applied == 1 ? "" : "s")"
+    let onRelease = appliedWaivers.filter {
+      $0.allowOnRelease == true && scope.releaseChannel == true
+    }
+    let withWaivers =
+      applied == 0
+      ? ""
+      : " with \(applied) waiver\(applied == 1 ? "" : "s")"
+        + (onRelease.isEmpty
+          ? "" : " (waiving store-build guards: \(onRelease.map(\.label).joined(separator: ", ")))")
     switch status {
     case .qualified: return "QUALIFIED" + withWaivers
     case .partial: return "PASSED (partial: \(partiality.joined(separator: ", ")))" + withWaivers

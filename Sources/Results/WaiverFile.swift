@@ -53,6 +53,7 @@ public enum WaiverFile {
     }
     let allowed: Set<String> = [
       "check", "platform", "control", "reason", "owner", "expires", "reference",
+      "allowOnRelease",
     ]
     var waivers: [Waiver] = []
     for entry in entries {
@@ -113,11 +114,19 @@ public enum WaiverFile {
           entry.line(of: "expires") ?? line,
           "\"expires\" must be a date YYYY-MM-DD, got \"\(expires)\"")
       }
+      var allowOnRelease: Bool?
+      if let value = entry["allowOnRelease"] {
+        allowOnRelease = value.bool
+        if allowOnRelease == nil {
+          fail(entry.line(of: "allowOnRelease") ?? line, "\"allowOnRelease\" must be true or false")
+        }
+      }
       guard let check, let reason, let owner, let expires, isDay(expires) else { continue }
       var waiver = Waiver(
         check: check, platform: platform, control: control, reason: reason, owner: owner,
         expires: expires, reference: reference, location: "\(file):\(line)")
       waiver.expired = expires < day
+      waiver.allowOnRelease = allowOnRelease
       waivers.append(waiver)
     }
     if !diagnostics.isEmpty { throw InputError("\(file) has errors", diagnostics: diagnostics) }

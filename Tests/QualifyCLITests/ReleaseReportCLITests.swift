@@ -133,7 +133,9 @@ import Testing
     let app = try copy(
       Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "app")
     let file = app.appendingPathComponent("qualify-waivers.json")
-    func waive(expires: String, check: String = "guards/android-release-guard") throws {
+    func waive(
+      expires: String, check: String = "guards/android-release-guard", onRelease: Bool = true
+    ) throws {
       try Data(
         """
         {
@@ -143,24 +145,37 @@ import Testing
               "platform": "android",
               "reason": "the release build type is signed by the store pipeline (MSG-12)",
               "owner": "release@example.org",
-              "expires": "\(expires)"
+              "expires": "\(expires)"\(onRelease ? ",\n      \"allowOnRelease\": true" : "")
             }
           ]
         }
         """.utf8
       ).write(to: file)
     }
+    // The release guard guards a store build (item 7): on prod only allowOnRelease waives it.
+    try waive(expires: "2099-12-31", onRelease: false)
+    let refused = try qualify(app)
+    #expect(refused.status == 1, "\(refused.stdout.suffix(800))")
+    #expect(
+      refused.stdout.contains("add \"allowOnRelease\": true if its owner accepts shipping that"))
     try waive(expires: "2099-12-31")
     let waived = try qualify(app, ["--junit", "junit.xml", "--summary", "summary.md"])
     #expect(waived.status == 0, "\(waived.stdout.suffix(800))")
-    #expect(waived.stdout.contains("QUALIFIED with 1 waiver — channel prod"))
+    let headline =
+      "QUALIFIED with 1 waiver (waiving store-build guards: guards/android-release-guard [android]) — channel prod"
+    #expect(waived.stdout.contains(headline))
     #expect(waived.stdout.contains("waived: guards/android-release-guard [android]"))
     let junit = try String(contentsOf: scratch.appendingPathComponent("junit.xml"), encoding: .utf8)
     #expect(junit.contains("<skipped message=\"waived by release@example.org until 2099-12-31"))
     let summary = try String(
       contentsOf: scratch.appendingPathComponent("summary.md"), encoding: .utf8)
-    #expect(summary.hasPrefix("## qualify: QUALIFIED with 1 waiver — channel prod"))
+    // Markdown: the headline's brackets are escaped, as all app-derived text is.
+    #expect(
+      summary.hasPrefix("## qualify: QUALIFIED with 1 waiver \\(waiving store-build guards"),
+      "\(summary.prefix(200))")
     #expect(summary.contains("### Waived"))
+    let history = try CLI.run(["history"], in: scratch)
+    #expect(history.stdout.contains("qualified (1 waived by 1 waiver)"), "\(history.stdout)")
 
     try waive(expires: "2020-01-01")
     let expired = try qualify(app)
@@ -211,12 +226,12 @@ import Testing
     let app = try copy(
       Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "app")
     try Data(
-      #"{"waivers": [{"check": "guards/android-release-guard", "platform": "android", "reason": "r", "owner": "o", "expires": "2099-01-01"}]}"#
+      #"{"waivers": [{"check": "guards/android-release-guard", "platform": "android", "reason": "r", "owner": "o", "expires": "2099-01-01", "allowOnRelease": true}]}"#
         .utf8
     ).write(to: app.appendingPathComponent("qualify-waivers.json"))
     let waived = try qualify(app, ["--fail-fast", "--jobs", "1"])
     #expect(waived.status == 0)
-    #expect(waived.stdout.contains("QUALIFIED with 1 waiver — channel prod"))
+    #expect(waived.stdout.contains("QUALIFIED with 1 waiver (waiving store-build guards:"))
     // Every scenario ran: the run was not stopped.
     #expect(!waived.stdout.contains("partial"))
     let broken = try copy(

@@ -283,6 +283,15 @@ import Testing
       """, file: "w.json", day: "2026-11-30", controls: controls)
     #expect(good.map(\.expired) == [true, false])
     #expect(good[0].location == "w.json:1")
+    let release = try WaiverFile.parse(
+      #"{"waivers": [{"check": "ota/update-applies", "reason": "r", "owner": "o", "expires": "2099-01-01", "allowOnRelease": true}]}"#,
+      file: "w.json", day: "2026-11-30", controls: controls)
+    #expect(release.first?.allowOnRelease == true)
+    #expect(throws: InputError.self) {
+      try WaiverFile.parse(
+        #"{"waivers": [{"check": "ota/update-applies", "reason": "r", "owner": "o", "expires": "2099-01-01", "allowOnRelease": "yes"}]}"#,
+        file: "w.json", day: "2026-11-30", controls: controls)
+    }
   }
 
   @Test func aDiffSaysWhatIsNewWhatIsFixedAndWhatChanged() {

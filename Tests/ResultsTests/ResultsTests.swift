@@ -71,6 +71,28 @@ enum SampleResults {
 }
 
 @Suite struct ResultStoreTests {
+  /// A store written by the previous qualify (schema 3) opens, gains the waiver counts, and
+  /// keeps its runs.
+  @Test func aVersion3StoreIsUpgradedInPlace() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("q.sqlite").path
+    do {
+      let store = try ResultStore(path: path)
+      try store.begin(SampleResults.run)
+    }
+    // Back to version 3's shape: its runs table had no waiver counts.
+    let database = try Database(path: path)
+    try database.execute(
+      "ALTER TABLE runs DROP COLUMN waived; ALTER TABLE runs DROP COLUMN waivers; PRAGMA user_version = 3;"
+    )
+    let upgraded = try ResultStore(path: path)
+    #expect(try database.query("PRAGMA user_version").first?.first?.integer == 4)
+    try upgraded.finish(run: SampleResults.run.id, status: .qualified, waived: 3, waivers: 2)
+    let run = try #require(try upgraded.run(SampleResults.run.id))
+    #expect(run.statusText == "qualified (3 waived by 2 waivers)")
+  }
+
   @Test func resultsRoundTripThroughTheStore() throws {
     let directory = try Fixtures.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -292,6 +314,38 @@ struct XMLDocumentProbe {
     #expect(summary.exitCode == (fromEnvironment ? .notQualified : .qualified), "\(label)")
     scope.allowPartial = true
     #expect(RunSummary(results, scope: scope).exitCode == .qualified, "\(label)")
+  }
+
+  /// Issue 25, item 7: a waiver cannot hide a store-build guard on a release channel unless it
+  /// says `allowOnRelease`; the headline then names what it waives.
+  @Test func aStoreBuildGuardIsWaivedOnReleaseOnlyWithAllowOnRelease() {
+    let results = [
+      Self.result("guards/no-dev-server", .ios, .failed, checklist: [7]),
+      Self.result("sso/a", .ios, .passed, checklist: [1]),
+    ]
+    var waiver = Waiver(
+      check: "guards/no-dev-server", reason: "staging build", owner: "ops@example.org",
+      expires: "2099-01-01", location: "qualify-waivers.json:3")
+    var scope = RunScope()
+    scope.releaseChannel = true
+    scope.waivers = [waiver]
+    let refused = RunSummary(results, scope: scope)
+    #expect(refused.waived.isEmpty)
+    #expect(refused.exitCode == .notQualified)
+    #expect(refused.waiverNotes.contains { $0.contains("add \"allowOnRelease\": true") })
+    // A check that guards nothing a store build ships is waived as before.
+    var other = results
+    other[0].checklist = [5]
+    #expect(RunSummary(other, scope: scope).waived.count == 1)
+    // On dev the waiver applies.
+    scope.releaseChannel = nil
+    #expect(RunSummary(results, scope: scope).waived.count == 1)
+    waiver.allowOnRelease = true
+    scope.waivers = [waiver]
+    scope.releaseChannel = true
+    let allowed = RunSummary(results, scope: scope)
+    #expect(allowed.waived.count == 1)
+    #expect(allowed.headline.contains("waiving store-build guards: guards/no-dev-server"))
   }
 
   @Test func runsMissingFromARunThatSelectedEverythingAreNotTheUsers() {

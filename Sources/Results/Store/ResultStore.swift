@@ -10,7 +10,7 @@ import ResultModel
 /// left `running` by a process that is gone is marked `aborted` by the next invocation.
 public final class ResultStore: Sendable {
   let database: Database
-  static let schemaVersion = 3
+  static let schemaVersion = 4
 
   /// Whether the store was opened read-only (a database qualify may read but not write).
   public let isReadOnly: Bool
@@ -72,6 +72,10 @@ public final class ResultStore: Sendable {
   private func migrate() throws {
     let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
     if version >= Int64(ResultStore.schemaVersion) { return }
+    if version == 3 {
+      try upgradeToVersion4()
+      return
+    }
     if version == 1 || version == 2 {
       try database.inTransaction {
         if version == 1 {
@@ -96,6 +100,7 @@ public final class ResultStore: Sendable {
           PRAGMA user_version = 3;
           """)
       }
+      try upgradeToVersion4()
       return
     }
     try database.inTransaction {
@@ -122,7 +127,9 @@ public final class ResultStore: Sendable {
           scope TEXT,
           not_applicable INTEGER NOT NULL DEFAULT 0,
           app_name TEXT,
-          app_files TEXT
+          app_files TEXT,
+          waived INTEGER NOT NULL DEFAULT 0,
+          waivers INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE IF NOT EXISTS scenario_results (
           id INTEGER PRIMARY KEY,
@@ -177,6 +184,19 @@ public final class ResultStore: Sendable {
         );
         CREATE INDEX IF NOT EXISTS evidence_execution ON evidence(execution_id, step_idx, seq);
         PRAGMA user_version = \(ResultStore.schemaVersion);
+        """)
+    }
+  }
+
+  /// Version 4 records, per run, how many failures waivers covered and how many waivers did:
+  /// `history` and the trend page say "qualified with N waivers" without reading results.
+  private func upgradeToVersion4() throws {
+    try database.inTransaction {
+      try database.execute(
+        """
+        ALTER TABLE runs ADD COLUMN waived INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN waivers INTEGER NOT NULL DEFAULT 0;
+        PRAGMA user_version = 4;
         """)
     }
   }
@@ -328,10 +348,17 @@ public final class ResultStore: Sendable {
   }
 
   /// Writes the final status.
-  public func finish(run: String, status: RunRecord.Status) throws {
+  /// - Parameters:
+  ///   - waived: the failures waivers covered; `waivers`: the waivers that covered them.
+  public func finish(run: String, status: RunRecord.Status, waived: Int = 0, waivers: Int = 0)
+    throws
+  {
     try database.run(
-      "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-      [.text(status.rawValue), .text(ResultStore.format(Date())), .text(run)])
+      "UPDATE runs SET status = ?, finished_at = ?, waived = ?, waivers = ? WHERE id = ?",
+      [
+        .text(status.rawValue), .text(ResultStore.format(Date())), .integer(Int64(waived)),
+        .integer(Int64(waivers)), .text(run),
+      ])
   }
 
   // MARK: Reading
@@ -369,7 +396,7 @@ public final class ResultStore: Sendable {
   }
 
   static let runColumns =
-    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name, app_files"
+    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name, app_files, waived, waivers"
 
   static func runRecord(_ row: [SQLValue]) -> RunRecord {
     var record = RunRecord(
@@ -395,6 +422,8 @@ public final class ResultStore: Sendable {
     record.appFiles = row[20].text.flatMap {
       try? JSONDecoder().decode([AppFileDigest].self, from: Data($0.utf8))
     }
+    record.waived = Int(row[21].integer ?? 0)
+    record.waivers = Int(row[22].integer ?? 0)
     return record
   }
 

@@ -37,6 +37,17 @@ public struct RunRecord: Sendable, Codable {
   public var host: String
   public var harnessVersion: String
   public var counts: [String: Int]
+  /// Failures waivers covered, and the waivers that covered them (`qualified with N waivers`).
+  public var waived = 0
+  public var waivers = 0
+
+  /// `qualified`, or `qualified (3 waived by 2 waivers)`: what `history` and the trend page
+  /// show, so that a waiver never hides behind a clean status.
+  public var statusText: String {
+    waivers == 0
+      ? status.rawValue
+      : "\(status.rawValue) (\(waived) waived by \(waivers) waiver\(waivers == 1 ? "" : "s"))"
+  }
   /// What the run was asked to cover.
   public var scope: RunScope?
   /// The app files the run read, with their digests: the subjects of an attestation.

@@ -37,7 +37,7 @@ public enum TrendPage {
         "<table class=\"index\">\n<thead><tr><th>Run</th><th>Started</th><th>Verdict</th><th>Duration</th><th>Passed</th><th>Failed</th><th>Control did not bite</th><th>Error</th></tr></thead>\n<tbody>\n"
       for run in own.reversed() {
         out +=
-          "<tr><td><a href=\"runs/\(h(run.id))/index.html\">\(h(run.id))</a></td><td>\(h(ResultStore.format(run.startedAt)))</td><td><span class=\"badge \(css(run.status))\">\(h(run.status.rawValue))</span></td><td>\(h(duration(run).map(Durations.format) ?? "—"))</td>"
+          "<tr><td><a href=\"runs/\(h(run.id))/index.html\">\(h(run.id))</a></td><td>\(h(ResultStore.format(run.startedAt)))</td><td><span class=\"badge \(css(run.status))\">\(h(run.statusText))</span></td><td>\(h(duration(run).map(Durations.format) ?? "—"))</td>"
         for key in ["passed", "failed", "control-did-not-bite", "error"] {
           out += "<td>\(run.counts[key, default: 0])</td>"
         }

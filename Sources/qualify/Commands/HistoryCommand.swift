@@ -84,10 +84,11 @@ struct HistoryCommand {
     }
     out.line(
       out.style(
-        "run                   started               channel  status          pass fail nobite error  n/a  app",
+        "run                   started               channel  status                            pass fail nobite error  n/a  app",
         .bold))
     for run in runs {
-      let status = run.status.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
+      let status = run.statusText.padding(
+        toLength: max(33, run.statusText.count), withPad: " ", startingAt: 0)
       let styled = out.style(
         status,
         run.status == .qualified

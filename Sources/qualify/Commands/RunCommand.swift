@@ -432,7 +432,9 @@ struct RunCommand {
       try store.update(scope: scope, run: run.id)
     }
     let summary = RunSummary(results, scope: scope)
-    try store.finish(run: run.id, status: summary.status)
+    try store.finish(
+      run: run.id, status: summary.status, waived: summary.waived.count,
+      waivers: summary.appliedWaivers.count)
     run = try store.run(run.id) ?? run
     let report = try ReportFiles.write(
       run: run, results: results, history: store.runs(limit: 15),
