@@ -62,6 +62,8 @@ public struct ExecutionRecord: Sendable, Codable {
   /// control's `because` is compared with.
   public var failureReason: String?
   public var failureDetail: String?
+  /// What to change so that the failed step holds (a guard's fix), when the check knows.
+  public var fix: String?
 
   public var passed: Bool { failedStep == nil && !isError && !notApplicable }
 
@@ -78,7 +80,8 @@ public struct ExecutionRecord: Sendable, Codable {
 
   public init(
     steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval,
-    notApplicable: Bool = false, failureReason: String? = nil, failureDetail: String? = nil
+    notApplicable: Bool = false, failureReason: String? = nil, failureDetail: String? = nil,
+    fix: String? = nil
   ) {
     self.steps = steps
     self.failedStep = failedStep
@@ -88,6 +91,7 @@ public struct ExecutionRecord: Sendable, Codable {
     self.notApplicable = notApplicable
     self.failureReason = failureReason
     self.failureDetail = failureDetail
+    self.fix = fix
   }
 }
 

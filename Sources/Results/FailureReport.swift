@@ -22,6 +22,8 @@ public struct FailureReport: Sendable, Codable {
     public var location: String?
     /// The command that runs this scenario alone on this platform in the same world.
     public var reproduce: String
+    /// What to change so that it holds, when the check knows (a guard's fix).
+    public var fix: String?
     /// Attempts with different seeds disagreed (`--repeat`).
     public var flaky: Bool
     /// The waivers that cover it (for a control, the one covering that control).
@@ -33,6 +35,8 @@ public struct FailureReport: Sendable, Codable {
     public var cause: String
     /// Where it comes from, when a message names a file and line.
     public var location: String?
+    /// What to change, from the first of its failures that says.
+    public var fix: String?
     public var failures: [Failure]
   }
 
@@ -58,7 +62,8 @@ public struct FailureReport: Sendable, Codable {
         return Failure(
           scenarioID: result.scenarioID, platform: result.platform, title: result.title,
           result: index, control: control, kind: kind, reason: FailureReport.headline(reason),
-          location: location, reproduce: reproduce, flaky: result.isFlaky, waivers: covering)
+          location: location, reproduce: reproduce,
+          fix: control == nil ? result.check.fix : nil, flaky: result.isFlaky, waivers: covering)
       }
       switch result.verdict {
       case .failed, .error:
@@ -107,7 +112,7 @@ public struct FailureReport: Sendable, Codable {
       let location = key.hasPrefix("at ") ? String(key.dropFirst(3)) : nil
       return Group(
         cause: FailureReport.shortened(cause), location: location,
-        failures: members.map(\.failure))
+        fix: members.lazy.compactMap(\.failure.fix).first, failures: members.map(\.failure))
     }
     .enumerated().sorted {
       $0.element.failures.count != $1.element.failures.count

@@ -128,6 +128,34 @@ import Testing
     #expect(trend.components(separatedBy: "<rect class=\"run").count - 1 == 2)
   }
 
+  /// Issue 25, item 3: a finding's fix stands where people read — the console, the report's
+  /// blocker card (re-rendered from the store too), JUnit's failure text, JSON's groups and the
+  /// Markdown summary.
+  @Test func theFixOfAFindingIsWhereEveryReaderLooks() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try copy(
+      Fixtures.regressionsDirectory + "/android-release-guard-missing", as: "app")
+    let run = try qualify(app, ["--junit", "junit.xml", "--summary", "summary.md"])
+    #expect(run.status == 1)
+    let fix = "fix: "
+    #expect(run.stdout.contains("\n  " + fix), "\(run.stdout.suffix(1500))")
+    let junit = try String(contentsOf: scratch.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(junit.contains("&#10;" + fix) || junit.contains("\n" + fix), "\(junit.prefix(400))")
+    let summary = try String(
+      contentsOf: scratch.appendingPathComponent("summary.md"), encoding: .utf8)
+    #expect(summary.contains("\nFix: "))
+    let json = try qualify(app, ["--json"])
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let groups = (document["failures"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+    #expect(groups.contains { ($0["fix"] as? String)?.isEmpty == false })
+    let again = try CLI.run(["report", "--report-dir", "again"], in: scratch)
+    #expect(again.status == 0, "\(again.stderr)")
+    let html = try String(
+      contentsOf: scratch.appendingPathComponent("again/latest.html"), encoding: .utf8)
+    #expect(html.contains("<p class=\"fix\"><strong>Fix:</strong>"))
+  }
+
   @Test func aWaiverInForceQualifiesAnExpiredOneDoesNotABrokenOneIsBadInput() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = try copy(

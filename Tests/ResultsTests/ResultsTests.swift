@@ -81,11 +81,15 @@ enum SampleResults {
       let store = try ResultStore(path: path)
       try store.begin(SampleResults.run)
     }
-    // Back to version 3's shape: its runs table had no waiver counts.
+    // Back to version 3's shape: no waiver counts, no failure reasons or fixes.
     let database = try Database(path: path)
     try database.execute(
-      "ALTER TABLE runs DROP COLUMN waived; ALTER TABLE runs DROP COLUMN waivers; PRAGMA user_version = 3;"
-    )
+      """
+      ALTER TABLE runs DROP COLUMN waived; ALTER TABLE runs DROP COLUMN waivers;
+      ALTER TABLE executions DROP COLUMN failure_reason;
+      ALTER TABLE executions DROP COLUMN failure_detail; ALTER TABLE executions DROP COLUMN fix;
+      PRAGMA user_version = 3;
+      """)
     let upgraded = try ResultStore(path: path)
     #expect(try database.query("PRAGMA user_version").first?.first?.integer == 4)
     try upgraded.finish(run: SampleResults.run.id, status: .qualified, waived: 3, waivers: 2)

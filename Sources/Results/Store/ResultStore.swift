@@ -161,7 +161,10 @@ public final class ResultStore: Sendable {
           message TEXT,
           failed_step INTEGER,
           is_error INTEGER NOT NULL,
-          duration REAL NOT NULL
+          duration REAL NOT NULL,
+          failure_reason TEXT,
+          failure_detail TEXT,
+          fix TEXT
         );
         CREATE TABLE IF NOT EXISTS steps (
           execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
@@ -188,14 +191,19 @@ public final class ResultStore: Sendable {
     }
   }
 
-  /// Version 4 records, per run, how many failures waivers covered and how many waivers did:
-  /// `history` and the trend page say "qualified with N waivers" without reading results.
+  /// Version 4 records, per run, how many failures waivers covered and how many waivers did
+  /// (`history` and the trend page say "qualified with N waivers" without reading results),
+  /// and per execution why it failed and the fix, so a re-rendered report says what the run
+  /// said (a timeout is not an internal error; the fix stands in the blocker card).
   private func upgradeToVersion4() throws {
     try database.inTransaction {
       try database.execute(
         """
         ALTER TABLE runs ADD COLUMN waived INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE runs ADD COLUMN waivers INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE executions ADD COLUMN failure_reason TEXT;
+        ALTER TABLE executions ADD COLUMN failure_detail TEXT;
+        ALTER TABLE executions ADD COLUMN fix TEXT;
         PRAGMA user_version = 4;
         """)
     }
@@ -308,8 +316,8 @@ public final class ResultStore: Sendable {
   {
     try database.run(
       """
-      INSERT INTO executions (result_id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO executions (result_id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .integer(resultID), SQLValue(control?.name),
@@ -318,6 +326,8 @@ public final class ResultStore: Sendable {
         SQLValue(control?.outcome.rawValue),
         SQLValue(control?.message ?? execution?.message), SQLValue(execution?.failedStep),
         .integer(execution?.isError == true ? 1 : 0), .real(execution?.duration ?? 0),
+        SQLValue(execution?.failureReason), SQLValue(execution?.failureDetail),
+        SQLValue(execution?.fix),
       ])
     let executionID = database.lastInsertID
     for step in execution?.steps ?? [] {
@@ -435,7 +445,7 @@ public final class ResultStore: Sendable {
     return try rows.map { row in
       let resultID = row[0].integer ?? 0
       let executions = try database.query(
-        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration FROM executions WHERE result_id = ? ORDER BY id",
+        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix FROM executions WHERE result_id = ? ORDER BY id",
         [.integer(resultID)])
       var check = ExecutionRecord(
         steps: [], failedStep: nil, message: nil, isError: false, duration: 0)
@@ -502,6 +512,7 @@ public final class ResultStore: Sendable {
     return ExecutionRecord(
       steps: steps, failedStep: row[7].integer.map { Int($0) }, message: row[6].text,
       isError: row[8].integer == 1,
-      duration: row[9].real ?? 0)
+      duration: row[9].real ?? 0, failureReason: row[10].text, failureDetail: row[11].text,
+      fix: row[12].text)
   }
 }

@@ -178,7 +178,9 @@ public enum HTMLReport {
     for group in failures.groups {
       out += "<div class=\"group\">\n<h3>\(h(group.cause))"
       out +=
-        " <span class=\"sub\">\(group.failures.count) failure\(group.failures.count == 1 ? "" : "s")\(group.location.map { " · " + h($0) } ?? "")</span></h3>\n<ul class=\"failures\">\n"
+        " <span class=\"sub\">\(group.failures.count) failure\(group.failures.count == 1 ? "" : "s")\(group.location.map { " · " + h($0) } ?? "")</span></h3>\n"
+      if let fix = group.fix { out += "<p class=\"fix\"><strong>Fix:</strong> \(h(fix))</p>\n" }
+      out += "<ul class=\"failures\">\n"
       for failure in group.failures {
         out +=
           "<li><span class=\"badge bad\">\(h(failure.kind))</span> <a href=\"#\(anchor(failure.result))\">\(h(failure.scenarioID))</a> <span class=\"sub\">\(h(failure.platform.displayName))</span>"
@@ -492,7 +494,7 @@ public enum HTMLReport {
     .badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:var(--none);white-space:nowrap}.badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
     .scenario{border:1px solid var(--line);border-left:5px solid var(--none);border-radius:6px;padding:10px 14px;margin:12px 0}.scenario.ok{border-left-color:var(--ok)}.scenario.bad{border-left-color:var(--bad)}.scenario.warn{border-left-color:var(--warn)}
     .message{margin:4px 0}.meta{color:var(--none);font-size:12px;margin:2px 0}.sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}@media(max-width:900px){.sides{grid-template-columns:1fr}}
-    .steps{padding-left:20px}.steps li{margin:4px 0}.why{color:var(--bad);margin:2px 0}.control{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
+    .steps{padding-left:20px}.steps li{margin:4px 0}.why{color:var(--bad);margin:2px 0}.fix{margin:4px 0 8px;padding:6px 10px;border-left:3px solid var(--ok)}.manual{margin:4px 0 0;font-size:.9em;color:var(--none)}.control{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
     .evidence{list-style:none;padding-left:0;font-size:12px}.evidence li{margin:4px 0}.kind{font-family:ui-monospace,monospace;color:var(--none)}.source{font-weight:600}
     pre{background:#f6f8fa;border:1px solid var(--line);padding:6px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all;font-size:11px}
     tr.current td{font-weight:600}footer{margin-top:32px;color:var(--none);font-size:12px}

@@ -24,8 +24,9 @@ public enum JUnitWriter {
         body = "<skipped message=\"\(xml(waived(waivers.first, result.message)))\"/>"
       case .failed:
         failures += 1
+        let fix = result.check.fix.map { "\nfix: " + $0 } ?? ""
         body =
-          "<failure type=\"\(result.isFlaky ? "flaky" : "failed")\" message=\"\(xml(result.message + " — " + reproduce))\">\(xml(details(result.check) + "\n" + reproduce))</failure>"
+          "<failure type=\"\(result.isFlaky ? "flaky" : "failed")\" message=\"\(xml(result.message + " — " + reproduce))\">\(xml(details(result.check) + fix + "\n" + reproduce))</failure>"
       case .error:
         errors += 1
         body =

@@ -41,6 +41,7 @@ public enum MarkdownSummary {
       out += "\n### What blocks the release\n\n"
       for group in failures.groups {
         out += "**\(text(group.cause))** (\(group.failures.count))\n\n"
+        if let fix = group.fix { out += "Fix: \(text(fix))\n\n" }
         for failure in group.failures {
           out +=
             "- `\(code(failure.scenarioID))` \(failure.platform.displayName)\(failure.control.map { " control “\(text($0))”" } ?? "")\(failure.flaky ? " (flaky)" : ""): \(text(failure.reason))\n"

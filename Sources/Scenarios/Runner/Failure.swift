@@ -27,11 +27,16 @@ public struct Failure: Sendable {
   public var reason: FailureReason
   public var detail: String?
   public var message: String
+  /// What to change so that the step holds, when the expectation knows (a guard's fix).
+  public var fix: String?
 
-  public init(_ reason: FailureReason, _ detail: String? = nil, _ message: String) {
+  public init(
+    _ reason: FailureReason, _ detail: String? = nil, _ message: String, fix: String? = nil
+  ) {
     self.reason = reason
     self.detail = detail
     self.message = message
+    self.fix = fix
   }
 
   /// `status 200`: what `because` is compared with.

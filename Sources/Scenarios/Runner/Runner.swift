@@ -645,7 +645,8 @@ public final class Runner: Sendable {
       message: (errorMessage ?? failure?.message).map(redactor.redact),
       isError: errorMessage != nil,
       duration: Date().timeIntervalSince(started), failureReason: failure?.reason.name,
-      failureDetail: failure?.detail.map(redactor.redact))
+      failureDetail: failure?.detail.map(redactor.redact),
+      fix: failure?.fix.map(redactor.redact))
   }
 
   /// Runs one step's lines; nil when the step held, else why it did not.

@@ -405,8 +405,10 @@ public struct ExpectationContext {
 
 extension ExpectationContext {
   /// A failure with `reason`.
-  func fail(_ reason: FailureReason, _ detail: String? = nil, _ message: String) -> Failure {
-    Failure(reason, detail, message)
+  func fail(
+    _ reason: FailureReason, _ detail: String? = nil, _ message: String, fix: String? = nil
+  ) -> Failure {
+    Failure(reason, detail, message, fix: fix)
   }
 
   /// The failure of an expectation that needed a response and got none: the action's own

@@ -100,6 +100,7 @@ final class Progress: Sendable {
           terminal.style("● \(group.cause)", .red)
             + terminal.style(
               " (\(group.failures.count) failure\(group.failures.count == 1 ? "" : "s"))", .dim))
+        if let fix = group.fix { terminal.line("  fix: " + fix) }
         for failure in group.failures {
           terminal.line(
             "    \(failure.scenarioID) [\(failure.platform.rawValue)]\(failure.control.map { " control \"\($0)\"" } ?? "")\(failure.flaky ? " (flaky)" : "")"

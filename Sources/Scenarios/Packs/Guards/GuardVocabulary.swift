@@ -53,7 +53,9 @@ enum GuardVocabulary {
         let errors = matching.filter { $0.severity == .error }
         return errors.isEmpty
           ? nil
-          : context.fail(.finding, rule, errors.map(\.description).joined(separator: "; "))
+          : context.fail(
+            .finding, rule, errors.map(\.description).joined(separator: "; "),
+            fix: errors.first?.fix)
       }
       return matching.isEmpty
         ? context.fail(.noFinding, rule, "expected a \(rule) finding, the build has none") : nil
