@@ -279,6 +279,17 @@ public struct RunSummary: Sendable {
       && !unrequestedReductions.isEmpty
   }
 
+  /// What the run could not verify and says so, in the order the console prints it: the env
+  /// that fell back, the run's caveats, and the kind's release caveat on a release channel.
+  /// The report, the Markdown summary and JUnit carry the same list.
+  public func caveats(channel: Channel) -> [String] {
+    var out: [String] = []
+    if let warning = scope.envWarning { out.append(warning) }
+    out += scope.caveats
+    if let caveat = ReleaseChecklist.caveat(of: scope, channel: channel) { out.append(caveat) }
+    return out
+  }
+
   /// Scenario runs that ended in an error because an execution ran out of time.
   public var timeouts: Int = 0
 

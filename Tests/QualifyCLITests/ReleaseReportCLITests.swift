@@ -144,6 +144,11 @@ import Testing
     let summary = try String(
       contentsOf: scratch.appendingPathComponent("summary.md"), encoding: .utf8)
     #expect(summary.contains("\nFix: "))
+    // The caveats the console prints travel with the summary and JUnit.
+    #expect(run.stdout.contains("note: the push credentials were not verified"))
+    #expect(summary.contains("> note: the push credentials were not verified"), "\(summary)")
+    #expect(
+      junit.contains(#"<property name="caveats" value="the push credentials were not verified"#))
     let json = try qualify(app, ["--json"])
     let document = try #require(
       try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

@@ -119,9 +119,7 @@ public enum HTMLReport {
     var out = "<header class=\"verdict \(css)\">\n"
     out +=
       "<h1><span class=\"headline\">\(h(headline))</span> <span class=\"sub\">\(h(run.appName ?? URL(fileURLWithPath: run.app).lastPathComponent)) · channel \(h(run.channel.rawValue))</span></h1>\n"
-    var notes: [String] = []
-    if let warning = run.scope?.envWarning { notes.append(warning) }
-    notes += run.scope?.caveats ?? []
+    var notes = summary.caveats(channel: run.channel)
     notes.append(coverage.summary)
     notes += summary.waiverNotes
     let flaky = summary.flaky
@@ -129,9 +127,6 @@ public enum HTMLReport {
       notes.append(
         "\(flaky) flaky scenario run\(flaky == 1 ? "" : "s"): attempts with different seeds disagreed, so the failing attempt stands"
       )
-    }
-    if let caveat = ReleaseChecklist.caveat(of: run.scope ?? RunScope(), channel: run.channel) {
-      notes.append(caveat)
     }
     out += "<ul class=\"notes\">"
     for note in notes { out += "<li>\(h(note))</li>" }

@@ -80,6 +80,7 @@ public enum JUnitWriter {
       ("verdict", summary.status.rawValue), ("headline", summary.headline),
       ("scope", summary.status == .partial || !scope.isFull ? "partial" : "full"),
       ("scope-limits", scope.limits.joined(separator: "; ")),
+      ("caveats", summary.caveats(channel: run.channel).joined(separator: "; ")),
       (
         "gate",
         summary.gateRefuses

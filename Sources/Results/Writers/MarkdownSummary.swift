@@ -21,6 +21,7 @@ public enum MarkdownSummary {
       "Run `\(code(run.id))` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
     out += "\(text(coverage.summary))\n\n"
     for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
+    for caveat in summary.caveats(channel: run.channel) { out += "> note: \(text(caveat))\n\n" }
     out += "| Item | iOS | Android |\n|---|---|---|\n"
     for item in coverage.shell.checklist {
       let (item, name) = (item.number, item.title)
