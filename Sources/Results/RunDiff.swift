@@ -106,8 +106,8 @@ public struct RunDiff: Sendable {
     }
   }
 
-  /// A step's evidence with what changes from seed to seed masked: long tokens with digits
-  /// (identifiers, tokens, digests) and durations.
+  /// A step's evidence with what changes from seed to seed masked: long tokens with digits or
+  /// random-looking mixed case (identifiers, tokens, digests) and durations.
   static func shape(_ step: StepRecord?) -> [String] {
     guard let step else { return [] }
     return step.evidence.map { entry in
@@ -123,14 +123,23 @@ public struct RunDiff: Sendable {
       of: #"\[REDACTED:[0-9a-f]{4}\]"#, with: "[REDACTED]", options: .regularExpression)
     out = out.replacingOccurrences(
       of: #"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, with: "…", options: .regularExpression)
+    // A token shown by its first characters (`token 1Va53mVp…`).
+    out = out.replacingOccurrences(
+      of: #"[A-Za-z0-9_\-]{6,}…"#, with: "…", options: .regularExpression)
     guard let expression = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#) else {
       return out
     }
     let matches = expression.matches(in: out, range: NSRange(out.startIndex..., in: out))
     for match in matches.reversed() {
-      guard let range = Range(match.range, in: out),
-        out[range].contains(where: \.isNumber)
-      else { continue }
+      guard let range = Range(match.range, in: out) else { continue }
+      let run = out[range]
+      // Random ids need not hold a digit (one in eight 12-character ones has none): a
+      // mixed-case run as varied as random text is one too.
+      let random =
+        run.contains(where: \.isNumber)
+        || (run.contains(where: \.isUppercase) && run.contains(where: \.isLowercase)
+          && SecretShape.entropy(String(run)) >= 3.0)
+      guard random else { continue }
       out.replaceSubrange(range, with: "…")
     }
     return out

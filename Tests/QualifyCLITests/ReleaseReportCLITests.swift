@@ -128,6 +128,20 @@ import Testing
     #expect(trend.components(separatedBy: "<rect class=\"run").count - 1 == 2)
   }
 
+  /// Issue 25, item 6: two qualified runs that differ only by their seeds show no change, and
+  /// the diff says once that the seeds differ.
+  @Test func runsThatDifferOnlyBySeedShowNoChange() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    for seed in ["1", "2"] {
+      let run = try CLI.run(["--scenarios", CLI.scenarios, "--seed", seed], in: scratch)
+      #expect(run.status == 0, "\(run.stdout.suffix(400))")
+    }
+    let diff = try CLI.run(["diff"], in: scratch)
+    #expect(diff.status == 0, "\(diff.stdout)")
+    #expect(diff.stdout.contains("no change in verdicts, controls or evidence"), "\(diff.stdout)")
+    #expect(diff.stdout.components(separatedBy: "different seeds (1 and 2)").count == 2)
+  }
+
   /// Issue 25, item 3: a finding's fix stands where people read — the console, the report's
   /// blocker card (re-rendered from the store too), JUnit's failure text, JSON's groups and the
   /// Markdown summary.

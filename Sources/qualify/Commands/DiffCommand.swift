@@ -63,6 +63,12 @@ struct DiffCommand {
     out.line(
       "\(before.id) (\(before.channel.rawValue), \(before.status.rawValue)) → \(after.id) (\(after.channel.rawValue), \(after.status.rawValue))"
     )
+    if before.seed != after.seed {
+      out.line(
+        out.style(
+          "note: the runs have different seeds (\(before.seed) and \(after.seed)): evidence is compared with the values the seed derives (tokens, ids, challenges) masked; pin --seed in CI for baselines",
+          .dim))
+    }
     if diff.isEmpty && diff.stillFailing.isEmpty {
       out.line("no change in verdicts, controls or evidence")
       return
@@ -106,7 +112,8 @@ struct DiffCommand {
       ]
     }
     let object: [String: Any] = [
-      "before": before.id, "after": after.id,
+      "before": before.id, "after": after.id, "seeds": [String(before.seed), String(after.seed)],
+      "seedsDiffer": before.seed != after.seed,
       "newFailures": diff.newFailures.map(change), "fixed": diff.fixed.map(change),
       "stillFailing": diff.stillFailing.map(change),
       "controls": diff.controls.map {
