@@ -57,7 +57,9 @@ let package = Package(
       ],
       path: "Benchmarks/qualify-bench"),
     // `make mutants`: mutation testing of the harness (rebuilds a scratch copy per mutant).
-    .executableTarget(name: "qualify-mutants", path: "Tools/qualify-mutants"),
+    .target(name: "MutationEngine", path: "Tools/MutationEngine"),
+    .executableTarget(
+      name: "qualify-mutants", dependencies: ["MutationEngine"], path: "Tools/qualify-mutants"),
     .target(
       name: "FuzzTargets", dependencies: ["Artifacts", "OTA", "Scenarios", "QualifyCore"],
       path: "Tools/FuzzTargets"),
@@ -69,6 +71,7 @@ let package = Package(
       dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"],
       path: "Tests/QualifyTestSupport"),
     .testTarget(name: "QualifyCoreTests", dependencies: ["QualifyCore"]),
+    .testTarget(name: "MutationEngineTests", dependencies: ["MutationEngine"]),
     .testTarget(
       name: "QualifyCryptoTests",
       dependencies: ["QualifyCrypto", "QualifyCore", "QualifyTestSupport"]),

@@ -9,61 +9,6 @@
 // survived, 2 on a catalogue that does not apply.
 import Foundation
 
-struct Catalogue: Decodable {
-  struct Mutant: Decodable {
-    /// A short name.
-    var id: String
-    /// What part of the world or the app it breaks (updater, backend, idp, browser, …).
-    var area: String
-    /// The bug, in one sentence.
-    var bug: String
-    /// The app qualified (relative to the package): the sample app unless stated; a reader
-    /// mutant runs on the regression fixture its rule catches.
-    var app: String?
-    /// The file edited: under `Sources/` for a source mutant (rebuilt), else relative to a
-    /// copy of the app.
-    var file: String
-    /// Text that must occur exactly once in the file, and what replaces it.
-    var find: String
-    var replace: String
-    var channel: String?
-    /// qualify's environment for the run.
-    var environment: [String: String]?
-  }
-
-  var mutants: [Mutant]
-  var harmless: [Mutant]
-}
-
-struct Failure: Error, CustomStringConvertible {
-  var description: String
-}
-
-let fileManager = FileManager.default
-
-func run(
-  _ executable: String, _ arguments: [String], in directory: URL,
-  environment: [String: String] = [:]
-)
-  throws -> (status: Int32, output: String)
-{
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  process.currentDirectoryURL = directory
-  var env = ProcessInfo.processInfo.environment
-  env["NO_COLOR"] = "1"
-  for (key, value) in environment { env[key] = value }
-  process.environment = env
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  process.standardError = pipe
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
 /// The package root: the current directory (make runs from it) or an argument.
 let root = URL(
   fileURLWithPath: CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") }
@@ -71,6 +16,12 @@ let root = URL(
 let only = CommandLine.arguments.dropFirst().first { $0.hasPrefix("--only=") }.map {
   String($0.dropFirst("--only=".count))
 }
+/// `--catalogue` runs the hand-written catalogue alone, `--generated` the generated sample
+/// alone; both by default. `--record` writes the sample and its verdicts to
+/// Mutants/generated.json in the working tree.
+let flags = Set(CommandLine.arguments.dropFirst().filter { $0.hasPrefix("--") })
+let runCatalogue = !flags.contains("--generated") && !flags.contains("--list")
+let runGenerated = !flags.contains("--catalogue")
 
 do {
   let catalogueURL = root.appendingPathComponent("Mutants/catalogue.json")
@@ -181,51 +132,67 @@ do {
     return status
   }
 
-  print("qualify-mutants: building the baseline in \(scratch.path)")
-  try build()
-  // `--only=a,b`: those mutants and refactors alone.
-  let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
-  let selected = catalogue.mutants.filter { chosen?.contains($0.id) ?? true }
-  let refactors = catalogue.harmless.filter { chosen?.contains($0.id) ?? true }
-  for entry in selected + refactors { _ = try baseline(entry) }
-  guard baselines["\(sampleApp)@prod"] ?? 0 == 0 else {
-    throw Failure(description: "the sample app does not qualify on prod: nothing to mutate")
-  }
+  var catalogueClean = true
+  if runCatalogue {
+    print("qualify-mutants: building the baseline in \(scratch.path)")
+    try build()
+    // `--only=a,b`: those mutants and refactors alone.
+    let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
+    let selected = catalogue.mutants.filter { chosen?.contains($0.id) ?? true }
+    let refactors = catalogue.harmless.filter { chosen?.contains($0.id) ?? true }
+    for entry in selected + refactors { _ = try baseline(entry) }
+    guard baselines["\(sampleApp)@prod"] ?? 0 == 0 else {
+      throw Failure(description: "the sample app does not qualify on prod: nothing to mutate")
+    }
 
-  var killed: [String] = []
-  var survivors: [(Catalogue.Mutant, String)] = []
-  var broken: [(Catalogue.Mutant, String)] = []
-  let width = (selected + refactors).map(\.id.count).max() ?? 10
-  for mutant in selected {
-    let expected = try baseline(mutant)
-    let started = Date()
-    let (status, headline) = try trial(mutant)
-    let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
-    let caught = status != expected
-    print(
-      "\(caught ? "killed  " : "SURVIVED") \(mutant.id.padding(toLength: width, withPad: " ", startingAt: 0)) \(seconds)  \(headline)"
-    )
-    if caught { killed.append(mutant.id) } else { survivors.append((mutant, headline)) }
+    var killed: [String] = []
+    var survivors: [(Catalogue.Mutant, String)] = []
+    var broken: [(Catalogue.Mutant, String)] = []
+    let width = (selected + refactors).map(\.id.count).max() ?? 10
+    for mutant in selected {
+      let expected = try baseline(mutant)
+      let started = Date()
+      let (status, headline) = try trial(mutant)
+      let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
+      let caught = status != expected
+      print(
+        "\(caught ? "killed  " : "SURVIVED") \(mutant.id.padding(toLength: width, withPad: " ", startingAt: 0)) \(seconds)  \(headline)"
+      )
+      if caught { killed.append(mutant.id) } else { survivors.append((mutant, headline)) }
+    }
+    for refactor in refactors {
+      let expected = try baseline(refactor)
+      let (status, headline) = try trial(refactor)
+      let kept = status == expected
+      print(
+        "\(kept ? "kept    " : "BROKEN  ") \(refactor.id.padding(toLength: width, withPad: " ", startingAt: 0))         \(headline)"
+      )
+      if !kept { broken.append((refactor, headline)) }
+    }
+    let score = selected.isEmpty ? 100 : 100 * killed.count / selected.count
+    print("")
+    print("mutation score: \(killed.count)/\(selected.count) killed (\(score)%)")
+    for (mutant, headline) in survivors {
+      print("survivor: \(mutant.id) [\(mutant.area)] \(mutant.bug) — \(headline)")
+    }
+    for (refactor, headline) in broken {
+      print("harmless refactor turned the verdict: \(refactor.id) — \(headline)")
+    }
+    catalogueClean = survivors.isEmpty && broken.isEmpty
   }
-  for refactor in refactors {
-    let expected = try baseline(refactor)
-    let (status, headline) = try trial(refactor)
-    let kept = status == expected
-    print(
-      "\(kept ? "kept    " : "BROKEN  ") \(refactor.id.padding(toLength: width, withPad: " ", startingAt: 0))         \(headline)"
-    )
-    if !kept { broken.append((refactor, headline)) }
+  var generatedClean = true
+  if runGenerated {
+    let environment = ProcessInfo.processInfo.environment
+    var generated = GeneratedRun(
+      root: root, scratch: scratch,
+      count: environment["MUTANTS_N"].flatMap { Int($0) } ?? 200,
+      seed: environment["MUTANTS_SEED"].flatMap { UInt64($0) } ?? 1,
+      record: flags.contains("--record"), listOnly: flags.contains("--list"),
+      area: environment["MUTANTS_AREA"] ?? "",
+      only: only.map { Set($0.split(separator: ",").map(String.init)) })
+    generatedClean = try generated.execute()
   }
-  let score = selected.isEmpty ? 100 : 100 * killed.count / selected.count
-  print("")
-  print("mutation score: \(killed.count)/\(selected.count) killed (\(score)%)")
-  for (mutant, headline) in survivors {
-    print("survivor: \(mutant.id) [\(mutant.area)] \(mutant.bug) — \(headline)")
-  }
-  for (refactor, headline) in broken {
-    print("harmless refactor turned the verdict: \(refactor.id) — \(headline)")
-  }
-  exit(survivors.isEmpty && broken.isEmpty ? 0 : 1)
+  exit(catalogueClean && generatedClean ? 0 : 1)
 } catch {
   FileHandle.standardError.write(Data("qualify-mutants: \(error)\n".utf8))
   exit(2)

@@ -1,0 +1,389 @@
+import Foundation
+import MutationEngine
+
+/// A survivor reviewed and recorded as equivalent: no observable behaviour changes.
+struct Equivalent: Codable {
+  var id: String
+  var file: String
+  var reason: String
+}
+
+/// The generated half of `make mutants` (issue 23, C): a seeded sample of operator mutants of
+/// the world's sources and of the bundled apps' files, each judged by full prod runs.
+struct GeneratedRun {
+  let root: URL
+  let scratch: URL
+  let count: Int
+  let seed: UInt64
+  let record: Bool
+  /// Print the sample and stop: what would be judged.
+  var listOnly = false
+  /// `MUTANTS_AREA=world` or `apps`: judge that half of the sample alone.
+  var area = ""
+  /// `--only=ID,…`: those generated mutants alone (and the catalogue's of those names).
+  var only: Set<String>?
+
+  /// The simulated world and the readers: a bug there changes what every app is told.
+  static let worldRoots = ["Sources/MockStack", "Sources/Devices", "Sources/Artifacts"]
+  /// The bundled apps (the regression fixtures are mutants already).
+  static let apps = [
+    "messages", "messages-simple", "appplatform", "openmapx", "sovereign", "heymoov",
+  ]
+
+  enum Verdict: String, Codable {
+    /// The verdict of some run changed.
+    case killed
+    /// Nothing noticed.
+    case survived
+    /// Nothing noticed, and qualify's reading of the app never names the file.
+    case suspected = "equivalent-suspected"
+    /// Recorded as equivalent in Mutants/equivalent.json, with a reason.
+    case equivalent
+    /// The mutated harness does not compile: not a mutant of any behaviour.
+    case stillborn
+  }
+
+  struct Outcome: Codable {
+    var id: String
+    var area: String
+    var kind: String
+    var file: String
+    var line: Int
+    var `operator`: String
+    var before: String
+    var after: String
+    var verdict: Verdict
+    /// The run that noticed it (app or fixture and its headline), or the reason recorded.
+    var note: String?
+  }
+
+  // MARK: The sample
+
+  /// Every candidate of an area, files in a fixed order.
+  func candidates(under roots: [String], skipping: (String) -> Bool = { _ in false })
+    -> [Mutation]
+  {
+    var mutations: [Mutation] = []
+    for base in roots {
+      let directory = root.appendingPathComponent(base)
+      guard
+        let enumerator = fileManager.enumerator(
+          at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+      else { continue }
+      var files: [String] = []
+      for case let url as URL in enumerator {
+        guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
+        else { continue }
+        let relative = base + url.path.dropFirst(directory.path.count)
+        if !skipping(relative) { files.append(relative) }
+      }
+      for file in files.sorted() {
+        guard
+          let text = try? String(
+            contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        else { continue }
+        mutations += MutationGenerator.mutations(file: file, text: text)
+      }
+    }
+    return mutations
+  }
+
+  static func appName(of file: String) -> String? {
+    let parts = file.split(separator: "/")
+    guard parts.count > 2, parts[0] == "Scenarios", parts[1] == "apps" else { return nil }
+    return String(parts[2])
+  }
+
+  /// What a world file belongs to, and the shell kind it serves.
+  static func area(of file: String) -> (area: String, kind: String) {
+    let parts = file.split(separator: "/").map(String.init)
+    if let app = appName(of: file) { return ("apps/" + app, "") }
+    let area = parts.count > 3 ? parts[1] + "/" + parts[2] : parts[1]
+    let kinds = [
+      "Bridge": "react-native-bridge", "Instance": "multi-instance", "Hybrid": "hybrid-webview",
+      "Session": "session-contract",
+    ]
+    let kind = kinds.first { key, _ in file.contains("/" + key) || file.contains("+" + key) }?
+      .value
+    return (area, kind ?? "capacitor")
+  }
+
+  func shellKind(ofApp app: String) -> String {
+    let profile = root.appendingPathComponent("Scenarios/apps/\(app)/qualify.json")
+    guard let data = try? Data(contentsOf: profile),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return "capacitor" }
+    return object["shell"] as? String ?? "capacitor"
+  }
+
+  // MARK: Running
+
+  func qualify(app: URL, arguments: [String] = [], environment: [String: String] = [:]) throws
+    -> (status: Int32, headline: String)
+  {
+    let base = [
+      "--seed", "1", "--jobs", "2",
+      "--db", scratch.appendingPathComponent("generated.sqlite").path,
+      "--report-dir", scratch.appendingPathComponent("generated-reports").path,
+      "--app", app.path,
+    ]
+    let result = try run(
+      scratch.appendingPathComponent(".build/debug/qualify").path, base + arguments,
+      in: scratch, environment: environment, timeout: 120)
+    let headline =
+      result.output.split(separator: "\n").last {
+        $0.contains("QUALIFIED") || $0.hasPrefix("PASSED") || $0.hasPrefix("ERROR")
+      }.map(String.init) ?? result.output.split(separator: "\n").last.map(String.init) ?? ""
+    return (result.status, headline)
+  }
+
+  /// A regression fixture, run on the scenario it breaks: it must keep failing.
+  struct Fixture: Decodable {
+    var name = ""
+    var breaks: String
+    var platform: String
+    var failsOn: [String]
+    var environment: [String: String]?
+
+    enum CodingKeys: String, CodingKey { case breaks, platform, failsOn, environment }
+  }
+
+  func fixtures() -> [Fixture] {
+    let directory = scratch.appendingPathComponent("Scenarios/apps/regressions")
+    let names = (try? fileManager.contentsOfDirectory(atPath: directory.path))?.sorted() ?? []
+    return names.compactMap { name in
+      guard
+        let data = try? Data(
+          contentsOf: directory.appendingPathComponent("\(name)/regression.json")),
+        var fixture = try? JSONDecoder().decode(Fixture.self, from: data)
+      else { return nil }
+      fixture.name = name
+      return fixture
+    }
+  }
+
+  func runFixture(_ fixture: Fixture) throws -> (status: Int32, headline: String) {
+    try qualify(
+      app: scratch.appendingPathComponent("Scenarios/apps/regressions/\(fixture.name)"),
+      arguments: [
+        "--channel", fixture.failsOn.first ?? "prod", "--filter", fixture.breaks, "--platform",
+        fixture.platform,
+      ], environment: fixture.environment ?? [:])
+  }
+
+  func build() throws -> Bool {
+    try run("/usr/bin/env", ["swift", "build", "--product", "qualify"], in: scratch).status == 0
+  }
+
+  /// The files qualify names when it reads an app (`check-app --explain`, the run's findings):
+  /// a survivor in a file it never names is suspected equivalent, not reviewed.
+  func namedFiles(app: String) throws -> String {
+    let directory = scratch.appendingPathComponent("Scenarios/apps/\(app)")
+    let explain = try run(
+      scratch.appendingPathComponent(".build/debug/qualify").path,
+      ["check-app", "--explain", "--app", directory.path], in: scratch)
+    return explain.output
+  }
+
+  mutating func execute() throws -> Bool {
+    let world = candidates(under: Self.worldRoots)
+    let apps = candidates(under: Self.apps.map { "Scenarios/apps/\($0)" }) {
+      $0.hasSuffix("/qualify.json") || $0.contains("-under-mutation/")
+    }
+    let worldShare = count / 2
+    let chosen =
+      ((area == "apps" ? [] : sample(world, count: worldShare, seed: seed))
+      + (area == "world" ? [] : sample(apps, count: count - worldShare, seed: seed)))
+      .filter { only?.contains($0.id) ?? true }
+    print(
+      "\ngenerated mutants: \(chosen.count) of \(world.count) world and \(apps.count) app candidates (MUTANTS_N=\(count), MUTANTS_SEED=\(seed))"
+    )
+    if listOnly {
+      for mutation in chosen {
+        print("\(mutation.id) \(mutation.file):\(mutation.line) [\(mutation.operator.rawValue)]")
+        print("  - \(mutation.before.trimmingCharacters(in: .whitespaces))")
+        print("  + \(mutation.after.trimmingCharacters(in: .whitespaces))")
+      }
+      return true
+    }
+    let equivalents: [String: Equivalent] = {
+      let url = root.appendingPathComponent("Mutants/equivalent.json")
+      guard let data = try? Data(contentsOf: url),
+        let list = try? JSONDecoder().decode([Equivalent].self, from: data)
+      else { return [:] }
+      return Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }()
+
+    guard try build() else { throw Failure(description: "the unmutated harness does not build") }
+    for app in Self.apps {
+      let (status, headline) = try qualify(
+        app: scratch.appendingPathComponent("Scenarios/apps/\(app)"),
+        arguments: ["--channel", "prod"])
+      guard status == 0 else {
+        throw Failure(description: "baseline: \(app) does not qualify on prod: \(headline)")
+      }
+    }
+    let fixtureList = fixtures()
+    var named: [String: String] = [:]
+    var outcomes: [Outcome] = []
+    var stale = false
+    // World mutants first, ordered by file, so that consecutive rebuilds touch one module.
+    for mutation in chosen.sorted(by: { ($0.file, $0.offset) < ($1.file, $1.offset) }) {
+      let (area, worldKind) = Self.area(of: mutation.file)
+      let appName = Self.appName(of: mutation.file)
+      let kind = appName.map(shellKind(ofApp:)) ?? worldKind
+      var outcome = Outcome(
+        id: mutation.id, area: area, kind: kind, file: mutation.file, line: mutation.line,
+        operator: mutation.operator.rawValue, before: mutation.before, after: mutation.after,
+        verdict: .survived)
+      let started = Date()
+      if let appName {
+        if stale {
+          _ = try build()
+          stale = false
+        }
+        outcome = try judgeApp(mutation, app: appName, outcome: outcome)
+        if outcome.verdict == .survived {
+          if named[appName] == nil { named[appName] = try namedFiles(app: appName) }
+          let relative = String(mutation.file.dropFirst("Scenarios/apps/\(appName)/".count))
+          if !(named[appName] ?? "").contains(relative) {
+            outcome.verdict = .suspected
+            outcome.note = "qualify's reading of \(appName) never names \(relative)"
+          }
+        }
+      } else {
+        outcome = try judgeWorld(mutation, fixtures: fixtureList, outcome: outcome)
+        stale = true
+      }
+      if outcome.verdict == .survived || outcome.verdict == .suspected,
+        let equivalent = equivalents[mutation.id]
+      {
+        outcome.verdict = .equivalent
+        outcome.note = equivalent.reason
+      }
+      let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
+      print(
+        "\(outcome.verdict.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(seconds) \(mutation.file):\(mutation.line) \(mutation.operator.rawValue)\(outcome.note.map { "  — \($0)" } ?? "")"
+      )
+      outcomes.append(outcome)
+    }
+    if stale { _ = try build() }
+    report(outcomes)
+    if record { try write(outcomes, equivalents: equivalents) }
+    return !outcomes.contains { $0.verdict == .survived || $0.verdict == .suspected }
+  }
+
+  func judgeApp(_ mutation: Mutation, app: String, outcome: Outcome) throws -> Outcome {
+    var outcome = outcome
+    let original = scratch.appendingPathComponent("Scenarios/apps/\(app)")
+    // Beside the original, so that a relative `base` still resolves.
+    let copy = original.deletingLastPathComponent().appendingPathComponent(
+      "\(app)-under-mutation")
+    try? fileManager.removeItem(at: copy)
+    try fileManager.copyItem(at: original, to: copy)
+    defer { try? fileManager.removeItem(at: copy) }
+    let relative = String(mutation.file.dropFirst("Scenarios/apps/\(app)/".count))
+    let target = copy.appendingPathComponent(relative)
+    let text = try String(contentsOf: target, encoding: .utf8)
+    guard let mutated = mutation.apply(to: text) else {
+      throw Failure(description: "mutant \(mutation.id) no longer applies to \(mutation.file)")
+    }
+    try mutated.write(to: target, atomically: true, encoding: .utf8)
+    let (status, headline) = try qualify(app: copy, arguments: ["--channel", "prod"])
+    if status != 0 {
+      outcome.verdict = .killed
+      outcome.note = "\(app): \(headline)"
+    }
+    return outcome
+  }
+
+  func judgeWorld(_ mutation: Mutation, fixtures: [Fixture], outcome: Outcome) throws -> Outcome {
+    var outcome = outcome
+    let target = scratch.appendingPathComponent(mutation.file)
+    let text = try String(contentsOf: target, encoding: .utf8)
+    guard let mutated = mutation.apply(to: text) else {
+      throw Failure(description: "mutant \(mutation.id) no longer applies to \(mutation.file)")
+    }
+    try mutated.write(to: target, atomically: true, encoding: .utf8)
+    defer { try? text.write(to: target, atomically: true, encoding: .utf8) }
+    guard try build() else {
+      outcome.verdict = .stillborn
+      return outcome
+    }
+    // The apps of the mutated kind first: most mutants are noticed by the first run.
+    let ordered = Self.apps.sorted { first, second in
+      (shellKind(ofApp: first) == outcome.kind ? 0 : 1, first)
+        < (shellKind(ofApp: second) == outcome.kind ? 0 : 1, second)
+    }
+    for app in ordered {
+      let (status, headline) = try qualify(
+        app: scratch.appendingPathComponent("Scenarios/apps/\(app)"),
+        arguments: ["--channel", "prod"])
+      if status != 0 {
+        outcome.verdict = .killed
+        outcome.note = "\(app): \(headline)"
+        return outcome
+      }
+    }
+    // A reader or guard that turned lenient lets a known-bad app through.
+    guard mutation.file.hasPrefix("Sources/Artifacts/") else { return outcome }
+    for fixture in fixtures {
+      let (status, headline) = try runFixture(fixture)
+      if status != 1 {
+        outcome.verdict = .killed
+        outcome.note = "regression \(fixture.name) no longer caught: \(headline)"
+        return outcome
+      }
+    }
+    return outcome
+  }
+
+  func report(_ outcomes: [Outcome]) {
+    func line(_ name: String, _ group: [Outcome]) -> String {
+      let killed = group.filter { $0.verdict == .killed }.count
+      let survived = group.filter { $0.verdict == .survived }.count
+      let suspected = group.filter { $0.verdict == .suspected }.count
+      let equivalent = group.filter { $0.verdict == .equivalent }.count
+      let stillborn = group.filter { $0.verdict == .stillborn }.count
+      let judged = killed + survived + suspected
+      let score = judged == 0 ? "—" : "\(100 * killed / judged)%"
+      return
+        "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(String(format: "%4d", killed)) killed \(String(format: "%3d", survived)) survived \(String(format: "%3d", suspected)) suspected \(String(format: "%3d", equivalent)) equivalent \(String(format: "%3d", stillborn)) stillborn  \(score)"
+    }
+    print("\ngenerated mutation score (killed of killed + survived + suspected):")
+    let world = outcomes.filter { !$0.area.hasPrefix("apps/") }
+    let apps = outcomes.filter { $0.area.hasPrefix("apps/") }
+    print(line("world", world))
+    for area in Set(world.map(\.area)).sorted() {
+      print(line("  " + area, world.filter { $0.area == area }))
+    }
+    print(line("apps' files", apps))
+    for area in Set(apps.map(\.area)).sorted() {
+      print(line("  " + area, apps.filter { $0.area == area }))
+    }
+    print("per shell kind:")
+    for kind in Set(outcomes.map(\.kind)).sorted() {
+      print(line("  " + kind, outcomes.filter { $0.kind == kind }))
+    }
+    for outcome in outcomes where outcome.verdict == .survived || outcome.verdict == .suspected {
+      print(
+        "\n\(outcome.verdict.rawValue) \(outcome.id) \(outcome.file):\(outcome.line) [\(outcome.operator)]"
+      )
+      print("  - \(outcome.before.trimmingCharacters(in: .whitespaces))")
+      print("  + \(outcome.after.trimmingCharacters(in: .whitespaces))")
+    }
+  }
+
+  func write(_ outcomes: [Outcome], equivalents: [String: Equivalent]) throws {
+    struct Record: Encodable {
+      var seed: UInt64
+      var count: Int
+      var outcomes: [Outcome]
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let data = try encoder.encode(
+      Record(seed: seed, count: count, outcomes: outcomes.sorted { $0.id < $1.id }))
+    try data.write(to: root.appendingPathComponent("Mutants/generated.json"))
+  }
+}
