@@ -161,6 +161,7 @@ extension BuildReader {
           },
           into: &build)
       }
+      build.manifestFile = file
       let targetSDK = 31
       for activity in (root.children("application").first?.children ?? [])
       where
@@ -171,6 +172,12 @@ extension BuildReader {
           let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
           let categories = filter.children("category").compactMap {
             $0.attributes["android:name"]
+          }
+          if actions.contains("android.intent.action.MAIN"),
+            categories.contains("android.intent.category.LAUNCHER"), build.launcherActivity == nil
+          {
+            build.launcherActivity = Sourced(
+              activity.attributes["android:name"] ?? "(unnamed)", at: location(file, activity.line))
           }
           for data in filter.children("data") {
             guard let raw = data.attributes["android:scheme"] else { continue }

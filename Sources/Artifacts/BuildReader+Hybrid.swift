@@ -208,7 +208,7 @@ extension BuildReader {
       do {
         if let (data, file) = try repository.data(path) {
           let plist = try PropertyListReader.parse(data: data, file: file)
-          readInfoPlist(plist, file: file, settings: settings, into: &build)
+          readInfoPlist(plist, file: file, path: path, settings: settings, into: &build)
           if let proxy = plist["FirebaseAppDelegateProxyEnabled"]?.bool {
             build.hybrid?.firebaseProxyEnabled = Sourced(
               proxy, at: location(file, plist.line(of: "FirebaseAppDelegateProxyEnabled")))
@@ -281,6 +281,28 @@ extension BuildReader {
     code.opensLinks = swift.fact(
       [["NSUserActivityTypeBrowsingWeb", "webpageURL", "webView.load("]],
       home: "UIApplicationDelegate")
+    // The delegate may relay the link to the view controller: follow the notification's name
+    // to the observer that loads it.
+    let relay = NotificationRelay(swift)
+    if let handler = swift.find(["NSUserActivityTypeBrowsingWeb"]) {
+      if let delivered = relay.delivers(postedAfter: handler, doing: "webView.load(") {
+        code.opensLinks = delivered
+      } else if swift.find(["NSUserActivityTypeBrowsingWeb", "webView.load("], sameFile: true)
+        == nil
+      {
+        // Neither loaded where it arrives nor relayed: the link goes nowhere.
+        code.opensLinks = Sourced(
+          false, at: handler,
+          derivation: ["the handler neither loads webpageURL nor posts it to an observer that does"]
+        )
+      }
+    }
+    if let handler = swift.find(["didReceiveRegistrationToken"]),
+      let delivered = relay.delivers(postedAfter: handler, doing: "fcmToken ="),
+      !delivered.value
+    {
+      code.registersToken = delivered
+    }
     build.hybrid?.code = code
   }
 

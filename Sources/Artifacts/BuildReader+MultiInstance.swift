@@ -130,7 +130,7 @@ extension BuildReader {
       do {
         if let (data, file) = try repository.data(path) {
           let plist = try PropertyListReader.parse(data: data, file: file)
-          readInfoPlist(plist, file: file, settings: settings, into: &build)
+          readInfoPlist(plist, file: file, path: path, settings: settings, into: &build)
         } else {
           diagnostics.append(
             .error(
@@ -226,6 +226,15 @@ extension BuildReader {
       [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
     code.iosNavigationPolicy = ios.fact(
       [["decidePolicyFor", "navigationDelegate = self"]], home: "CAPBridgeViewController")
+    code.iosSameOrigin =
+      ios.files.lazy.compactMap {
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).decision(marker: "decidePolicyFor")
+      }.first
+    code.androidSameOrigin =
+      android.files.lazy.compactMap {
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).decision(
+          marker: "shouldOverrideUrlLoading")
+      }.first
     if let scheme {
       code.iosDeepLinkHandoff = ios.fact(
         [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")

@@ -31,7 +31,7 @@ extension BuildReader {
       do {
         if let (data, file) = try repository.data(path) {
           let plist = try PropertyListReader.parse(data: data, file: file)
-          readInfoPlist(plist, file: file, settings: settings, into: &build)
+          readInfoPlist(plist, file: file, path: path, settings: settings, into: &build)
           let scene = plist["UIApplicationSceneManifest"]?["UISceneConfigurations"]?[
             "UIWindowSceneSessionRoleApplication"]?.array?.first
           if let name = scene?["UISceneDelegateClassName"]?.string {
@@ -188,8 +188,11 @@ extension BuildReader {
     }
   }
 
+  /// `file` is the plist as shown, `path` where it is in the app (its folder holds the
+  /// launch storyboard).
   mutating func readInfoPlist(
-    _ plist: PlistValue, file: String, settings: XcodeBuildSettings, into build: inout AppBuild
+    _ plist: PlistValue, file: String, path: String, settings: XcodeBuildSettings,
+    into build: inout AppBuild
   ) {
     for type in plist["CFBundleURLTypes"]?.array ?? [] {
       let line = type.line(of: "CFBundleURLSchemes")
@@ -212,6 +215,23 @@ extension BuildReader {
           derivation: raw == expansion.value ? [] : expansion.derivation)
       }
     }
+    var bundle = BundleInfo(file: file)
+    for key in BundleInfo.requiredKeys + BundleInfo.nameKeys {
+      guard let raw = plist[key]?.string else { continue }
+      let expansion = settings.expand(raw)
+      bundle.values[key] = BundleInfo.Entry(
+        raw: raw,
+        expanded: Sourced(
+          expansion.value, at: location(file, plist.line(of: key)),
+          derivation: raw == expansion.value ? [] : expansion.derivation))
+    }
+    if let name = bundle.values["UILaunchStoryboardName"]?.expanded.value, !name.isEmpty {
+      let folder = (path as NSString).deletingLastPathComponent
+      bundle.launchStoryboardFound = !repository.files(
+        under: folder, suffix: "\(name).storyboard"
+      ).filter { ($0 as NSString).lastPathComponent == "\(name).storyboard" }.isEmpty
+    }
+    build.bundleInfo = bundle
     if let ats = plist["NSAppTransportSecurity"] {
       var atsSettings = ATSSettings(
         location: location(file, plist.line(of: "NSAppTransportSecurity")))

@@ -171,6 +171,8 @@ public struct RunSummary: Sendable {
         reason = "OTA not enabled in this build (declare features.ota in qualify.json)"
       } else if result.message.hasPrefix("push is not enabled") {
         reason = "push not enabled in this build (declare features.push in qualify.json)"
+      } else if result.message.contains("unverified at ") {
+        reason = RunSummary.unverifiedReason
       } else if result.notApplicableCause == .realSystem {
         reason = RunSummary.realSystemReason
       } else {
@@ -184,6 +186,11 @@ public struct RunSummary: Sendable {
     }
     partialReasons = reasons
   }
+
+  /// A decision of the app's code that qualify could not read (issue 23): the scenario that
+  /// rests on it is not proven.
+  public static let unverifiedReason =
+    "a decision in the app's code qualify cannot read (unverified; check-app --explain shows where)"
 
   /// Waivers that would cover a store-build guard's failure on a release channel but do not
   /// say `allowOnRelease`: the failure blocks, and the run says why.

@@ -114,8 +114,11 @@ import Testing
     #expect(ios.instanceShell?.uncompiledSwiftFiles.isEmpty == true)
     #expect(android.instanceShell?.deepLinkLaunchMode?.value == "singleTask")
     #expect(android.instanceShell?.launcherActivity?.value == ".MainActivity")
-    // Only the multi-instance rules judge it: no NEXT_PUBLIC_API_ORIGIN is asked for.
-    #expect(BuildGuards.rules(for: .multiInstance).allSatisfy { $0.shells == [.multiInstance] })
+    // Only the multi-instance rules judge it, and the store's bundle rule every iOS shell
+    // shares: no NEXT_PUBLIC_API_ORIGIN is asked for.
+    #expect(
+      BuildGuards.rules(for: .multiInstance).filter { $0.shells != [.multiInstance] }.map(\.id)
+        == ["ios-store-bundle"])
   }
 
   /// An overlay of the sample with `files` written over it.

@@ -25,7 +25,7 @@ import Testing
     let verdicts = run.stdout.split(separator: "\n").filter {
       $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ")
     }
-    #expect(verdicts.count == 19)
+    #expect(verdicts.count == 21)
     #expect(verdicts.allSatisfy { $0.hasPrefix("PASS hybrid/") }, "\(verdicts)")
     #expect(verdicts.contains { $0.contains("hybrid/app-link [android]") })
     #expect(verdicts.contains { $0.contains("hybrid/universal-link [ios]") })
@@ -163,5 +163,38 @@ import Testing
     #expect(run.status == 2)
     #expect(run.stderr.contains("stack.json:1:1: error: a hybrid-webview app's scenarios"))
     #expect(run.stderr.contains("qualify links verify"))
+  }
+}
+
+/// Issue 23, A: an event relayed through NotificationCenter is followed by its name, from the
+/// delegate that posts it to the observer that acts on it.
+@Suite struct NotificationRelayCLITests {
+  func findings(replacing old: String, with new: String) throws -> ProcessResult {
+    let app = try Fixtures.temporaryApp("qualify-relay")
+    try FileManager.default.removeItem(at: app)
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: Fixtures.hybridApp), to: app)
+    defer { try? FileManager.default.removeItem(at: app) }
+    let url = app.appendingPathComponent("ios/App/App/ViewController.swift")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(text.contains(old))
+    try text.replacingOccurrences(of: old, with: new).write(
+      to: url, atomically: true, encoding: .utf8)
+    return try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
+  }
+
+  @Test func anObserverUnderAnotherNameDropsTheUniversalLink() throws {
+    let result = try findings(
+      replacing: "forName: Notification.Name(\"UniversalLinkOpened\")",
+      with: "forName: Notification.Name(\"UniversalLinkOpen\")")
+    #expect(result.status == 1, "\(result.stdout)")
+    #expect(result.stdout.contains("AppDelegate.swift:43"), "\(result.stdout)")
+    #expect(result.stdout.contains("UniversalLinkOpened is posted here and observed nowhere"))
+  }
+
+  @Test func anObserverThatNoLongerKeepsTheTokenIsCaught() throws {
+    let result = try findings(
+      replacing: "self?.fcmToken = note.object as? String", with: "_ = note.object")
+    #expect(result.status == 1, "\(result.stdout)")
+    #expect(result.stdout.contains("the observer of FCMTokenReceived never does fcmToken ="))
   }
 }

@@ -199,3 +199,63 @@ import Testing
       ), "\(run.stderr)")
   }
 }
+
+/// Issue 23, A: the navigation policy's same-origin decision is read from the code; a bug in
+/// it fails, and a condition qualify cannot evaluate is unverified with its location and
+/// keeps a prod run from passing.
+@Suite struct SameOriginDecisionCLITests {
+  func copy(replacing old: String, with new: String, in file: String) throws -> URL {
+    let app = try Fixtures.temporaryApp("qualify-same-origin")
+    try FileManager.default.removeItem(at: app)
+    try FileManager.default.copyItem(
+      at: URL(fileURLWithPath: Fixtures.instanceShellApp), to: app)
+    let url = app.appendingPathComponent(file)
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(text.contains(old))
+    try text.replacingOccurrences(of: old, with: new).write(
+      to: url, atomically: true, encoding: .utf8)
+    return app
+  }
+
+  static let iosPolicy = "ios/App/App/MainViewController.swift"
+  static let iosCondition =
+    "url.scheme == active.scheme && url.host == active.host && url.port == active.port"
+
+  @Test func aPortLeftOutOfTheConditionFailsStaticallyAndAtRunTime() throws {
+    let app = try copy(
+      replacing: Self.iosCondition, with: "url.scheme == active.scheme && url.host == active.host",
+      in: Self.iosPolicy)
+    defer { try? FileManager.default.removeItem(at: app) }
+    let check = try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
+    #expect(check.status == 1, "\(check.stdout)")
+    #expect(check.stdout.contains("MainViewController.swift:49"), "\(check.stdout)")
+    #expect(check.stdout.contains("the same host on another port"), "\(check.stdout)")
+    let run = try CLI.run(
+      [
+        "--app", app.path, "--scenarios", CLI.scenarios, "--platform", "ios", "--filter",
+        "instances/navigation-policy", "--seed", "3",
+      ], in: app)
+    #expect(run.status == 1, "\(run.stdout)")
+    #expect(run.stdout.contains("FAIL instances/navigation-policy [ios]"), "\(run.stdout)")
+  }
+
+  @Test func aConditionQualifyCannotEvaluateIsUnverifiedAndBlocksTheGate() throws {
+    let app = try copy(
+      replacing: Self.iosCondition,
+      with: "url.host?.caseInsensitiveCompare(active.host ?? \"\") == .orderedSame",
+      in: Self.iosPolicy)
+    defer { try? FileManager.default.removeItem(at: app) }
+    let check = try CLI.run(
+      ["check-app", "--app", app.path, "--platform", "ios", "--explain"], in: app)
+    #expect(check.stdout.contains("unverif"), "\(check.stdout)")
+    #expect(check.stdout.contains("MainViewController.swift:49"), "\(check.stdout)")
+    #expect(check.stdout.contains("same-origin decision (stays in the WebView when): unverified"))
+    let run = try CLI.run(
+      ["--app", app.path, "--scenarios", CLI.scenarios, "--platform", "ios", "--seed", "3"],
+      in: app)
+    // --platform is the command line's own reduction; the unverified decision is the app's.
+    #expect(run.status == 1, "\(run.stdout)")
+    #expect(!run.stdout.contains("\nQUALIFIED"), "\(run.stdout)")
+    #expect(run.stdout.contains("MainViewController.swift:49"), "\(run.stdout)")
+  }
+}

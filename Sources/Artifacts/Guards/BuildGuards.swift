@@ -7,7 +7,7 @@ public enum BuildGuards {
   /// Every rule, in the order findings are reported: those of seed 000's single-origin shell,
   /// then those of the multi-instance shell (InstanceShellGuards.swift).
   public static let rules: [GuardRule] =
-    singleOriginRules + instanceShellRules + hybridShellRules + bridgeShellRules
+    singleOriginRules + instanceShellRules + hybridShellRules + bridgeShellRules + storeBundleRules
 
   /// The rules that judge builds of `shell`.
   public static func rules(for shell: ShellKind) -> [GuardRule] {
@@ -446,7 +446,8 @@ public enum BuildGuards {
     return rule.check(build).map { hit in
       let allowed = (hit.devAllows ?? rule.devAllows) && !build.channel.isRelease
       return Finding(
-        rule: rule.id, platform: build.platform, severity: allowed ? .allowed : .error,
+        rule: rule.id, platform: build.platform,
+        severity: hit.unverified ? .unverified : allowed ? .allowed : .error,
         message: hit.message, location: hit.location, value: hit.value, fix: rule.fix)
     }
   }

@@ -47,14 +47,19 @@ public struct GuardHit: Sendable {
   public var value: String?
   /// Whether the dev channel allows it (nil: the rule's default).
   public var devAllows: Bool?
+  /// The decision the rule judges could not be read (issue 23): neither passed nor failed,
+  /// so the scenario resting on it is not proven.
+  public var unverified = false
 
   public init(
-    _ message: String, at location: FileLocation?, value: String? = nil, devAllows: Bool? = nil
+    _ message: String, at location: FileLocation?, value: String? = nil, devAllows: Bool? = nil,
+    unverified: Bool = false
   ) {
     self.message = message
     self.location = location
     self.value = value
     self.devAllows = devAllows
+    self.unverified = unverified
   }
 }
 
@@ -63,7 +68,9 @@ extension GuardHit {
   /// the fact holds or the code was not found.
   static func missing(_ fact: Sourced<Bool>?, _ message: String, value: String) -> GuardHit? {
     guard let fact, !fact.value else { return nil }
-    return GuardHit(message, at: fact.location, value: value)
+    // How the code came to lack it (a name posted and observed nowhere), when known.
+    let how = fact.derivation.isEmpty ? "" : " — \(fact.derivation.joined(separator: "; "))"
+    return GuardHit(message + how, at: fact.location, value: value)
   }
 }
 

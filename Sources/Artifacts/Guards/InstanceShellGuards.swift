@@ -184,6 +184,9 @@ extension BuildGuards {
               value: "no \(scheme.value):// handling")
           }
         }
+        if let decision = build.platform == .ios ? code.iosSameOrigin : code.androidSameOrigin {
+          out += sameOriginHits(decision)
+        }
         missing(
           code.pageshowHandler,
           "no pageshow handler: the local page restored from the back-forward cache keeps its placeholder",
@@ -229,4 +232,29 @@ extension BuildGuards {
       fix: "leave cookies, auth headers and sign-in to the instance's own web code"
     ),
   ]
+}
+
+/// The navigation policy's same-origin condition, tried on the look-alikes where such checks
+/// break (issue 23, B): the instance's own page must stay; another port, another scheme, a
+/// host that ends with the instance's and another site must leave the WebView.
+func sameOriginHits(_ decision: Sourced<ReadDecision<NavigationDecision>>) -> [GuardHit] {
+  switch decision.value {
+  case .unverified(let reason):
+    return [GuardHit(reason, at: decision.location, value: "unverified", unverified: true)]
+  case .read(let read):
+    let active = "https://work.example"
+    let probes: [(url: String, what: String, stays: Bool)] = [
+      ("https://work.example/plugins/console", "the instance's own page", true),
+      ("https://work.example:8443/plugins/console", "the same host on another port", false),
+      ("http://work.example/plugins/console", "the same host over http", false),
+      ("https://evilwork.example/plugins/console", "a host that ends with the instance's", false),
+      ("https://docs.example/guide", "another site", false),
+    ]
+    return probes.compactMap { probe in
+      guard read.keeps(probe.url, active: active) != probe.stays else { return nil }
+      return GuardHit(
+        "the navigation policy's same-origin condition `\(read.written)` \(probe.stays ? "sends" : "keeps") \(probe.what) (\(probe.url) with \(active) active) \(probe.stays ? "out of" : "in") the WebView",
+        at: decision.location, value: read.written)
+    }
+  }
 }

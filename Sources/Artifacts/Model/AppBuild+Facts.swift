@@ -49,6 +49,13 @@ extension AppBuild {
         add("back key loads the manager", code.androidBackLoadsManager, yes)
         add("deep links handed to the local page", code.androidDeepLinkHandoff, yes)
       }
+      let decision = platform == .ios ? code.iosSameOrigin : code.androidSameOrigin
+      add("same-origin decision (stays in the WebView when)", decision) {
+        switch $0 {
+        case .read(let read): "\(read.written)  ⇒ \(read.staysInWebView)"
+        case .unverified(let reason): "unverified: \(reason)"
+        }
+      }
       add("pageshow handler", code.pageshowHandler, yes)
       add("instance check endpoint", code.validationEndpoint) { $0 }
       add("location.replace(", code.replacesLocation, yes)

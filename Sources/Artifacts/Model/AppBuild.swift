@@ -50,6 +50,13 @@ public struct AppBuild: Sendable {
   public var realm: RealmSettings?
   /// Which IdP profile serves this channel (`keycloak-dev`, `proconnect`).
   public var identityProvider: String
+  /// Android: the activity the launcher starts (`MAIN` + `LAUNCHER`), nil when none is; and
+  /// the manifest it was looked for in (nil when no manifest was read).
+  public var launcherActivity: Sourced<String>?
+  public var manifestFile: String?
+  /// iOS: the bundle keys of the built Info.plist (`BundleInfo`); nil on Android or when no
+  /// Info.plist was read.
+  public var bundleInfo: BundleInfo?
   /// The files this build was read from, by artifact name (`ios.infoPlist` → path).
   public var files: [String: String]
   /// Whether the build enables OTA and push, and what the profile says about them.

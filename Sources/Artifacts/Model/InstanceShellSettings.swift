@@ -47,6 +47,10 @@ public struct InstanceShellCode: Sendable {
   /// bridge. Without it Capacitor's own handler opens the runtime-chosen instance outside.
   public var iosNavigationPolicy: Sourced<Bool>?
   public var androidNavigationPolicy: Sourced<Bool>?
+  /// The policy's same-origin decision, read from its condition: which navigations stay in
+  /// the WebView (nil when the policy's function was not found).
+  public var iosSameOrigin: Sourced<ReadDecision<NavigationDecision>>?
+  public var androidSameOrigin: Sourced<ReadDecision<NavigationDecision>>?
   /// Native code hands deep links to the local page (iOS `application(_:open:)` checks the
   /// scheme; Android reads the intent's data in `onNewIntent` and loads it).
   public var iosDeepLinkHandoff: Sourced<Bool>?

@@ -50,7 +50,7 @@ public struct XcodeBuildSettings: Sendable {
       ("PRODUCT_MODULE_NAME", "$(PRODUCT_NAME:c99extidentifier)"),
       ("EXECUTABLE_NAME", "$(PRODUCT_NAME)"), ("SRCROOT", sourceRoot),
       ("PROJECT_DIR", sourceRoot), ("PLATFORM_NAME", "iphoneos"), ("SDKROOT", "iphoneos"),
-      ("EFFECTIVE_PLATFORM_NAME", "-iphoneos"),
+      ("EFFECTIVE_PLATFORM_NAME", "-iphoneos"), ("PRODUCT_BUNDLE_PACKAGE_TYPE", "APPL"),
     ].map { Definition(key: $0.0, value: $0.1, location: nil, layer: "Xcode's defaults") }
   }
 

@@ -107,6 +107,12 @@ public final class InstanceShell {
     return out
   }
 
+  /// The native policy's same-origin decision as the app's code writes it, when it was read.
+  public var sameOriginDecision: Sourced<ReadDecision<NavigationDecision>>? {
+    let code = build.instanceShell?.code
+    return build.platform == .ios ? code?.iosSameOrigin : code?.androidSameOrigin
+  }
+
   /// Whether native code hands deep links to the local page (read from the app's code; as
   /// seed 004 describes when it was not found).
   var handsOffDeepLinks: Bool {
@@ -437,9 +443,17 @@ public final class InstanceShell {
   /// The native navigation policy, then the load. `cold`: a JS redirect of the launch.
   private func navigate(_ url: String, mainFrame: Bool, replace: Bool = false, cold: Bool = false) {
     guard let origin = Origin(url: url) else { return }
-    if !behaviours.noNavigationPolicy, let active = activeURL.flatMap(Origin.init(url:)) {
-      let same =
-        origin.scheme == active.scheme && origin.host == active.host && origin.port == active.port
+    if !behaviours.noNavigationPolicy, let activeURL, let active = Origin(url: activeURL) {
+      let same: Bool
+      if let decision = sameOriginDecision?.value.value {
+        // The condition the app's code writes, evaluated: a component it leaves out or a
+        // comparison written the wrong way behaves here as on the device.
+        same = decision.keeps(url, active: activeURL)
+      } else {
+        same =
+          origin.scheme == active.scheme && origin.host == active.host
+          && origin.port == active.port
+      }
       if !same {
         systemBrowser.append(url)
         note(

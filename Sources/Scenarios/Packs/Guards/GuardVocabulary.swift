@@ -46,17 +46,20 @@ enum GuardVocabulary {
           .noInspection, "expected an inspection (APP is inspected) before this expectation")
       }
       let matching = findings.filter { $0.rule == rule }
+      let errors = matching.filter { $0.severity == .error }
+      // An error the rule could read fails the check even beside a decision it could not.
+      if context.negated, !errors.isEmpty {
+        return context.fail(
+          .finding, rule, errors.map(\.description).joined(separator: "; "),
+          fix: errors.first?.fix)
+      }
       if let unverified = matching.first(where: { $0.severity == .unverified }) {
-        throw ScenarioNotApplicable("\(rule) is \(unverified.message)")
+        // "unverified at FILE:LINE" names a decision the app's code holds and qualify could not
+        // read; without a location the rule's input was not supplied.
+        let place = unverified.location.map { "unverified at \($0): " } ?? ""
+        throw ScenarioNotApplicable("\(rule) is \(place)\(unverified.message)")
       }
-      if context.negated {
-        let errors = matching.filter { $0.severity == .error }
-        return errors.isEmpty
-          ? nil
-          : context.fail(
-            .finding, rule, errors.map(\.description).joined(separator: "; "),
-            fix: errors.first?.fix)
-      }
+      if context.negated { return nil }
       return matching.isEmpty
         ? context.fail(.noFinding, rule, "expected a \(rule) finding, the build has none") : nil
     },
@@ -110,6 +113,24 @@ enum GuardVocabulary {
   ]
 
   static let mutations: [MutationSpec] = [
+    MutationSpec(
+      "app.info-plist", [.value("key", .text), .value("value", .text)],
+      summary:
+        "The built iOS Info.plist has KEY written as VALUE (`removed`: the key is gone), as a typo in Info.plist or its build setting would leave it.",
+      breaks: "the App Store's Info.plist requirements (ios-store-bundle)"
+    ) { configuration, arguments in
+      guard configuration.platform == .ios, var bundle = configuration.build.bundleInfo,
+        let key = arguments["key"], let value = arguments["value"]
+      else { return }
+      if value == "removed" {
+        bundle.values[key] = nil
+      } else {
+        let location = bundle.values[key]?.expanded.location
+        bundle.values[key] = BundleInfo.Entry(
+          raw: value, expanded: Sourced(value.contains("$(") ? "" : value, at: location))
+      }
+      configuration.build.bundleInfo = bundle
+    },
     MutationSpec(
       "app.server-url", [.value("url", .text)],
       summary: "The synced capacitor.config.json carries server.url = URL (a dev build left over).",

@@ -38,6 +38,33 @@ enum InstanceShellMutations {
       configuration.build.instanceShell?.code = code
     },
     MutationSpec(
+      "app.same-origin-compares",
+      [.value("test", .choice(["host-only", "host-suffix"]))],
+      summary:
+        "The native policy's same-origin condition compares the host alone (`url.host == active.host`), or by suffix (`url.host.hasSuffix(active.host)`), whatever the app's code writes.",
+      breaks:
+        "seed 004, ADR 0007: only the active instance's origin (scheme, host and port) stays in-app"
+    ) { configuration, arguments in
+      guard var code = configuration.build.instanceShell?.code else { return }
+      let host = OriginCondition.Operand(side: .url, component: "host")
+      let activeHost = OriginCondition.Operand(side: .active, component: "host")
+      let decision =
+        arguments["test"] == "host-suffix"
+        ? NavigationDecision(
+          staysInWebView: .matches(.suffix, host, activeHost),
+          written: "url.host.hasSuffix(active.host)")
+        : NavigationDecision(
+          staysInWebView: .equal(host, activeHost), written: "url.host == active.host")
+      let read = Sourced(
+        ReadDecision.read(decision), at: FileLocation(file: "(mutation)", line: 0, column: 1))
+      if configuration.platform == .ios {
+        code.iosSameOrigin = read
+      } else {
+        code.androidSameOrigin = read
+      }
+      configuration.build.instanceShell?.code = code
+    },
+    MutationSpec(
       "shell.same-origin-to-default-handler",
       summary:
         "A same-origin navigation is handed to Capacitor's default handler, which opens it in the system browser.",
@@ -164,10 +191,11 @@ enum InstanceShellMutations {
     MutationSpec(
       "app.no-launcher-activity",
       summary: "No activity of the Android manifest carries the MAIN / LAUNCHER intent-filter.",
-      breaks: "seed 004, task 20.1: the app opens on Android"
+      breaks: "seed 004, task 20.1, and every kind: the app opens on Android"
     ) { configuration, _ in
       guard configuration.platform == .android else { return }
       configuration.build.instanceShell?.launcherActivity = nil
+      configuration.build.launcherActivity = nil
     },
     MutationSpec(
       "app.allow-navigation", [.value("origin", .text)],

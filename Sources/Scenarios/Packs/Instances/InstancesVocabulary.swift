@@ -98,16 +98,35 @@ enum InstancesVocabulary {
       return screenOutcome(shell, "removed \(context.arguments["site"] ?? "")")
     },
     ActionSpec(
-      .app, "follows link", [.value("link", .choice(["same-origin", "outside"]))],
+      .app, "follows link",
+      [
+        .value(
+          "link", .choice(["same-origin", "outside", "other-port", "other-scheme", "look-alike"]))
+      ],
       summary:
-        "Taps a link of the instance page shown: `same-origin` (its own /plugins/console) or `outside` (a page of another site).",
-      example: "sovereign follows link outside"
+        "Taps a link of the instance page shown: `same-origin` (its own /plugins/console), `outside` (a page of another site), or a look-alike of the instance's origin where same-origin checks break: `other-port` (its host on port 8443), `other-scheme` (its host over http), `look-alike` (a host that ends with its host).",
+      example: "sovereign follows link other-port"
     ) { context in
       let shell = try context.instanceShell()
-      let outside = context.arguments["link"] == "outside"
-      shell.followLink(
-        outside ? InstanceServers.outside.origin.url("/guide") : "/plugins/console")
-      return screenOutcome(shell, "followed the \(outside ? "outside" : "same-origin") link")
+      // What the policy keeps cannot be simulated from a decision that was not read.
+      if let decision = shell.sameOriginDecision, case .unverified(let reason) = decision.value {
+        throw ScenarioNotApplicable(
+          "the navigation policy's same-origin decision is unverified at \(decision.location.map { "\($0)" } ?? "its file"): \(reason)"
+        )
+      }
+      let link = context.arguments["link"] ?? "same-origin"
+      let current = shell.activeURL.flatMap { URLComponents(string: $0) }
+      let host = current?.host ?? ""
+      let target: String
+      switch link {
+      case "outside": target = InstanceServers.outside.origin.url("/guide")
+      case "other-port": target = "https://\(host):8443/plugins/console"
+      case "other-scheme": target = "http://\(host)/plugins/console"
+      case "look-alike": target = "https://evil\(host)/plugins/console"
+      default: target = "/plugins/console"
+      }
+      shell.followLink(target)
+      return screenOutcome(shell, "followed the \(link) link")
     },
     ActionSpec(
       .app, "goes back",

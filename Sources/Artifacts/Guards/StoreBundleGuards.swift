@@ -1,0 +1,132 @@
+import Foundation
+import QualifyCore
+
+extension BuildGuards {
+  /// What App Store Connect requires of the bundle itself, read from the Info.plist the
+  /// Release build ships (`BundleInfo`). Shared by every shell kind with an iOS project.
+  static let storeBundleRules: [GuardRule] = [
+    GuardRule(
+      id: "android-launcher", title: "The Android app has a launcher activity",
+      source:
+        "Android's manifest reference: an activity with the MAIN action and the LAUNCHER category is what the home screen starts",
+      devAllows: false, shells: [.singleOrigin, .hybridWebView],
+      check: { build in
+        guard build.platform == .android, let manifest = build.manifestFile,
+          build.launcherActivity == nil
+        else { return [] }
+        return [
+          GuardHit(
+            "no activity of \(manifest) has an intent-filter with android.intent.action.MAIN and android.intent.category.LAUNCHER: the app installs without an icon and cannot be opened",
+            at: FileLocation(file: manifest, line: 0, column: 1), value: "no launcher activity")
+        ]
+      },
+      fix:
+        "give the main activity <intent-filter><action android:name=\"android.intent.action.MAIN\" /><category android:name=\"android.intent.category.LAUNCHER\" /></intent-filter>"
+    ),
+    GuardRule(
+      id: "ios-store-bundle", title: "The built Info.plist has what the App Store requires",
+      source:
+        "Apple's Information Property List reference and App Store Connect's upload checks: identifier, executable, versions of up to three integers, package type APPL, a name, a launch storyboard",
+      devAllows: true, shells: [.singleOrigin, .multiInstance, .hybridWebView],
+      check: { build in
+        guard build.platform == .ios, let bundle = build.bundleInfo else { return [] }
+        return storeBundleHits(bundle)
+      },
+      fix:
+        "restore the key in Info.plist as Xcode's template writes it (CFBundleShortVersionString = $(MARKETING_VERSION), CFBundleVersion = $(CURRENT_PROJECT_VERSION), CFBundlePackageType = $(PRODUCT_BUNDLE_PACKAGE_TYPE), UILaunchStoryboardName = LaunchScreen) and check its build setting"
+    ),
+  ]
+
+  static func storeBundleHits(_ bundle: BundleInfo) -> [GuardHit] {
+    var out: [GuardHit] = []
+    let at = FileLocation(file: bundle.file, line: 0, column: 1)
+    for key in BundleInfo.requiredKeys {
+      guard let entry = bundle.values[key] else {
+        out.append(
+          GuardHit(
+            "\(bundle.file) has no \(key): App Store Connect refuses the upload", at: at,
+            value: key))
+        continue
+      }
+      if let problem = problem(key, entry) {
+        out.append(GuardHit(problem, at: entry.expanded.location, value: entry.raw))
+      }
+    }
+    let names = BundleInfo.nameKeys.compactMap { bundle.values[$0] }
+    if names.isEmpty {
+      out.append(
+        GuardHit(
+          "\(bundle.file) has neither CFBundleDisplayName nor CFBundleName: the app has no name under its icon",
+          at: at, value: "CFBundleDisplayName"))
+    }
+    // Capacitor's target is "App": without a display name, CFBundleName's $(PRODUCT_NAME)
+    // puts that under the icon.
+    if bundle.values["CFBundleDisplayName"] == nil, let name = bundle.values["CFBundleName"],
+      name.expanded.value == "App"
+    {
+      out.append(
+        GuardHit(
+          "\(bundle.file) has no CFBundleDisplayName and CFBundleName = \(name.raw) expands to the target's name \"App\": that is the name under the icon",
+          at: name.expanded.location, value: name.raw))
+    }
+    for (key, entry) in zip(BundleInfo.nameKeys, BundleInfo.nameKeys.map { bundle.values[$0] }) {
+      guard let entry, let problem = unresolved(key, entry) else { continue }
+      out.append(GuardHit(problem, at: entry.expanded.location, value: entry.raw))
+    }
+    if bundle.launchStoryboardFound == false,
+      let name = bundle.values["UILaunchStoryboardName"]
+    {
+      out.append(
+        GuardHit(
+          "UILaunchStoryboardName is \"\(name.expanded.value)\" but no \(name.expanded.value).storyboard is in the app's folder: the app launches to a black screen and the upload is refused",
+          at: name.expanded.location, value: name.raw))
+    }
+    return out
+  }
+
+  /// A reference that never closes, or one that expands to nothing.
+  private static func unresolved(_ key: String, _ entry: BundleInfo.Entry) -> String? {
+    var depth = 0
+    var index = entry.raw.startIndex
+    while index < entry.raw.endIndex {
+      let c = entry.raw[index]
+      if c == "$", entry.raw.index(after: index) < entry.raw.endIndex,
+        entry.raw[entry.raw.index(after: index)] == "("
+      {
+        depth += 1
+        index = entry.raw.index(index, offsetBy: 2)
+        continue
+      }
+      if c == ")", depth > 0 { depth -= 1 }
+      index = entry.raw.index(after: index)
+    }
+    if depth > 0 {
+      return "\(key) = \"\(entry.raw)\" opens a build variable reference it never closes"
+    }
+    if entry.expanded.value.trimmingCharacters(in: .whitespaces).isEmpty {
+      let why = entry.expanded.derivation.last.map { " (\($0))" } ?? ""
+      return "\(key) = \"\(entry.raw)\" expands to nothing in the Release build\(why)"
+    }
+    return nil
+  }
+
+  private static func problem(_ key: String, _ entry: BundleInfo.Entry) -> String? {
+    if let unresolved = unresolved(key, entry) { return unresolved }
+    let value = entry.expanded.value
+    switch key {
+    case "CFBundleShortVersionString", "CFBundleVersion":
+      let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+      let valid =
+        (1...3).contains(parts.count)
+        && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+      return valid
+        ? nil
+        : "\(key) is \"\(value)\": App Store Connect accepts one to three integers separated by periods"
+    case "CFBundlePackageType":
+      return value == "APPL"
+        ? nil : "CFBundlePackageType is \"\(value)\", not APPL: the bundle is not an application"
+    default:
+      return nil
+    }
+  }
+}

@@ -1,0 +1,435 @@
+import Foundation
+import QualifyCore
+
+/// Reads a native navigation policy's same-origin decision from its function (iOS
+/// `webView(_:decidePolicyFor:decisionHandler:)`, Android `shouldOverrideUrlLoading`): the
+/// `if` that compares the navigated URL with the active instance's, and what its branch does.
+/// The condition is parsed into an `OriginCondition`, so that the simulated shell keeps in the
+/// WebView exactly what the code would keep (issue 23, A; seed 004, ADR 0007).
+struct NavigationPolicyReader {
+  let file: String
+  /// `(index, line)` with comments blanked (`SourceText.codeLines`).
+  let lines: [(Int, String)]
+
+  /// The decision of the function whose signature holds `marker`; nil when no such function.
+  func decision(marker: String) -> Sourced<ReadDecision<NavigationDecision>>? {
+    guard let start = lines.firstIndex(where: { $0.1.contains(marker) }) else { return nil }
+    let body = functionBody(from: start)
+    let at = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
+    let aliases = Self.aliases(in: body.map(\.1).joined(separator: "\n"))
+    for statement in Self.ifStatements(in: body) {
+      let condition = statement.condition.lowercased()
+      // `if (active == null) return false;` compares no URL part: not the decision.
+      guard condition.contains("active"),
+        ["scheme", "host", "port"].contains(where: { condition.contains($0) })
+      else { continue }
+      let location = FileLocation(file: file, line: statement.line + 1, column: 1)
+      let written = statement.condition.split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+      var parser = ConditionParser(text: written, aliases: aliases)
+      guard let condition = parser.parse() else {
+        return Sourced(
+          .unverified(
+            "the same-origin condition `\(written)` has a term qualify cannot evaluate (\(parser.problem ?? "unknown construct"))"
+          ), at: location)
+      }
+      guard Set(condition.operands.map(\.side)).count == 2 else { continue }
+      let branch = statement.branch
+      let allows = [".allow", "return false", "return@", "super.shouldOverride"].contains {
+        branch.contains($0)
+      }
+      let leaves = [".cancel", "return true", "open(", "startActivity"].contains {
+        branch.contains($0)
+      }
+      guard allows != leaves else {
+        return Sourced(
+          .unverified(
+            "the branch of `\(written)` neither clearly allows nor cancels the navigation"),
+          at: location)
+      }
+      return Sourced(
+        .read(
+          NavigationDecision(staysInWebView: allows ? condition : .not(condition), written: written)
+        ), at: location)
+    }
+    return Sourced(
+      .unverified(
+        "no condition in \(marker) compares the navigated URL with the active instance's"),
+      at: at)
+  }
+
+  /// The lines from the signature to the brace that closes the function body.
+  private func functionBody(from start: Int) -> [(Int, String)] {
+    var depth = 0
+    var opened = false
+    var out: [(Int, String)] = []
+    for entry in lines[start...] {
+      out.append(entry)
+      for c in Self.codeCharacters(entry.1) {
+        if c == "{" {
+          depth += 1
+          opened = true
+        } else if c == "}" {
+          depth -= 1
+        }
+      }
+      if opened && depth <= 0 { break }
+    }
+    return out
+  }
+
+  /// The characters of a line outside string literals.
+  static func codeCharacters(_ line: String) -> [Character] {
+    var out: [Character] = []
+    var quote: Character?
+    var escaped = false
+    for c in line {
+      if escaped {
+        escaped = false
+        continue
+      }
+      if quote != nil {
+        if c == "\\" { escaped = true } else if c == quote { quote = nil }
+        continue
+      }
+      if c == "\"" || c == "'" {
+        quote = c
+        continue
+      }
+      out.append(c)
+    }
+    return out
+  }
+
+  struct IfStatement {
+    var line: Int
+    var condition: String
+    /// The start of what the `if` runs (its first statement or block).
+    var branch: String
+  }
+
+  /// Each `if` of the body (not `if let` / `if case`), with its whole condition, across lines.
+  static func ifStatements(in body: [(Int, String)]) -> [IfStatement] {
+    let text = body.map(\.1).joined(separator: "\n")
+    let characters = Array(text)
+    var lineOf: [Int] = []
+    for (index, entry) in body.enumerated() {
+      lineOf += Array(repeating: entry.0, count: entry.1.count + (index < body.count - 1 ? 1 : 0))
+    }
+    var out: [IfStatement] = []
+    var index = 0
+    while index + 2 < characters.count {
+      defer { index += 1 }
+      guard characters[index] == "i", characters[index + 1] == "f",
+        index == 0 || !(characters[index - 1].isLetter || characters[index - 1].isNumber),
+        characters[index + 2] == " " || characters[index + 2] == "("
+      else { continue }
+      var cursor = index + 2
+      while cursor < characters.count, characters[cursor] == " " { cursor += 1 }
+      let rest = String(characters[cursor..<min(characters.count, cursor + 6)])
+      if rest.hasPrefix("let ") || rest.hasPrefix("case ") || rest.hasPrefix("var ") {
+        continue
+      }
+      var condition = ""
+      var end = cursor
+      if cursor < characters.count, characters[cursor] == "(" {
+        // Java, Kotlin: the parenthesised condition, which may be followed by more (`(a) && b`
+        // is Swift), so Swift's rule below decides when a brace follows on the same line.
+        var depth = 0
+        while end < characters.count {
+          if characters[end] == "(" { depth += 1 }
+          if characters[end] == ")" {
+            depth -= 1
+            if depth == 0 { break }
+          }
+          end += 1
+        }
+        let after = characters[min(characters.count, end + 1)...].prefix { $0 == " " }.count
+        let next = end + 1 + after
+        if next < characters.count,
+          characters[next] == "{" || characters[next].isLetter
+            || characters[next] == "\n"
+        {
+          condition = String(characters[(cursor + 1)..<end])
+          end += 1
+        } else {
+          condition = ""
+        }
+      }
+      if condition.isEmpty {
+        // Swift: up to the block's brace at depth 0.
+        var depth = 0
+        end = cursor
+        while end < characters.count {
+          let c = characters[end]
+          if c == "(" || c == "[" { depth += 1 }
+          if c == ")" || c == "]" { depth -= 1 }
+          if c == "{" && depth == 0 { break }
+          end += 1
+        }
+        condition = String(characters[cursor..<min(end, characters.count)])
+      }
+      // The block up to its closing brace, or a braceless statement up to its end.
+      var branchStart = min(end, characters.count)
+      while branchStart < characters.count, characters[branchStart] == " " { branchStart += 1 }
+      var branchEnd = branchStart
+      var braces = 0
+      while branchEnd < characters.count {
+        let c = characters[branchEnd]
+        if c == "{" { braces += 1 }
+        if c == "}" {
+          braces -= 1
+          if braces <= 0 { break }
+        }
+        if braces == 0, c == ";" || c == "\n", branchEnd > branchStart { break }
+        branchEnd += 1
+      }
+      let branch = String(characters[branchStart..<min(characters.count, branchEnd + 1)])
+      out.append(
+        IfStatement(
+          line: lineOf.indices.contains(index) ? lineOf[index] : body.first?.0 ?? 0,
+          condition: condition.trimmingCharacters(in: .whitespacesAndNewlines), branch: branch))
+    }
+    return out
+  }
+
+  /// Locals bound to a path: `let host = url.host`, `String scheme = url.getScheme();`,
+  /// `val port = uri.port`.
+  static func aliases(in text: String) -> [String: String] {
+    let pattern =
+      #"(?:\blet|\bvar|\bval|\bString|\bUri|\bint|\bInteger|\bfinal\s+\w+)\s+(\w+)\s*(?::\s*\w+\??\s*)?=\s*([A-Za-z_][\w.]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)\s*;?\s*$"#
+    guard let regex = try? NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
+    else { return [:] }
+    var out: [String: String] = [:]
+    let range = NSRange(text.startIndex..., in: text)
+    for match in regex.matches(in: text, range: range) {
+      guard let name = Range(match.range(at: 1), in: text),
+        let value = Range(match.range(at: 2), in: text)
+      else { continue }
+      out[String(text[name])] = String(text[value])
+    }
+    return out
+  }
+}
+
+/// A recursive-descent parser of the boolean conditions navigation policies write.
+struct ConditionParser {
+  enum Token: Equatable {
+    case open, close, and, or, not, equal, notEqual, comma
+    case path(String)
+    case null
+  }
+
+  var tokens: [Token] = []
+  var position = 0
+  let aliases: [String: String]
+  /// Why the condition could not be read.
+  var problem: String?
+
+  init(text: String, aliases: [String: String]) {
+    self.aliases = aliases
+    tokens = Self.tokenize(text) ?? []
+    if tokens.isEmpty { problem = "unreadable text" }
+  }
+
+  static func tokenize(_ text: String) -> [Token]? {
+    var out: [Token] = []
+    let characters = Array(text)
+    var index = 0
+    while index < characters.count {
+      let c = characters[index]
+      let next = index + 1 < characters.count ? characters[index + 1] : " "
+      switch c {
+      case " ", "\t", "\n": index += 1
+      case "(":
+        out.append(.open)
+        index += 1
+      case ")":
+        out.append(.close)
+        index += 1
+      case ",":
+        out.append(.comma)
+        index += 1
+      case "&" where next == "&":
+        out.append(.and)
+        index += 2
+      case "|" where next == "|":
+        out.append(.or)
+        index += 2
+      case "=" where next == "=":
+        out.append(.equal)
+        index += characters.indices.contains(index + 2) && characters[index + 2] == "=" ? 3 : 2
+      case "!" where next == "=":
+        out.append(.notEqual)
+        index += characters.indices.contains(index + 2) && characters[index + 2] == "=" ? 3 : 2
+      case "!":
+        out.append(.not)
+        index += 1
+      default:
+        guard c.isLetter || c == "_" else { return nil }
+        var end = index
+        // A path: identifiers, dots, optional chaining, and empty calls (`getHost()`).
+        while end < characters.count {
+          let d = characters[end]
+          if d.isLetter || d.isNumber || d == "_" || d == "." || d == "?" {
+            end += 1
+          } else if d == "(", end + 1 < characters.count, characters[end + 1] == ")" {
+            end += 2
+          } else if d == "!", end + 1 < characters.count, characters[end + 1] != "=" {
+            end += 1
+          } else {
+            break
+          }
+        }
+        let word = String(characters[index..<end])
+        out.append(word == "null" || word == "nil" ? .null : .path(word))
+        index = end
+      }
+    }
+    return out
+  }
+
+  var current: Token? { position < tokens.count ? tokens[position] : nil }
+
+  mutating func parse() -> OriginCondition? {
+    guard !tokens.isEmpty, let condition = parseOr() else { return nil }
+    guard position == tokens.count else {
+      problem = problem ?? "unexpected text after the condition"
+      return nil
+    }
+    return condition
+  }
+
+  mutating func parseOr() -> OriginCondition? {
+    guard var left = parseAnd() else { return nil }
+    while current == .or {
+      position += 1
+      guard let right = parseAnd() else { return nil }
+      left = .or(left, right)
+    }
+    return left
+  }
+
+  mutating func parseAnd() -> OriginCondition? {
+    guard var left = parseUnary() else { return nil }
+    while current == .and {
+      position += 1
+      guard let right = parseUnary() else { return nil }
+      left = .and(left, right)
+    }
+    return left
+  }
+
+  mutating func parseUnary() -> OriginCondition? {
+    if current == .not {
+      position += 1
+      return parseUnary().map { .not($0) }
+    }
+    if current == .open {
+      position += 1
+      guard let inner = parseOr(), current == .close else {
+        problem = problem ?? "unbalanced parentheses"
+        return nil
+      }
+      position += 1
+      return inner
+    }
+    return parseComparison()
+  }
+
+  mutating func parseComparison() -> OriginCondition? {
+    guard case .path(let path) = current else {
+      problem = problem ?? "a term that is not a comparison"
+      return nil
+    }
+    position += 1
+    // `a.hasSuffix(b)`, `a.endsWith(b)`, …: a look-alike match, evaluated as written.
+    let matchCalls: [(String, OriginCondition.TextMatch)] = [
+      (".hasSuffix", .suffix), (".endsWith", .suffix), (".hasPrefix", .prefix),
+      (".startsWith", .prefix), (".contains", .contains),
+    ]
+    if let (call, kind) = matchCalls.first(where: { path.hasSuffix($0.0) }) {
+      guard current == .open else { return fail("`\(path)` without an argument") }
+      position += 1
+      guard case .path(let argument) = current, let right = operand(argument),
+        let left = operand(String(path.dropLast(call.count)))
+      else { return fail("`\(path)` matches something that is not a URL part") }
+      position += 1
+      guard current == .close else { return fail("`\(path)` with more than one argument") }
+      position += 1
+      return .matches(kind, left, right)
+    }
+    // `a.equals(b)`, `Objects.equals(a, b)`, `TextUtils.equals(a, b)`.
+    if path.hasSuffix(".equals") || path.hasSuffix(".contentEquals") {
+      guard current == .open else { return fail("`\(path)` without an argument") }
+      position += 1
+      var arguments: [OriginCondition.Operand] = []
+      while case .path(let argument) = current {
+        position += 1
+        guard let operand = operand(argument) else { return nil }
+        arguments.append(operand)
+        if current == .comma { position += 1 }
+      }
+      guard current == .close else {
+        return fail("an argument of `\(path)` that is not a URL part")
+      }
+      position += 1
+      let receiver = String(path.dropLast(path.hasSuffix(".equals") ? 7 : 14))
+      if ["Objects", "TextUtils", "Intrinsics"].contains(receiver), arguments.count == 2 {
+        return .equal(arguments[0], arguments[1])
+      }
+      guard arguments.count == 1, let left = operand(receiver) else {
+        return fail("`\(path)` compares something that is not a URL part")
+      }
+      return .equal(left, arguments[0])
+    }
+    guard let left = operand(path) else { return nil }
+    guard current == .equal || current == .notEqual else {
+      return fail("`\(path)` is not compared with anything")
+    }
+    let negated = current == .notEqual
+    position += 1
+    if current == .null {
+      position += 1
+      return negated ? .present(left) : .not(.present(left))
+    }
+    guard case .path(let other) = current, let right = operand(other) else {
+      return fail("`\(path)` is compared with something that is not a URL part")
+    }
+    position += 1
+    return negated ? .not(.equal(left, right)) : .equal(left, right)
+  }
+
+  mutating func fail(_ reason: String) -> OriginCondition? {
+    problem = problem ?? reason
+    return nil
+  }
+
+  /// `url.host`, `activeUri.getPort()`, `scheme` (an alias of `url.getScheme()`), with a
+  /// trailing `lowercased()` ignored (hosts and schemes are compared lowercased either way).
+  mutating func operand(_ path: String) -> OriginCondition.Operand? {
+    var parts = path.replacingOccurrences(of: "()", with: "").replacingOccurrences(
+      of: "?", with: ""
+    )
+    .replacingOccurrences(of: "!", with: "").split(separator: ".").map(String.init)
+    if let root = parts.first, let alias = aliases[root], alias != path {
+      parts =
+        alias.replacingOccurrences(of: "()", with: "").split(separator: ".").map(String.init)
+        + parts.dropFirst()
+    }
+    while let last = parts.last, ["lowercased", "toLowerCase", "lowercase"].contains(last) {
+      parts.removeLast()
+    }
+    let components = [
+      "scheme": "scheme", "getScheme": "scheme", "host": "host", "getHost": "host",
+      "port": "port", "getPort": "port",
+    ]
+    guard parts.count >= 2, let component = components[parts.last ?? ""], let root = parts.first
+    else {
+      problem = problem ?? "`\(path)` is not the scheme, host or port of a URL"
+      return nil
+    }
+    let side: OriginCondition.Side = root.lowercased().contains("active") ? .active : .url
+    return OriginCondition.Operand(side: side, component: component)
+  }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import QualifyCore
+import Testing
+
+@testable import Artifacts
+
+/// The same-origin decision of a native navigation policy, read from its condition and
+/// evaluated (issue 23, A): what the code compares is what the simulated shell keeps.
+@Suite struct NavigationPolicyReaderTests {
+  func decision(_ source: String, marker: String, file: String = "Policy.swift")
+    -> Sourced<ReadDecision<NavigationDecision>>?
+  {
+    NavigationPolicyReader(file: file, lines: SourceText.codeLines(source))
+      .decision(marker: marker)
+  }
+
+  static let swift = """
+    func webView(
+      _ webView: WKWebView, decidePolicyFor action: WKNavigationAction,
+      decisionHandler: @escaping (WKNavigationActionPolicy) -> Void
+    ) {
+      guard let active = UserDefaults.standard.string(forKey: "k").flatMap(URL.init)
+      else { return decisionHandler(.allow) }
+      // if url.host == active.host { a comment is not the decision }
+      if CONDITION {
+        decisionHandler(.allow)
+        return
+      }
+      decisionHandler(.cancel)
+      UIApplication.shared.open(url)
+    }
+    """
+
+  func swift(_ condition: String) -> ReadDecision<NavigationDecision>? {
+    decision(
+      Self.swift.replacingOccurrences(of: "CONDITION", with: condition),
+      marker: "decidePolicyFor")?.value
+  }
+
+  @Test func theCommittedConditionKeepsExactlyTheActiveOrigin() throws {
+    let read = try #require(
+      swift("url.scheme == active.scheme && url.host == active.host && url.port == active.port")?
+        .value)
+    #expect(read.keeps("https://work.example/plugins/console", active: "https://work.example"))
+    #expect(!read.keeps("https://work.example:8443/", active: "https://work.example"))
+    #expect(!read.keeps("http://work.example/", active: "https://work.example"))
+    #expect(!read.keeps("https://evilwork.example/", active: "https://work.example"))
+    let location = try #require(
+      decision(
+        Self.swift.replacingOccurrences(of: "CONDITION", with: "url.host == active.host"),
+        marker: "decidePolicyFor")?.location)
+    #expect(location.line == 8)
+  }
+
+  @Test func aComparisonWrittenTheWrongWayIsEvaluatedAsWritten() throws {
+    let dropped = try #require(
+      swift("url.scheme == active.scheme && url.host == active.host")?.value)
+    #expect(dropped.keeps("https://work.example:8443/", active: "https://work.example"))
+    let swapped = try #require(
+      swift("url.scheme == active.scheme && url.host == active.host || url.port == active.port")?
+        .value)
+    #expect(swapped.keeps("https://docs.example/guide", active: "https://work.example"))
+    let flipped = try #require(
+      swift("url.scheme != active.scheme && url.host == active.host")?.value)
+    #expect(!flipped.keeps("https://work.example/", active: "https://work.example"))
+  }
+
+  @Test func aLookAlikeMatchIsReadAsTheMatchItIs() throws {
+    let read = try #require(
+      swift("url.scheme == active.scheme && url.host!.hasSuffix(active.host!)")?.value)
+    #expect(read.keeps("https://evilwork.example/", active: "https://work.example"))
+  }
+
+  @Test func whatCannotBeEvaluatedIsUnverifiedWithItsLocation() throws {
+    let source = Self.swift.replacingOccurrences(
+      of: "CONDITION", with: "url.host?.caseInsensitiveCompare(active.host ?? \"\") == .orderedSame"
+    )
+    let read = try #require(decision(source, marker: "decidePolicyFor"))
+    guard case .unverified(let reason) = read.value else {
+      Issue.record("expected unverified, got \(read.value)")
+      return
+    }
+    #expect(reason.contains("cannot evaluate"))
+    #expect(read.location?.line == 8)
+    // A helper qualify does not read: no condition compares the URLs at all.
+    let helper = Self.swift.replacingOccurrences(of: "CONDITION", with: "isSameOrigin(url, active)")
+    guard
+      case .unverified(let why) = try #require(decision(helper, marker: "decidePolicyFor")).value
+    else {
+      Issue.record("expected unverified")
+      return
+    }
+    #expect(why.contains("no condition"))
+  }
+
+  @Test func javaEqualsAliasesNullChecksAndBooleanReturns() throws {
+    let java = """
+      public boolean shouldOverrideUrlLoading(WebView view, WebResourceRequest request) {
+          Uri url = request.getUrl();
+          String scheme = url.getScheme();
+          if (!request.isForMainFrame() || !("http".equals(scheme) || "https".equals(scheme))) {
+              return super.shouldOverrideUrlLoading(view, request);
+          }
+          if (active == null) return false;
+          Uri activeUri = Uri.parse(active);
+          if (scheme.equals(activeUri.getScheme()) && url.getHost() != null
+              && url.getHost().equals(activeUri.getHost()) && url.getPort() == activeUri.getPort()) {
+              return false;
+          }
+          bridge.getContext().startActivity(intent);
+          return true;
+      }
+      """
+    let read = try #require(
+      decision(java, marker: "shouldOverrideUrlLoading", file: "P.java")?.value.value)
+    #expect(read.keeps("https://work.example/x", active: "https://work.example"))
+    #expect(!read.keeps("https://work.example:8443/x", active: "https://work.example"))
+    #expect(!read.keeps("http://work.example/x", active: "https://work.example"))
+    // The inverse branch: the condition names what leaves.
+    let inverse = java.replacingOccurrences(
+      of: "return false;\n    }\n    bridge", with: "return true;\n    }\n    bridge")
+    let leaves = try #require(
+      decision(inverse, marker: "shouldOverrideUrlLoading", file: "P.java")?.value.value)
+    #expect(!leaves.keeps("https://work.example/x", active: "https://work.example"))
+  }
+
+  @Test func theGuardTriesTheLookAlikes() throws {
+    let hostOnly = Sourced(
+      ReadDecision.read(
+        NavigationDecision(
+          staysInWebView: .equal(
+            .init(side: .url, component: "host"), .init(side: .active, component: "host")),
+          written: "url.host == active.host")),
+      at: FileLocation(file: "P.swift", line: 3, column: 1))
+    let hits = sameOriginHits(hostOnly)
+    #expect(hits.count == 2)
+    #expect(hits.allSatisfy { $0.message.contains("keeps") && $0.location?.line == 3 })
+    #expect(hits.contains { $0.message.contains("another port") })
+    #expect(hits.contains { $0.message.contains("over http") })
+    let unread = Sourced(
+      ReadDecision<NavigationDecision>.unverified("a helper"),
+      at: FileLocation(file: "P.swift", line: 3, column: 1))
+    #expect(sameOriginHits(unread).map(\.unverified) == [true])
+  }
+}
