@@ -37,12 +37,15 @@ bench: deps
 	$(SWIFT) build -c release --product qualify-bench
 	.build/release/qualify-bench
 
-# Mutation testing of the harness (Mutants/catalogue.json, docs/mutants.md): every mutant must
-# turn the verdict to NOT QUALIFIED, every harmless refactor keep it QUALIFIED. Rebuilds a
-# scratch copy per source mutant: minutes, not part of `make test`.
+# Mutation testing of the harness (docs/mutants.md): every mutant of Mutants/catalogue.json
+# must turn the verdict, every harmless refactor keep it; then MUTANTS_N generated mutants
+# (default 200, half of the world's sources, half of the bundled apps' files) sampled with
+# MUTANTS_SEED (default 1), MUTANTS_AREA=world|apps for one half. Rebuilds a scratch copy per
+# source mutant: tens of minutes, not part of `make test`.
+MUTANTS_FLAGS ?=
 mutants: deps
 	$(SWIFT) build --product qualify-mutants
-	.build/debug/qualify-mutants $(CURDIR)
+	.build/debug/qualify-mutants $(CURDIR) $(MUTANTS_FLAGS)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Tools Package.swift

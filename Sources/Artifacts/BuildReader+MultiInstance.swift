@@ -240,6 +240,24 @@ extension BuildReader {
         [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
       code.androidDeepLinkHandoff = android.fact(
         [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
+      // The scheme tests on the way, evaluated on a link the seed's checklist opens.
+      let link = "\(scheme)://work.example/plugins/console"
+      if code.iosDeepLinkHandoff?.value == true,
+        let read = ios.files.lazy.compactMap({
+          NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
+            marker: "open url", handoff: ["loadDeepLink(", ".load(", "loadUrl("], testURL: link)
+        }).first, !read.value
+      {
+        code.iosDeepLinkHandoff = read
+      }
+      if code.androidDeepLinkHandoff?.value == true,
+        let read = android.files.lazy.compactMap({
+          NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
+            marker: "getData()", handoff: ["loadUrl("], testURL: link)
+        }).first, !read.value
+      {
+        code.androidDeepLinkHandoff = read
+      }
     }
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")

@@ -142,4 +142,51 @@ import Testing
       at: FileLocation(file: "P.swift", line: 3, column: 1))
     #expect(sameOriginHits(unread).map(\.unverified) == [true])
   }
+
+  @Test func aDeepLinkSchemeTestIsEvaluatedOnTheLinkItMustAccept() throws {
+    let swift = """
+      func application(
+        _ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any] = [:]
+      ) -> Bool {
+        if url.scheme?.lowercased() OP "sovereign",
+          let controller = window?.rootViewController as? MainViewController
+        {
+          BODY
+          return true
+        }
+        return false
+      }
+      """
+    func read(_ op: String, _ body: String = "controller.loadDeepLink(url)") -> Sourced<Bool>? {
+      let text = swift.replacingOccurrences(of: "OP", with: op)
+        .replacingOccurrences(of: "BODY", with: body)
+      return NavigationPolicyReader(file: "A.swift", lines: SourceText.codeLines(text))
+        .deepLinkHandoff(
+          marker: "open url", handoff: ["loadDeepLink("],
+          testURL: "sovereign://work.example/x")
+    }
+    #expect(read("==")?.value == true)
+    #expect(read("!=")?.value == false)
+    #expect(read("!=")?.location?.line == 4)
+    #expect(read("==", "print(url)")?.value == false)
+    let java = """
+      private void handleDeepLinkIntent(Intent intent) {
+          if (intent == null || intent.getData() == null) return;
+          Uri data = intent.getData();
+          if (TEST.equalsIgnoreCase(data.getScheme())) return;
+          bridge.getWebView().loadUrl(LOCAL_ORIGIN + "?deeplink=" + data);
+      }
+      """
+    func android(_ test: String) -> Sourced<Bool>? {
+      NavigationPolicyReader(
+        file: "M.java",
+        lines: SourceText.codeLines(java.replacingOccurrences(of: "TEST", with: test))
+      ).deepLinkHandoff(
+        marker: "getData()", handoff: ["loadUrl("], testURL: "sovereign://work.example/x")
+    }
+    #expect(android("!\"sovereign\"")?.value == true)
+    #expect(android("!\"SOVEREIGN\"")?.value == true)
+    #expect(android("\"sovereign\"")?.value == false)
+    #expect(android("!\"sovereing\"")?.value == false)
+  }
 }

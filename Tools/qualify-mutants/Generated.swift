@@ -16,6 +16,8 @@ struct GeneratedRun {
   let count: Int
   let seed: UInt64
   let record: Bool
+  /// Baseline exit statuses by app and channel.
+  var baselines: [String: Int32] = [:]
   /// Print the sample and stop: what would be judged.
   var listOnly = false
   /// `MUTANTS_AREA=world` or `apps`: judge that half of the sample alone.
@@ -195,14 +197,14 @@ struct GeneratedRun {
       ((area == "apps" ? [] : sample(world, count: worldShare, seed: seed))
       + (area == "world" ? [] : sample(apps, count: count - worldShare, seed: seed)))
       .filter { only?.contains($0.id) ?? true }
-    print(
+    say(
       "\ngenerated mutants: \(chosen.count) of \(world.count) world and \(apps.count) app candidates (MUTANTS_N=\(count), MUTANTS_SEED=\(seed))"
     )
     if listOnly {
       for mutation in chosen {
-        print("\(mutation.id) \(mutation.file):\(mutation.line) [\(mutation.operator.rawValue)]")
-        print("  - \(mutation.before.trimmingCharacters(in: .whitespaces))")
-        print("  + \(mutation.after.trimmingCharacters(in: .whitespaces))")
+        say("\(mutation.id) \(mutation.file):\(mutation.line) [\(mutation.operator.rawValue)]")
+        say("  - \(mutation.before.trimmingCharacters(in: .whitespaces))")
+        say("  + \(mutation.after.trimmingCharacters(in: .whitespaces))")
       }
       return true
     }
@@ -262,7 +264,7 @@ struct GeneratedRun {
         outcome.note = equivalent.reason
       }
       let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
-      print(
+      say(
         "\(outcome.verdict.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(seconds) \(mutation.file):\(mutation.line) \(mutation.operator.rawValue)\(outcome.note.map { "  — \($0)" } ?? "")"
       )
       outcomes.append(outcome)
@@ -273,7 +275,7 @@ struct GeneratedRun {
     return !outcomes.contains { $0.verdict == .survived || $0.verdict == .suspected }
   }
 
-  func judgeApp(_ mutation: Mutation, app: String, outcome: Outcome) throws -> Outcome {
+  mutating func judgeApp(_ mutation: Mutation, app: String, outcome: Outcome) throws -> Outcome {
     var outcome = outcome
     let original = scratch.appendingPathComponent("Scenarios/apps/\(app)")
     // Beside the original, so that a relative `base` still resolves.
@@ -289,12 +291,41 @@ struct GeneratedRun {
       throw Failure(description: "mutant \(mutation.id) no longer applies to \(mutation.file)")
     }
     try mutated.write(to: target, atomically: true, encoding: .utf8)
-    let (status, headline) = try qualify(app: copy, arguments: ["--channel", "prod"])
-    if status != 0 {
-      outcome.verdict = .killed
-      outcome.note = "\(app): \(headline)"
+    // Every channel the app declares, prod first: a mistake in the dev channel's env or in the
+    // dev identity provider's realm is seen on dev.
+    for channel in channels(ofApp: app) {
+      let expected = try baseline(app: app, channel: channel)
+      let (status, headline) = try qualify(app: copy, arguments: ["--channel", channel])
+      if status != expected {
+        outcome.verdict = .killed
+        outcome.note = "\(app) on \(channel): \(headline)"
+        return outcome
+      }
     }
     return outcome
+  }
+
+  func channels(ofApp app: String) -> [String] {
+    let profile = root.appendingPathComponent("Scenarios/apps/\(app)/qualify.json")
+    guard let data = try? Data(contentsOf: profile),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let declared = (object["channels"] as? [String: Any])?.keys
+    else { return ["prod"] }
+    return ["prod"] + declared.filter { $0 != "prod" }.sorted()
+  }
+
+  /// The unmutated app's exit status on a channel (0 qualified, 1 not), computed once.
+  mutating func baseline(app: String, channel: String) throws -> Int32 {
+    let key = "\(app)@\(channel)"
+    if let known = baselines[key] { return known }
+    let (status, headline) = try qualify(
+      app: scratch.appendingPathComponent("Scenarios/apps/\(app)"),
+      arguments: ["--channel", channel])
+    guard status == 0 || status == 1 else {
+      throw Failure(description: "the baseline of \(key) did not run to a verdict: \(headline)")
+    }
+    baselines[key] = status
+    return status
   }
 
   func judgeWorld(_ mutation: Mutation, fixtures: [Fixture], outcome: Outcome) throws -> Outcome {
@@ -350,27 +381,27 @@ struct GeneratedRun {
       return
         "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(String(format: "%4d", killed)) killed \(String(format: "%3d", survived)) survived \(String(format: "%3d", suspected)) suspected \(String(format: "%3d", equivalent)) equivalent \(String(format: "%3d", stillborn)) stillborn  \(score)"
     }
-    print("\ngenerated mutation score (killed of killed + survived + suspected):")
+    say("\ngenerated mutation score (killed of killed + survived + suspected):")
     let world = outcomes.filter { !$0.area.hasPrefix("apps/") }
     let apps = outcomes.filter { $0.area.hasPrefix("apps/") }
-    print(line("world", world))
+    say(line("world", world))
     for area in Set(world.map(\.area)).sorted() {
-      print(line("  " + area, world.filter { $0.area == area }))
+      say(line("  " + area, world.filter { $0.area == area }))
     }
-    print(line("apps' files", apps))
+    say(line("apps' files", apps))
     for area in Set(apps.map(\.area)).sorted() {
-      print(line("  " + area, apps.filter { $0.area == area }))
+      say(line("  " + area, apps.filter { $0.area == area }))
     }
-    print("per shell kind:")
+    say("per shell kind:")
     for kind in Set(outcomes.map(\.kind)).sorted() {
-      print(line("  " + kind, outcomes.filter { $0.kind == kind }))
+      say(line("  " + kind, outcomes.filter { $0.kind == kind }))
     }
     for outcome in outcomes where outcome.verdict == .survived || outcome.verdict == .suspected {
-      print(
+      say(
         "\n\(outcome.verdict.rawValue) \(outcome.id) \(outcome.file):\(outcome.line) [\(outcome.operator)]"
       )
-      print("  - \(outcome.before.trimmingCharacters(in: .whitespaces))")
-      print("  + \(outcome.after.trimmingCharacters(in: .whitespaces))")
+      say("  - \(outcome.before.trimmingCharacters(in: .whitespaces))")
+      say("  + \(outcome.after.trimmingCharacters(in: .whitespaces))")
     }
   }
 

@@ -61,3 +61,9 @@ func run(
   process.waitUntilExit()
   return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// Prints a line unbuffered: progress is read as it happens (`make mutants | tee`), not when
+/// the run ends.
+func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -23,15 +23,16 @@ let flags = Set(CommandLine.arguments.dropFirst().filter { $0.hasPrefix("--") })
 let runCatalogue = !flags.contains("--generated") && !flags.contains("--list")
 let runGenerated = !flags.contains("--catalogue")
 
+// A scratch copy of the package: mutants never touch the working tree.
+let scratch = fileManager.temporaryDirectory.appendingPathComponent(
+  "qualify-mutants-\(ProcessInfo.processInfo.processIdentifier)")
+
 do {
   let catalogueURL = root.appendingPathComponent("Mutants/catalogue.json")
   let catalogue = try JSONDecoder().decode(
     Catalogue.self, from: try Data(contentsOf: catalogueURL))
   let swift = "/usr/bin/env"
 
-  // A scratch copy of the package: mutants never touch the working tree.
-  let scratch = fileManager.temporaryDirectory.appendingPathComponent(
-    "qualify-mutants-\(ProcessInfo.processInfo.processIdentifier)")
   try? fileManager.removeItem(at: scratch)
   try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true)
   defer { try? fileManager.removeItem(at: scratch) }
@@ -127,14 +128,14 @@ do {
     guard status == 0 || status == 1 else {
       throw Failure(description: "the baseline of \(key) did not run to a verdict: \(headline)")
     }
-    print("baseline \(key): \(headline)")
+    say("baseline \(key): \(headline)")
     baselines[key] = status
     return status
   }
 
   var catalogueClean = true
   if runCatalogue {
-    print("qualify-mutants: building the baseline in \(scratch.path)")
+    say("qualify-mutants: building the baseline in \(scratch.path)")
     try build()
     // `--only=a,b`: those mutants and refactors alone.
     let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
@@ -155,7 +156,7 @@ do {
       let (status, headline) = try trial(mutant)
       let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
       let caught = status != expected
-      print(
+      say(
         "\(caught ? "killed  " : "SURVIVED") \(mutant.id.padding(toLength: width, withPad: " ", startingAt: 0)) \(seconds)  \(headline)"
       )
       if caught { killed.append(mutant.id) } else { survivors.append((mutant, headline)) }
@@ -164,19 +165,19 @@ do {
       let expected = try baseline(refactor)
       let (status, headline) = try trial(refactor)
       let kept = status == expected
-      print(
+      say(
         "\(kept ? "kept    " : "BROKEN  ") \(refactor.id.padding(toLength: width, withPad: " ", startingAt: 0))         \(headline)"
       )
       if !kept { broken.append((refactor, headline)) }
     }
     let score = selected.isEmpty ? 100 : 100 * killed.count / selected.count
-    print("")
-    print("mutation score: \(killed.count)/\(selected.count) killed (\(score)%)")
+    say("")
+    say("mutation score: \(killed.count)/\(selected.count) killed (\(score)%)")
     for (mutant, headline) in survivors {
-      print("survivor: \(mutant.id) [\(mutant.area)] \(mutant.bug) — \(headline)")
+      say("survivor: \(mutant.id) [\(mutant.area)] \(mutant.bug) — \(headline)")
     }
     for (refactor, headline) in broken {
-      print("harmless refactor turned the verdict: \(refactor.id) — \(headline)")
+      say("harmless refactor turned the verdict: \(refactor.id) — \(headline)")
     }
     catalogueClean = survivors.isEmpty && broken.isEmpty
   }
@@ -192,8 +193,11 @@ do {
       only: only.map { Set($0.split(separator: ",").map(String.init)) })
     generatedClean = try generated.execute()
   }
+  // `exit` skips the `defer` above: the scratch copy goes first.
+  try? fileManager.removeItem(at: scratch)
   exit(catalogueClean && generatedClean ? 0 : 1)
 } catch {
   FileHandle.standardError.write(Data("qualify-mutants: \(error)\n".utf8))
+  try? fileManager.removeItem(at: scratch)
   exit(2)
 }

@@ -33,7 +33,8 @@ struct NavigationPolicyReader {
             "the same-origin condition `\(written)` has a term qualify cannot evaluate (\(parser.problem ?? "unknown construct"))"
           ), at: location)
       }
-      guard Set(condition.operands.map(\.side)).count == 2 else { continue }
+      let sides = Set(condition.operands.map(\.side))
+      guard sides.contains(.url), sides.contains(.active) else { continue }
       let branch = statement.branch
       let allows = [".allow", "return false", "return@", "super.shouldOverride"].contains {
         branch.contains($0)
@@ -56,6 +57,116 @@ struct NavigationPolicyReader {
       .unverified(
         "no condition in \(marker) compares the navigated URL with the active instance's"),
       at: at)
+  }
+
+  /// Whether a deep link reaches the code that hands it over (issue 23, A): the `if`s of the
+  /// function holding `marker` that test the link's scheme are evaluated on `testURL`; an
+  /// early return taken, a handing-over branch not taken, or a taken branch that never calls
+  /// one of `handoff` drops the link. Nil when no such function or test is found, or when a
+  /// test cannot be evaluated (the presence of the handoff then stands).
+  func deepLinkHandoff(marker: String, handoff: [String], testURL: String) -> Sourced<Bool>? {
+    guard let found = lines.firstIndex(where: { $0.1.contains(marker) }) else { return nil }
+    let start = enclosingFunction(of: found)
+    let body = functionBody(from: start)
+    let aliases = Self.aliases(in: body.map(\.1).joined(separator: "\n"))
+    let url = URLParts(testURL)
+    var tested = false
+    for statement in Self.ifStatements(in: body) where statement.condition.contains("cheme") {
+      let location = FileLocation(file: file, line: statement.line + 1, column: 1)
+      // Swift's condition list: the tests, not the bindings.
+      let clauses = Self.topLevelClauses(statement.condition).filter {
+        let clause = $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        return !(clause.hasPrefix("let ") || clause.hasPrefix("var ") || clause.hasPrefix("case "))
+      }
+      let written = clauses.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        .joined(separator: " && ")
+      var parser = ConditionParser(text: written, aliases: aliases)
+      guard let condition = parser.parse() else { return nil }
+      tested = true
+      let holds = condition.evaluate(url: url, active: URLParts(""))
+      let branch = statement.branch.trimmingCharacters(in: .whitespacesAndNewlines)
+      let returnsEarly =
+        branch.hasPrefix("return") && !branch.contains("\n") && branch.count < 24
+        || branch.range(of: #"^\{\s*return[^;\n]*;?\s*\}"#, options: .regularExpression) != nil
+      if returnsEarly {
+        if holds {
+          return Sourced(
+            false, at: location,
+            derivation: [
+              "`\(written)` holds for \(testURL): the link returns before it is handed over"
+            ])
+        }
+        continue
+      }
+      guard holds else {
+        return Sourced(
+          false, at: location,
+          derivation: [
+            "`\(written)` is false for \(testURL): the branch that hands it over is not taken"
+          ])
+      }
+      guard handoff.contains(where: { branch.contains($0) }) else {
+        return Sourced(
+          false, at: location,
+          derivation: [
+            "the branch taken for \(testURL) never calls \(handoff.joined(separator: " or "))"
+          ])
+      }
+      return Sourced(true, at: location, derivation: ["`\(written)` holds for \(testURL)"])
+    }
+    guard tested else { return nil }
+    // Every early return passed: what follows must hand the link over.
+    let rest = body.map(\.1).joined(separator: "\n")
+    guard handoff.contains(where: { rest.contains($0) }) else {
+      return Sourced(
+        false, at: FileLocation(file: file, line: lines[start].0 + 1, column: 1),
+        derivation: ["nothing after the scheme test calls \(handoff.joined(separator: " or "))"])
+    }
+    return Sourced(true, at: FileLocation(file: file, line: lines[start].0 + 1, column: 1))
+  }
+
+  /// The line of the signature of the function that holds line `index`: the nearest line
+  /// above it that declares a function.
+  private func enclosingFunction(of index: Int) -> Int {
+    let declaration = try? NSRegularExpression(
+      pattern: #"(\bfunc\b|\bfun\b|\b(void|boolean|int|String|Uri)\s+\w+\s*\()"#)
+    var cursor = index
+    while cursor >= 0 {
+      let line = lines[cursor].1
+      if declaration?.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+        && !line.contains("=")
+      {
+        return cursor
+      }
+      cursor -= 1
+    }
+    return index
+  }
+
+  /// A condition split at its top-level commas (Swift's condition lists).
+  static func topLevelClauses(_ condition: String) -> [String] {
+    var out: [String] = []
+    var current = ""
+    var depth = 0
+    var quote: Character?
+    for c in condition {
+      if let open = quote {
+        if c == open { quote = nil }
+        current.append(c)
+        continue
+      }
+      if c == "\"" { quote = c }
+      if c == "(" || c == "[" { depth += 1 }
+      if c == ")" || c == "]" { depth -= 1 }
+      if c == ",", depth == 0 {
+        out.append(current)
+        current = ""
+        continue
+      }
+      current.append(c)
+    }
+    out.append(current)
+    return out
   }
 
   /// The lines from the signature to the brace that closes the function body.
@@ -217,8 +328,12 @@ struct ConditionParser {
   enum Token: Equatable {
     case open, close, and, or, not, equal, notEqual, comma
     case path(String)
+    case text(String)
     case null
   }
+
+  /// Marks a path whose receiver is a literal: `\u{1}sovereign.equalsIgnoreCase`.
+  static let literalRoot = "\u{1}"
 
   var tokens: [Token] = []
   var position = 0
@@ -265,6 +380,24 @@ struct ConditionParser {
       case "!":
         out.append(.not)
         index += 1
+      case "\"", "'":
+        // A literal, and a method called on it (`"sovereign".equalsIgnoreCase(…)`).
+        var end = index + 1
+        while end < characters.count, characters[end] != c {
+          if characters[end] == "\\" { end += 1 }
+          end += 1
+        }
+        guard end < characters.count else { return nil }
+        let literal = String(characters[(index + 1)..<end])
+        index = end + 1
+        if index < characters.count, characters[index] == "." {
+          var method = index + 1
+          while method < characters.count, characters[method].isLetter { method += 1 }
+          out.append(.path(Self.literalRoot + literal + String(characters[index..<method])))
+          index = method
+        } else {
+          out.append(.text(literal))
+        }
       default:
         guard c.isLetter || c == "_" else { return nil }
         var end = index
@@ -359,22 +492,38 @@ struct ConditionParser {
       position += 1
       return .matches(kind, left, right)
     }
-    // `a.equals(b)`, `Objects.equals(a, b)`, `TextUtils.equals(a, b)`.
-    if path.hasSuffix(".equals") || path.hasSuffix(".contentEquals") {
+    // `a.equals(b)`, `a.equalsIgnoreCase(b)`, `Objects.equals(a, b)`, `TextUtils.equals(a, b)`.
+    let equalsCalls = [".equals", ".contentEquals", ".equalsIgnoreCase"]
+    if let call = equalsCalls.first(where: { path.hasSuffix($0) }) {
       guard current == .open else { return fail("`\(path)` without an argument") }
       position += 1
       var arguments: [OriginCondition.Operand] = []
-      while case .path(let argument) = current {
-        position += 1
-        guard let operand = operand(argument) else { return nil }
-        arguments.append(operand)
+      while true {
+        if case .path(let argument) = current {
+          position += 1
+          guard let operand = operand(argument) else { return nil }
+          arguments.append(operand)
+        } else if case .text(let literal) = current {
+          position += 1
+          arguments.append(.init(side: .literal, component: literal))
+        } else {
+          break
+        }
         if current == .comma { position += 1 }
       }
       guard current == .close else {
         return fail("an argument of `\(path)` that is not a URL part")
       }
       position += 1
-      let receiver = String(path.dropLast(path.hasSuffix(".equals") ? 7 : 14))
+      let receiver = String(path.dropLast(call.count))
+      if call == ".equalsIgnoreCase" {
+        guard arguments.count == 1, let left = operand(receiver) else {
+          return fail("`\(path)` compares something that is not a URL part")
+        }
+        var both = [left, arguments[0]]
+        for index in both.indices { both[index].lowercased = true }
+        return .equal(both[0], both[1])
+      }
       if ["Objects", "TextUtils", "Intrinsics"].contains(receiver), arguments.count == 2 {
         return .equal(arguments[0], arguments[1])
       }
@@ -393,7 +542,12 @@ struct ConditionParser {
       position += 1
       return negated ? .present(left) : .not(.present(left))
     }
-    guard case .path(let other) = current, let right = operand(other) else {
+    let right: OriginCondition.Operand
+    if case .text(let literal) = current {
+      right = .init(side: .literal, component: literal)
+    } else if case .path(let other) = current, let operand = operand(other) {
+      right = operand
+    } else {
       return fail("`\(path)` is compared with something that is not a URL part")
     }
     position += 1
@@ -406,8 +560,11 @@ struct ConditionParser {
   }
 
   /// `url.host`, `activeUri.getPort()`, `scheme` (an alias of `url.getScheme()`), with a
-  /// trailing `lowercased()` ignored (hosts and schemes are compared lowercased either way).
+  /// trailing `lowercased()` kept as a flag: the comparison is then case-insensitive.
   mutating func operand(_ path: String) -> OriginCondition.Operand? {
+    if path.hasPrefix(Self.literalRoot) {
+      return .init(side: .literal, component: String(path.dropFirst(Self.literalRoot.count)))
+    }
     var parts = path.replacingOccurrences(of: "()", with: "").replacingOccurrences(
       of: "?", with: ""
     )
@@ -417,8 +574,10 @@ struct ConditionParser {
         alias.replacingOccurrences(of: "()", with: "").split(separator: ".").map(String.init)
         + parts.dropFirst()
     }
+    var lowercased = false
     while let last = parts.last, ["lowercased", "toLowerCase", "lowercase"].contains(last) {
       parts.removeLast()
+      lowercased = true
     }
     let components = [
       "scheme": "scheme", "getScheme": "scheme", "host": "host", "getHost": "host",
@@ -430,6 +589,6 @@ struct ConditionParser {
       return nil
     }
     let side: OriginCondition.Side = root.lowercased().contains("active") ? .active : .url
-    return OriginCondition.Operand(side: side, component: component)
+    return OriginCondition.Operand(side: side, component: component, lowercased: lowercased)
   }
 }

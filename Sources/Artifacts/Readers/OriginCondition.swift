@@ -34,19 +34,27 @@ public struct URLParts: Sendable, Equatable {
 /// `scheme.equals(activeUri.getScheme())`): evaluated, not recognised, so that a comparison
 /// written the wrong way or a component left out behaves as it would on the device.
 public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertible {
-  public enum Side: String, Sendable { case url, active }
+  /// The navigated (or opened) URL, the active instance's, or a literal the code writes.
+  public enum Side: String, Sendable { case url, active, literal }
 
   public enum TextMatch: String, Sendable { case suffix, prefix, contains }
 
   public struct Operand: Sendable, Equatable, CustomStringConvertible {
     public var side: Side
-    /// `scheme`, `host` or `port`.
+    /// `scheme`, `host` or `port`; a literal's text.
     public var component: String
-    public var description: String { "\(side.rawValue).\(component)" }
+    /// Compared lowercased (`lowercased()`, `toLowerCase()`, `equalsIgnoreCase`).
+    public var lowercased = false
 
-    public init(side: Side, component: String) {
+    public var description: String {
+      let text = side == .literal ? "\"\(component)\"" : "\(side.rawValue).\(component)"
+      return lowercased ? "lower(\(text))" : text
+    }
+
+    public init(side: Side, component: String, lowercased: Bool = false) {
       self.side = side
       self.component = component
+      self.lowercased = lowercased
     }
   }
 
@@ -61,12 +69,18 @@ public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertib
 
   public func evaluate(url: URLParts, active: URLParts) -> Bool {
     func value(_ operand: Operand) -> String? {
-      let parts = operand.side == .url ? url : active
-      switch operand.component {
-      case "scheme": return parts.scheme
-      case "host": return parts.host
-      default: return parts.port.map(String.init)
+      let raw: String?
+      if operand.side == .literal {
+        raw = operand.component
+      } else {
+        let parts = operand.side == .url ? url : active
+        switch operand.component {
+        case "scheme": raw = parts.scheme
+        case "host": raw = parts.host
+        default: raw = parts.port.map(String.init)
+        }
       }
+      return operand.lowercased ? raw?.lowercased() : raw
     }
     switch self {
     case .equal(let left, let right): return value(left) == value(right)
