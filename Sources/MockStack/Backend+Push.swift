@@ -51,7 +51,9 @@ extension Backend {
       return .problem(400, "type=push, platform (apns|fcm) and token are required.")
     }
     let name = body["name"] as? String ?? platform
-    if let index = pushChannels.firstIndex(where: { $0.token == token }) {
+    if let index = pushChannels.firstIndex(where: {
+      $0.token == token && (!context.behaviours.backendPushTokenUniquePerUser || $0.user == user)
+    }) {
       if pushChannels[index].user == user {
         pushChannels[index].sessionKey = session.key
         pushChannels[index].name = name

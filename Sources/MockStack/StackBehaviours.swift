@@ -66,6 +66,9 @@ public struct StackBehaviours: Sendable, Hashable {
   // Backend, push (rule 15).
   /// Logout leaves the session's push devices registered.
   public var backendKeepsPushChannelsOnLogout = false
+  /// The device table is unique per user and token: a token another user registered on the
+  /// same phone stays theirs too.
+  public var backendPushTokenUniquePerUser = false
   /// Dead tokens (APNs 410, FCM UNREGISTERED) are never pruned.
   public var backendKeepsDeadTokens = false
   /// The gateway credentials are minted once and never refreshed: the APNs provider token

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MutationEngine
@@ -156,5 +157,34 @@ import Testing
     // One more candidate moves the sample by at most one mutant.
     let more = many + MutationGenerator.mutations(file: "G.swift", text: "if a < b { go() }\n")
     #expect(Set(first).subtracting(sample(more, count: 20, seed: 1)).count <= 2)
+  }
+}
+
+/// Mutants/equivalent.json is reviewed by hand: each entry must still name a mutant the
+/// engine generates from its file, and say why in a sentence.
+@Suite struct RecordedEquivalentTests {
+  struct Entry: Decodable {
+    var id: String
+    var file: String
+    var reason: String
+    var kind: String?
+  }
+
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  @Test func everyEntryNamesAGeneratedMutantAndItsReason() throws {
+    let data = try Data(contentsOf: Self.root.appendingPathComponent("Mutants/equivalent.json"))
+    let entries = try JSONDecoder().decode([Entry].self, from: data)
+    #expect(!entries.isEmpty)
+    #expect(Set(entries.map(\.id)).count == entries.count)
+    for entry in entries {
+      let text = try String(
+        contentsOf: Self.root.appendingPathComponent(entry.file), encoding: .utf8)
+      let ids = Set(MutationGenerator.mutations(file: entry.file, text: text).map(\.id))
+      #expect(ids.contains(entry.id), "\(entry.id) is no longer a mutant of \(entry.file)")
+      #expect(entry.reason.count > 20, "\(entry.id): say why")
+      #expect(["equivalent", "loud"].contains(entry.kind ?? "equivalent"))
+    }
   }
 }

@@ -6,6 +6,9 @@ struct Equivalent: Codable {
   var id: String
   var file: String
   var reason: String
+  /// `equivalent`: nothing observable changes; `loud`: the build, the install or the upload
+  /// fails loudly, which is not the silent regression qualify exists to catch.
+  var kind: String?
 }
 
 /// The generated half of `make mutants` (issue 23, C): a seeded sample of operator mutants of
@@ -41,6 +44,8 @@ struct GeneratedRun {
     case suspected = "equivalent-suspected"
     /// Recorded as equivalent in Mutants/equivalent.json, with a reason.
     case equivalent
+    /// Recorded as loud: the build or the upload fails, nothing ships.
+    case loud
     /// The mutated harness does not compile: not a mutant of any behaviour.
     case stillborn
   }
@@ -260,7 +265,7 @@ struct GeneratedRun {
       if outcome.verdict == .survived || outcome.verdict == .suspected,
         let equivalent = equivalents[mutation.id]
       {
-        outcome.verdict = .equivalent
+        outcome.verdict = equivalent.kind == "loud" ? .loud : .equivalent
         outcome.note = equivalent.reason
       }
       let seconds = String(format: "%5.1fs", Date().timeIntervalSince(started))
@@ -375,11 +380,12 @@ struct GeneratedRun {
       let survived = group.filter { $0.verdict == .survived }.count
       let suspected = group.filter { $0.verdict == .suspected }.count
       let equivalent = group.filter { $0.verdict == .equivalent }.count
+      let loud = group.filter { $0.verdict == .loud }.count
       let stillborn = group.filter { $0.verdict == .stillborn }.count
       let judged = killed + survived + suspected
       let score = judged == 0 ? "—" : "\(100 * killed / judged)%"
       return
-        "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(String(format: "%4d", killed)) killed \(String(format: "%3d", survived)) survived \(String(format: "%3d", suspected)) suspected \(String(format: "%3d", equivalent)) equivalent \(String(format: "%3d", stillborn)) stillborn  \(score)"
+        "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(String(format: "%4d", killed)) killed \(String(format: "%3d", survived)) survived \(String(format: "%3d", suspected)) suspected \(String(format: "%3d", equivalent)) equivalent \(String(format: "%3d", loud)) loud \(String(format: "%3d", stillborn)) stillborn  \(score)"
     }
     say("\ngenerated mutation score (killed of killed + survived + suspected):")
     let world = outcomes.filter { !$0.area.hasPrefix("apps/") }

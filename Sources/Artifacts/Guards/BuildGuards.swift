@@ -252,6 +252,27 @@ public enum BuildGuards {
         "register the scheme on both platforms from the same variable as AUTH_CALLBACK_SCHEME (Info.plist CFBundleURLSchemes, a BROWSABLE intent-filter on an exported activity)"
     ),
     GuardRule(
+      id: "callback-scheme-allowed", title: "The backend allows the channel's callback scheme",
+      source:
+        "seed 000, Authentication architecture step 1: /authenticate refuses a mobile_scheme that is not in MOBILE_AUTH_CALLBACK_SCHEMES",
+      devAllows: false, reads: [.backendEnv, .frontendEnv],
+      check: { build in
+        let scheme = build.callbackScheme.value
+        let allowed = build.backend.callbackSchemes
+        guard !allowed.contains(scheme) else { return [] }
+        let at = build.backend.env.location(of: "MOBILE_AUTH_CALLBACK_SCHEMES")
+        let written =
+          build.backend.env["MOBILE_AUTH_CALLBACK_SCHEMES"].map { "is \($0)" } ?? "is not set"
+        return [
+          GuardHit(
+            "MOBILE_AUTH_CALLBACK_SCHEMES \(written): the backend refuses the app's callback scheme \"\(scheme)\"\(build.callbackScheme.because) and mobile login fails",
+            at: at, value: scheme)
+        ]
+      },
+      fix:
+        "list the channel's callback scheme in MOBILE_AUTH_CALLBACK_SCHEMES of its backend env (a JSON list, e.g. [\"stmessages\"])"
+    ),
+    GuardRule(
       id: "synced-identity", title: "The native build has the identity cap sync wrote",
       source:
         "seed 000, Configuration (MOBILE_APP_ID is read by cap sync and by the native builds)",

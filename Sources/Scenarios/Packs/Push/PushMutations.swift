@@ -97,6 +97,11 @@ extension PushVocabulary {
       breaks: "rule 15: logout deletes the device's push token server-side"
     ) { $0.backendKeepsPushChannelsOnLogout = true },
     .stack(
+      "backend.push-token-unique-per-user",
+      "The device table is unique per user and token: a token registered by another user of the same phone stays theirs too.",
+      breaks: "rule 15: a push token belongs to the phone's signed-in user alone"
+    ) { $0.backendPushTokenUniquePerUser = true },
+    .stack(
       "backend.keeps-dead-tokens",
       "The sender never prunes a device whose token is dead (APNs 410 Unregistered, FCM UNREGISTERED).",
       breaks: "seed 000, Push notifications: Unregistered tokens are pruned"
