@@ -285,20 +285,24 @@ extension BuildReader {
     // to the observer that loads it.
     let relay = NotificationRelay(swift)
     if let handler = swift.find(["NSUserActivityTypeBrowsingWeb"]) {
-      if let delivered = relay.delivers(postedAfter: handler, doing: "webView.load(") {
-        code.opensLinks = delivered
-      } else if swift.find(["NSUserActivityTypeBrowsingWeb", "webView.load("], sameFile: true)
-        == nil
+      let loadsThere =
+        swift.find(["NSUserActivityTypeBrowsingWeb", "webView.load("], sameFile: true) != nil
+      if let delivered = relay.delivers(
+        postedAfter: handler, doing: "webView.load(", doneAtOrigin: loadsThere)
       {
-        // Neither loaded where it arrives nor relayed: the link goes nowhere.
+        code.opensLinks = delivered
+      } else if !loadsThere, !relay.usesURL(after: handler, in: swift) {
+        // Neither loaded where it arrives nor passed on to anything: the link goes nowhere.
         code.opensLinks = Sourced(
           false, at: handler,
-          derivation: ["the handler neither loads webpageURL nor posts it to an observer that does"]
-        )
+          derivation: ["the handler neither loads webpageURL nor passes it on"])
       }
     }
     if let handler = swift.find(["didReceiveRegistrationToken"]),
-      let delivered = relay.delivers(postedAfter: handler, doing: "fcmToken ="),
+      let delivered = relay.delivers(
+        postedAfter: handler, doing: "fcmToken =",
+        doneAtOrigin: swift.find(["didReceiveRegistrationToken", "-register"], sameFile: true)
+          != nil),
       !delivered.value
     {
       code.registersToken = delivered

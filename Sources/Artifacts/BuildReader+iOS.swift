@@ -225,11 +225,44 @@ extension BuildReader {
           expansion.value, at: location(file, plist.line(of: key)),
           derivation: raw == expansion.value ? [] : expansion.derivation))
     }
+    // Xcode 13's generated Info.plist: the keys the file leaves out come from build settings
+    // (INFOPLIST_KEY_<key>, and the identity and versions Xcode always writes).
+    if settings.value("GENERATE_INFOPLIST_FILE")?.value == "YES" {
+      let generated = [
+        "CFBundleIdentifier": "$(PRODUCT_BUNDLE_IDENTIFIER)",
+        "CFBundleExecutable": "$(EXECUTABLE_NAME)",
+        "CFBundlePackageType": "$(PRODUCT_BUNDLE_PACKAGE_TYPE)",
+        "CFBundleShortVersionString": "$(MARKETING_VERSION)",
+        "CFBundleVersion": "$(CURRENT_PROJECT_VERSION)", "CFBundleName": "$(PRODUCT_NAME)",
+      ]
+      for key in BundleInfo.requiredKeys + BundleInfo.nameKeys where bundle.values[key] == nil {
+        let raw =
+          settings.value("INFOPLIST_KEY_\(key)") != nil
+          ? "$(INFOPLIST_KEY_\(key))" : generated[key]
+        guard let raw else { continue }
+        let expansion = settings.expand(raw)
+        bundle.values[key] = BundleInfo.Entry(
+          raw: raw,
+          expanded: Sourced(
+            expansion.value, at: expansion.location, derivation: expansion.derivation))
+      }
+      if settings.value("INFOPLIST_KEY_UILaunchScreen_Generation")?.value == "YES" {
+        bundle.hasLaunchScreenDictionary = true
+      }
+    }
+    // The SwiftUI template's `UILaunchScreen` dictionary is a launch screen too.
+    if plist["UILaunchScreen"] != nil { bundle.hasLaunchScreenDictionary = true }
     if let name = bundle.values["UILaunchStoryboardName"]?.expanded.value, !name.isEmpty {
-      let folder = (path as NSString).deletingLastPathComponent
-      bundle.launchStoryboardFound = !repository.files(
-        under: folder, suffix: "\(name).storyboard"
-      ).filter { ($0 as NSString).lastPathComponent == "\(name).storyboard" }.isEmpty
+      // Anywhere in the iOS project's folder, as a storyboard or a xib.
+      let project = profile.paths["ios.project"].map {
+        (($0 as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+      }
+      let folder = project ?? (path as NSString).deletingLastPathComponent
+      bundle.launchStoryboardFound = ["storyboard", "xib"].contains { ext in
+        repository.files(under: folder, suffix: "\(name).\(ext)").contains {
+          ($0 as NSString).lastPathComponent == "\(name).\(ext)"
+        }
+      }
     }
     build.bundleInfo = bundle
     if let ats = plist["NSAppTransportSecurity"] {

@@ -189,4 +189,95 @@ import Testing
     #expect(android("\"sovereign\"")?.value == false)
     #expect(android("!\"sovereing\"")?.value == false)
   }
+
+  @Test func successiveExitsGuardsAndConditionListsCombine() throws {
+    let java = """
+      public boolean shouldOverrideUrlLoading(WebView view, WebResourceRequest request) {
+          Uri url = request.getUrl();
+          Log.d(TAG, "checking if " + url + " stays (host, port)");
+          if (!url.getScheme().equals(activeUri.getScheme())) { open(url); return true; }
+          if (!url.getHost().equals(activeUri.getHost())) { open(url); return true; }
+          if (url.getPort() != activeUri.getPort()) { open(url); return true; }
+          return false;
+      }
+      """
+    let read = try #require(
+      decision(java, marker: "shouldOverrideUrlLoading", file: "P.java")?.value.value)
+    #expect(read.keeps("https://work.example/x", active: "https://work.example"))
+    #expect(!read.keeps("https://work.example:8443/x", active: "https://work.example"))
+    #expect(!read.keeps("http://work.example/x", active: "https://work.example"))
+    #expect(!read.keeps("https://evilwork.example/x", active: "https://work.example"))
+    let guarded = Self.swift.replacingOccurrences(
+      of: "if CONDITION {",
+      with:
+        "guard url.scheme == active.scheme else { decisionHandler(.cancel); return }\n  if url.host == active.host, url.port == active.port {"
+    )
+    let swift = try #require(decision(guarded, marker: "decidePolicyFor")?.value.value)
+    #expect(swift.keeps("https://work.example/x", active: "https://work.example"))
+    #expect(!swift.keeps("http://work.example/x", active: "https://work.example"))
+    #expect(!swift.keeps("https://work.example:8443/x", active: "https://work.example"))
+    // Capacitor's own handler opens a remote origin outside: handing over to it is leaving.
+    let handedToCapacitor = java.replacingOccurrences(
+      of: "{ open(url); return true; }\n    if (!url.getHost()",
+      with: "return super.shouldOverrideUrlLoading(view, request);\n    if (!url.getHost()")
+    let capacitor = try #require(
+      decision(handedToCapacitor, marker: "shouldOverrideUrlLoading", file: "P.java")?.value
+        .value)
+    #expect(!capacitor.keeps("http://work.example/x", active: "https://work.example"))
+  }
+
+  @Test func elseIfChainsOneLineSignaturesAndLoggedExits() throws {
+    let java = """
+      class A {
+        void onCreate() { }
+        private void handle(Intent intent) {
+          Uri data = intent.getData();
+          if ("https".equals(data.getScheme())) {
+            handleAppLink(data);
+          } else if ("sovereign".equals(data.getScheme())) {
+            bridge.getWebView().loadUrl(LOCAL + data);
+          }
+        }
+      }
+      """
+    func android(_ text: String) -> Sourced<Bool>? {
+      NavigationPolicyReader(file: "M.java", lines: SourceText.codeLines(text))
+        .deepLinkHandoff(
+          marker: "getData()", handoff: ["loadUrl("], testURL: "sovereign://work.example/x")
+    }
+    #expect(android(java)?.value == true)
+    #expect(
+      android(java.replacingOccurrences(of: "\"sovereign\".equals", with: "\"sovereing\".equals"))?
+        .value == false)
+    let logged = """
+      private void handle(Intent intent) {
+          Uri data = intent.getData();
+          if (!"sovereign".equals(data.getScheme())) { Log.w(TAG, "ignored"); return; }
+          bridge.getWebView().loadUrl(LOCAL + data);
+      }
+      """
+    #expect(android(logged)?.value == true, "\(String(describing: android(logged)?.derivation))")
+    #expect(
+      android(logged.replacingOccurrences(of: "(!\"sovereign\"", with: "(\"sovereign\""))?.value
+        == false)
+    let swift = """
+      func applicationWillTerminate(_ application: UIApplication) {}
+      func application(_ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any] = [:]) -> Bool {
+        if url.scheme == "sovereign" { controller.loadDeepLink(url); return true }
+        return ApplicationDelegateProxy.shared.application(
+          app, open: url, options: options)
+      }
+      """
+    func ios(_ text: String) -> Sourced<Bool>? {
+      NavigationPolicyReader(file: "A.swift", lines: SourceText.codeLines(text))
+        .deepLinkHandoff(
+          marker: "open url", handoff: ["loadDeepLink("], testURL: "sovereign://work.example/x")
+    }
+    #expect(ios(swift)?.value == true)
+    #expect(
+      ios(swift.replacingOccurrences(of: "== \"sovereign\"", with: "!= \"sovereign\""))?.value
+        == false)
+    // A constant the reader cannot see is not taken for the URL itself.
+    #expect(ios(swift.replacingOccurrences(of: "\"sovereign\"", with: "AppConfig.scheme")) == nil)
+  }
 }

@@ -182,6 +182,23 @@ import Testing
     return try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
   }
 
+  @Test func aDelegateThatNeitherLoadsNorRelaysTheLinkIsCaught() throws {
+    let app = try Fixtures.temporaryApp("qualify-relay")
+    try FileManager.default.removeItem(at: app)
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: Fixtures.hybridApp), to: app)
+    defer { try? FileManager.default.removeItem(at: app) }
+    let url = app.appendingPathComponent("ios/App/App/AppDelegate.swift")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    let post =
+      "NotificationCenter.default.post(name: Notification.Name(\"UniversalLinkOpened\"), object: url)"
+    #expect(text.contains(post))
+    try text.replacingOccurrences(of: post, with: "").write(
+      to: url, atomically: true, encoding: .utf8)
+    let result = try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
+    #expect(result.status == 1, "\(result.stdout)")
+    #expect(result.stdout.contains("the handler neither loads webpageURL nor passes it on"))
+  }
+
   @Test func anObserverUnderAnotherNameDropsTheUniversalLink() throws {
     let result = try findings(
       replacing: "forName: Notification.Name(\"UniversalLinkOpened\")",
@@ -193,8 +210,8 @@ import Testing
 
   @Test func anObserverThatNoLongerKeepsTheTokenIsCaught() throws {
     let result = try findings(
-      replacing: "self?.fcmToken = note.object as? String", with: "_ = note.object")
+      replacing: "self?.fcmToken = note.object as? String", with: "")
     #expect(result.status == 1, "\(result.stdout)")
-    #expect(result.stdout.contains("the observer of FCMTokenReceived never does fcmToken ="))
+    #expect(result.stdout.contains("the observer of FCMTokenReceived does nothing with it"))
   }
 }

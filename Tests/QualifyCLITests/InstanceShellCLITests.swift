@@ -259,3 +259,50 @@ import Testing
     #expect(run.stdout.contains("MainViewController.swift:49"), "\(run.stdout)")
   }
 }
+
+/// ios-store-bundle reads the Info.plist the build ships, generated parts included.
+@Suite struct StoreBundleCLITests {
+  func check(_ edits: [(file: String, old: String, new: String)]) throws -> ProcessResult {
+    let app = try Fixtures.temporaryApp("qualify-store-bundle")
+    try FileManager.default.removeItem(at: app)
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: Fixtures.sampleApp), to: app)
+    defer { try? FileManager.default.removeItem(at: app) }
+    for edit in edits {
+      let url = app.appendingPathComponent(edit.file)
+      let text = try String(contentsOf: url, encoding: .utf8)
+      #expect(text.contains(edit.old), "\(edit.file)")
+      try text.replacingOccurrences(of: edit.old, with: edit.new).write(
+        to: url, atomically: true, encoding: .utf8)
+    }
+    return try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
+  }
+
+  static let plist = "src/frontend/ios/App/App/Info.plist"
+  static let project = "src/frontend/ios/App/App.xcodeproj/project.pbxproj"
+  static let version =
+    "\t<key>CFBundleShortVersionString</key>\n\t<string>$(MARKETING_VERSION)</string>\n"
+
+  @Test func aMissingVersionKeyIsCaughtUnlessXcodeGeneratesIt() throws {
+    let missing = try check([(Self.plist, Self.version, "")])
+    #expect(missing.status == 1, "\(missing.stdout)")
+    #expect(missing.stdout.contains("has no CFBundleShortVersionString"))
+    let generated = try check([
+      (Self.plist, Self.version, ""),
+      (
+        Self.project, "MARKETING_VERSION = \"$(MOBILE_VERSION_NAME:default=0.0.0)\";",
+        "MARKETING_VERSION = \"$(MOBILE_VERSION_NAME:default=0.0.0)\";\n\t\t\t\tGENERATE_INFOPLIST_FILE = YES;"
+      ),
+    ])
+    #expect(generated.status == 0, "\(generated.stdout)")
+  }
+
+  @Test func aLaunchScreenDictionaryStandsInForTheStoryboard() throws {
+    let storyboard = "\t<key>UILaunchStoryboardName</key>\n\t<string>LaunchScreen</string>\n"
+    let missing = try check([(Self.plist, storyboard, "")])
+    #expect(missing.stdout.contains("has no UILaunchStoryboardName"), "\(missing.stdout)")
+    let dictionary = try check([
+      (Self.plist, storyboard, "\t<key>UILaunchScreen</key>\n\t<dict/>\n")
+    ])
+    #expect(dictionary.status == 0, "\(dictionary.stdout)")
+  }
+}

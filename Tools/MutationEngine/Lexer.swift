@@ -64,7 +64,7 @@ struct LexedText {
         end = min(count, end + 2)
         mark(index..<end, .comment)
         index = end
-      } else if starts("\"\"\"", at: index), language != .java, language != .typescript {
+      } else if starts("\"\"\"", at: index), language != .typescript {
         var end = index + 3
         while end < count, !starts("\"\"\"", at: end) { end += 1 }
         end = min(count, end + 3)

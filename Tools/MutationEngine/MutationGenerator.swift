@@ -126,10 +126,9 @@ public struct MutationGenerator {
     let line = String(
       decoding: range.filter { text.regions[$0] == .code }.map { bytes[$0] }, as: UTF8.self)
     let markers = [
-      "print(", "Log.", "NSLog(", "console.", "logger", "log(", "throw ", "fatalError(",
-      "precondition", "assert", "Error(", "description", "message", "reason", "detail",
-      "evidence", "note(", "decision(", "event(", "record(", "summary", "explanation", "because",
-      "hint", "fix:", "why",
+      "print(", "Log.", "NSLog(", "console.", "logger.", "os_log(", "fatalError(",
+      "precondition(", "assertionFailure(", "throw ", "note(", "decision(", "event(",
+      "record(", "evidence(",
     ]
     return markers.contains { line.contains($0) }
   }

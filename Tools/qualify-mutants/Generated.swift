@@ -19,8 +19,9 @@ struct GeneratedRun {
   let count: Int
   let seed: UInt64
   let record: Bool
-  /// Baseline exit statuses by app and channel.
+  /// Baseline exit statuses by app and channel, and of each regression fixture's scenario.
   var baselines: [String: Int32] = [:]
+  var fixtureBaselines: [String: Int32] = [:]
   /// Print the sample and stop: what would be judged.
   var listOnly = false
   /// `MUTANTS_AREA=world` or `apps`: judge that half of the sample alone.
@@ -229,6 +230,10 @@ struct GeneratedRun {
       guard status == 0 else {
         throw Failure(description: "baseline: \(app) does not qualify on prod: \(headline)")
       }
+      baselines["\(app)@prod"] = status
+      for channel in channels(ofApp: app) where channel != "prod" {
+        _ = try baseline(app: app, channel: channel)
+      }
     }
     let fixtureList = fixtures()
     var named: [String: String] = [:]
@@ -333,7 +338,9 @@ struct GeneratedRun {
     return status
   }
 
-  func judgeWorld(_ mutation: Mutation, fixtures: [Fixture], outcome: Outcome) throws -> Outcome {
+  mutating func judgeWorld(_ mutation: Mutation, fixtures: [Fixture], outcome: Outcome) throws
+    -> Outcome
+  {
     var outcome = outcome
     let target = scratch.appendingPathComponent(mutation.file)
     let text = try String(contentsOf: target, encoding: .utf8)
@@ -361,11 +368,35 @@ struct GeneratedRun {
         return outcome
       }
     }
+    // The other channels of the apps that declare them: the dev identity provider, a
+    // staging env.
+    for app in Self.apps {
+      for channel in channels(ofApp: app) where channel != "prod" {
+        let expected = baselines["\(app)@\(channel)"] ?? 0
+        let (status, headline) = try qualify(
+          app: scratch.appendingPathComponent("Scenarios/apps/\(app)"),
+          arguments: ["--channel", channel])
+        if status != expected {
+          outcome.verdict = .killed
+          outcome.note = "\(app) on \(channel): \(headline)"
+          return outcome
+        }
+      }
+    }
     // A reader or guard that turned lenient lets a known-bad app through.
     guard mutation.file.hasPrefix("Sources/Artifacts/") else { return outcome }
+    if fixtureBaselines.isEmpty {
+      // Each fixture's own verdict with the unmutated harness, built once more for it.
+      let mutatedText = try String(contentsOf: target, encoding: .utf8)
+      try text.write(to: target, atomically: true, encoding: .utf8)
+      guard try build() else { throw Failure(description: "the unmutated harness does not build") }
+      for fixture in fixtures { fixtureBaselines[fixture.name] = try runFixture(fixture).status }
+      try mutatedText.write(to: target, atomically: true, encoding: .utf8)
+      _ = try build()
+    }
     for fixture in fixtures {
       let (status, headline) = try runFixture(fixture)
-      if status != 1 {
+      if status != fixtureBaselines[fixture.name, default: 1] {
         outcome.verdict = .killed
         outcome.note = "regression \(fixture.name) no longer caught: \(headline)"
         return outcome

@@ -3,7 +3,9 @@ import QualifyCore
 
 extension BuildGuards {
   /// What App Store Connect requires of the bundle itself, read from the Info.plist the
-  /// Release build ships (`BundleInfo`). Shared by every shell kind with an iOS project.
+  /// Release build ships (`BundleInfo`). Shared by the kinds whose reader reads Info.plist
+  /// (single-origin, multi-instance, hybrid); the launcher rule by those whose reader reads
+  /// the main AndroidManifest.xml for it (the multi-instance kind has its own).
   static let storeBundleRules: [GuardRule] = [
     GuardRule(
       id: "android-launcher", title: "The Android app has a launcher activity",
@@ -41,6 +43,11 @@ extension BuildGuards {
     var out: [GuardHit] = []
     let at = FileLocation(file: bundle.file, line: 0, column: 1)
     for key in BundleInfo.requiredKeys {
+      if key == "UILaunchStoryboardName", bundle.hasLaunchScreenDictionary,
+        bundle.values[key] == nil
+      {
+        continue
+      }
       guard let entry = bundle.values[key] else {
         out.append(
           GuardHit(

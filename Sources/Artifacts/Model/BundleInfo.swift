@@ -14,6 +14,9 @@ public struct BundleInfo: Sendable {
   /// `UILaunchStoryboardName`'s storyboard, when the name is set: whether a file
   /// `<name>.storyboard` is in the app's folder.
   public var launchStoryboardFound: Bool?
+  /// A `UILaunchScreen` dictionary (or its generated build setting) stands in for the
+  /// storyboard.
+  public var hasLaunchScreenDictionary = false
 
   public struct Entry: Sendable {
     public var raw: String

@@ -11,47 +11,77 @@ struct NavigationPolicyReader {
   /// `(index, line)` with comments blanked (`SourceText.codeLines`).
   let lines: [(Int, String)]
 
-  /// The decision of the function whose signature holds `marker`; nil when no such function.
-  func decision(marker: String) -> Sourced<ReadDecision<NavigationDecision>>? {
-    guard let start = lines.firstIndex(where: { $0.1.contains(marker) }) else { return nil }
+  /// The decision of the function whose signature holds `marker` (preferring a line that also
+  /// holds `preferring`: the navigation-action variant, not the response one); nil when no
+  /// such function. The tests that compare the navigated URL with the active instance's are
+  /// combined in order: an `if` that allows ends the decision, one that leaves (an early exit)
+  /// must be false for the navigation to stay, a `guard` must hold.
+  func decision(marker: String, preferring: String = "")
+    -> Sourced<ReadDecision<NavigationDecision>>?
+  {
+    let candidates = lines.indices.filter { lines[$0].1.contains(marker) }
+    guard
+      let start = candidates.first(where: {
+        !preferring.isEmpty && lines[$0].1.contains(preferring)
+      }) ?? candidates.first
+    else { return nil }
     let body = functionBody(from: start)
     let at = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
     let aliases = Self.aliases(in: body.map(\.1).joined(separator: "\n"))
+    // What stays, as the tests read so far say: every earlier exit not taken.
+    var notLeaving: [OriginCondition] = []
+    var written: [String] = []
+    var first: FileLocation?
     for statement in Self.ifStatements(in: body) {
-      let condition = statement.condition.lowercased()
+      let lowered = statement.condition.lowercased()
       // `if (active == null) return false;` compares no URL part: not the decision.
-      guard condition.contains("active"),
-        ["scheme", "host", "port"].contains(where: { condition.contains($0) })
+      guard lowered.contains("active"),
+        ["scheme", "host", "port"].contains(where: { lowered.contains($0) })
       else { continue }
       let location = FileLocation(file: file, line: statement.line + 1, column: 1)
-      let written = statement.condition.split(whereSeparator: \.isNewline)
-        .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-      var parser = ConditionParser(text: written, aliases: aliases)
+      let text = Self.clauses(statement.condition).joined(separator: " && ")
+      var parser = ConditionParser(text: text, aliases: aliases)
       guard let condition = parser.parse() else {
         return Sourced(
           .unverified(
-            "the same-origin condition `\(written)` has a term qualify cannot evaluate (\(parser.problem ?? "unknown construct"))"
+            "the same-origin condition `\(text)` has a term qualify cannot evaluate (\(parser.problem ?? "unknown construct"))"
           ), at: location)
       }
       let sides = Set(condition.operands.map(\.side))
       guard sides.contains(.url), sides.contains(.active) else { continue }
+      first = first ?? location
+      written.append(statement.isGuard ? "guard \(text)" : text)
       let branch = statement.branch
-      let allows = [".allow", "return false", "return@", "super.shouldOverride"].contains {
-        branch.contains($0)
-      }
-      let leaves = [".cancel", "return true", "open(", "startActivity"].contains {
-        branch.contains($0)
-      }
+      // Capacitor's own handler (`super.shouldOverrideUrlLoading`) opens a remote origin
+      // outside: handing a navigation to it is leaving.
+      let allows = [".allow", "return false", "return@"].contains { branch.contains($0) }
+      let leaves = [".cancel", "return true", "open(", "startActivity", "super.shouldOverride"]
+        .contains { branch.contains($0) }
       guard allows != leaves else {
         return Sourced(
           .unverified(
-            "the branch of `\(written)` neither clearly allows nor cancels the navigation"),
+            "the branch of `\(text)` neither clearly allows nor cancels the navigation"),
           at: location)
       }
+      // A guard's else branch runs when its condition is false.
+      let exit: OriginCondition = statement.isGuard ? .not(condition) : condition
+      if leaves {
+        notLeaving.append(.not(exit))
+        continue
+      }
+      let stays = notLeaving.reversed().reduce(exit) { .and($1, $0) }
       return Sourced(
         .read(
-          NavigationDecision(staysInWebView: allows ? condition : .not(condition), written: written)
-        ), at: location)
+          NavigationDecision(
+            staysInWebView: stays, written: written.joined(separator: "; then "))), at: first)
+    }
+    if let last = notLeaving.popLast() {
+      // Only exits: what passes them all stays.
+      let stays = notLeaving.reversed().reduce(last) { .and($1, $0) }
+      return Sourced(
+        .read(
+          NavigationDecision(staysInWebView: stays, written: written.joined(separator: "; then "))),
+        at: first)
     }
     return Sourced(
       .unverified(
@@ -59,11 +89,24 @@ struct NavigationPolicyReader {
       at: at)
   }
 
-  /// Whether a deep link reaches the code that hands it over (issue 23, A): the `if`s of the
-  /// function holding `marker` that test the link's scheme are evaluated on `testURL`; an
-  /// early return taken, a handing-over branch not taken, or a taken branch that never calls
-  /// one of `handoff` drops the link. Nil when no such function or test is found, or when a
-  /// test cannot be evaluated (the presence of the handoff then stands).
+  /// A condition's tests: Swift's condition list split at its top-level commas, its bindings
+  /// (`let`, `var`, `case`) left out, each clause on one line.
+  static func clauses(_ condition: String) -> [String] {
+    topLevelClauses(condition).map {
+      $0.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        .joined(separator: " ")
+    }.filter {
+      !($0.isEmpty || $0.hasPrefix("let ") || $0.hasPrefix("var ") || $0.hasPrefix("case "))
+    }
+  }
+
+  /// Whether a deep link reaches the code that hands it over (issue 23, A): the `if`s and
+  /// `guard`s of the function holding `marker` that test the link's scheme are evaluated on
+  /// `testURL`, in order. An exit taken (an `if` whose branch returns without handing over, a
+  /// `guard` that fails) drops the link; a test that holds and whose branch hands over passes
+  /// it; a test that fails while its branch holds the handoff drops it unless a later test
+  /// hands it over. Nil when no such function or test is found, or when a test cannot be
+  /// evaluated (the presence of the handoff then stands).
   func deepLinkHandoff(marker: String, handoff: [String], testURL: String) -> Sourced<Bool>? {
     guard let found = lines.firstIndex(where: { $0.1.contains(marker) }) else { return nil }
     let start = enclosingFunction(of: found)
@@ -71,24 +114,26 @@ struct NavigationPolicyReader {
     let aliases = Self.aliases(in: body.map(\.1).joined(separator: "\n"))
     let url = URLParts(testURL)
     var tested = false
+    var missed: (FileLocation, String)?
     for statement in Self.ifStatements(in: body) where statement.condition.contains("cheme") {
       let location = FileLocation(file: file, line: statement.line + 1, column: 1)
-      // Swift's condition list: the tests, not the bindings.
-      let clauses = Self.topLevelClauses(statement.condition).filter {
-        let clause = $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        return !(clause.hasPrefix("let ") || clause.hasPrefix("var ") || clause.hasPrefix("case "))
-      }
-      let written = clauses.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        .joined(separator: " && ")
+      let written = Self.clauses(statement.condition).joined(separator: " && ")
       var parser = ConditionParser(text: written, aliases: aliases)
       guard let condition = parser.parse() else { return nil }
       tested = true
       let holds = condition.evaluate(url: url, active: URLParts(""))
       let branch = statement.branch.trimmingCharacters(in: .whitespacesAndNewlines)
-      let returnsEarly =
-        branch.hasPrefix("return") && !branch.contains("\n") && branch.count < 24
-        || branch.range(of: #"^\{\s*return[^;\n]*;?\s*\}"#, options: .regularExpression) != nil
-      if returnsEarly {
+      let handsOver = handoff.contains { branch.contains($0) }
+      if statement.isGuard {
+        guard holds else {
+          return Sourced(
+            false, at: location,
+            derivation: ["`guard \(written)` fails for \(testURL): the link is dropped"])
+        }
+        continue
+      }
+      let exits = !handsOver && (branch.hasPrefix("return") || branch.contains("return"))
+      if exits {
         if holds {
           return Sourced(
             false, at: location,
@@ -98,44 +143,49 @@ struct NavigationPolicyReader {
         }
         continue
       }
-      guard holds else {
-        return Sourced(
-          false, at: location,
-          derivation: [
-            "`\(written)` is false for \(testURL): the branch that hands it over is not taken"
-          ])
+      if holds {
+        guard handsOver else {
+          return Sourced(
+            false, at: location,
+            derivation: [
+              "the branch taken for \(testURL) never calls \(handoff.joined(separator: " or "))"
+            ])
+        }
+        return Sourced(true, at: location, derivation: ["`\(written)` holds for \(testURL)"])
       }
-      guard handoff.contains(where: { branch.contains($0) }) else {
-        return Sourced(
-          false, at: location,
-          derivation: [
-            "the branch taken for \(testURL) never calls \(handoff.joined(separator: " or "))"
-          ])
-      }
-      return Sourced(true, at: location, derivation: ["`\(written)` holds for \(testURL)"])
+      // Not taken: an `else if` may still hand it over.
+      if handsOver { missed = missed ?? (location, written) }
     }
     guard tested else { return nil }
-    // Every early return passed: what follows must hand the link over.
+    if let (location, written) = missed {
+      return Sourced(
+        false, at: location,
+        derivation: [
+          "`\(written)` is false for \(testURL): the branch that hands it over is not taken"
+        ])
+    }
+    // Every exit passed: what follows must hand the link over.
     let rest = body.map(\.1).joined(separator: "\n")
+    let signature = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
     guard handoff.contains(where: { rest.contains($0) }) else {
       return Sourced(
-        false, at: FileLocation(file: file, line: lines[start].0 + 1, column: 1),
+        false, at: signature,
         derivation: ["nothing after the scheme test calls \(handoff.joined(separator: " or "))"])
     }
-    return Sourced(true, at: FileLocation(file: file, line: lines[start].0 + 1, column: 1))
+    return Sourced(true, at: signature)
   }
 
   /// The line of the signature of the function that holds line `index`: the nearest line
-  /// above it that declares a function.
+  /// above it that declares one (modifiers and annotations first).
   private func enclosingFunction(of index: Int) -> Int {
     let declaration = try? NSRegularExpression(
-      pattern: #"(\bfunc\b|\bfun\b|\b(void|boolean|int|String|Uri)\s+\w+\s*\()"#)
+      pattern:
+        #"^\s*(@\w+\s+)*((public|private|protected|internal|fileprivate|open|override|static|final|suspend|@objc)\s+)*((func|fun)\s+\w+|(void|boolean|int|String|Uri)\s+\w+\s*\()"#
+    )
     var cursor = index
     while cursor >= 0 {
       let line = lines[cursor].1
-      if declaration?.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
-        && !line.contains("=")
-      {
+      if declaration?.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil {
         return cursor
       }
       cursor -= 1
@@ -215,37 +265,111 @@ struct NavigationPolicyReader {
   struct IfStatement {
     var line: Int
     var condition: String
-    /// The start of what the `if` runs (its first statement or block).
+    /// The start of what the `if` runs (its first statement or block); for a `guard`, its
+    /// `else` block.
     var branch: String
+    var isGuard = false
   }
 
-  /// Each `if` of the body (not `if let` / `if case`), with its whole condition, across lines.
+  /// The text with the inside of every string literal blanked (same length): keywords,
+  /// brackets and braces inside strings are not code.
+  static func masked(_ characters: [Character]) -> [Character] {
+    var out = characters
+    var quote: Character?
+    var index = 0
+    while index < out.count {
+      let c = characters[index]
+      if let open = quote {
+        if c == "\\" {
+          out[index] = " "
+          if index + 1 < out.count { out[index + 1] = " " }
+          index += 2
+          continue
+        }
+        if c == open || c == "\n" { quote = nil } else { out[index] = " " }
+      } else if c == "\"" || c == "'" {
+        quote = c
+      }
+      index += 1
+    }
+    return out
+  }
+
+  /// Each `if` and `guard` of the body (`#if` left out), with its whole condition, across
+  /// lines.
   static func ifStatements(in body: [(Int, String)]) -> [IfStatement] {
     let text = body.map(\.1).joined(separator: "\n")
-    let characters = Array(text)
+    let original = Array(text)
+    let characters = masked(original)
     var lineOf: [Int] = []
     for (index, entry) in body.enumerated() {
       lineOf += Array(repeating: entry.0, count: entry.1.count + (index < body.count - 1 ? 1 : 0))
     }
+    func isWordStart(_ index: Int) -> Bool {
+      index == 0
+        || !(characters[index - 1].isLetter || characters[index - 1].isNumber
+          || characters[index - 1] == "#" || characters[index - 1] == "_")
+    }
+    func starts(_ word: String, at index: Int) -> Bool {
+      let pattern = Array(word)
+      guard index + pattern.count < characters.count,
+        Array(characters[index..<(index + pattern.count)]) == pattern
+      else { return false }
+      let next = characters[index + pattern.count]
+      return next == " " || next == "(" || next == "\n"
+    }
+    /// The block or statement that starts at `from`, to its end.
+    func branch(from: Int) -> (text: String, end: Int) {
+      var start = from
+      while start < characters.count, characters[start] == " " || characters[start] == "\n" {
+        start += 1
+      }
+      var end = start
+      var braces = 0
+      while end < characters.count {
+        let c = characters[end]
+        if c == "{" { braces += 1 }
+        if c == "}" {
+          braces -= 1
+          if braces <= 0 { break }
+        }
+        if braces == 0, c == ";" || c == "\n", end > start { break }
+        end += 1
+      }
+      let stop = min(characters.count, end + 1)
+      return (String(original[start..<stop]), stop)
+    }
     var out: [IfStatement] = []
     var index = 0
-    while index + 2 < characters.count {
+    while index + 3 < characters.count {
       defer { index += 1 }
-      guard characters[index] == "i", characters[index + 1] == "f",
-        index == 0 || !(characters[index - 1].isLetter || characters[index - 1].isNumber),
-        characters[index + 2] == " " || characters[index + 2] == "("
-      else { continue }
-      var cursor = index + 2
+      guard isWordStart(index) else { continue }
+      let isGuard = starts("guard", at: index)
+      guard isGuard || starts("if", at: index) else { continue }
+      var cursor = index + (isGuard ? 5 : 2)
       while cursor < characters.count, characters[cursor] == " " { cursor += 1 }
-      let rest = String(characters[cursor..<min(characters.count, cursor + 6)])
-      if rest.hasPrefix("let ") || rest.hasPrefix("case ") || rest.hasPrefix("var ") {
-        continue
-      }
       var condition = ""
       var end = cursor
-      if cursor < characters.count, characters[cursor] == "(" {
-        // Java, Kotlin: the parenthesised condition, which may be followed by more (`(a) && b`
-        // is Swift), so Swift's rule below decides when a brace follows on the same line.
+      if isGuard {
+        // `guard … else {`: up to `else` at depth 0.
+        var depth = 0
+        while end + 4 < characters.count {
+          let c = characters[end]
+          if c == "(" || c == "[" { depth += 1 }
+          if c == ")" || c == "]" { depth -= 1 }
+          if depth == 0,
+            String(characters[end..<(end + 5)]) == " else"
+              || String(characters[end..<(end + 5)]) == "\nelse"
+          {
+            break
+          }
+          end += 1
+        }
+        condition = String(original[cursor..<end])
+        end += 5
+      } else if cursor < characters.count, characters[cursor] == "(" {
+        // Java, Kotlin: the parenthesised condition, unless more follows it (`(a) && b` is
+        // Swift's, and Swift's rule below takes it).
         var depth = 0
         while end < characters.count {
           if characters[end] == "(" { depth += 1 }
@@ -255,19 +379,16 @@ struct NavigationPolicyReader {
           }
           end += 1
         }
-        let after = characters[min(characters.count, end + 1)...].prefix { $0 == " " }.count
-        let next = end + 1 + after
+        var next = end + 1
+        while next < characters.count, characters[next] == " " { next += 1 }
         if next < characters.count,
-          characters[next] == "{" || characters[next].isLetter
-            || characters[next] == "\n"
+          characters[next] == "{" || characters[next].isLetter || characters[next] == "\n"
         {
-          condition = String(characters[(cursor + 1)..<end])
+          condition = String(original[(cursor + 1)..<min(end, original.count)])
           end += 1
-        } else {
-          condition = ""
         }
       }
-      if condition.isEmpty {
+      if condition.isEmpty && !isGuard {
         // Swift: up to the block's brace at depth 0.
         var depth = 0
         end = cursor
@@ -278,28 +399,14 @@ struct NavigationPolicyReader {
           if c == "{" && depth == 0 { break }
           end += 1
         }
-        condition = String(characters[cursor..<min(end, characters.count)])
+        condition = String(original[cursor..<min(end, original.count)])
       }
-      // The block up to its closing brace, or a braceless statement up to its end.
-      var branchStart = min(end, characters.count)
-      while branchStart < characters.count, characters[branchStart] == " " { branchStart += 1 }
-      var branchEnd = branchStart
-      var braces = 0
-      while branchEnd < characters.count {
-        let c = characters[branchEnd]
-        if c == "{" { braces += 1 }
-        if c == "}" {
-          braces -= 1
-          if braces <= 0 { break }
-        }
-        if braces == 0, c == ";" || c == "\n", branchEnd > branchStart { break }
-        branchEnd += 1
-      }
-      let branch = String(characters[branchStart..<min(characters.count, branchEnd + 1)])
+      let taken = branch(from: min(end, characters.count))
       out.append(
         IfStatement(
           line: lineOf.indices.contains(index) ? lineOf[index] : body.first?.0 ?? 0,
-          condition: condition.trimmingCharacters(in: .whitespacesAndNewlines), branch: branch))
+          condition: condition.trimmingCharacters(in: .whitespacesAndNewlines),
+          branch: taken.text, isGuard: isGuard))
     }
     return out
   }
@@ -586,6 +693,11 @@ struct ConditionParser {
     guard parts.count >= 2, let component = components[parts.last ?? ""], let root = parts.first
     else {
       problem = problem ?? "`\(path)` is not the scheme, host or port of a URL"
+      return nil
+    }
+    // A type or a configuration object is neither side: a constant the reader cannot see.
+    if root.first?.isUppercase == true || root.lowercased().contains("config") {
+      problem = problem ?? "`\(path)` is neither the URL's nor the active instance's"
       return nil
     }
     let side: OriginCondition.Side = root.lowercased().contains("active") ? .active : .url

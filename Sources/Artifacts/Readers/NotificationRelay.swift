@@ -75,10 +75,14 @@ struct NotificationRelay {
   }
 
   /// Whether an event posted near `origin` reaches an observer that does `work`: nil when the
-  /// code near `origin` posts nothing (the work is done there or not at all).
-  func delivers(postedAfter origin: FileLocation, within lines: Int = 12, doing work: String)
-    -> Sourced<Bool>?
-  {
+  /// code near `origin` posts nothing by a literal name, or when the observer hands the event
+  /// on to code this reader does not follow (a method call). False when the name is observed
+  /// nowhere (and `origin`'s own file does not do `work`), or when the observer's closure does
+  /// nothing with it.
+  func delivers(
+    postedAfter origin: FileLocation, within lines: Int = 12, doing work: String,
+    doneAtOrigin: Bool = false
+  ) -> Sourced<Bool>? {
     let nearby = posts.filter {
       $0.location.file == origin.file && $0.location.line >= origin.line
         && $0.location.line <= origin.line + lines
@@ -86,6 +90,7 @@ struct NotificationRelay {
     guard let post = nearby.first else { return nil }
     let listening = observers.filter { $0.name == post.name }
     guard !listening.isEmpty else {
+      if doneAtOrigin { return nil }
       let heard = Set(observers.map(\.name)).sorted()
       return Sourced(
         false, at: post.location,
@@ -94,13 +99,37 @@ struct NotificationRelay {
             + (heard.isEmpty ? "" : " (observed: \(heard.joined(separator: ", ")))")
         ])
     }
-    guard let doer = listening.first(where: { $0.body.contains(work) }) else {
+    if let doer = listening.first(where: { $0.body.contains(work) }) {
       return Sourced(
-        false, at: listening[0].location,
-        derivation: ["the observer of \(post.name) never does \(work)"])
+        true, at: doer.location,
+        derivation: ["\(post.name) posted at \(post.location), observed here"])
     }
+    // A closure that calls on (`self?.open(url)`) may do the work elsewhere; one that calls
+    // nothing and assigns nothing drops the event.
+    if listening.contains(where: { Self.doesSomething($0.body) }) { return nil }
     return Sourced(
-      true, at: doer.location,
-      derivation: ["\(post.name) posted at \(post.location), observed here"])
+      false, at: listening[0].location,
+      derivation: ["the observer of \(post.name) does nothing with it (no \(work))"])
+  }
+
+  /// Whether a closure's statements (after its `in`) call or assign anything.
+  static func doesSomething(_ body: String) -> Bool {
+    guard let open = body.firstIndex(of: "{") else { return false }
+    var inner = String(body[body.index(after: open)...])
+    if let range = inner.range(of: " in") { inner = String(inner[range.upperBound...]) }
+    inner = inner.replacingOccurrences(of: "guard let self else { return }", with: "")
+    return inner.contains("(") || inner.contains(" = ")
+  }
+
+  /// Whether the lines after `origin` pass a `url` on (`open(url)`, `object: url`, `load(url)`).
+  func usesURL(after origin: FileLocation, in search: CodeSearch, within lines: Int = 8) -> Bool {
+    guard let (_, code) = search.files.first(where: { $0.file == origin.file }) else {
+      return true
+    }
+    let pattern = try? NSRegularExpression(pattern: #"(\(|:\s*|,\s*)url\b"#)
+    return code.contains { index, line in
+      index + 1 > origin.line && index + 1 <= origin.line + lines
+        && pattern?.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+    }
   }
 }
