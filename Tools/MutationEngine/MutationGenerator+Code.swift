@@ -118,133 +118,86 @@ extension MutationGenerator {
     add(.equalityToMatch, start..<end, "\(receiver).\(call)(\(rhs))")
   }
 
-  /// Where an operand that starts at `index` ends: balanced brackets, string literals whole,
-  /// up to a space, a comma, a semicolon or a closing bracket at depth zero.
-  func operandEnd(from index: Int) -> Int? {
-    var end = index
+  /// Scans from `index` — forward, or backward from the byte before it — over balanced
+  /// brackets and whole string literals, and stops at depth zero at a byte of `stops`, where
+  /// `stopsAt` says, or at an unbalanced bracket. Nil when nothing was scanned or the brackets
+  /// did not balance.
+  func scan(
+    from index: Int, forward: Bool, stops: String, stopsAt: (Int) -> Bool = { _ in false }
+  ) -> Int? {
+    let stopBytes = Set(stops.utf8)
+    let opening = Set((forward ? "([" : ")]").utf8)
+    let closing = Set((forward ? ")]" : "([").utf8)
+    var cursor = index
     var depth = 0
-    while end < bytes.count {
-      if let span = text.stringStarting[end] {
-        end = text.strings[span].end
+    while forward ? cursor < bytes.count : cursor > 0 {
+      let at = forward ? cursor : cursor - 1
+      if forward, let span = text.stringStarting[at] {
+        cursor = text.strings[span].end
         continue
       }
-      let byte = bytes[end]
-      if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") {
+      if !forward, let span = text.stringEnding[at] {
+        cursor = text.strings[span].start
+        continue
+      }
+      if depth == 0, stopsAt(at) { break }
+      let byte = bytes[at]
+      if opening.contains(byte) {
         depth += 1
-      } else if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") {
+      } else if closing.contains(byte) {
         if depth == 0 { break }
         depth -= 1
-      } else if depth == 0,
-        [" ", "\n", ",", ";", "{", "}", "?", ":", "\t"].contains(Character(UnicodeScalar(byte)))
-      {
+      } else if depth == 0, stopBytes.contains(byte) {
         break
       }
-      end += 1
+      cursor += forward ? 1 : -1
     }
-    return end > index && depth == 0 ? end : nil
+    guard depth == 0, forward ? cursor > index : cursor < index else { return nil }
+    return cursor
+  }
+
+  /// Where an operand that starts at `index` ends: up to a space, a comma, a semicolon, a
+  /// brace, `?` or `:` at depth zero.
+  func operandEnd(from index: Int) -> Int? {
+    scan(from: index, forward: true, stops: " \n\t,;{}?:")
   }
 
   func operandStart(before index: Int) -> Int? {
-    var start = index
-    var depth = 0
-    while start > 0 {
-      let previous = start - 1
-      if let span = text.stringEnding[previous] {
-        start = text.strings[span].start
-        continue
-      }
-      let byte = bytes[previous]
-      if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") {
-        depth += 1
-      } else if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") {
-        if depth == 0 { break }
-        depth -= 1
-      } else if depth == 0,
-        [" ", "\n", ",", ";", "{", "}", "!", "=", "\t"].contains(
-          Character(UnicodeScalar(byte)))
-      {
-        break
-      }
-      start = previous
-    }
-    return start < index && depth == 0 ? start : nil
+    scan(from: index, forward: false, stops: " \n\t,;{}!=")
   }
 
   /// Where the condition that starts at `index` ends: at the next `&&`/`||`, an unbalanced
   /// closing bracket, the end of the line, a block's brace, `else` or a ternary.
   func conditionEnd(from index: Int) -> Int? {
-    var end = index
-    var depth = 0
-    while end < bytes.count {
-      if let span = text.stringStarting[end] {
-        end = text.strings[span].end
-        continue
-      }
-      let byte = bytes[end]
-      if depth == 0,
-        matches(" &&", at: end) || matches(" ||", at: end) || matches(" ?", at: end)
-          || matches(" else", at: end) || matches(" {", at: end) || matches(" ->", at: end)
-      {
-        break
-      }
-      if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") {
-        depth += 1
-      } else if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") {
-        if depth == 0 { break }
-        depth -= 1
-      } else if depth == 0,
-        ["\n", ",", ";", "{", "}"].contains(Character(UnicodeScalar(byte)))
-      {
-        break
-      }
-      end += 1
+    scan(from: index, forward: true, stops: "\n,;{}") { at in
+      [" &&", " ||", " ?", " else", " {", " ->"].contains { matches($0, at: at) }
     }
-    return end > index && depth == 0 ? end : nil
   }
 
   func conditionStart(before index: Int) -> Int? {
-    var start = index
-    var depth = 0
-    let stops = [
+    let stopWords = [
       "&& ", "|| ", "if ", "guard ", "while ", "return ", "= ", "( ", "when ", "case ",
       "where ", "? ", ": ",
     ]
-    while start > 0 {
-      let previous = start - 1
-      if let span = text.stringEnding[previous] {
-        start = text.strings[span].start
-        continue
-      }
-      let byte = bytes[previous]
-      if depth == 0, byte == UInt8(ascii: " "),
-        stops.contains(where: { stop in
-          let width = stop.utf8.count
-          guard previous - width + 1 >= 0, matches(stop, at: previous - width + 1) else {
-            return false
+    guard
+      var start = scan(
+        from: index, forward: false, stops: "\n,;{}",
+        stopsAt: { at in
+          // A space that ends a keyword or an operator: the condition starts after it.
+          guard self.bytes[at] == UInt8(ascii: " ") else { return false }
+          return stopWords.contains { stop in
+            let width = stop.utf8.count
+            guard at - width + 1 >= 0, self.matches(stop, at: at - width + 1) else { return false }
+            guard at - width >= 0 else { return true }
+            let before = self.bytes[at - width]
+            // `== ` and `!= ` end in `= ` too: they are inside the condition.
+            if stop == "= ", "=!<>".utf8.contains(before) { return false }
+            return !Self.isIdentifier(before)
           }
-          guard previous - width >= 0 else { return true }
-          let before = bytes[previous - width]
-          // `== ` and `!= ` end in `= ` too: they are inside the condition.
-          if stop == "= ", "=!<>".utf8.contains(before) { return false }
-          return !Self.isIdentifier(before)
         })
-      {
-        break
-      }
-      if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") {
-        depth += 1
-      } else if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") {
-        if depth == 0 { break }
-        depth -= 1
-      } else if depth == 0,
-        ["\n", ",", ";", "{", "}"].contains(Character(UnicodeScalar(byte)))
-      {
-        break
-      }
-      start = previous
-    }
+    else { return nil }
     while start < index, bytes[start] == UInt8(ascii: " ") { start += 1 }
-    return start < index && depth == 0 ? start : nil
+    return start < index ? start : nil
   }
 
   /// Literals that look like a decision's operand (a scheme, a host, a key, a header, a
