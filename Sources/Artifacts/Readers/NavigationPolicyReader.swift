@@ -221,12 +221,18 @@ struct NavigationPolicyReader {
 
   /// The lines from the signature to the brace that closes the function body.
   private func functionBody(from start: Int) -> [(Int, String)] {
+    Self.block(from: start, in: lines)
+  }
+
+  /// The lines from `start` to the one whose brace closes the first block opened on or after
+  /// it (a function's body, a trailing closure).
+  static func block(from start: Int, in lines: [(Int, String)]) -> [(Int, String)] {
     var depth = 0
     var opened = false
     var out: [(Int, String)] = []
     for entry in lines[start...] {
       out.append(entry)
-      for c in Self.codeCharacters(entry.1) {
+      for c in codeCharacters(entry.1) {
         if c == "{" {
           depth += 1
           opened = true

@@ -56,22 +56,7 @@ struct NotificationRelay {
 
   /// The trailing closure that starts on line `position`, to its closing brace.
   static func closure(from position: Int, in lines: [(Int, String)]) -> String {
-    var depth = 0
-    var opened = false
-    var out: [String] = []
-    for (_, line) in lines[position...] {
-      out.append(line)
-      for c in NavigationPolicyReader.codeCharacters(line) {
-        if c == "{" {
-          depth += 1
-          opened = true
-        } else if c == "}" {
-          depth -= 1
-        }
-      }
-      if opened && depth <= 0 { break }
-    }
-    return out.joined(separator: "\n")
+    NavigationPolicyReader.block(from: position, in: lines).map(\.1).joined(separator: "\n")
   }
 
   /// Whether an event posted near `origin` reaches an observer that does `work`: nil when the
