@@ -7,8 +7,9 @@ BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicroh
 # What the tests drive besides the package: the real browser for the HTML report, Python's
 # `cryptography` for the independent OIDC and Capgo implementations, and venv for the real
 # OpenID provider the `--stack` tests install from PyPI (django-oauth-toolkit), and the openssl
-# command that encrypts a signing key for the attestation tests.
-TEST_DEPS = chromium python3-cryptography python3-venv openssl
+# command that encrypts a signing key for the attestation tests; jsonschema validates the SARIF
+# output against the OASIS schema.
+TEST_DEPS = chromium python3-cryptography python3-jsonschema python3-venv openssl
 
 ARGS ?=
 

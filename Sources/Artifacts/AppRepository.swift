@@ -176,11 +176,8 @@ public final class AppRepository: Sendable {
     }
   }
 
-  /// A path as messages show it: relative to the working directory when below it.
-  public static func display(_ url: URL) -> String {
-    let cwd = FileManager.default.currentDirectoryPath + "/"
-    return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
-  }
+  /// A path as messages show it: relative to the working directory (`DisplayPath`).
+  public static func display(_ url: URL) -> String { DisplayPath.of(url) }
 
   /// The on-disk location of `relative`, searching the overlay chain.
   public func locate(_ relative: String) -> URL? {
@@ -269,13 +266,24 @@ public final class AppRepository: Sendable {
   /// The checkout is hostile input: git reads only refs and objects here (no `--dirty`, which
   /// would refresh the index and so run the checkout's fsmonitor and clean filters), with
   /// fsmonitor and hooks off, no system or global config, no prompt and no optional locks.
-  public func describeVersion() -> String? {
+  public func describeVersion() -> String? { git("describe", "--always", "--tags") }
+
+  /// The full commit id the checkout is at (`git rev-parse HEAD`), nil when the app is not a
+  /// git checkout: what names the release's sources in the report and the attestation.
+  public func commit() -> String? {
+    git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").flatMap {
+      $0.count == 40 || $0.count == 64 ? $0 : nil
+    }
+  }
+
+  /// One read-only git query in the checkout, its trimmed output; nil when git fails.
+  private func git(_ arguments: String...) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", root.path,
-      "describe", "--always", "--tags",
-    ]
+    process.arguments =
+      [
+        "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", root.path,
+      ] + arguments
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
     environment["GIT_CONFIG_NOSYSTEM"] = "1"
     environment["GIT_CONFIG_GLOBAL"] = "/dev/null"

@@ -37,6 +37,11 @@ extension BuildReader {
             }
           }
           readReleaseGuard(script.releaseGuard, file: file, into: &build)
+          if script.versionName != nil || script.versionCode != nil {
+            build.storeVersion = StoreVersion(
+              marketing: BuildReader.storeValue(script.versionName, name: "versionName", file),
+              build: BuildReader.storeValue(script.versionCode, name: "versionCode", file))
+          }
         }
       } catch {
         collect(error)
@@ -68,6 +73,19 @@ extension BuildReader {
       }
     }
     readStrings(.android, into: &build)
+  }
+
+  /// A Gradle version declaration for the release record, with why it was not evaluated.
+  static func storeValue(_ value: ResolvedValue?, name: String, _ file: String) -> Sourced<String?>
+  {
+    guard let value else {
+      return Sourced(nil, at: nil, derivation: ["\(file) declares no \(name)"])
+    }
+    return Sourced(
+      value.value, at: value.location,
+      derivation: value.derivation
+        + (value.value == nil
+          ? ["qualify cannot evaluate \(name) (\(value.unresolved ?? "?"))"] : []))
   }
 
   private mutating func readReleaseGuard(

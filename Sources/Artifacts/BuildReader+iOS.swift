@@ -265,6 +265,12 @@ extension BuildReader {
       }
     }
     build.bundleInfo = bundle
+    if bundle.values["CFBundleShortVersionString"] != nil || bundle.values["CFBundleVersion"] != nil
+    {
+      build.storeVersion = StoreVersion(
+        marketing: BuildReader.storeValue(bundle.values["CFBundleShortVersionString"]?.expanded),
+        build: BuildReader.storeValue(bundle.values["CFBundleVersion"]?.expanded))
+    }
     if let ats = plist["NSAppTransportSecurity"] {
       var atsSettings = ATSSettings(
         location: location(file, plist.line(of: "NSAppTransportSecurity")))
@@ -495,5 +501,19 @@ extension BuildReader {
     } else if channel.isRelease {
       build.transport.atsShipped = nil
     }
+  }
+}
+
+extension BuildReader {
+  /// A bundle value for the release record: one left with an unexpanded `$(…)` is not a
+  /// version, and says which setting it waits for.
+  static func storeValue(_ value: Sourced<String>?) -> Sourced<String?> {
+    guard let value else { return Sourced(nil, at: nil, derivation: ["not in Info.plist"]) }
+    guard !value.value.contains("$(") else {
+      return Sourced(
+        nil, at: value.location,
+        derivation: value.derivation + ["\(value.value) is not set in the build settings"])
+    }
+    return Sourced(value.value, at: value.location, derivation: value.derivation)
   }
 }

@@ -64,6 +64,9 @@ public struct ExecutionRecord: Sendable, Codable {
   public var failureDetail: String?
   /// What to change so that the failed step holds (a guard's fix), when the check knows.
   public var fix: String?
+  /// The scenario file's line that did not hold (the expectation, else its step's heading):
+  /// where JUnit points a scenario failure.
+  public var failedLine: Int?
 
   public var passed: Bool { failedStep == nil && !isError && !notApplicable }
 
@@ -81,7 +84,7 @@ public struct ExecutionRecord: Sendable, Codable {
   public init(
     steps: [StepRecord], failedStep: Int?, message: String?, isError: Bool, duration: TimeInterval,
     notApplicable: Bool = false, failureReason: String? = nil, failureDetail: String? = nil,
-    fix: String? = nil
+    fix: String? = nil, failedLine: Int? = nil
   ) {
     self.steps = steps
     self.failedStep = failedStep
@@ -92,6 +95,7 @@ public struct ExecutionRecord: Sendable, Codable {
     self.failureReason = failureReason
     self.failureDetail = failureDetail
     self.fix = fix
+    self.failedLine = failedLine
   }
 }
 

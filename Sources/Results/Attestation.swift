@@ -47,6 +47,9 @@ public enum Attestation {
     public var catalogue: String?
     /// Env files the pipeline gave (`backend:<path>`, `frontend:<path>`), with their digests.
     public var pipelineEnv: [AppFileDigest]
+    /// What was qualified: each platform's store id, version and build number, the OTA
+    /// bundle and the commit.
+    public var release: ReleaseRecord?
     /// What qualify checked of the OTA bundle subject: nothing — it is bound to the verdict,
     /// not verified by it (`qualify ota verify` does that).
     public var bundle: String?
@@ -101,7 +104,7 @@ public enum Attestation {
       type: statementType, subject: subjects, predicateType: predicateType,
       predicate: Predicate(
         channel: run.channel, run: run.id, seed: run.seed, verdict: run.status.rawValue,
-        headline: summary.headline, startedAt: ResultStore.format(run.startedAt), app: run.app,
+        headline: summary.headline, startedAt: ResultStore.format(run.startedAt), app: run.appShown,
         appVersion: run.appVersion, qualifyVersion: run.harnessVersion,
         checklist: coverage.summary,
         checklistCells: coverage.cells.map {
@@ -109,7 +112,7 @@ public enum Attestation {
         },
         controls: "\(summary.controlsBitten) of \(summary.controlsRun) bit",
         waivers: summary.appliedWaivers, catalogue: scope.catalogueDigest,
-        pipelineEnv: scope.pipelineEnvFiles ?? [],
+        pipelineEnv: scope.pipelineEnvFiles ?? [], release: scope.release,
         bundle: bundle.map {
           "\($0.name) is named as the release's OTA bundle; qualify did not verify its content"
         }))

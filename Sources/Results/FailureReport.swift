@@ -98,6 +98,7 @@ public struct FailureReport: Sendable, Codable {
         break
       }
     }
+    failures = FailureReport.consequences(failures, results: results)
     waived = failures.map(\.failure).filter { !$0.waivers.isEmpty }
     var order: [String] = []
     var byKey: [String: [(failure: Failure, cause: String, proof: Proof)]] = [:]
@@ -112,7 +113,10 @@ public struct FailureReport: Sendable, Codable {
       let location = key.hasPrefix("at ") ? String(key.dropFirst(3)) : nil
       return Group(
         cause: FailureReport.shortened(cause), location: location,
-        fix: members.lazy.compactMap(\.failure.fix).first, failures: members.map(\.failure))
+        fix: members.lazy.compactMap(\.failure.fix).first,
+        // The failures that are the cause first, the controls it keeps from biting after.
+        failures: members.filter { $0.failure.control == nil }.map(\.failure)
+          + members.filter { $0.failure.control != nil }.map(\.failure))
     }
     .enumerated().sorted {
       $0.element.failures.count != $1.element.failures.count
@@ -120,12 +124,40 @@ public struct FailureReport: Sendable, Codable {
     }.map(\.element)
   }
 
+  /// A control that did not bite where the app already fails a check of the same checklist
+  /// item on the same platform usually cannot bite *because* of that failure: it switches off a
+  /// rule the app already breaks. It joins that failure's group, which names the cause, instead
+  /// of heading the report as "the check proves nothing". A static finding is preferred as the
+  /// cause (it names the line).
+  static func consequences(
+    _ failures: [(failure: Failure, key: String, cause: String, proof: Proof)],
+    results: [ScenarioResult]
+  ) -> [(failure: Failure, key: String, cause: String, proof: Proof)] {
+    let causes = failures.filter { $0.failure.control == nil && $0.failure.waivers.isEmpty }
+    return failures.map { entry in
+      guard entry.failure.kind == "control-did-not-bite", entry.key.hasPrefix("control "),
+        entry.failure.waivers.isEmpty
+      else { return entry }
+      let items = Set(results[entry.failure.result].checklist)
+      let candidates = causes.filter {
+        $0.failure.platform == entry.failure.platform
+          && !items.isDisjoint(with: results[$0.failure.result].checklist)
+      }
+      guard let cause = candidates.first(where: { $0.proof == .static }) ?? candidates.first
+      else { return entry }
+      var failure = entry.failure
+      failure.reason =
+        "cannot bite while the app already fails \(cause.failure.scenarioID) (checklist item \(items.intersection(results[cause.failure.result].checklist).sorted().map(String.init).joined(separator: ", "))): \(failure.reason)"
+      return (failure, cause.key, cause.cause, entry.proof)
+    }
+  }
+
   /// `qualify run sso/cross-app --platform ios --channel prod --seed 1 --app DIR`: the
   /// options that rebuild the run's world, as the user must type them.
   public static func reproduce(_ result: ScenarioResult, run: RunRecord) -> String {
     var options =
       run.scope?.reproduceOptions
-      ?? ["--channel", run.channel.rawValue, "--seed", String(run.seed), "--app", run.app]
+      ?? ["--channel", run.channel.rawValue, "--seed", String(run.seed), "--app", run.appShown]
     // A flaky result reproduces with the seed of the attempt that failed.
     if let failing = result.attempts.first(where: { $0.verdict != .passed }),
       let index = options.firstIndex(of: "--seed"), index + 1 < options.count
@@ -205,13 +237,17 @@ struct RootCause {
     let delimiters = CharacterSet.whitespacesAndNewlines.union(
       CharacterSet(charactersIn: "\"'(),;“”"))
     for raw in text.components(separatedBy: delimiters) {
-      let token = raw.trimmingCharacters(in: CharacterSet(charactersIn: ":.!?"))
-      guard !token.contains("://"), token.contains("/"),
-        token.range(
+      // Punctuation after a path ends a sentence; before it, `..` climbs a folder.
+      var token = Substring(raw)
+      while let last = token.last, ":.!?".contains(last) { token = token.dropLast() }
+      while token.first == ":" { token = token.dropFirst() }
+      let text = String(token)
+      guard !text.contains("://"), text.contains("/"),
+        text.range(
           of: #"^[^:]*/[^:/]+\.[A-Za-z][A-Za-z0-9]*(:[0-9]+)?$"#, options: .regularExpression)
           != nil
       else { continue }
-      return token
+      return text
     }
     return nil
   }
@@ -225,5 +261,24 @@ public enum ShellWord {
     }
     if safe && !word.isEmpty { return word }
     return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+  }
+}
+
+/// A `path/file.ext:line` location split into its file and line (nil when it names none).
+public struct SourcePlace: Sendable, Equatable {
+  public var file: String
+  public var line: Int?
+
+  public init?(_ location: String) {
+    guard !location.isEmpty else { return nil }
+    if let colon = location.lastIndex(of: ":"),
+      let line = Int(location[location.index(after: colon)...])
+    {
+      file = String(location[..<colon])
+      self.line = line
+    } else {
+      file = location
+      line = nil
+    }
   }
 }

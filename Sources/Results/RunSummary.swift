@@ -62,6 +62,14 @@ public struct RunScope: Sendable, Codable, Equatable {
   /// partial.
   public var allowPartial: Bool?
 
+  /// `qualify merge`: the shards this run was made of (`2/4 <run id>`), nil for a run of one
+  /// process.
+  public var mergedFrom: [String]?
+
+  /// What was qualified: the store identity and version of each platform's build, the OTA
+  /// bundle and the commit (`ReleaseRecord`).
+  public var release: ReleaseRecord?
+
   /// The shell kind the run's checklist is that of.
   public var shellKind: ShellKind { shell.flatMap(ShellKind.named) ?? .singleOrigin }
 

@@ -6,7 +6,7 @@ import QualifyCore
 enum Qualify {
   static let commands = [
     "run", "list", "check", "check-app", "history", "show", "report", "diff", "attest",
-    "verify-attestation", "serve", "ota", "links",
+    "verify-attestation", "serve", "ota", "links", "merge",
   ]
 
   static func main() {
@@ -50,6 +50,7 @@ enum Qualify {
     case "show": return try HistoryCommand(.show, arguments: rest).execute()
     case "report": return try HistoryCommand(.report, arguments: rest).execute()
     case "diff": return try DiffCommand(arguments: rest).execute()
+    case "merge": return try MergeCommand(arguments: rest).execute()
     case "attest": return try AttestCommand(.attest, arguments: rest).execute()
     case "verify-attestation": return try AttestCommand(.verify, arguments: rest).execute()
     case "help": return try RunCommand(arguments: ["--help"], single: false).execute()

@@ -96,6 +96,50 @@ import Testing
     #expect(report.groups[1].cause.contains("checksum-mismatch"))
   }
 
+  /// A control that cannot bite because the app already breaks the rule it switches (the
+  /// manifest allows cleartext, so making the API origin cleartext changes nothing) is grouped
+  /// under that finding, after it; a control that did not bite on its own still heads its own
+  /// group as "the check proves nothing".
+  @Test func aControlThatCannotBiteIsGroupedUnderTheFailureThatKeepsIt() {
+    let manifest = "apps/x/android/app/src/main/AndroidManifest.xml:10"
+    let results = [
+      Self.result(
+        "guards/config-over-https", .android, .controlDidNotBite, checklist: [7],
+        controls: [
+          Self.control(
+            "the build calls a cleartext API origin", .didNotBite,
+            "every step still held under app.api-origin-cleartext")
+        ]),
+      Self.result(
+        "guards/no-cleartext", .android, .failed,
+        message:
+          "step 1 \"none\": expect no finding uses-cleartext-traffic: \(manifest): android:usesCleartextTraffic=\"true\"",
+        checklist: [7], proof: .static),
+      // Another item: nothing explains it.
+      Self.result(
+        "sso/cross-app", .android, .controlDidNotBite, checklist: [1],
+        controls: [Self.control("the browser forgets", .didNotBite, "every step still held")]),
+      // The same item on the other platform: the Android finding does not explain it.
+      Self.result(
+        "guards/config-over-https", .ios, .controlDidNotBite, checklist: [7],
+        controls: [Self.control("ios control", .didNotBite, "every step still held")]),
+    ]
+    let report = FailureReport(
+      run: Self.run, results: results, summary: RunSummary(results, scope: Self.run.scope!))
+    #expect(report.groups.count == 3)
+    let first = report.groups[0]
+    #expect(first.location == manifest)
+    #expect(
+      first.failures.map(\.scenarioID) == ["guards/no-cleartext", "guards/config-over-https"])
+    let consequence = first.failures[1]
+    #expect(consequence.control == "the build calls a cleartext API origin")
+    #expect(
+      consequence.reason.hasPrefix(
+        "cannot bite while the app already fails guards/no-cleartext (checklist item 7)"))
+    #expect(
+      report.groups.dropFirst().allSatisfy { $0.cause.contains("the check proves nothing") })
+  }
+
   @Test func everyFailureHasTheCommandThatReproducesIt() {
     let results = Self.brokenRun
     let report = FailureReport(

@@ -88,13 +88,39 @@ enum SampleResults {
       ALTER TABLE runs DROP COLUMN waived; ALTER TABLE runs DROP COLUMN waivers;
       ALTER TABLE executions DROP COLUMN failure_reason;
       ALTER TABLE executions DROP COLUMN failure_detail; ALTER TABLE executions DROP COLUMN fix;
+      ALTER TABLE executions DROP COLUMN failed_line;
       PRAGMA user_version = 3;
       """)
     let upgraded = try ResultStore(path: path)
-    #expect(try database.query("PRAGMA user_version").first?.first?.integer == 4)
+    #expect(try database.query("PRAGMA user_version").first?.first?.integer == 5)
     try upgraded.finish(run: SampleResults.run.id, status: .qualified, waived: 3, waivers: 2)
     let run = try #require(try upgraded.run(SampleResults.run.id))
     #expect(run.statusText == "qualified (3 waived by 2 waivers)")
+  }
+
+  /// A store of schema 4 gains the failed scenario line and keeps what it recorded.
+  @Test func aVersion4StoreGainsTheFailedLine() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("q.sqlite").path
+    do {
+      let store = try ResultStore(path: path)
+      try store.begin(SampleResults.run)
+      for result in SampleResults.results { try store.record(result, run: SampleResults.run.id) }
+    }
+    let database = try Database(path: path)
+    try database.execute(
+      "ALTER TABLE executions DROP COLUMN failed_line; PRAGMA user_version = 4;")
+    let upgraded = try ResultStore(path: path)
+    #expect(try database.query("PRAGMA user_version").first?.first?.integer == 5)
+    let read = try upgraded.results(run: SampleResults.run.id)
+    #expect(read.count == SampleResults.results.count)
+    #expect(read.allSatisfy { $0.check.failedLine == nil })
+    var failing = SampleResults.results[2]
+    failing.check.failedLine = 12
+    try upgraded.record(failing, run: SampleResults.run.id)
+    #expect(
+      try upgraded.results(run: SampleResults.run.id).contains { $0.check.failedLine == 12 })
   }
 
   @Test func resultsRoundTripThroughTheStore() throws {

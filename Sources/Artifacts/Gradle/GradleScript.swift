@@ -23,6 +23,10 @@ public struct GradleScript: Sendable {
   public var placeholders: [String: ResolvedValue]
   /// The `preReleaseBuild` hook, when the script has one.
   public var releaseGuard: GradleReleaseGuard?
+  /// `versionName` and `versionCode` as the build type sees them: what the store shows and
+  /// orders releases by.
+  public var versionName: ResolvedValue?
+  public var versionCode: ResolvedValue?
 
   /// Evaluates `text` for `buildType` (`release` or `debug`).
   /// - Parameters:
@@ -216,6 +220,16 @@ struct GradleEvaluator {
           id.value = base + suffix
           id.derivation += ["applicationIdSuffix \"\(suffix)\" (\(file):\(token.line))"]
           script.applicationId = id
+        }
+        index = max(end, index + 1)
+      case "versionName", "versionCode":
+        var cursor = index + 1
+        if cursor < range.upperBound, tokens[cursor].isSymbol("=") { cursor += 1 }
+        let (resolved, end) = resolve(from: cursor, limit: range.upperBound, line: token.line)
+        if token.text == "versionName" {
+          script.versionName = resolved
+        } else {
+          script.versionCode = resolved
         }
         index = max(end, index + 1)
       case "manifestPlaceholders":

@@ -10,7 +10,7 @@ import ResultModel
 /// left `running` by a process that is gone is marked `aborted` by the next invocation.
 public final class ResultStore: Sendable {
   let database: Database
-  static let schemaVersion = 4
+  static let schemaVersion = 5
 
   /// Whether the store was opened read-only (a database qualify may read but not write).
   public let isReadOnly: Bool
@@ -72,8 +72,9 @@ public final class ResultStore: Sendable {
   private func migrate() throws {
     let version = try database.query("PRAGMA user_version").first?.first?.integer ?? 0
     if version >= Int64(ResultStore.schemaVersion) { return }
-    if version == 3 {
-      try upgradeToVersion4()
+    if version == 3 || version == 4 {
+      if version == 3 { try upgradeToVersion4() }
+      try upgradeToVersion5()
       return
     }
     if version == 1 || version == 2 {
@@ -101,6 +102,7 @@ public final class ResultStore: Sendable {
           """)
       }
       try upgradeToVersion4()
+      try upgradeToVersion5()
       return
     }
     try database.inTransaction {
@@ -164,7 +166,8 @@ public final class ResultStore: Sendable {
           duration REAL NOT NULL,
           failure_reason TEXT,
           failure_detail TEXT,
-          fix TEXT
+          fix TEXT,
+          failed_line INTEGER
         );
         CREATE TABLE IF NOT EXISTS steps (
           execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
@@ -205,6 +208,18 @@ public final class ResultStore: Sendable {
         ALTER TABLE executions ADD COLUMN failure_detail TEXT;
         ALTER TABLE executions ADD COLUMN fix TEXT;
         PRAGMA user_version = 4;
+        """)
+    }
+  }
+
+  /// Version 5 records the scenario line each execution failed at: where JUnit's `line`
+  /// points a scenario failure.
+  private func upgradeToVersion5() throws {
+    try database.inTransaction {
+      try database.execute(
+        """
+        ALTER TABLE executions ADD COLUMN failed_line INTEGER;
+        PRAGMA user_version = 5;
         """)
     }
   }
@@ -316,8 +331,8 @@ public final class ResultStore: Sendable {
   {
     try database.run(
       """
-      INSERT INTO executions (result_id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO executions (result_id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix, failed_line)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .integer(resultID), SQLValue(control?.name),
@@ -327,7 +342,7 @@ public final class ResultStore: Sendable {
         SQLValue(control?.message ?? execution?.message), SQLValue(execution?.failedStep),
         .integer(execution?.isError == true ? 1 : 0), .real(execution?.duration ?? 0),
         SQLValue(execution?.failureReason), SQLValue(execution?.failureDetail),
-        SQLValue(execution?.fix),
+        SQLValue(execution?.fix), SQLValue(execution?.failedLine),
       ])
     let executionID = database.lastInsertID
     for step in execution?.steps ?? [] {
@@ -445,7 +460,7 @@ public final class ResultStore: Sendable {
     return try rows.map { row in
       let resultID = row[0].integer ?? 0
       let executions = try database.query(
-        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix FROM executions WHERE result_id = ? ORDER BY id",
+        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix, failed_line FROM executions WHERE result_id = ? ORDER BY id",
         [.integer(resultID)])
       var check = ExecutionRecord(
         steps: [], failedStep: nil, message: nil, isError: false, duration: 0)
@@ -513,6 +528,6 @@ public final class ResultStore: Sendable {
       steps: steps, failedStep: row[7].integer.map { Int($0) }, message: row[6].text,
       isError: row[8].integer == 1,
       duration: row[9].real ?? 0, failureReason: row[10].text, failureDetail: row[11].text,
-      fix: row[12].text)
+      fix: row[12].text, failedLine: row[13].integer.map { Int($0) })
   }
 }

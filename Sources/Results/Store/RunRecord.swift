@@ -24,8 +24,11 @@ public struct RunRecord: Sendable, Codable {
   public var finishedAt: Date?
   public var status: Status
   public var channel: Channel
-  /// The app directory.
+  /// The app directory, absolute: what finds the checkout again (`attest`, the baseline).
+  /// Outputs show `appShown`.
   public var app: String
+  /// The app directory as outputs name it: relative to the working directory.
+  public var appShown: String { DisplayPath.of(app) }
   /// The app's name as its profile gives it (`messages`).
   public var appName: String?
   /// `git describe` of the app, when it is a git checkout.

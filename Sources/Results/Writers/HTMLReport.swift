@@ -140,12 +140,26 @@ public enum HTMLReport {
         "Duration",
         run.finishedAt.map { Durations.format($0.timeIntervalSince(run.startedAt)) } ?? "—"
       ),
-      ("App", run.app), ("App version", run.appVersion ?? "not a git checkout"),
+      ("App", run.appShown), ("App version", run.appVersion ?? "not a git checkout"),
       ("Seed", String(run.seed)),
       ("Platforms", run.platforms.map(\.displayName).joined(separator: ", ")),
       ("Scenario runs", "\(summary.total): \(counts.joined(separator: ", "))"),
       ("Controls", "\(summary.controlsBitten) of \(summary.controlsRun) bit"),
     ]
+    if let shards = run.scope?.mergedFrom {
+      facts.append(("Merged from", "shards " + shards.joined(separator: ", ")))
+    }
+    if let release = run.scope?.release {
+      for build in release.builds {
+        facts.append(
+          (
+            "\(build.platform.displayName) release",
+            "\(build.appId) · \(build.displayName) · version \(build.version ?? "not evaluated") · build \(build.buildNumber ?? "not evaluated")"
+          ))
+      }
+      if let ota = release.ota { facts.append(("OTA bundle", ota.text)) }
+      facts.append(("Commit", release.commit ?? "not a git checkout"))
+    }
     if let scope = run.scope {
       facts.append(
         ("Scope", scope.isFull ? "full run" : "partial: " + scope.limits.joined(separator: ", ")))

@@ -5,7 +5,10 @@ import ResultModel
 /// The run and its results as JSON (`--json`), for scripts.
 public enum JSONWriter {
   public struct Document: Codable {
+    /// The run, its app directory shown relative to the working directory.
     public var run: RunRecord
+    /// What was qualified (`ReleaseRecord`): also in `scope.release`, here at the top.
+    public var release: ReleaseRecord?
     /// `qualified`, `passed-partial`, `not-qualified`, `error`.
     public var verdict: String
     public var headline: String
@@ -45,12 +48,15 @@ public enum JSONWriter {
         }
       }
     }
+    var shown = run
+    shown.app = run.appShown
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
     let data = try encoder.encode(
       Document(
-        run: run, verdict: summary.status.rawValue, headline: summary.headline,
+        run: shown, release: scope.release, verdict: summary.status.rawValue,
+        headline: summary.headline,
         exitCode: summary.exitCode.rawValue,
         unrequestedReductions: summary.unrequestedReductions, scope: scope,
         checklist: coverage.cells,

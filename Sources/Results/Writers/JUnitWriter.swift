@@ -37,10 +37,11 @@ public enum JUnitWriter {
       case .controlDidNotBite, .passed:
         break
       }
+      let place = JUnitWriter.place(of: result)
       cases.append(
         testcase(
           className, "\(result.title) [\(result.platform.rawValue)]", result.check.duration, body,
-          result.file))
+          place.file, line: place.line))
       for control in result.controls {
         var controlBody = ""
         switch control.outcome {
@@ -74,19 +75,18 @@ public enum JUnitWriter {
     out +=
       "  <testsuite name=\"qualify.\(run.channel.rawValue)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(ResultStore.format(run.startedAt)))\" hostname=\"\(xml(run.host))\">\n"
     out += "    <properties>\n"
-    for (name, value) in [
-      ("run", run.id), ("channel", run.channel.rawValue), ("app", run.app),
+    let gate =
+      summary.gateRefuses
+      ? "refused: partial because of the app or the environment: \(summary.unrequestedReductions.joined(separator: "; "))"
+      : summary.exitCode == .qualified ? "passed" : "failed"
+    var properties: [(String, String)] = [
+      ("run", run.id), ("channel", run.channel.rawValue), ("app", run.appShown),
       ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
       ("verdict", summary.status.rawValue), ("headline", summary.headline),
       ("scope", summary.status == .partial || !scope.isFull ? "partial" : "full"),
       ("scope-limits", scope.limits.joined(separator: "; ")),
       ("caveats", summary.caveats(channel: run.channel).joined(separator: "; ")),
-      (
-        "gate",
-        summary.gateRefuses
-          ? "refused: partial because of the app or the environment: \(summary.unrequestedReductions.joined(separator: "; "))"
-          : summary.exitCode == .qualified ? "passed" : "failed"
-      ),
+      ("gate", gate),
       (
         "checklist",
         ChecklistCoverage(
@@ -98,7 +98,10 @@ public enum JUnitWriter {
       ("waivers", summary.appliedWaivers.map(\.label).joined(separator: "; ")),
       ("flaky", results.filter(\.isFlaky).map(\.displayName).joined(separator: "; ")),
       ("repeat", String(scope.repeats ?? 1)),
-    ] {
+      ("merged-from", (scope.mergedFrom ?? []).joined(separator: "; ")),
+    ]
+    properties += scope.release?.properties ?? []
+    for (name, value) in properties {
       out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
     }
     out += "    </properties>\n"
@@ -113,11 +116,25 @@ public enum JUnitWriter {
       "waived by \(waiver.owner) until \(waiver.expires) (\(waiver.reason)): \(message)"
   }
 
+  /// Where a review tool points a result: a static finding at the app's file and line, a
+  /// scenario failure at the scenario file's line that did not hold.
+  static func place(of result: ScenarioResult) -> (file: String, line: Int?) {
+    guard result.verdict == .failed || result.verdict == .error else { return (result.file, nil) }
+    if result.check.failureReason == "finding",
+      let location = RootCause(result.message).location, let split = SourcePlace(location)
+    {
+      return (split.file, split.line)
+    }
+    return (result.file, result.check.failedLine)
+  }
+
   private static func testcase(
-    _ className: String, _ name: String, _ time: TimeInterval, _ body: String, _ file: String
+    _ className: String, _ name: String, _ time: TimeInterval, _ body: String, _ file: String,
+    line: Int? = nil
   ) -> String {
     let open =
       "    <testcase classname=\"\(xml(className))\" name=\"\(xml(name))\" time=\"\(seconds(time))\" file=\"\(xml(file))\""
+      + (line.map { " line=\"\($0)\"" } ?? "")
     return body.isEmpty ? open + "/>\n" : open + ">\n      \(body)\n    </testcase>\n"
   }
 

@@ -18,7 +18,8 @@ public enum MarkdownSummary {
       "\(summary.counts[$0, default: 0]) \($0.rawValue)"
     }
     out +=
-      "Run `\(code(run.id))` · seed \(run.seed) · app \(text(run.appName ?? run.app))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
+      "Run `\(code(run.id))` · seed \(run.seed) · app \(text(run.appName ?? run.appShown))\(run.appVersion.map { " \(text($0))" } ?? "") · \(summary.total) scenario runs: \(counts.joined(separator: ", "))\(summary.waived.isEmpty ? "" : " (\(summary.waived.count) of them waived)") · \(summary.controlsBitten)/\(summary.controlsRun) controls bit\n\n"
+    if let release = scope.release { out += "Release: \(text(release.text))\n\n" }
     out += "\(text(coverage.summary))\n\n"
     for note in summary.waiverNotes { out += "> ⚠️ \(text(note))\n\n" }
     for caveat in summary.caveats(channel: run.channel) { out += "> note: \(text(caveat))\n\n" }

@@ -31,7 +31,7 @@ public enum TrendPage {
       }
       let name = own.last?.appName ?? URL(fileURLWithPath: app).lastPathComponent
       out +=
-        "<section id=\"\(id)\"><h2>Channel \(channel.rawValue) <span class=\"sub\">\(h(name)) · \(h(app))</span></h2>\n"
+        "<section id=\"\(id)\"><h2>Channel \(channel.rawValue) <span class=\"sub\">\(h(name)) · \(h(DisplayPath.of(app)))</span></h2>\n"
       out += chart(own)
       out +=
         "<table class=\"index\">\n<thead><tr><th>Run</th><th>Started</th><th>Verdict</th><th>Duration</th><th>Passed</th><th>Failed</th><th>Control did not bite</th><th>Error</th></tr></thead>\n<tbody>\n"

@@ -29,6 +29,8 @@ public struct Failure: Sendable {
   public var message: String
   /// What to change so that the step holds, when the expectation knows (a guard's fix).
   public var fix: String?
+  /// The scenario file's line that did not hold (set by the runner).
+  public var line: Int?
 
   public init(
     _ reason: FailureReason, _ detail: String? = nil, _ message: String, fix: String? = nil

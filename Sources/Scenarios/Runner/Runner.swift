@@ -646,7 +646,11 @@ public final class Runner: Sendable {
       isError: errorMessage != nil,
       duration: Date().timeIntervalSince(started), failureReason: failure?.reason.name,
       failureDetail: failure?.detail.map(redactor.redact),
-      fix: failure?.fix.map(redactor.redact))
+      fix: failure?.fix.map(redactor.redact),
+      failedLine: failure?.line
+        ?? failedStep.flatMap { index in
+          scenario.steps.first { $0.index == index }?.location.line
+        })
   }
 
   /// Runs one step's lines; nil when the step held, else why it did not.
@@ -685,6 +689,7 @@ public final class Runner: Sendable {
             failure.message = "\(line.text): \(failure.message)"
           }
           mark("✗ " + redactor.redact(failure.message))
+          failure.line = line.location.line
           return failure
         }
         mark("✓ " + line.text)
@@ -693,7 +698,10 @@ public final class Runner: Sendable {
         }
       }
     }
-    if problemStep, let unexamined = world.unexaminedProblem { return unexamined }
+    if problemStep, var unexamined = world.unexaminedProblem {
+      unexamined.line = unexamined.line ?? step.location.line
+      return unexamined
+    }
     return nil
   }
 

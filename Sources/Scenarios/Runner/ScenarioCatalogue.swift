@@ -30,7 +30,9 @@ public enum ScenarioCatalogue {
     for file in files {
       let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
       let id = String(relative.dropLast(".scenario".count))
-      if let scenario = try parse(file: file, id: id, diagnostics: diagnostics) {
+      if let scenario = try parse(
+        file: file, id: id, diagnostics: diagnostics, shownFrom: root.deletingLastPathComponent())
+      {
         scenarios.append(scenario)
       }
     }
@@ -46,9 +48,18 @@ public enum ScenarioCatalogue {
   public static let maximumFileSize = 1 << 20
 
   /// Parses one file into `diagnostics`.
-  public static func parse(file: URL, id: String? = nil, diagnostics: DiagnosticsEngine) throws
-    -> Scenario?
-  {
+  /// - Parameter shownFrom: the folder a file outside the working directory is named from
+  ///   (a catalogue's parent: `Scenarios/sso/cross-app.scenario`), so that no output names it
+  ///   by a path of the machine qualify is installed on.
+  public static func parse(
+    file: URL, id: String? = nil, diagnostics: DiagnosticsEngine, shownFrom: URL? = nil
+  ) throws -> Scenario? {
+    let display = { (url: URL) -> String in
+      let cwd = DisplayPath.currentDirectory
+      guard let base = shownFrom, !url.path.hasPrefix(cwd.hasSuffix("/") ? cwd : cwd + "/")
+      else { return DisplayPath.of(url) }
+      return DisplayPath.of(url, from: base.standardizedFileURL.path)
+    }
     let data: Data
     do {
       guard
@@ -61,11 +72,6 @@ public enum ScenarioCatalogue {
     return ScenarioParser().parse(
       text: String(decoding: data, as: UTF8.self), file: display(file), id: id,
       diagnostics: diagnostics)
-  }
-
-  static func display(_ url: URL) -> String {
-    let cwd = FileManager.default.currentDirectoryPath + "/"
-    return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
   }
 
   /// Keeps the scenarios whose id (or pack) matches one of `globs` (`sso/*`, `*cleartext*`)

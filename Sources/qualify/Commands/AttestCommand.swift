@@ -172,7 +172,8 @@ struct AttestCommand {
       out.line(
         "attested run \(run.id) (\(run.channel.rawValue), \(statement.predicate.headline)): \(statement.subject.count) subjects, key \(try key.publicKeyID())"
       )
-      out.line("attestation: \(target)")
+      out.line(
+        "attestation: \(DisplayPath.of(URL(fileURLWithPath: target).standardizedFileURL.path))")
       return .qualified
     } catch let error as AttestationError {
       Terminal.standardError.line(out.style("refused: ", .red, .bold) + error.message)
@@ -218,7 +219,10 @@ struct AttestCommand {
           guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError("cannot read the \(role) env file \(path)")
           }
-          return (role: role, sha256: Attestation.hex(data), path: path)
+          return (
+            role: role, sha256: Attestation.hex(data),
+            path: DisplayPath.of(URL(fileURLWithPath: path).standardizedFileURL.path)
+          )
         }
       let result = try Attestation.verify(
         envelope: String(decoding: data, as: UTF8.self), key: key, files: files,

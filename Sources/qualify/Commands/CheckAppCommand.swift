@@ -1,6 +1,7 @@
 import Artifacts
 import Foundation
 import QualifyCore
+import Results
 
 /// `qualify check-app`: the static findings alone, fast enough for a pre-commit hook.
 struct CheckAppCommand {
@@ -15,6 +16,10 @@ struct CheckAppCommand {
       "frontend-env", "FILE", "A build env file layered over the profile's (repeatable).",
       repeatable: true),
     .flag("json", "Print the findings as JSON."),
+    .value(
+      "sarif", "FILE",
+      "Also write the findings as SARIF 2.1.0 to FILE (rule, file, line, message and fix of each), for code-scanning annotations."
+    ),
     .flag(
       "explain",
       "Also print what qualify resolved from the files (ids, schemes, build phases, features) and where each value came from."
@@ -34,7 +39,8 @@ struct CheckAppCommand {
     if parsed.has("help") {
       out.write(
         helpText(
-          usage: "qualify check-app [--app DIR] [--channel C] [--platform P] [--json]",
+          usage:
+            "qualify check-app [--app DIR] [--channel C] [--platform P] [--json] [--sarif FILE]",
           summary: """
             Reads the app's files and prints the static build-guard findings (no dev server URL, \
             no cleartext, no ATS exception, HTTPS origins, the SSO invariants, banner strings, \
@@ -52,6 +58,12 @@ struct CheckAppCommand {
         backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env")))
     let findings = platforms.compactMap { builds[$0] }.flatMap(BuildGuards.findings(for:))
     let blocking = findings.filter { $0.severity == .error }
+    if let sarif = parsed.value("sarif") {
+      try ReportFiles.writeText(
+        SARIFWriter.render(
+          findings: findings.map(CheckAppCommand.sarif), rules: RunOutputs.guardRules,
+          version: qualifyVersion, properties: ["channel": channel.rawValue]), to: sarif)
+    }
     if parsed.has("json") {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -100,5 +112,22 @@ struct CheckAppCommand {
           ? " (\(unverified) rule\(unverified == 1 ? "" : "s") not checked: the channel env was not supplied)"
           : ""))
     return blocking.isEmpty ? .qualified : .notQualified
+  }
+}
+
+extension CheckAppCommand {
+  /// A finding as SARIF reports it: an error blocks, a decision qualify could not read asks
+  /// for a look, what the channel allows is a note.
+  static func sarif(_ finding: Finding) -> SARIFWriter.Finding {
+    let level: SARIFWriter.Finding.Level
+    switch finding.severity {
+    case .error: level = .error
+    case .unverified: level = .warning
+    case .allowed: level = .note
+    }
+    return SARIFWriter.Finding(
+      rule: finding.rule, level: level, message: finding.message,
+      file: finding.location.map(\.file), line: finding.location?.line, fix: finding.fix,
+      platform: finding.platform)
   }
 }

@@ -131,7 +131,7 @@ struct HistoryCommand {
     }
     out.line(
       out.style("run \(run.id)", .bold)
-        + " · \(run.status.rawValue) · channel \(run.channel.rawValue) · seed \(run.seed) · \(run.app)\(run.appVersion.map { " @ \($0)" } ?? "")"
+        + " · \(run.status.rawValue) · channel \(run.channel.rawValue) · seed \(run.seed) · \(run.appShown)\(run.appVersion.map { " @ \($0)" } ?? "")"
     )
     let detailed = parsed.positionals.count > 1
     for result in results {

@@ -82,7 +82,7 @@ struct ListCommand {
     if let shell {
       out.line(
         out.style(
-          "the \(shell.id) shell's scenarios (\(AppRepository.displayPath(URL(fileURLWithPath: app)))); --all lists every kind",
+          "the \(shell.id) shell's scenarios (\(AppRepository.display(URL(fileURLWithPath: app)))); --all lists every kind",
           .dim))
     }
     for scenario in scenarios {

@@ -10,51 +10,46 @@ import StackPorts
 
 /// `qualify [options]` and `qualify run <scenario> [--trace]`: the qualification itself.
 struct RunCommand {
-  static let options: [OptionSpec] = [
-    .value("channel", "dev|staging|prod", "The release channel to qualify (default: prod)."),
-    .value("app", "DIR", "The app repository (default: the bundled sample app)."),
-    .value(
-      "backend-env", "FILE",
-      "An env file of the backend serving the channel, layered over the profile's (repeatable): the release env a pipeline supplies.",
-      repeatable: true),
-    .value(
-      "frontend-env", "FILE",
-      "An env file of the channel's build (cap sync, Vite, the native builds), layered over the profile's (repeatable).",
-      repeatable: true),
-    .value(
-      "stack", "FILE",
-      "Run against the real systems FILE names (identity provider, backend, OTA channel, instances; docs/stack-file.md); what it does not name stays mocked."
-    ),
-    .value(
-      "filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*' (repeatable).",
-      repeatable: true),
-    .value("platform", "ios|android", "Only this platform."),
-    .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
-    .value("db", "FILE", "The results database (default: Reports/qualify.sqlite)."),
-    .value("report-dir", "DIR", "Where HTML reports go (default: Reports)."),
-    .value("junit", "FILE", "Also write JUnit XML to FILE."),
-    .value(
-      "summary", "FILE",
-      "Also write a Markdown summary to FILE (a CI job page, e.g. $GITHUB_STEP_SUMMARY)."),
-    .flag("json", "Print the results as JSON on stdout (progress goes to stderr)."),
-    .value("seed", "N", "Seed of every random value; the same seed reproduces the run."),
-    .value("jobs", "N", "Scenarios run in parallel (default: the number of cores)."),
-    .value("shard", "I/N", "Run the I-th of N shards of the scenario list."),
-    .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
-    .value(
-      "repeat", "N",
-      "Run each scenario N times, with the seed, the seed + 1, …; attempts that disagree mark it flaky (and fail it)."
-    ),
-    .flag("fail-fast", "Start no new scenario once one did not pass (the run is then partial)."),
-    .flag(
-      "allow-partial",
-      "Exit 0 for a passed run on a release channel even when the app or the environment left checks out (an exploratory run, not a release gate)."
-    ),
-    .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
-    .value("timeout", "DURATION", "Override every scenario's timeout (e.g. 30s)."),
-    .flag("trace", "Print every HTTP exchange, event and decision as it happens."),
-    .flag("help", "Show this help."),
-  ]
+  static let options: [OptionSpec] =
+    [
+      .value("channel", "dev|staging|prod", "The release channel to qualify (default: prod)."),
+      .value("app", "DIR", "The app repository (default: the bundled sample app)."),
+      .value(
+        "backend-env", "FILE",
+        "An env file of the backend serving the channel, layered over the profile's (repeatable): the release env a pipeline supplies.",
+        repeatable: true),
+      .value(
+        "frontend-env", "FILE",
+        "An env file of the channel's build (cap sync, Vite, the native builds), layered over the profile's (repeatable).",
+        repeatable: true),
+      .value(
+        "stack", "FILE",
+        "Run against the real systems FILE names (identity provider, backend, OTA channel, instances; docs/stack-file.md); what it does not name stays mocked."
+      ),
+      .value(
+        "filter", "GLOB", "Only scenarios whose id (or pack) matches, e.g. 'sso/*' (repeatable).",
+        repeatable: true),
+      .value("platform", "ios|android", "Only this platform."),
+      .value("tag", "T", "Only scenarios with this tag (repeatable).", repeatable: true),
+    ] + RunOutputs.options + [
+      .value("seed", "N", "Seed of every random value; the same seed reproduces the run."),
+      .value("jobs", "N", "Scenarios run in parallel (default: the number of cores)."),
+      .value("shard", "I/N", "Run the I-th of N shards of the scenario list."),
+      .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
+      .value(
+        "repeat", "N",
+        "Run each scenario N times, with the seed, the seed + 1, …; attempts that disagree mark it flaky (and fail it)."
+      ),
+      .flag("fail-fast", "Start no new scenario once one did not pass (the run is then partial)."),
+      .flag(
+        "allow-partial",
+        "Exit 0 for a passed run on a release channel even when the app or the environment left checks out (an exploratory run, not a release gate)."
+      ),
+      .value("scenarios", "DIR", "Where the .scenario files are (default: Scenarios)."),
+      .value("timeout", "DURATION", "Override every scenario's timeout (e.g. 30s)."),
+      .flag("trace", "Print every HTTP exchange, event and decision as it happens."),
+      .flag("help", "Show this help."),
+    ]
 
   static let help = helpText(
     usage:
@@ -87,6 +82,7 @@ struct RunCommand {
         qualify show RUN [SCENARIO]        one run, or one scenario of it
         qualify report [RUN]               (re)write a run's HTML report
         qualify diff [[RUN_A] RUN_B]       what changed since a run (default: the last qualified)
+        qualify merge SHARD.sqlite...      the shards of one qualification (--shard I/N) as one run
         qualify attest RUN --key KEY       a signed in-toto attestation of a qualified run
         qualify verify-attestation FILE    check one against its key and the app's files
         qualify serve                      the mock stack for a real device or curl
@@ -209,7 +205,7 @@ struct RunCommand {
     let startedAt = Date()
     let waivers = try WaiverFile.load(
       directory: repository.root,
-      display: AppRepository.displayPath(
+      display: AppRepository.display(
         repository.root.appendingPathComponent(WaiverFile.name)),
       day: Waiver.day(startedAt),
       controls: Dictionary(
@@ -226,19 +222,8 @@ struct RunCommand {
 
     // The environment is checked before anything runs: a report folder or a database that
     // cannot be written stops the run now, naming the path, not after every scenario ran.
-    let reportDirectory = parsed.value("report-dir") ?? Paths.defaultReportDirectory
-    try ReportFiles.checkWritable(directory: reportDirectory)
-    for output in ["junit", "summary"] {
-      guard let path = parsed.value(output) else { continue }
-      let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-      let type =
-        try? FileManager.default.attributesOfItem(atPath: target.path)[.type]
-        as? FileAttributeType
-      // A FIFO or a device is written into; only a file needs a writable folder.
-      if type == nil || type == .typeRegular {
-        try ReportFiles.checkWritable(directory: target.deletingLastPathComponent().path)
-      }
-    }
+    let outputs = RunOutputs(parsed)
+    try outputs.checkWritable()
     let store = try ResultStore(path: parsed.value("db") ?? Paths.defaultDatabase)
     try store.requireWritable()
     for id in try store.markAbandonedRuns() {
@@ -295,6 +280,7 @@ struct RunCommand {
         "the OTA channel is the real one at \(ota.manifestURL): its live bundle is verified with the build's own key; scenarios that publish to the bucket are not applicable"
       )
     }
+    scope.release = ReleaseRecord(builds: builds, commit: repository.commit())
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
     scope.failFast = parsed.has("fail-fast") ? true : nil
@@ -302,14 +288,16 @@ struct RunCommand {
     scope.allowPartial = parsed.has("allow-partial") ? true : nil
     // `qualify` when found on the PATH, else the path it was started by.
     let invoked = CommandLine.arguments.first ?? "qualify"
-    scope.command = invoked.contains("/") ? invoked : "qualify"
+    // A binary that shares no folder with the working directory is named as on the PATH:
+    // its path would name the machine.
+    scope.command =
+      invoked.contains("/")
+      ? DisplayPath.relativeIfNear(
+        URL(fileURLWithPath: invoked).standardizedFileURL.path) ?? "qualify" : "qualify"
     let scenarioFolder = URL(fileURLWithPath: parsed.value("scenarios") ?? Paths.scenariosDirectory)
       .resolvingSymlinksInPath().standardizedFileURL
-    if scenarioFolder.path
-      != URL(fileURLWithPath: Paths.scenariosDirectory).resolvingSymlinksInPath()
-      .standardizedFileURL.path
-    {
-      scope.scenarioFolder = AppRepository.displayPath(scenarioFolder)
+    if !RunCommand.isBundledCatalogue(scenarioFolder.path) {
+      scope.scenarioFolder = AppRepository.display(scenarioFolder)
     }
     scope.catalogueDigest = RunCommand.digest(ofScenariosIn: scenarioFolder)
     let pipelineEnv =
@@ -318,7 +306,7 @@ struct RunCommand {
     if !pipelineEnv.isEmpty {
       scope.pipelineEnvFiles = pipelineEnv.map { role, path in
         AppFileDigest(
-          path: "\(role):\(path)",
+          path: "\(role):\(DisplayPath.of(path))",
           sha256: FileManager.default.contents(atPath: path).map(Attestation.hex) ?? "unreadable")
       }
     }
@@ -404,8 +392,9 @@ struct RunCommand {
       terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"),
       waivers: waivers ?? [])
     terminal.line(
-      "qualify \(qualifyVersion) · app \(repository.profile.title) (\(AppRepository.displayPath(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")\(scope.isFull ? "" : " (partial: \(scope.limits.joined(separator: ", ")))")"
+      "qualify \(qualifyVersion) · app \(repository.profile.title) (\(AppRepository.display(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")\(scope.isFull ? "" : " (partial: \(scope.limits.joined(separator: ", ")))")"
     )
+    if let release = scope.release { terminal.line("release: " + release.text) }
     if let warning = scope.envWarning {
       terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
     }
@@ -436,24 +425,18 @@ struct RunCommand {
       run: run.id, status: summary.status, waived: summary.waived.count,
       waivers: summary.appliedWaivers.count)
     run = try store.run(run.id) ?? run
-    let report = try ReportFiles.write(
-      run: run, results: results, history: store.runs(limit: 15),
-      baseline: try ReportFiles.baseline(of: run, in: store), directory: reportDirectory)
-    try ReportFiles.writeTrend(store: store, directory: reportDirectory)
-    var outputs: [(String, String)] = []
-    if let junit = parsed.value("junit") {
-      try ReportFiles.writeText(JUnitWriter.render(run: run, results: results), to: junit)
-      outputs.append(("junit", junit))
-    }
-    if let path = parsed.value("summary") {
-      try ReportFiles.appendText(MarkdownSummary.render(run: run, results: results), to: path)
-      outputs.append(("summary", path))
-    }
-    progress.summary(results, summary: summary, run: run, report: report, outputs: outputs)
-    if json {
-      Terminal.standardOutput.write(try JSONWriter.render(run: run, results: results) + "\n")
-    }
+    let written = try outputs.write(run: run, results: results, store: store)
+    progress.summary(
+      results, summary: summary, run: run, report: written.report, outputs: written.files)
+    try outputs.printJSON(run: run, results: results)
     return summary.exitCode
+  }
+
+  /// `folder` is the catalogue qualify ships (what a run without `--scenarios` reads).
+  static func isBundledCatalogue(_ folder: String) -> Bool {
+    URL(fileURLWithPath: folder).resolvingSymlinksInPath().standardizedFileURL.path
+      == URL(fileURLWithPath: Paths.scenariosDirectory).resolvingSymlinksInPath()
+      .standardizedFileURL.path
   }
 
   /// SHA-256 over the path and SHA-256 of every `.scenario` file under `folder`, sorted: one
@@ -476,13 +459,20 @@ struct RunCommand {
   private func reproduceOptions(channel: Channel, seed: UInt64, app: URL) -> [String] {
     var options = [
       "--channel", channel.rawValue, "--seed", String(seed), "--app",
-      AppRepository.displayPath(app),
+      AppRepository.display(app),
     ]
-    for file in parsed.all("backend-env") { options += ["--backend-env", file] }
-    for file in parsed.all("frontend-env") { options += ["--frontend-env", file] }
-    if let scenarios = parsed.value("scenarios") { options += ["--scenarios", scenarios] }
+    let shown = { (path: String) in
+      DisplayPath.of(URL(fileURLWithPath: path).standardizedFileURL.path)
+    }
+    for file in parsed.all("backend-env") { options += ["--backend-env", shown(file)] }
+    for file in parsed.all("frontend-env") { options += ["--frontend-env", shown(file)] }
+    // The bundled catalogue is the default wherever qualify runs: naming it would name the
+    // machine's install path.
+    if let scenarios = parsed.value("scenarios"), !RunCommand.isBundledCatalogue(scenarios) {
+      options += ["--scenarios", shown(scenarios)]
+    }
     if let timeout = parsed.value("timeout") { options += ["--timeout", timeout] }
-    if let stack = parsed.value("stack") { options += ["--stack", stack] }
+    if let stack = parsed.value("stack") { options += ["--stack", shown(stack)] }
     if parsed.has("no-controls") { options.append("--no-controls") }
     return options
   }
@@ -591,11 +581,4 @@ private final class StoreErrors: Sendable {
 
 extension String {
   var nilIfEmpty: String? { isEmpty ? nil : self }
-}
-
-extension AppRepository {
-  static func displayPath(_ url: URL) -> String {
-    let cwd = FileManager.default.currentDirectoryPath + "/"
-    return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
-  }
 }

@@ -195,7 +195,7 @@ final class Progress: Sendable {
       )
     }
     terminal.line("report: \(report)")
-    for (label, path) in outputs { terminal.line("\(label): \(path)") }
+    for (label, path) in outputs { terminal.line("\(label): \(DisplayPath.of(path))") }
   }
 }
 
@@ -264,7 +264,7 @@ enum ReportFiles {
           evidenceHref: "runs/\(run.id)/evidence.html"),
         to: URL(fileURLWithPath: directory).appendingPathComponent("latest.html").path)
     }
-    return AppRepository.displayPath(URL(fileURLWithPath: path))
+    return AppRepository.display(URL(fileURLWithPath: path))
   }
 
   /// The last qualified run of the run's channel before it, with its results: what the
