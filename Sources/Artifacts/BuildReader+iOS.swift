@@ -509,10 +509,14 @@ extension BuildReader {
   /// version, and says which setting it waits for.
   static func storeValue(_ value: Sourced<String>?) -> Sourced<String?> {
     guard let value else { return Sourced(nil, at: nil, derivation: ["not in Info.plist"]) }
-    guard !value.value.contains("$(") else {
+    guard !value.value.contains("$("), !value.value.isEmpty else {
       return Sourced(
         nil, at: value.location,
-        derivation: value.derivation + ["\(value.value) is not set in the build settings"])
+        derivation: value.derivation + [
+          value.value.isEmpty
+            ? "it expands to nothing: its build setting is not set"
+            : "\(value.value) is not set in the build settings"
+        ])
     }
     return Sourced(value.value, at: value.location, derivation: value.derivation)
   }

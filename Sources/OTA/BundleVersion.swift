@@ -8,17 +8,33 @@ public struct BundleVersion: Hashable, Sendable, CustomStringConvertible {
     self.text = text
   }
 
-  /// The commit count of a hybrid id, nil for an id without a numeric prefix.
-  public var count: Int? {
+  /// The commit count of a hybrid id, nil for an id without a numeric prefix or one too large
+  /// for an `Int` (ordering uses `compareCount`, which has no such limit).
+  public var count: Int? { countDigits.flatMap { Int($0) } }
+
+  /// The decimal digits before the first dash, nil for an id without a numeric prefix.
+  var countDigits: Substring? {
     guard let dash = text.firstIndex(of: "-") else { return nil }
     let prefix = text[..<dash]
-    guard !prefix.isEmpty, prefix.allSatisfy(\.isNumber) else { return nil }
-    return Int(prefix)
+    guard !prefix.isEmpty, prefix.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    return prefix
+  }
+
+  /// How this id's count orders against `other`'s (-1, 0, 1), nil when either has no count.
+  /// Compared as decimal numbers of any length: a count past 64 bits still orders, where
+  /// converting it would overflow and let a downgrade through.
+  public func compareCount(with other: BundleVersion) -> Int? {
+    guard let a = countDigits, let b = other.countDigits else { return nil }
+    let x = a.drop { $0 == "0" }
+    let y = b.drop { $0 == "0" }
+    if x.count != y.count { return x.count < y.count ? -1 : 1 }
+    if x == y { return 0 }
+    return x < y ? -1 : 1
   }
 
   /// The commit of a hybrid id.
   public var sha: String? {
-    guard count != nil, let dash = text.firstIndex(of: "-") else { return nil }
+    guard countDigits != nil, let dash = text.firstIndex(of: "-") else { return nil }
     return String(text[text.index(after: dash)...])
   }
 
@@ -30,8 +46,10 @@ public struct BundleVersion: Hashable, Sendable, CustomStringConvertible {
     if self == current {
       return (false, "the manifest's version \(text) is the running one")
     }
-    if let new = count, let old = current.count {
-      return new > old
+    if let order = compareCount(with: current), let new = countDigits,
+      let old = current.countDigits
+    {
+      return order > 0
         ? (true, "count \(new) is greater than the running \(old)")
         : (
           false,
@@ -46,19 +64,19 @@ public struct BundleVersion: Hashable, Sendable, CustomStringConvertible {
   /// ordered either way: after one, devices fall back to plain inequality and would apply an
   /// older build too, so the guard cannot vouch for it and only `--force` publishes it.
   public func ordersAbove(_ current: BundleVersion) -> (ok: Bool, rule: String) {
-    guard let new = count else {
+    guard let new = countDigits else {
       return (
         false,
         "\(text) is not a <count>-<sha> id: it cannot be ordered against the channel's \(current.text)"
       )
     }
-    guard let old = current.count else {
+    guard let old = current.countDigits else {
       return (
         false,
         "the channel's \(current.text) is not a <count>-<sha> id: \(text) cannot be ordered against it"
       )
     }
-    return new > old
+    return compareCount(with: current) == 1
       ? (true, "count \(new) is above the channel's \(old)")
       : (
         false,

@@ -133,7 +133,10 @@ public struct FailureReport: Sendable, Codable {
     _ failures: [(failure: Failure, key: String, cause: String, proof: Proof)],
     results: [ScenarioResult]
   ) -> [(failure: Failure, key: String, cause: String, proof: Proof)] {
-    let causes = failures.filter { $0.failure.control == nil && $0.failure.waivers.isEmpty }
+    // A failure of the app, not a harness error: a timeout explains no control.
+    let causes = failures.filter {
+      $0.failure.control == nil && $0.failure.kind == "failed" && $0.failure.waivers.isEmpty
+    }
     return failures.map { entry in
       guard entry.failure.kind == "control-did-not-bite", entry.key.hasPrefix("control "),
         entry.failure.waivers.isEmpty

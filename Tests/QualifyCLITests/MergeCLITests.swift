@@ -128,6 +128,23 @@ import Testing
     #expect(
       foreign.stderr.contains("shard 4/4 (foreign-4.sqlite"), "\(foreign.stderr)")
     #expect(foreign.stderr.contains("seed 4 vs 9"), "\(foreign.stderr)")
+    // A shard run with other options (a --timeout of its own).
+    let slower = try CLI.run(
+      [
+        "--channel", "prod", "--app", Fixtures.sampleApp, "--scenarios", CLI.scenarios, "--seed",
+        "4", "--shard", "4/4", "--db", "slower-4.sqlite", "--timeout", "45s",
+      ], in: scratch)
+    #expect(slower.status == 0)
+    let options = try CLI.run(
+      ["merge"] + all.dropLast() + ["slower-4.sqlite", "--db", "x.sqlite"], in: scratch)
+    #expect(options.status == 2)
+    #expect(
+      options.stderr.contains("the options that rebuild the world differ"), "\(options.stderr)")
+    // A file that is no database.
+    try Data("not sqlite".utf8).write(to: scratch.appendingPathComponent("junk.sqlite"))
+    let junk = try CLI.run(["merge", "junk.sqlite", "--db", "x.sqlite"], in: scratch)
+    #expect(junk.status == 2, "\(junk.stderr)")
+    #expect(junk.stderr.contains("junk.sqlite cannot be read as a shard"), "\(junk.stderr)")
     // A run that was not a shard.
     let whole = try CLI.run(["merge", "full.sqlite", "--db", "x.sqlite"], in: scratch)
     #expect(whole.status == 2)

@@ -54,11 +54,14 @@ public enum ScenarioCatalogue {
   public static func parse(
     file: URL, id: String? = nil, diagnostics: DiagnosticsEngine, shownFrom: URL? = nil
   ) throws -> Scenario? {
+    // Only a catalogue that shares no folder with the working directory is named from its
+    // parent: any other has a relative path that opens it.
     let display = { (url: URL) -> String in
-      let cwd = DisplayPath.currentDirectory
-      guard let base = shownFrom, !url.path.hasPrefix(cwd.hasSuffix("/") ? cwd : cwd + "/")
-      else { return DisplayPath.of(url) }
-      return DisplayPath.of(url, from: base.standardizedFileURL.path)
+      let path = url.standardizedFileURL.path
+      guard let base = shownFrom, DisplayPath.relativeIfNear(path) == nil else {
+        return DisplayPath.of(url)
+      }
+      return DisplayPath.of(path, from: base.standardizedFileURL.path)
     }
     let data: Data
     do {

@@ -91,7 +91,15 @@ struct MergeCommand {
     guard FileManager.default.fileExists(atPath: path) else {
       throw InputError("no shard database at \(path)")
     }
-    let store = try ResultStore(path: path, readOnly: true)
+    let store: ResultStore
+    do {
+      store = try ResultStore(path: path, readOnly: true)
+    } catch let error as EnvironmentError {
+      // A shard is the merge's input: one it cannot read is bad input, named.
+      throw InputError(
+        "\(path) cannot be read as a shard: \(error.message)",
+        hint: "pass the --db of a `qualify --shard I/N` run made by this qualify")
+    }
     guard let run = try store.run(nil) else {
       throw InputError(
         "\(path) holds no run", hint: "each shard is `qualify --shard I/N --db FILE`")
@@ -106,11 +114,12 @@ struct MergeCommand {
       throw InputError("\(path): run \(run.id) records an invalid shard '\(shard)'")
     }
     switch run.status {
-    case .running, .aborted, .error:
+    case .running, .aborted:
       throw InputError(
         "\(path): shard \(shard) (run \(run.id)) is \(run.status.rawValue), not finished",
         hint: "run that shard again")
-    case .qualified, .partial, .notQualified:
+    case .qualified, .partial, .notQualified, .error:
+      // A shard that ended in a harness error is part of the verdict: the merge says ERROR.
       break
     }
     return Shard(
@@ -174,7 +183,15 @@ struct MergeCommand {
         x.appFiles == y.appFiles
       ),
       ("the scenario catalogue differs", sx.catalogueDigest == sy.catalogueDigest),
-      ("the pipeline's env files differ", sx.pipelineEnvFiles == sy.pipelineEnvFiles),
+      // The same bytes in each role, wherever each runner kept the file.
+      (
+        "the pipeline's env files differ",
+        envDigests(sx.pipelineEnvFiles) == envDigests(sy.pipelineEnvFiles)
+      ),
+      ("the options that rebuild the world differ", options(sx) == options(sy)),
+      ("--fail-fast differs", sx.failFast == sy.failFast),
+      // What the run could not verify, the real systems of --stack included.
+      ("the caveats differ (another --stack or env)", sx.caveats == sy.caveats),
       ("the release named differs", sx.release == sy.release),
       ("the shell kind differs", sx.shell == sy.shell),
       ("--filter differs", sx.filters == sy.filters),
@@ -189,6 +206,28 @@ struct MergeCommand {
       ("the catalogue's size differs", sx.catalogueRuns == sy.catalogueRuns),
     ]
     return checks.first { !$0.1 }?.0
+  }
+
+  /// Role and digest of each pipeline env file, in order.
+  static func envDigests(_ files: [AppFileDigest]?) -> [String] {
+    (files ?? []).map {
+      ($0.path.split(separator: ":").first.map(String.init) ?? "") + " " + $0.sha256
+    }
+  }
+
+  /// The reproduce options but the paths each runner names its own way (the app, the env
+  /// files: their content is compared apart).
+  static func options(_ scope: RunScope) -> [String] {
+    var out: [String] = []
+    var iterator = (scope.reproduceOptions ?? []).makeIterator()
+    while let option = iterator.next() {
+      if ["--app", "--backend-env", "--frontend-env"].contains(option) {
+        _ = iterator.next()
+        continue
+      }
+      out.append(option)
+    }
+    return out
   }
 
   static func filesDiffering(_ a: [AppFileDigest], _ b: [AppFileDigest]) -> String {
@@ -225,6 +264,13 @@ struct MergeCommand {
     }
     scope.stoppedEarly = stops.isEmpty ? nil : stops.joined(separator: "; ")
     scope.mergedFrom = shards.map { "\($0.index)/\($0.count) \($0.run.id)" }
+    // Reproduce commands name the app where this machine has it.
+    if let app, var options = scope.reproduceOptions, let at = options.firstIndex(of: "--app"),
+      at + 1 < options.count
+    {
+      options[at + 1] = DisplayPath.of(URL(fileURLWithPath: app).standardizedFileURL.path)
+      scope.reproduceOptions = options
+    }
     run.filter = scope.limits.joined(separator: "; ").nilIfEmpty
     run.scope = scope
     return run

@@ -292,8 +292,10 @@ struct RunCommand {
     // its path would name the machine.
     scope.command =
       invoked.contains("/")
-      ? DisplayPath.relativeIfNear(
-        URL(fileURLWithPath: invoked).standardizedFileURL.path) ?? "qualify" : "qualify"
+      ? DisplayPath.relativeIfNear(URL(fileURLWithPath: invoked).standardizedFileURL.path).map {
+        // A binary in the working directory runs as ./qualify, not from the PATH.
+        $0.contains("/") ? $0 : "./" + $0
+      } ?? "qualify" : "qualify"
     let scenarioFolder = URL(fileURLWithPath: parsed.value("scenarios") ?? Paths.scenariosDirectory)
       .resolvingSymlinksInPath().standardizedFileURL
     if !RunCommand.isBundledCatalogue(scenarioFolder.path) {

@@ -37,8 +37,19 @@ extension ReleaseRecord {
         OTABundle(
           builtinVersion: $0.capacitor.updaterVersion?.value,
           channel: $0.frontend.otaChannel?.value,
-          manifest: $0.backend.otaManifestURL)
+          manifest: $0.backend.otaManifestURL.map(ReleaseRecord.withoutCredentials))
       }, commit: commit)
+  }
+
+  /// A URL without userinfo, query or fragment: a presigned or credentialled manifest URL
+  /// names its channel without handing out its access.
+  static func withoutCredentials(_ url: String) -> String {
+    guard var parts = URLComponents(string: url) else { return "(not a URL)" }
+    parts.user = nil
+    parts.password = nil
+    parts.query = nil
+    parts.fragment = nil
+    return parts.string ?? "(not a URL)"
   }
 
   /// `file:line`, as findings name a place.
