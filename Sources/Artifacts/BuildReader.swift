@@ -122,6 +122,7 @@ struct BuildReader {
         files: resolvedFiles(for: platform))
       build.environment = environment
       build.testUsers = profile.testUsers
+      build.otaOrdering = profile.otaOrdering
       build.features = features(backend: backend, frontendEnv: frontendEnv)
       build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }

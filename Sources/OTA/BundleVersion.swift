@@ -13,7 +13,7 @@ public struct BundleVersion: Hashable, Sendable, CustomStringConvertible {
   public var count: Int? { countDigits.flatMap { Int($0) } }
 
   /// The decimal digits before the first dash, nil for an id without a numeric prefix.
-  var countDigits: Substring? {
+  public var countDigits: Substring? {
     guard let dash = text.firstIndex(of: "-") else { return nil }
     let prefix = text[..<dash]
     guard !prefix.isEmpty, prefix.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }

@@ -10,12 +10,20 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var checksum: String?
   /// `base64(iv):base64(RSA private-key encryption of the AES key)`.
   public var sessionKey: String?
+  /// The channel's release counter, bumped by every manifest write (a publish, a forced
+  /// republish, a rollback): what orders releases when ids are bare commits (the real
+  /// repository's *Release sequence*). Nil on a manifest without one, or one that is not a
+  /// whole number (demoted to the count ordering, as `ota.ts` does).
+  public var sequence: Int?
 
-  public init(version: String, url: String, checksum: String?, sessionKey: String?) {
+  public init(
+    version: String, url: String, checksum: String?, sessionKey: String?, sequence: Int? = nil
+  ) {
     self.version = version
     self.url = url
     self.checksum = checksum
     self.sessionKey = sessionKey
+    self.sequence = sequence
   }
 
   /// Parses a manifest, naming what is wrong.
@@ -32,7 +40,21 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
     let checksum = (object["checksum"] as? String).flatMap { $0.isEmpty ? nil : $0 }
     let sessionKey = (object["sessionKey"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-    return Manifest(version: version, url: url, checksum: checksum, sessionKey: sessionKey)
+    return Manifest(
+      version: version, url: url, checksum: checksum, sessionKey: sessionKey,
+      sequence: sequence(object["sequence"]))
+  }
+
+  /// A JSON number that is a whole number an `Int` holds; a boolean, a string or a fraction is
+  /// no sequence.
+  static func sequence(_ value: Any?) -> Int? {
+    // JSONSerialization gives `true` as a boolean NSNumber (objCType "c"); `is Bool` would
+    // also match the number 1 on Linux.
+    guard let number = value as? NSNumber, number.objCType.pointee != CChar(UInt8(ascii: "c"))
+    else { return nil }
+    let double = number.doubleValue
+    guard double.isFinite, double == double.rounded(), abs(double) < 9.0e15 else { return nil }
+    return Int(double)
   }
 
   /// The manifest as the bucket serves it.
@@ -40,6 +62,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     var object: [String: Any] = ["version": version, "url": url]
     if let checksum { object["checksum"] = checksum }
     if let sessionKey { object["sessionKey"] = sessionKey }
+    if let sequence { object["sequence"] = sequence }
     return Array(
       (try? JSONSerialization.data(
         withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))

@@ -33,9 +33,15 @@ public struct Publisher: Sendable {
   /// Publishes `zip` as `version` on `channel`.
   /// - Parameters:
   ///   - withoutChecksum: write a manifest without checksum (a broken pipeline; tests only).
+  ///   - ordering: how the channel's devices order releases: by count, a version must be a
+  ///     `<count>-<sha>` id above the channel's; by sequence, any id publishes (a bare commit is
+  ///     the norm) and only a hybrid id is still held to the count guard against a hybrid
+  ///     channel. Either way the manifest's `sequence` is the channel's plus one.
+  ///   - keepsSequence: write the channel's current sequence again (a broken pipeline; tests).
   public func publish(
     zip: ZipArchive, channel: String, version: String, force: Bool = false,
-    withoutChecksum: Bool = false, bareChecksum: Bool = false
+    withoutChecksum: Bool = false, bareChecksum: Bool = false, ordering: ReleaseOrdering = .count,
+    keepsSequence: Bool = false
   ) throws -> Result {
     guard zip.entry("index.html") != nil else {
       throw InputError(
@@ -53,7 +59,7 @@ public struct Publisher: Sendable {
     }
     // A pinned id breaks the ordering devices rely on (seed 000, *Bundle versioning*): it is
     // a deliberate act, never a typo that slips through.
-    if !BundleVersion(version).isHybrid && !force {
+    if ordering == .count && !BundleVersion(version).isHybrid && !force {
       throw Refusal(
         description:
           "refusing to publish \(version) on \(channel): it is not a <count>-<sha> id, so devices cannot order it and would later accept any version over it; pass --force to pin it"
@@ -61,11 +67,17 @@ public struct Publisher: Sendable {
     }
     let manifestKey = Manifest.key(channel: channel)
     var previous: String?
+    var sequence = 1
     if let data = try store.get(manifestKey) {
       let current = try Manifest.parse(data, source: manifestKey)
       previous = current.version
+      // `keepsSequence`: a broken pipeline that writes the channel's sequence again (tests).
+      sequence = (current.sequence ?? 0) + (keepsSequence ? 0 : 1)
       let verdict = BundleVersion(version).ordersAbove(BundleVersion(current.version))
-      if !verdict.ok && !force {
+      let guarded =
+        ordering == .count
+        || (BundleVersion(version).isHybrid && BundleVersion(current.version).isHybrid)
+      if guarded && !verdict.ok && !force {
         throw Refusal(
           description:
             "refusing to publish \(version) on \(channel): \(verdict.rule); pass --force to override"
@@ -79,7 +91,7 @@ public struct Publisher: Sendable {
       version: version, url: store.publicURL(bundleKey),
       checksum: withoutChecksum
         ? nil : bareChecksum ? Hex.encode(Digest.sha256(zip.bytes)) : sealed.checksum,
-      sessionKey: sealed.sessionKey)
+      sessionKey: sealed.sessionKey, sequence: sequence)
     try store.put(manifestKey, manifest.json, contentType: "application/json")
     return Result(manifest: manifest, bundleKey: bundleKey, previous: previous)
   }

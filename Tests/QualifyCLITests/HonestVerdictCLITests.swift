@@ -83,6 +83,23 @@ import Testing
     #expect(result.stdout.contains("QUALIFIED — channel prod"))
   }
 
+  /// Issue 26: the sample app released as the real repository does today (a builtin stamped
+  /// with a bare commit id, `ota.ordering: sequence`) qualifies; seed 000's count checks are
+  /// not applicable to it, the sequence checks run, and the count-ordered sample skips those.
+  @Test func anAppOrderingReleasesBySequenceQualifies() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let result = try qualify(["--app", Fixtures.file("apps/ota-sequence")])
+    #expect(result.status == 0, "\(result.stdout.suffix(800))")
+    #expect(result.stdout.contains("QUALIFIED — channel prod"))
+    #expect(result.stdout.contains("PASS ota/rollback-followed [ios]"))
+    #expect(result.stdout.contains("PASS ota/stale-manifest-refused [android]"))
+    #expect(result.stdout.contains("N/A ota/downgrade-refused [ios]"))
+    #expect(result.stdout.contains("this app orders them by sequence (qualify.json ota.ordering)"))
+    #expect(result.stdout.contains("OTA builtin 5e1f0c2a on channel prod"))
+    let sample = try qualify(["--filter", "ota/rollback-followed"])
+    #expect(sample.stdout.contains("N/A ota/rollback-followed [ios]"), "\(sample.stdout)")
+  }
+
   @Test func aFeatureOffThatNobodyDeclaredMakesTheRunPartial() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let result = try qualify(["--app", Fixtures.file("apps/ota-undeclared")])

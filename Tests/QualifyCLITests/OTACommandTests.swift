@@ -179,6 +179,41 @@ import Testing
     #expect(try publish("1-abcdef0", privateKey).status == 1, "nothing orders over a pinned id")
   }
 
+  /// The real repository's pipeline: bare 8-character commit ids, ordered by the manifest's
+  /// sequence (`--ordering sequence`), publish without force, and a redeploy of an older commit
+  /// bumps the sequence: a rollback devices follow.
+  @Test func bareCommitIdsPublishUnderSequenceOrdering() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (_, privateKey) = try keys()
+    func publish(_ version: String, _ ordering: String) throws -> ProcessResult {
+      try CLI.run(
+        [
+          "ota", "publish", "--dir", "dist", "--channel", "prod", "--version", version,
+          "--bucket", "bucket", "--private-key", privateKey, "--ordering", ordering,
+        ], in: scratch)
+    }
+    let first = try publish("a1b2c3d4", "sequence")
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(first.stdout.contains("sequence 1"))
+    #expect(try publish("e5f6a7b8", "sequence").status == 0)
+    let rollback = try publish("a1b2c3d4", "sequence")
+    #expect(rollback.stdout.contains("sequence 3"), "\(rollback.stdout)")
+    let manifest =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: scratch.appendingPathComponent("bucket/channels/prod/manifest.json"))
+      )
+      as? [String: Any]
+    #expect(manifest?["sequence"] as? Int == 3)
+    #expect(manifest?["version"] as? String == "a1b2c3d4")
+    // Under seed 000's count ordering the same id is refused.
+    let count = try publish("c9d0e1f2", "count")
+    #expect(count.status == 1)
+    #expect(count.stderr.contains("not a <count>-<sha> id"))
+    let bad = try publish("c9d0e1f2", "semver")
+    #expect(bad.status == 2)
+    #expect(bad.stderr.contains("--ordering must be count or sequence"))
+  }
+
   @Test func aBucketThatDoesNotAnswerIsExit4() throws {
     let (_, privateKey) = try keys()
     // A port nothing listens on: bind one, note it, close it.

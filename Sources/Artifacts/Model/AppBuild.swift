@@ -57,6 +57,8 @@ public struct AppBuild: Sendable {
   /// iOS: the bundle keys of the built Info.plist (`BundleInfo`); nil on Android or when no
   /// Info.plist was read.
   public var bundleInfo: BundleInfo?
+  /// How the app orders OTA releases (`AppProfile.otaOrdering`).
+  public var otaOrdering = "count"
   /// The store version and build number (`StoreVersion`), nil when no file declares them.
   public var storeVersion: StoreVersion?
   /// The files this build was read from, by artifact name (`ios.infoPlist` → path).

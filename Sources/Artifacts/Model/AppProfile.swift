@@ -52,6 +52,10 @@ public struct AppProfile: Sendable {
   /// How long in the background makes the app reload its bootstrap on return
   /// (`session.foregroundReload`, seconds).
   public var sessionForegroundReload: Double?
+  /// How the app orders OTA releases (`ota.ordering`): `count`, seed 000's `<count>-<sha>`
+  /// ids, or `sequence`, the channel manifest's release counter over bare commit ids.
+  public var otaOrdering = "count"
+  public static let otaOrderings = ["count", "sequence"]
   /// The name reports show (`displayName`, else `name`).
   public var displayName: String?
   public var appId: String?
@@ -171,7 +175,7 @@ public struct AppProfile: Sendable {
     let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "shell", "deepLinkScheme", "session", "hybrid", "$comment",
+      "shell", "deepLinkScheme", "session", "hybrid", "ota", "$comment",
     ]
     for member in members where !known.contains(member.key) {
       report(
@@ -221,6 +225,22 @@ public struct AppProfile: Sendable {
       }
     }
     if let scheme = top("deepLinkScheme") { profile.deepLinkScheme = scheme }
+    if let ota = document["ota"] {
+      for member in ota.members ?? [] where member.key != "ordering" {
+        report(member.line, "unknown key \"\(member.key)\" in ota", hint: "ota has ordering")
+      }
+      if let ordering = string(ota["ordering"], "ota.ordering", line: ota.line(of: "ordering")) {
+        if AppProfile.otaOrderings.contains(ordering) {
+          profile.otaOrdering = ordering
+        } else {
+          report(
+            ota.line(of: "ordering"), "ota.ordering must be count or sequence, not \"\(ordering)\"",
+            hint:
+              "count: <count>-<sha> ids ordered by their count (seed 000); sequence: the manifest's sequence orders releases (bare commit ids)"
+          )
+        }
+      }
+    }
     if let session = document["session"] {
       for member in session.members ?? [] where !["api", "foregroundReload"].contains(member.key) {
         report(

@@ -44,6 +44,8 @@ public final class OTAUpdater {
   public static let crashMarker = "qualify:crash-on-boot"
   /// The local-storage key mirroring failed boots (`ota.ts`).
   public static let failedVersionsKey = "ota_failed_versions"
+  /// The local-storage key of the sequence floor (the real `ota.ts`'s).
+  public static let appliedSequenceKey = "ota-applied-sequence"
 
   unowned let app: App
   /// The update decisions; this class sends the requests, verifies bundles and keeps the
@@ -63,7 +65,9 @@ public final class OTAUpdater {
         forgetsFailedBoots: behaviours.updaterForgetsFailedBoots,
         recordsTransientFailures: behaviours.updaterRecordsTransientFailures,
         ignoresDevServer: behaviours.updaterIgnoresDevServer,
-        rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin))
+        rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin,
+        forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor),
+      ordering: ReleaseOrdering(rawValue: app.build.otaOrdering) ?? .count)
   }
 
   /// The builtin bundle's version: the stamped `CapacitorUpdater.version`, or `builtin`.
@@ -122,6 +126,8 @@ public final class OTAUpdater {
     let baked = build.capacitor.updaterPublicKey?.value
     let verifies = !app.behaviours.updaterSkipsVerification
     machine.restoreFailedVersions(failedVersions)
+    machine.restoreAppliedSequence(
+      app.localStorage[OTAUpdater.appliedSequenceKey].flatMap { Int($0) })
     var action = machine.beginCheck(
       .init(
         servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
@@ -157,6 +163,7 @@ public final class OTAUpdater {
           verify(bundle.body, manifest: manifest, publicKey: baked, as: version))
       case .decided(let decision):
         persistFailedVersions()
+        persistAppliedSequence()
         flushNotes()
         if case .applied = decision, !crashesOnBoot {
           // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
@@ -290,6 +297,11 @@ public final class OTAUpdater {
       return archive
     }
     return try CapgoBundle.unpackable(zip: zip)
+  }
+
+  private func persistAppliedSequence() {
+    guard let floor = machine.appliedSequence else { return }
+    app.localStorage[OTAUpdater.appliedSequenceKey] = String(floor)
   }
 
   private func persistFailedVersions() {

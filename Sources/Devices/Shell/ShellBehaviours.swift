@@ -27,6 +27,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var updaterIgnoresDevServer = false
   /// Rolls a failed boot back to the builtin bundle instead of the last good one.
   public var updaterRollsBackToBuiltin = false
+  /// Keeps no sequence floor: a stale or replayed manifest looks new to a sequence-ordered app.
+  public var updaterForgetsSequenceFloor = false
   /// Unpacks a bundle without checking that its entries stay inside the bundle's folder.
   public var updaterUnpacksAnyPath = false
 

@@ -20,6 +20,8 @@ struct UpdaterStateMachine: Sendable {
     var recordsTransientFailures = false
     var ignoresDevServer = false
     var rollsBackToBuiltin = false
+    /// The app keeps no sequence floor: every sequence looks new (a stale manifest applies).
+    var forgetsSequenceFloor = false
   }
 
   /// What the build decides before any request.
@@ -50,6 +52,11 @@ struct UpdaterStateMachine: Sendable {
 
   let builtin: String
   let behaviours: Behaviours
+  /// How the app orders releases (`ota.ordering` of the profile).
+  let ordering: ReleaseOrdering
+  /// The highest manifest `sequence` this device staged (`ota.ts`'s `ota-applied-sequence`,
+  /// in local storage): the anti-replay floor, which only moves up.
+  private(set) var appliedSequence: Int?
   private(set) var current: String
   private var lastGood: String
   /// The version `set()` last, until it calls `notifyAppReady()`.
@@ -58,14 +65,18 @@ struct UpdaterStateMachine: Sendable {
   private var failedRecord: String?
   /// `ota.ts`'s mirror of failed boots, which it never re-applies (kept in local storage).
   private(set) var failedVersions: [String]
-  /// The check in progress: the manifest's version and URL.
-  private var checking: (version: String, manifestURL: String)?
+  /// The check in progress: the manifest's version, URL and sequence.
+  private var checking: (version: String, manifestURL: String, sequence: Int?)?
   /// What the updater says in the evidence, in order.
   private(set) var notes: [String] = []
 
-  init(builtin: String, behaviours: Behaviours, failedVersions: [String] = []) {
+  init(
+    builtin: String, behaviours: Behaviours, failedVersions: [String] = [],
+    ordering: ReleaseOrdering = .count
+  ) {
     self.builtin = builtin
     self.behaviours = behaviours
+    self.ordering = ordering
     self.failedVersions = failedVersions
     current = builtin
     lastGood = builtin
@@ -105,6 +116,18 @@ struct UpdaterStateMachine: Sendable {
     failedVersions = stored
   }
 
+  /// Takes the sequence floor as the app's storage holds it now (a cleared storage loses it:
+  /// the next manifest is trusted on first use).
+  mutating func restoreAppliedSequence(_ stored: Int?) {
+    appliedSequence = stored
+  }
+
+  /// Raises the floor to `sequence` (never lowers it).
+  private mutating func raiseFloor(_ sequence: Int?) {
+    guard ordering == .sequence, let sequence, !behaviours.forgetsSequenceFloor else { return }
+    if appliedSequence.map({ sequence > $0 }) ?? true { appliedSequence = sequence }
+  }
+
   /// The start of `checkAndApplyOtaUpdate()`: mirror the failed-boot record, then stop here
   /// when OTA is off for this build.
   mutating func beginCheck(_ build: Build) -> Action {
@@ -135,7 +158,7 @@ struct UpdaterStateMachine: Sendable {
     guard let url = served, !url.isEmpty else {
       return decide(.otaOff("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
     }
-    checking = ("", url)
+    checking = ("", url, nil)
     return .fetchManifest(url)
   }
 
@@ -148,19 +171,25 @@ struct UpdaterStateMachine: Sendable {
     }
     let version = manifest.version
     if version == current {
+      // Already there: the floor still moves, so that a later stale manifest is not new.
+      raiseFloor(manifest.sequence)
       let stamp =
         current == builtin && builtin != "builtin"
         ? " (the builtin is stamped with the same commit)" : ""
       return decide(.skipped("the manifest's \(version) is the running bundle\(stamp)"))
     }
-    let ordering = BundleVersion(version).isUpdate(over: BundleVersion(current))
-    if !ordering.applies && !behaviours.skipsDowngradeGuard {
-      return decide(.refused("\(version) refused: \(ordering.rule)"))
-    }
+    let verdict = ordering.decide(
+      manifest: manifest, running: current, builtin: builtin,
+      applied: behaviours.forgetsSequenceFloor ? nil : appliedSequence)
+    // As ota.ts: a version that failed to boot is refused before any ordering, so that it
+    // wins over a rollback pointing at it (a higher sequence).
     if failedVersions.contains(version) {
       return decide(.refused("\(version) refused: recorded as a failed boot, never re-applied"))
     }
-    checking = (version, manifestURL)
+    if !verdict.applies && !behaviours.skipsDowngradeGuard {
+      return decide(.refused("\(version) refused: \(verdict.rule)"))
+    }
+    checking = (version, manifestURL, manifest.sequence)
     return .download(url: Manifest.resolve(manifest.url, against: manifestURL), version: version)
   }
 
@@ -175,6 +204,7 @@ struct UpdaterStateMachine: Sendable {
     case .refused(let why):
       return decide(.refused("\(version) refused: \(why)"))
     case .verified:
+      raiseFloor(checking?.sequence)
       current = version
       unconfirmed = version
       notes.append("set(\(version)): the WebView reloads on the new bundle")

@@ -79,6 +79,17 @@ extension ParserState {
       if let platforms = parsePlatforms(line) { scenario.platforms = platforms }
     case "channels":
       if let channels = parseChannels(line) { scenario.channels = channels }
+    case "ota-ordering":
+      let words = listWords(line)
+      guard words.count == 1, AppProfile.otaOrderings.contains(words[0].text) else {
+        missing(
+          line, "expected count or sequence",
+          hint:
+            "ota-ordering count: the app orders releases by <count>-<sha> ids; sequence: by the manifest's sequence"
+        )
+        return
+      }
+      scenario.otaOrdering = words[0].text
     case "tags":
       let tags = listWords(line)
       if tags.isEmpty { missing(line, "expected at least one tag") }

@@ -73,7 +73,7 @@ struct ParserState {
 
   static let headerKeywords = [
     "shell", "about", "checklist", "supports", "requires", "platforms", "channels", "tags",
-    "timeout", "idp", "given",
+    "timeout", "idp", "given", "ota-ordering",
   ]
   static let setupKeywords = ["device", "app", "user"]
   static let controlKeywords = ["mutate", "fails", "because", "platforms", "channels"]

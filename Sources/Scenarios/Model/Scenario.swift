@@ -20,6 +20,9 @@ public struct Scenario: Sendable {
   /// Optional features of the shell it needs (`requires ota`): on a build that does not
   /// enable one, the scenario is not applicable.
   public var requires: [AppProfile.Feature] = []
+  /// `ota-ordering count|sequence`: it checks one way of ordering OTA releases, and does not
+  /// apply to an app that orders them the other way (`ota.ordering` of its profile).
+  public var otaOrdering: String?
   public var platforms: [Platform] = Platform.allCases
   public var channels: [Channel] = Channel.allCases
   /// Mutations the check itself runs under (`given backend.env PUSH_APNS_USE_SANDBOX True`):

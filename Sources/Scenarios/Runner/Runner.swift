@@ -360,6 +360,13 @@ public final class Runner: Sendable {
         .realSystem
       )
     }
+    if let ordering = scenario.otaOrdering, ordering != build.otaOrdering {
+      return (
+        .notApplicable,
+        "it checks OTA releases ordered by \(ordering), and this app orders them by \(build.otaOrdering) (qualify.json ota.ordering)",
+        .declared
+      )
+    }
     for feature in scenario.requires {
       let state = build.features[feature]
       guard !state.enabled else { continue }

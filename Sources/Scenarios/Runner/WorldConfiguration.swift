@@ -21,6 +21,8 @@ public struct WorldConfiguration: Sendable {
   public var withPlayServices = false
   /// The pipeline publishes as if `--force` were always given (no downgrade guard).
   public var publishForces = false
+  /// `ci.sequence-not-bumped`: the pipeline writes the channel's current sequence again.
+  public var publishKeepsSequence = false
   /// The build bakes the public half of a key pair the pipeline does not sign with.
   public var bakesForeignOTAKey = false
   /// The builtin bundle version the app under test is stamped with, before any mutation:

@@ -269,6 +269,10 @@ public enum Vocabulary {
     ("checklist", "checklist N[, N] — items of its shell kind's release checklist it proves"),
     ("supports", "supports N[, N] — items it adds evidence to without proving them"),
     ("requires", "requires ota|push — optional features it needs (not applicable when off)"),
+    (
+      "ota-ordering",
+      "ota-ordering count|sequence — the way of ordering OTA releases it checks (not applicable to an app whose qualify.json ota.ordering is the other)"
+    ),
     ("platforms", "platforms ios|android … — where it applies (default both)"),
     ("channels", "channels dev|staging|prod|release … — where it applies (default all)"),
     ("tags", "tags WORD … — for --tag"),

@@ -21,6 +21,10 @@ struct OTACommand {
       "connect-to", "HOST:PORT:127.0.0.1:PORT2",
       "Reach HOST:PORT on a loopback port instead (repeatable).", repeatable: true),
     .flag("force", "Publish even when the version does not order above the channel's manifest."),
+    .value(
+      "ordering", "count|sequence",
+      "How the channel's devices order releases (the app's qualify.json ota.ordering; default count): by sequence, a bare commit id publishes without --force; either way the manifest's sequence is bumped."
+    ),
     .flag("help", "Show this help."),
   ]
 
@@ -109,9 +113,9 @@ struct OTACommand {
       Terminal.standardOutput.write(
         helpText(
           usage:
-            "qualify ota publish --dir DIST --channel C --version V --bucket URL|DIR [--force]",
+            "qualify ota publish --dir DIST --channel C --version V --bucket URL|DIR [--ordering count|sequence] [--force]",
           summary:
-            "Zips DIST (index.html at the root), encrypts it (Capgo v2), uploads channels/C/bundles/V.zip and writes channels/C/manifest.json. Refuses a version that does not order above the channel's current manifest unless --force. Exit 0 published, 1 refused by the guard (a lower count, or an id without a count, unless --force), 2 bad input, 4 the bucket cannot be reached or written.",
+            "Zips DIST (index.html at the root), encrypts it (Capgo v2), uploads channels/C/bundles/V.zip and writes channels/C/manifest.json with the channel's sequence plus one. With --ordering count (the default, seed 000's <count>-<sha> ids) it refuses a version that does not order above the channel's current manifest unless --force; with --ordering sequence (bare commit ids, ordered by the manifest's sequence) any id publishes, and only a <count>-<sha> id over a <count>-<sha> channel is still held to its count. Exit 0 published, 1 refused by the guard, 2 bad input, 4 the bucket cannot be reached or written.",
           options: OTACommand.publishOptions))
       return .qualified
     }
@@ -123,6 +127,12 @@ struct OTACommand {
       return value
     }
     let dir = try required("dir")
+    let orderingName = parsed.value("ordering") ?? "count"
+    guard let ordering = ReleaseOrdering(rawValue: orderingName) else {
+      throw InputError(
+        "--ordering must be count or sequence, got '\(orderingName)'",
+        hint: "the app's qualify.json ota.ordering says which")
+    }
     let channel = try required("channel")
     let version = try required("version")
     let bucket = try required("bucket")
@@ -156,10 +166,12 @@ struct OTACommand {
     let publisher = Publisher(store: store, privateKey: privateKey) { try SecureRandom.bytes($0) }
     do {
       let result = try publisher.publish(
-        zip: zip, channel: channel, version: version, force: parsed.has("force"))
+        zip: zip, channel: channel, version: version, force: parsed.has("force"),
+        ordering: ordering)
       let out = Terminal.standardOutput
       out.line(
-        "published \(version) on \(channel): \(result.bundleKey) (\(zip.entries.count) files)")
+        "published \(version) on \(channel): \(result.bundleKey) (\(zip.entries.count) files), sequence \(result.manifest.sequence ?? 0)"
+      )
       out.line("manifest: \(Manifest.key(channel: channel)) → \(result.manifest.url)")
       if let previous = result.previous { out.line("previous version: \(previous)") }
       return .qualified

@@ -10,6 +10,11 @@ extension OTAVocabulary {
       breaks: "rule 11: strictly greater count"
     ) { $0.updaterSkipsDowngradeGuard = true },
     .shell(
+      "updater.forgets-sequence-floor",
+      "A sequence-ordered app keeps no floor of the sequences it staged: any manifest's sequence looks new.",
+      breaks: "Release sequence: a stale or replayed manifest never moves a device back"
+    ) { $0.updaterForgetsSequenceFloor = true },
+    .shell(
       "updater.skips-verification",
       "The updater applies a bundle without checking its checksum and session key.",
       breaks: "rule 12: verified with the baked public key"
@@ -63,6 +68,14 @@ extension OTAVocabulary {
       breaks: "rule 11: the builtin stamp skips a manifest of the same commit"
     ) { configuration, _ in
       configuration.build.capacitor.updaterVersion = nil
+    },
+    MutationSpec(
+      "ci.sequence-not-bumped",
+      summary:
+        "The pipeline re-points the manifest without bumping its sequence (a rollback written with the channel's current sequence).",
+      breaks: "Release sequence: every manifest write bumps the sequence, so a rollback is followed"
+    ) { configuration, _ in
+      configuration.publishKeepsSequence = true
     },
     MutationSpec(
       "ci.publish-without-guard",

@@ -8,12 +8,24 @@ import QualifyCrypto
 
 /// The deploy pipeline and the attacker of the OTA scenarios, acting on the world's bucket.
 extension World {
+  /// How the app orders releases (its profile's `ota.ordering`).
+  var ordering: ReleaseOrdering {
+    ReleaseOrdering(rawValue: configuration.build.otaOrdering) ?? .count
+  }
+
   /// The concrete version of an expression: `builtin`, `builtin+N`, `builtin-N` (counts
-  /// relative to the build's stamped builtin, a fresh seeded commit each), or a literal.
+  /// relative to the build's stamped builtin, a fresh seeded commit each), or a literal. An app
+  /// whose builtin is a bare commit id publishes bare commit ids: `builtin+N` is then a fresh
+  /// 8-character commit, ordered by the publish that writes it.
   func version(_ expression: String) -> String {
     if let known = versions[expression] { return known }
     let builtin = configuration.stampedBuiltin
     guard expression.hasPrefix("builtin") else { return expression }
+    if expression != "builtin", ordering == .sequence, BundleVersion(builtin).countDigits == nil {
+      let resolved = String(environment.random.hex(byteCount: 4).prefix(8))
+      versions[expression] = resolved
+      return resolved
+    }
     if expression.hasSuffix("'") {
       // `builtin+2'`: the count of `builtin+2`, another commit (two branches that minted the
       // same count).
@@ -99,7 +111,8 @@ extension World {
     do {
       let result = try publisher.publish(
         zip: zip, channel: channel, version: version, force: force || configuration.publishForces,
-        withoutChecksum: withoutChecksum, bareChecksum: bareChecksum)
+        withoutChecksum: withoutChecksum, bareChecksum: bareChecksum, ordering: ordering,
+        keepsSequence: configuration.publishKeepsSequence)
       manifests["\(channel)/\(version)"] = result.manifest
       note(
         "ci",

@@ -1,0 +1,46 @@
+/// How an app orders its OTA releases, which decides what a device takes and what the
+/// publisher refuses.
+///
+/// Seed 000 orders by the commit count of `<count>-<sha>` ids. The real repository now
+/// publishes bare 8-character commit ids and orders releases by the channel manifest's
+/// `sequence` (its docs/mobile-release.md, *Bundle versioning* and *Release sequence*; the
+/// app's `ota.ts`): a device keeps the highest sequence it staged and takes any manifest with
+/// a strictly greater one, even one pointing at an older build — that is a rollback — while a
+/// stale or replayed manifest never moves it back.
+public enum ReleaseOrdering: String, Sendable, CaseIterable {
+  /// Seed 000: a manifest applies only when its count is strictly greater than the running
+  /// bundle's; ids without a count fall back to plain inequality.
+  case count
+  /// The manifest's `sequence` orders releases; a manifest without one falls back to the
+  /// count rule; hybrid ids on both sides still keep a bundle older than the native build's
+  /// out (the native floor).
+  case sequence
+
+  /// Whether a device running `running`, built with `builtin`, whose highest staged sequence
+  /// is `applied`, takes `manifest` (of another version than the running one).
+  public func decide(manifest: Manifest, running: String, builtin: String, applied: Int?) -> (
+    applies: Bool, rule: String
+  ) {
+    let version = BundleVersion(manifest.version)
+    guard self == .sequence, let sequence = manifest.sequence else {
+      return version.isUpdate(over: BundleVersion(running))
+    }
+    if version.compareCount(with: BundleVersion(builtin)) == -1 {
+      return (
+        false,
+        "\(manifest.version) is older than the native build's \(builtin) (the native floor: no bundle below the binary)"
+      )
+    }
+    if let applied, sequence <= applied {
+      return (
+        false,
+        "sequence \(sequence) is not greater than the applied \(applied): a stale or replayed manifest"
+      )
+    }
+    return (
+      true,
+      applied.map { "sequence \(sequence) is greater than the applied \($0)" }
+        ?? "sequence \(sequence), and no sequence applied yet (trust on first use)"
+    )
+  }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import OTA
+import QualifyCrypto
+import QualifyTestSupport
+import Testing
+
+/// Issue 26, *Versions*: the real repository's bare commit ids ordered by the manifest's
+/// `sequence` (its docs/mobile-release.md, *Bundle versioning*, *Release sequence*; ota.ts), beside
+/// seed 000's `<count>-<sha>` ids.
+@Suite struct ReleaseOrderingTests {
+  func manifest(_ version: String, sequence: Int?) -> Manifest {
+    Manifest(version: version, url: "u", checksum: "c", sessionKey: "s", sequence: sequence)
+  }
+
+  /// ota.ts's decision table for a sequence-aware app.
+  @Test(
+    arguments: [
+      // A higher sequence is followed, even to an older build: a rollback.
+      ("0aa11bb2", 5, "9ff00ee1", "5e1f0c2a", 4, true, "greater than the applied 4"),
+      // A stale or replayed manifest never moves the device back.
+      ("0aa11bb2", 4, "9ff00ee1", "5e1f0c2a", 4, false, "not greater than the applied 4"),
+      ("0aa11bb2", 3, "9ff00ee1", "5e1f0c2a", 4, false, "a stale or replayed manifest"),
+      // No floor yet (a fresh install, a wiped storage): trust on first use.
+      ("0aa11bb2", 1, "5e1f0c2a", "5e1f0c2a", nil, true, "trust on first use"),
+      // The native floor, which only hybrid ids on both sides can express.
+      ("1199-aaaaaaa", 9, "1300-bbbbbbb", "1200-ccccccc", 4, false, "older than the native build"),
+      ("1250-aaaaaaa", 9, "1300-bbbbbbb", "1200-ccccccc", 4, true, "greater than the applied 4"),
+    ] as [(String, Int, String, String, Int?, Bool, String)])
+  func aSequencedManifestIsOrderedByItsSequence(
+    version: String, sequence: Int, running: String, builtin: String, applied: Int?,
+    applies: Bool, rule: String
+  ) {
+    let verdict = ReleaseOrdering.sequence.decide(
+      manifest: manifest(version, sequence: sequence), running: running, builtin: builtin,
+      applied: applied)
+    #expect(verdict.applies == applies, "\(verdict.rule)")
+    #expect(verdict.rule.contains(rule), "\(verdict.rule)")
+  }
+
+  /// A manifest without a sequence (written before sequences, or with a malformed one) falls
+  /// back to the count rule; a count-ordered app ignores the sequence altogether.
+  @Test func withoutASequenceTheCountRuleDecides() {
+    let legacy = manifest("1200-aaaaaaa", sequence: nil)
+    #expect(
+      !ReleaseOrdering.sequence.decide(
+        manifest: legacy, running: "1201-bbbbbbb", builtin: "builtin", applied: 3
+      ).applies)
+    let sequenced = manifest("1200-aaaaaaa", sequence: 99)
+    #expect(
+      !ReleaseOrdering.count.decide(
+        manifest: sequenced, running: "1201-bbbbbbb", builtin: "builtin", applied: 3
+      ).applies)
+    // Bare commits without a sequence cannot be ordered: plain inequality.
+    #expect(
+      ReleaseOrdering.sequence.decide(
+        manifest: manifest("0aa11bb2", sequence: nil), running: "9ff00ee1", builtin: "b",
+        applied: 3
+      ).applies)
+  }
+
+  /// A count past 64 bits still orders: converting it overflowed and let a downgrade through.
+  @Test func aCountPast64BitsStillOrders() {
+    let huge = BundleVersion("99999999999999999999999-aaaaaaa")
+    let small = BundleVersion("5-bbbbbbb")
+    #expect(huge.count == nil)
+    #expect(small.compareCount(with: huge) == -1)
+    #expect(huge.compareCount(with: small) == 1)
+    #expect(!small.isUpdate(over: huge).applies)
+    #expect(huge.isUpdate(over: small).applies)
+    #expect(!small.ordersAbove(huge).ok)
+    #expect(BundleVersion("007-a").compareCount(with: BundleVersion("7-b")) == 0)
+    #expect(
+      BundleVersion("100000000000000000000-a").compareCount(
+        with: BundleVersion("99999999999999999999-b")) == 1)
+  }
+
+  /// `sequence` is read only as a whole JSON number; anything else demotes the manifest to the
+  /// count rule, as ota.ts does.
+  @Test(
+    arguments: [
+      (#""sequence": 7"#, 7), (#""sequence": true"#, nil), (#""sequence": "7""#, nil),
+      (#""sequence": 7.5"#, nil), (#""sequence": 1e300"#, nil), (#""sequence": null"#, nil),
+    ] as [(String, Int?)])
+  func theSequenceIsAWholeNumberOrNothing(member: String, sequence: Int?) throws {
+    let text = #"{"version": "0aa11bb2", "url": "b.zip", \#(member)}"#
+    let manifest = try Manifest.parse(Array(text.utf8), source: "manifest.json")
+    #expect(manifest.sequence == sequence)
+  }
+
+  func publisher(_ root: URL) -> Publisher {
+    Publisher(store: DirectoryBucket(root: root), privateKey: CapgoBundleTests.key) {
+      try SecureRandom.bytes($0)
+    }
+  }
+
+  let zip = ZipArchive(entries: [.init(name: "index.html", data: Array("<p>v</p>".utf8))])
+
+  /// The real pipeline: bare 8-character commit ids publish without force, every manifest write
+  /// bumps the sequence, a redeploy of an older commit is a rollback under a new sequence.
+  @Test func bareCommitsPublishUnderABumpedSequence() throws {
+    let root = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let publisher = publisher(root)
+    let first = try publisher.publish(
+      zip: zip, channel: "prod", version: "a1b2c3d4", ordering: .sequence)
+    #expect(first.manifest.sequence == 1)
+    let second = try publisher.publish(
+      zip: zip, channel: "prod", version: "e5f6a7b8", ordering: .sequence)
+    #expect(second.manifest.sequence == 2)
+    let rollback = try publisher.publish(
+      zip: zip, channel: "prod", version: "a1b2c3d4", ordering: .sequence)
+    #expect(rollback.manifest.sequence == 3)
+    #expect(rollback.previous == "e5f6a7b8")
+    let served = try Manifest.parse(
+      try #require(try DirectoryBucket(root: root).get(Manifest.key(channel: "prod"))),
+      source: "manifest")
+    #expect(served.sequence == 3 && served.version == "a1b2c3d4")
+    // Seed 000's count ordering refuses the same id: devices could not order it.
+    #expect(throws: Publisher.Refusal.self) {
+      try publisher.publish(zip: zip, channel: "prod", version: "c9d0e1f2")
+    }
+  }
+
+  /// Under sequence ordering a hybrid id over a hybrid channel is still held to its count (the
+  /// real publish-side accident guard); a broken pipeline that keeps the sequence is visible.
+  @Test func aHybridIdOverAHybridChannelKeepsTheCountGuard() throws {
+    let root = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let publisher = publisher(root)
+    _ = try publisher.publish(
+      zip: zip, channel: "prod", version: "1201-aaaaaaa", ordering: .sequence)
+    #expect(throws: Publisher.Refusal.self) {
+      try publisher.publish(zip: zip, channel: "prod", version: "1200-bbbbbbb", ordering: .sequence)
+    }
+    let kept = try publisher.publish(
+      zip: zip, channel: "prod", version: "1202-ccccccc", ordering: .sequence, keepsSequence: true)
+    #expect(kept.manifest.sequence == 1)
+  }
+}
