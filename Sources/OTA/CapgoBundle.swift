@@ -164,6 +164,9 @@ public enum CapgoBundle {
   }
 
   /// Parses a base64 PEM key (public or private), or a PEM as is.
+  /// Why a device's updater cannot use `text` as its public key (`CapgoPublicKey.problem`).
+  public static func deviceKeyProblem(_ text: String) -> String? { CapgoPublicKey.problem(text) }
+
   public static func key(base64 text: String, isPrivate: Bool) throws -> Key {
     guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {
       throw InputError(

@@ -26,6 +26,32 @@ import Testing
     #expect(rules(build).isEmpty)
   }
 
+  /// Issue 26: the same key in a form the plugin cannot read, or a pair of another size, is
+  /// named where capacitor.config bakes it.
+  @Test func aKeyFormOrSizeTheDeviceCannotUseIsNamed() throws {
+    let baked = try #require(build.capacitor.updaterPublicKey)
+    let pem = try #require(Base64PEM.decode(baked.value))
+    for (key, words) in [
+      (try Key.publicKey(pem: pem).spkiPublicPEM(), "BEGIN PUBLIC KEY PEM"),
+      (try Key.generateRSA(bits: 3072).pkcs1PublicPEM(), "RSA-3072"),
+    ] {
+      var broken = build
+      broken.capacitor.updaterPublicKey = Sourced(key, at: baked.location)
+      let finding = try #require(
+        BuildGuards.findings(for: broken).first { $0.rule == "ota-key-form" })
+      #expect(finding.message.contains(words), "\(finding.message)")
+      #expect(finding.location == baked.location)
+    }
+  }
+
+  /// Every rule has an id of its own: a scenario's `expect no finding ID` names one rule.
+  @Test func ruleIdsAreUnique() {
+    let ids = BuildGuards.rules.map(\.id)
+    #expect(
+      Set(ids).count == ids.count,
+      "\(Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys)")
+  }
+
   @Test func aConfigKeyFromAnotherPairIsNamed() throws {
     var broken = build
     let other = try base64PublicHalf(of: try Key.generateRSA(bits: 1024))

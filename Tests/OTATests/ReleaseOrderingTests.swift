@@ -1,5 +1,6 @@
 import Foundation
 import OTA
+import QualifyCore
 import QualifyCrypto
 import QualifyTestSupport
 import Testing
@@ -135,5 +136,20 @@ import Testing
     let kept = try publisher.publish(
       zip: zip, channel: "prod", version: "1202-ccccccc", ordering: .sequence, keepsSequence: true)
     #expect(kept.manifest.sequence == 1)
+  }
+}
+
+/// The key forms a device's updater can use (issue 26): PKCS#1 RSA-2048, raw or in base64.
+@Suite struct CapgoPublicKeyTests {
+  @Test func onlyAPKCS1RSA2048KeyIsUsable() throws {
+    let key = CapgoBundleTests.key
+    let pkcs1 = try key.pkcs1PublicPEM()
+    #expect(CapgoPublicKey.problem(pkcs1) == nil)
+    #expect(CapgoPublicKey.problem(Base64PEM.encode(pkcs1)) == nil)
+    let spki = try #require(CapgoPublicKey.problem(try key.spkiPublicPEM()))
+    #expect(spki.contains("BEGIN PUBLIC KEY PEM"))
+    #expect(CapgoPublicKey.problem("not a key")?.contains("neither a PEM") == true)
+    let small = try Key.generateRSA(bits: 1024)
+    #expect(CapgoPublicKey.problem(try small.pkcs1PublicPEM())?.contains("RSA-1024") == true)
   }
 }

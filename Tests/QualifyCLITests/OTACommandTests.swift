@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import QualifyCore
+import QualifyCrypto
 import QualifyTestSupport
 import Testing
 
@@ -71,6 +73,41 @@ import Testing
     let flipped = try CLI.run(verify, in: scratch)
     #expect(flipped.status == 1)
     #expect(flipped.stdout.contains("checksum"), "\(flipped.stdout)")
+  }
+
+  /// Issue 26, *Keys and bundles as devices accept them*: a bundle whose signature holds is still
+  /// refused when the key is one Capgo's plugin cannot use — an SPKI PEM, an RSA-4096 pair.
+  @Test func aKeyTheDeviceCannotUseIsRefusedThoughTheSignatureHolds() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (publicKey, privateKey) = try keys()
+    #expect(try publish("1201-abcdef0", privateKey).status == 0)
+    func verify(_ key: String) throws -> ProcessResult {
+      try CLI.run(
+        [
+          "ota", "verify", "--manifest", "bucket/channels/prod/manifest.json", "--public-key", key,
+          "--current", "1200-0000000",
+        ], in: scratch)
+    }
+    #expect(try verify(publicKey).status == 0)
+    let pem = try #require(Base64PEM.decode(publicKey))
+    let spki = Base64PEM.encode(try Key.publicKey(pem: pem).spkiPublicPEM())
+    let refused = try verify(spki)
+    #expect(refused.status == 1, "\(refused.stdout)")
+    #expect(
+      refused.stdout.contains("a device would refuse it: the public key is a BEGIN PUBLIC KEY PEM"))
+    #expect(!refused.stdout.contains("verified:"))
+    #expect(refused.stdout.contains("and then refuse it"), "\(refused.stdout)")
+    // An RSA-4096 pair signs and verifies in OpenSSL, and no device takes its bundles.
+    let large = try Key.generateRSA(bits: 4096)
+    let republished = try CLI.run(
+      [
+        "ota", "publish", "--dir", "dist", "--channel", "prod", "--version", "1202-abcdef1",
+        "--bucket", "bucket", "--private-key", Base64PEM.encode(try large.pkcs1PrivatePEM()),
+      ], in: scratch)
+    #expect(republished.status == 0, "\(republished.stderr)")
+    let rsa4096 = try verify(Base64PEM.encode(try large.pkcs1PublicPEM()))
+    #expect(rsa4096.status == 1)
+    #expect(rsa4096.stdout.contains("the public key is RSA-4096"), "\(rsa4096.stdout)")
   }
 
   @Test func publishRefusesADowngradeUnlessForced() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import QualifyCore
+import QualifyCrypto
 
 extension BuildGuards {
   /// What App Store Connect requires of the bundle itself, read from the Info.plist the
@@ -7,6 +8,25 @@ extension BuildGuards {
   /// (single-origin, multi-instance, hybrid); the launcher rule by those whose reader reads
   /// the main AndroidManifest.xml for it (the multi-instance kind has its own).
   static let storeBundleRules: [GuardRule] = [
+    GuardRule(
+      id: "ota-key-form", title: "The baked OTA public key is one the updater can use",
+      source:
+        "Capgo v2's plugin: CryptoCipherV2 reads only a PKCS#1 BEGIN RSA PUBLIC KEY and checks 256-byte signature blocks (RSA-2048); the real repository: each deployment generates its own RSA-2048 pair",
+      devAllows: false, shells: [.singleOrigin],
+      check: { build in
+        guard build.features.ota.enabled, let baked = build.capacitor.updaterPublicKey,
+          let problem = CapgoPublicKey.problem(baked.value)
+        else { return [] }
+        return [
+          GuardHit(
+            "CapacitorUpdater.publicKey: \(problem)",
+            at: baked.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            value: "unusable OTA public key")
+        ]
+      },
+      fix:
+        "bake the PKCS#1 public half of the RSA-2048 signing pair (qualify ota keygen or capgo key create; openssl rsa -RSAPublicKey_out converts an SPKI PEM) into CapacitorUpdater.publicKey (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64)"
+    ),
     GuardRule(
       id: "android-launcher", title: "The Android app has a launcher activity",
       source:

@@ -269,6 +269,10 @@ public final class OTAUpdater {
       }
       return .verified
     }
+    // A key the plugin cannot use refuses every bundle, however well it was signed.
+    if let problem = CapgoBundle.deviceKeyProblem(baked) {
+      return .refused("\(problem) [device-key]")
+    }
     do {
       let key = try CapgoBundle.key(base64: baked, isPrivate: false)
       let zip = try CapgoBundle.open(

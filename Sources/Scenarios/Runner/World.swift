@@ -88,8 +88,11 @@ public final class World {
     var harnessNote: String?
     // Against a real OTA channel (`--stack`) the build keeps the key it ships with: the
     // question is whether that key verifies what the channel serves.
+    // A baked key the plugin cannot use (an SPKI PEM, another size) stays as the app ships
+    // it: swapping in the harness key would hide that no device ever verifies a bundle.
     if !signing.isAppKey, material.real?.ota == nil,
-      configuration.build.capacitor.updaterPublicKey != nil
+      let baked = configuration.build.capacitor.updaterPublicKey,
+      CapgoBundle.deviceKeyProblem(baked.value) == nil
     {
       let publicKey = Sourced(
         Base64PEM.encode(try signing.key.pkcs1PublicPEM()), at: nil)
@@ -99,6 +102,10 @@ public final class World {
       }
       harnessNote =
         "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
+    }
+    if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor.updaterPublicKey {
+      let spki = Base64PEM.encode(try signing.key.spkiPublicPEM())
+      configuration.build.capacitor.updaterPublicKey = Sourced(spki, at: baked.location)
     }
     if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
     {

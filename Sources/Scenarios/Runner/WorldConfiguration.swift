@@ -25,6 +25,8 @@ public struct WorldConfiguration: Sendable {
   public var publishKeepsSequence = false
   /// The build bakes the public half of a key pair the pipeline does not sign with.
   public var bakesForeignOTAKey = false
+  /// `app.ota-public-key-spki`: the build bakes the signing key's public half as an SPKI PEM.
+  public var bakesSPKIOTAKey = false
   /// The builtin bundle version the app under test is stamped with, before any mutation:
   /// version expressions (`builtin+1`) resolve against it.
   public var stampedBuiltin: String

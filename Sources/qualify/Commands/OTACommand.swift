@@ -191,7 +191,7 @@ struct OTACommand {
         helpText(
           usage: "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION]",
           summary:
-            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
+            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html; a public key the plugin cannot use (not a PKCS#1 BEGIN RSA PUBLIC KEY, not RSA-2048) is refused as a device would. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
           options: OTACommand.verifyOptions))
       return .qualified
     }
@@ -223,7 +223,13 @@ struct OTACommand {
     out.line("manifest \(manifestURL): version \(manifest.version)")
     out.line("bundle   \(bundleURL) (\(bundle.count) bytes)")
     var code = ExitCode.qualified
-    if let refusal = report.refusal {
+    // The signature may hold for qualify and still be refused on a device: a key form or size
+    // the plugin cannot use refuses every bundle.
+    let keyProblem = CapgoBundle.deviceKeyProblem(keyText)
+    if let problem = keyProblem {
+      out.line(out.style("refused:", .red, .bold) + " a device would refuse it: \(problem)")
+      code = .notQualified
+    } else if let refusal = report.refusal {
       out.line(
         out.style("refused:", .red, .bold) + " \(refusal.description) [\(refusal.reason.rawValue)]")
       code = .notQualified
@@ -234,7 +240,7 @@ struct OTACommand {
       )
     }
     if let decision = report.decision, let current = parsed.value("current") {
-      if decision.applies && report.refusal != nil {
+      if decision.applies && (report.refusal != nil || keyProblem != nil) {
         out.line(
           "a device running \(current) would download \(manifest.version) (\(decision.rule)) and then refuse it: it keeps \(current)"
         )

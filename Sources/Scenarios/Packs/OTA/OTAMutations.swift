@@ -62,6 +62,14 @@ extension OTAVocabulary {
       configuration.bakesForeignOTAKey = true
     },
     MutationSpec(
+      "app.ota-public-key-spki",
+      summary:
+        "capacitor.config's CapacitorUpdater.publicKey is the right key as an SPKI PEM (BEGIN PUBLIC KEY) — what openssl's -pubout writes — not the PKCS#1 BEGIN RSA PUBLIC KEY the plugin reads.",
+      breaks: "Capgo v2: the plugin reads only a PKCS#1 RSA public key"
+    ) { configuration, _ in
+      configuration.bakesSPKIOTAKey = true
+    },
+    MutationSpec(
       "app.builtin-unstamped",
       summary:
         "The store build was synced without MOBILE_OTA_BUILD_ID: its builtin bundle reports the literal \"builtin\".",

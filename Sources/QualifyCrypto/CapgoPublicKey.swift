@@ -1,0 +1,29 @@
+import QualifyCore
+
+/// The public key a Capgo v2 updater bakes in, as the plugin on a device accepts it.
+public enum CapgoPublicKey {
+  /// Why a device's updater cannot use `text` (a PEM, or base64 of one) as its public key,
+  /// nil when it can. Capgo's Android plugin reads only a PKCS#1 `BEGIN RSA PUBLIC KEY`
+  /// (CryptoCipherV2.decryptFile logs "not a valid RSA Public key" and leaves the bundle
+  /// encrypted for any other form), and its signature block is 256 bytes: RSA-2048, the pair
+  /// `capgo key create` and the real repository's keygen make ("Each deployment generates its
+  /// own RSA-2048 pair").
+  public static func problem(_ text: String) -> String? {
+    guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {
+      return "the public key is neither a PEM nor base64 of a PEM"
+    }
+    let header = pem.prefix { $0 != "\n" && $0 != "\r" }
+    guard header.hasPrefix("-----BEGIN RSA PUBLIC KEY-----") else {
+      return
+        "the public key is a \(header.replacingOccurrences(of: "-", with: "")) PEM: Capgo's plugin reads only a PKCS#1 BEGIN RSA PUBLIC KEY (on Android it leaves the bundle encrypted, so no update ever unpacks)"
+    }
+    guard let key = try? Key.publicKey(pem: pem) else {
+      return "the public key does not parse as an RSA public key"
+    }
+    guard key.bits == 2048 else {
+      return
+        "the public key is RSA-\(key.bits): Capgo's plugin checks 256-byte signature blocks (RSA-2048), so every bundle signed with it is refused"
+    }
+    return nil
+  }
+}
