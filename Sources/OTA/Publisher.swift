@@ -74,9 +74,12 @@ public struct Publisher: Sendable {
       // `keepsSequence`: a broken pipeline that writes the channel's sequence again (tests).
       sequence = (current.sequence ?? 0) + (keepsSequence ? 0 : 1)
       let verdict = BundleVersion(version).ordersAbove(BundleVersion(current.version))
+      // Under sequence ordering a republish of the channel's own version (a retried or
+      // redeployed release) is never held to the count, as the real publisher skips it.
       let guarded =
         ordering == .count
-        || (BundleVersion(version).isHybrid && BundleVersion(current.version).isHybrid)
+        || (BundleVersion(version).isHybrid && BundleVersion(current.version).isHybrid
+          && version != current.version)
       if guarded && !verdict.ok && !force {
         throw Refusal(
           description:

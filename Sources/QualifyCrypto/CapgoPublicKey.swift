@@ -5,9 +5,10 @@ public enum CapgoPublicKey {
   /// Why a device's updater cannot use `text` (a PEM, or base64 of one) as its public key,
   /// nil when it can. Capgo's Android plugin reads only a PKCS#1 `BEGIN RSA PUBLIC KEY`
   /// (CryptoCipherV2.decryptFile logs "not a valid RSA Public key" and leaves the bundle
-  /// encrypted for any other form), and its signature block is 256 bytes: RSA-2048, the pair
-  /// `capgo key create` and the real repository's keygen make ("Each deployment generates its
-  /// own RSA-2048 pair").
+  /// encrypted for any other form); the iOS plugin checks 256-byte signature blocks, RSA-2048,
+  /// the pair `capgo key create` and the real repository's keygen make ("Each deployment
+  /// generates its own RSA-2048 pair") — Android's plugin has no size check, so another size
+  /// fails on iOS devices.
   public static func problem(_ text: String) -> String? {
     guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {
       return "the public key is neither a PEM nor base64 of a PEM"
@@ -22,7 +23,7 @@ public enum CapgoPublicKey {
     }
     guard key.bits == 2048 else {
       return
-        "the public key is RSA-\(key.bits): Capgo's plugin checks 256-byte signature blocks (RSA-2048), so every bundle signed with it is refused"
+        "the public key is RSA-\(key.bits): Capgo's iOS plugin checks 256-byte signature blocks (RSA-2048), so iOS devices refuse every bundle signed with it"
     }
     return nil
   }

@@ -133,9 +133,16 @@ import Testing
     #expect(throws: Publisher.Refusal.self) {
       try publisher.publish(zip: zip, channel: "prod", version: "1200-bbbbbbb", ordering: .sequence)
     }
+    // A redeploy of the channel's own version is a release again, not a downgrade.
+    let again = try publisher.publish(
+      zip: zip, channel: "prod", version: "1201-aaaaaaa", ordering: .sequence)
+    #expect(again.manifest.sequence == 2)
+    #expect(throws: Publisher.Refusal.self) {
+      try publisher.publish(zip: zip, channel: "prod", version: "1201-aaaaaaa", ordering: .count)
+    }
     let kept = try publisher.publish(
       zip: zip, channel: "prod", version: "1202-ccccccc", ordering: .sequence, keepsSequence: true)
-    #expect(kept.manifest.sequence == 1)
+    #expect(kept.manifest.sequence == 2)
   }
 }
 

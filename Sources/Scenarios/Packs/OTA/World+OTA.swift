@@ -15,13 +15,15 @@ extension World {
 
   /// The concrete version of an expression: `builtin`, `builtin+N`, `builtin-N` (counts
   /// relative to the build's stamped builtin, a fresh seeded commit each), or a literal. An app
-  /// whose builtin is a bare commit id publishes bare commit ids: `builtin+N` is then a fresh
-  /// 8-character commit, ordered by the publish that writes it.
+  /// whose releases are ordered by sequence publishes bare commit ids: `builtin+N` is then a
+  /// fresh 8-character commit, ordered by the publish that writes it.
   func version(_ expression: String) -> String {
     if let known = versions[expression] { return known }
     let builtin = configuration.stampedBuiltin
     guard expression.hasPrefix("builtin") else { return expression }
-    if expression != "builtin", ordering == .sequence, BundleVersion(builtin).countDigits == nil {
+    // Sequence-ordered releases are bare commits whatever the builtin was stamped with (a store
+    // build from the hybrid era still updates to them).
+    if expression != "builtin", ordering == .sequence {
       let resolved = String(environment.random.hex(byteCount: 4).prefix(8))
       versions[expression] = resolved
       return resolved
