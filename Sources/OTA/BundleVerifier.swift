@@ -18,8 +18,12 @@ public struct VerificationReport: Sendable {
 
 /// Verifies a manifest and its bundle the way the plugin does.
 public enum BundleVerifier {
+  /// - Parameters:
+  ///   - current: the bundle a device runs; with it, the report says whether it would apply
+  ///     the manifest under `ordering`, given the device's builtin and applied sequence.
   public static func verify(
-    manifest: Manifest, bundle: [UInt8], publicKey: Key, current: BundleVersion?
+    manifest: Manifest, bundle: [UInt8], publicKey: Key, current: BundleVersion?,
+    ordering: ReleaseOrdering = .count, builtin: String? = nil, appliedSequence: Double? = nil
   ) -> VerificationReport {
     var report = VerificationReport(manifest: manifest, refusal: nil, files: [], decision: nil)
     do {
@@ -30,7 +34,11 @@ public enum BundleVerifier {
     } catch {
       report.refusal = error
     }
-    if let current { report.decision = BundleVersion(manifest.version).isUpdate(over: current) }
+    if let current {
+      report.decision = ordering.decide(
+        manifest: manifest, running: current.text, builtin: builtin ?? current.text,
+        applied: appliedSequence)
+    }
     return report
   }
 }

@@ -12,12 +12,13 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var sessionKey: String?
   /// The channel's release counter, bumped by every manifest write (a publish, a forced
   /// republish, a rollback): what orders releases when ids are bare commits (the real
-  /// repository's *Release sequence*). Nil on a manifest without one, or one that is not a
-  /// whole number (demoted to the count ordering, as `ota.ts` does).
-  public var sequence: Int?
+  /// repository's *Release sequence*). Any finite JSON number, as `ota.ts` takes it (a device's
+  /// floor can be 7.5 or 1e16 if a manifest said so); nil on a manifest without one or with
+  /// one that is not a number (demoted to the count ordering).
+  public var sequence: Double?
 
   public init(
-    version: String, url: String, checksum: String?, sessionKey: String?, sequence: Int? = nil
+    version: String, url: String, checksum: String?, sessionKey: String?, sequence: Double? = nil
   ) {
     self.version = version
     self.url = url
@@ -45,16 +46,14 @@ public struct Manifest: Codable, Sendable, Equatable {
       sequence: sequence(object["sequence"]))
   }
 
-  /// A JSON number that is a whole number an `Int` holds; a boolean, a string or a fraction is
-  /// no sequence.
-  static func sequence(_ value: Any?) -> Int? {
+  /// A finite JSON number; a boolean, a string or null is no sequence.
+  static func sequence(_ value: Any?) -> Double? {
     // JSONSerialization gives `true` as a boolean NSNumber (objCType "c"); `is Bool` would
     // also match the number 1 on Linux.
     guard let number = value as? NSNumber, number.objCType.pointee != CChar(UInt8(ascii: "c"))
     else { return nil }
     let double = number.doubleValue
-    guard double.isFinite, double == double.rounded(), abs(double) < 9.0e15 else { return nil }
-    return Int(double)
+    return double.isFinite ? double : nil
   }
 
   /// The manifest as the bucket serves it.
@@ -62,11 +61,24 @@ public struct Manifest: Codable, Sendable, Equatable {
     var object: [String: Any] = ["version": version, "url": url]
     if let checksum { object["checksum"] = checksum }
     if let sessionKey { object["sessionKey"] = sessionKey }
-    if let sequence { object["sequence"] = sequence }
+    if let sequence {
+      object["sequence"] = Manifest.isWhole(sequence) ? Int(sequence) as Any : sequence as Any
+    }
     return Array(
       (try? JSONSerialization.data(
         withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
         ?? Data())
+  }
+
+  /// A sequence a publisher can count on from: a whole number below 2^53, where a double still
+  /// holds every integer.
+  public static func isWhole(_ sequence: Double) -> Bool {
+    sequence >= 0 && sequence < 9_007_199_254_740_992 && sequence == sequence.rounded()
+  }
+
+  /// `7`, or `7.5`: a sequence as a person reads it.
+  public static func text(_ sequence: Double) -> String {
+    isWhole(sequence) ? String(Int(sequence)) : String(sequence)
   }
 
   /// The object key of a channel's manifest.

@@ -67,12 +67,21 @@ public struct Publisher: Sendable {
     }
     let manifestKey = Manifest.key(channel: channel)
     var previous: String?
-    var sequence = 1
+    var sequence: Double = 1
     if let data = try store.get(manifestKey) {
       let current = try Manifest.parse(data, source: manifestKey)
       previous = current.version
+      // A sequence that is no whole number a counter reaches (7.5, 1e16) cannot be bumped
+      // safely: devices may already hold a floor above anything written next.
+      if let seen = current.sequence, !Manifest.isWhole(seen), !force {
+        throw Refusal(
+          description:
+            "refusing to publish \(version) on \(channel): the channel's sequence \(Manifest.text(seen)) is not a whole number below 2^53, so devices may hold a floor above any next one; pass --force to write over it"
+        )
+      }
       // `keepsSequence`: a broken pipeline that writes the channel's sequence again (tests).
-      sequence = (current.sequence ?? 0) + (keepsSequence ? 0 : 1)
+      let base = current.sequence.map { Manifest.isWhole($0) ? $0 : $0.rounded(.up) } ?? 0
+      sequence = base + (keepsSequence ? 0 : 1)
       let verdict = BundleVersion(version).ordersAbove(BundleVersion(current.version))
       // Under sequence ordering a republish of the channel's own version (a retried or
       // redeployed release) is never held to the count, as the real publisher skips it.

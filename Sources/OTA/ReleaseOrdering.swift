@@ -17,11 +17,14 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
   case sequence
 
   /// Whether a device running `running`, built with `builtin`, whose highest staged sequence
-  /// is `applied`, takes `manifest` (of another version than the running one).
-  public func decide(manifest: Manifest, running: String, builtin: String, applied: Int?) -> (
+  /// is `applied`, takes `manifest`.
+  public func decide(manifest: Manifest, running: String, builtin: String, applied: Double?) -> (
     applies: Bool, rule: String
   ) {
     let version = BundleVersion(manifest.version)
+    if manifest.version == running {
+      return (false, "the manifest's version \(running) is the running one")
+    }
     guard self == .sequence, let sequence = manifest.sequence else {
       return version.isUpdate(over: BundleVersion(running))
     }
@@ -31,16 +34,17 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
         "\(manifest.version) is older than the native build's \(builtin) (the native floor: no bundle below the binary)"
       )
     }
+    let seen = Manifest.text(sequence)
     if let applied, sequence <= applied {
       return (
         false,
-        "sequence \(sequence) is not greater than the applied \(applied): a stale or replayed manifest"
+        "sequence \(seen) is not greater than the applied \(Manifest.text(applied)): a stale or replayed manifest"
       )
     }
     return (
       true,
-      applied.map { "sequence \(sequence) is greater than the applied \($0)" }
-        ?? "sequence \(sequence), and no sequence applied yet (trust on first use)"
+      applied.map { "sequence \(seen) is greater than the applied \(Manifest.text($0))" }
+        ?? "sequence \(seen), and no sequence applied yet (trust on first use)"
     )
   }
 }

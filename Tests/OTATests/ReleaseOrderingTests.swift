@@ -10,7 +10,9 @@ import Testing
 /// seed 000's `<count>-<sha>` ids.
 @Suite struct ReleaseOrderingTests {
   func manifest(_ version: String, sequence: Int?) -> Manifest {
-    Manifest(version: version, url: "u", checksum: "c", sessionKey: "s", sequence: sequence)
+    Manifest(
+      version: version, url: "u", checksum: "c", sessionKey: "s",
+      sequence: sequence.map(Double.init))
   }
 
   /// ota.ts's decision table for a sequence-aware app.
@@ -33,7 +35,7 @@ import Testing
   ) {
     let verdict = ReleaseOrdering.sequence.decide(
       manifest: manifest(version, sequence: sequence), running: running, builtin: builtin,
-      applied: applied)
+      applied: applied.map(Double.init))
     #expect(verdict.applies == applies, "\(verdict.rule)")
     #expect(verdict.rule.contains(rule), "\(verdict.rule)")
   }
@@ -75,14 +77,15 @@ import Testing
         with: BundleVersion("99999999999999999999-b")) == 1)
   }
 
-  /// `sequence` is read only as a whole JSON number; anything else demotes the manifest to the
-  /// count rule, as ota.ts does.
+  /// `sequence` is any finite JSON number, as ota.ts reads it; anything else demotes the
+  /// manifest to the count rule.
   @Test(
     arguments: [
-      (#""sequence": 7"#, 7), (#""sequence": true"#, nil), (#""sequence": "7""#, nil),
-      (#""sequence": 7.5"#, nil), (#""sequence": 1e300"#, nil), (#""sequence": null"#, nil),
-    ] as [(String, Int?)])
-  func theSequenceIsAWholeNumberOrNothing(member: String, sequence: Int?) throws {
+      (#""sequence": 7"#, 7), (#""sequence": true"#, nil), (#""sequence": false"#, nil),
+      (#""sequence": "7""#, nil), (#""sequence": 7.5"#, 7.5), (#""sequence": 1e300"#, 1e300),
+      (#""sequence": null"#, nil),
+    ] as [(String, Double?)])
+  func theSequenceIsAFiniteNumberOrNothing(member: String, sequence: Double?) throws {
     let text = #"{"version": "0aa11bb2", "url": "b.zip", \#(member)}"#
     let manifest = try Manifest.parse(Array(text.utf8), source: "manifest.json")
     #expect(manifest.sequence == sequence)
@@ -140,6 +143,20 @@ import Testing
     #expect(throws: Publisher.Refusal.self) {
       try publisher.publish(zip: zip, channel: "prod", version: "1201-aaaaaaa", ordering: .count)
     }
+    // Over a sequence no counter reaches, a publish could write a floor devices are already
+    // past: refused unless forced.
+    let root2 = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root2) }
+    let odd = Manifest(version: "0aa11bb2", url: "u", checksum: "c", sessionKey: "s", sequence: 7.5)
+    try DirectoryBucket(root: root2).put(
+      Manifest.key(channel: "prod"), odd.json, contentType: "application/json")
+    #expect(throws: Publisher.Refusal.self) {
+      try self.publisher(root2).publish(
+        zip: zip, channel: "prod", version: "e5f6a7b8", ordering: .sequence)
+    }
+    let forced = try self.publisher(root2).publish(
+      zip: zip, channel: "prod", version: "e5f6a7b8", force: true, ordering: .sequence)
+    #expect(forced.manifest.sequence == 9)
     let kept = try publisher.publish(
       zip: zip, channel: "prod", version: "1202-ccccccc", ordering: .sequence, keepsSequence: true)
     #expect(kept.manifest.sequence == 2)

@@ -221,7 +221,7 @@ import Testing
   /// bumps the sequence: a rollback devices follow.
   @Test func bareCommitIdsPublishUnderSequenceOrdering() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let (_, privateKey) = try keys()
+    let (publicKey, privateKey) = try keys()
     func publish(_ version: String, _ ordering: String) throws -> ProcessResult {
       try CLI.run(
         [
@@ -242,6 +242,24 @@ import Testing
       as? [String: Any]
     #expect(manifest?["sequence"] as? Int == 3)
     #expect(manifest?["version"] as? String == "a1b2c3d4")
+    // A device on the second release follows the rollback unless it already staged sequence 3.
+    func verify(_ extra: [String]) throws -> ProcessResult {
+      try CLI.run(
+        [
+          "ota", "verify", "--manifest", "bucket/channels/prod/manifest.json", "--public-key",
+          publicKey, "--current", "e5f6a7b8",
+        ] + extra, in: scratch)
+    }
+    let follows = try verify(["--ordering", "sequence", "--applied-sequence", "2"])
+    #expect(follows.status == 0, "\(follows.stdout)")
+    #expect(
+      follows.stdout.contains("would apply a1b2c3d4: sequence 3 is greater than the applied 2"))
+    let stale = try verify(["--ordering", "sequence", "--applied-sequence", "3"])
+    #expect(stale.status == 1)
+    #expect(
+      stale.stdout.contains("sequence 3 is not greater than the applied 3"), "\(stale.stdout)")
+    let fresh = try verify(["--ordering", "sequence"])
+    #expect(fresh.stdout.contains("trust on first use"), "\(fresh.stdout)")
     // Under seed 000's count ordering the same id is refused.
     let count = try publish("c9d0e1f2", "count")
     #expect(count.status == 1)

@@ -127,7 +127,9 @@ public final class OTAUpdater {
     let verifies = !app.behaviours.updaterSkipsVerification
     machine.restoreFailedVersions(failedVersions)
     machine.restoreAppliedSequence(
-      app.localStorage[OTAUpdater.appliedSequenceKey].flatMap { Int($0) })
+      app.localStorage[OTAUpdater.appliedSequenceKey].flatMap { Double($0) }.flatMap {
+        $0.isFinite ? $0 : nil
+      })
     var action = machine.beginCheck(
       .init(
         servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
@@ -305,7 +307,7 @@ public final class OTAUpdater {
 
   private func persistAppliedSequence() {
     guard let floor = machine.appliedSequence else { return }
-    app.localStorage[OTAUpdater.appliedSequenceKey] = String(floor)
+    app.localStorage[OTAUpdater.appliedSequenceKey] = Manifest.text(floor)
   }
 
   private func persistFailedVersions() {

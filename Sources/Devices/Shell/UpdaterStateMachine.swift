@@ -56,7 +56,7 @@ struct UpdaterStateMachine: Sendable {
   let ordering: ReleaseOrdering
   /// The highest manifest `sequence` this device staged (`ota.ts`'s `ota-applied-sequence`,
   /// in local storage): the anti-replay floor, which only moves up.
-  private(set) var appliedSequence: Int?
+  private(set) var appliedSequence: Double?
   private(set) var current: String
   private var lastGood: String
   /// The version `set()` last, until it calls `notifyAppReady()`.
@@ -66,7 +66,7 @@ struct UpdaterStateMachine: Sendable {
   /// `ota.ts`'s mirror of failed boots, which it never re-applies (kept in local storage).
   private(set) var failedVersions: [String]
   /// The check in progress: the manifest's version, URL and sequence.
-  private var checking: (version: String, manifestURL: String, sequence: Int?)?
+  private var checking: (version: String, manifestURL: String, sequence: Double?)?
   /// What the updater says in the evidence, in order.
   private(set) var notes: [String] = []
 
@@ -118,12 +118,12 @@ struct UpdaterStateMachine: Sendable {
 
   /// Takes the sequence floor as the app's storage holds it now (a cleared storage loses it:
   /// the next manifest is trusted on first use).
-  mutating func restoreAppliedSequence(_ stored: Int?) {
+  mutating func restoreAppliedSequence(_ stored: Double?) {
     appliedSequence = stored
   }
 
   /// Raises the floor to `sequence` (never lowers it).
-  private mutating func raiseFloor(_ sequence: Int?) {
+  private mutating func raiseFloor(_ sequence: Double?) {
     guard ordering == .sequence, let sequence, !behaviours.forgetsSequenceFloor else { return }
     if appliedSequence.map({ sequence > $0 }) ?? true { appliedSequence = sequence }
   }

@@ -36,6 +36,17 @@ struct OTACommand {
     .value(
       "current", "VERSION", "The bundle a device runs now: say whether it would apply the manifest."
     ),
+    .value(
+      "ordering", "count|sequence",
+      "How the app orders releases (its qualify.json ota.ordering; default count): with --current, the rule the decision follows."
+    ),
+    .value(
+      "applied-sequence", "N",
+      "With --ordering sequence: the highest sequence the device staged (its ota-applied-sequence); none means trust on first use."
+    ),
+    .value(
+      "builtin", "VERSION",
+      "The device's builtin bundle (default: --current): the native floor for <count>-<sha> ids."),
     .value("ca", "FILE", "Trust this CA certificate (default: the system's)."),
     .value(
       "connect-to", "HOST:PORT:HOST2:PORT2", "Reach HOST:PORT at HOST2:PORT2 instead (repeatable).",
@@ -170,7 +181,7 @@ struct OTACommand {
         ordering: ordering)
       let out = Terminal.standardOutput
       out.line(
-        "published \(version) on \(channel): \(result.bundleKey) (\(zip.entries.count) files), sequence \(result.manifest.sequence ?? 0)"
+        "published \(version) on \(channel): \(result.bundleKey) (\(zip.entries.count) files), sequence \(result.manifest.sequence.map(Manifest.text) ?? "none")"
       )
       out.line("manifest: \(Manifest.key(channel: channel)) → \(result.manifest.url)")
       if let previous = result.previous { out.line("previous version: \(previous)") }
@@ -189,7 +200,8 @@ struct OTACommand {
     if parsed.has("help") {
       out.write(
         helpText(
-          usage: "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION]",
+          usage:
+            "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION [--ordering count|sequence] [--applied-sequence N] [--builtin VERSION]]",
           summary:
             "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html; a public key the plugin cannot use (not a PKCS#1 BEGIN RSA PUBLIC KEY, not RSA-2048) is refused as a device would. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
           options: OTACommand.verifyOptions))
@@ -217,9 +229,22 @@ struct OTACommand {
     let manifest = try Manifest.parse(manifestBytes, source: manifestLocation)
     let (bundle, bundleURL) = try fetcher.fetch(
       manifest.url, relativeTo: manifestURL, limit: bundleLimit ?? ObjectFetcher.defaultBundleLimit)
+    let orderingName = parsed.value("ordering") ?? "count"
+    guard let ordering = ReleaseOrdering(rawValue: orderingName) else {
+      throw InputError(
+        "--ordering must be count or sequence, got '\(orderingName)'",
+        hint: "the app's qualify.json ota.ordering says which")
+    }
+    let applied = try parsed.value("applied-sequence").map { text -> Double in
+      guard let value = Double(text), value.isFinite else {
+        throw InputError("--applied-sequence must be a number, got '\(text)'")
+      }
+      return value
+    }
     let report = BundleVerifier.verify(
       manifest: manifest, bundle: bundle, publicKey: publicKey,
-      current: parsed.value("current").map(BundleVersion.init))
+      current: parsed.value("current").map(BundleVersion.init), ordering: ordering,
+      builtin: parsed.value("builtin"), appliedSequence: applied)
     out.line("manifest \(manifestURL): version \(manifest.version)")
     out.line("bundle   \(bundleURL) (\(bundle.count) bytes)")
     var code = ExitCode.qualified
