@@ -62,7 +62,7 @@ struct MergeCommand {
     let store = try ResultStore(path: parsed.value("db") ?? Paths.defaultDatabase)
     try store.requireWritable()
     // The gate is the shards' own: `--allow-partial` on every shard, or on none.
-    var run = try MergeCommand.mergedRecord(shards, app: parsed.value("app"))
+    let run = try MergeCommand.mergedRecord(shards, app: parsed.value("app"))
     let results = MergeCommand.ordered(shards.flatMap(\.results))
     let terminal = outputs.json ? Terminal.standardError : Terminal.standardOutput
     terminal.line(
@@ -72,18 +72,9 @@ struct MergeCommand {
     let scope = run.scope ?? RunScope()
     try store.begin(run)
     for result in results { try store.record(result, run: run.id) }
-    let summary = RunSummary(results, scope: scope)
-    try store.finish(
-      run: run.id, status: summary.status, waived: summary.waived.count,
-      waivers: summary.appliedWaivers.count)
-    run = try store.run(run.id) ?? run
-    let written = try outputs.write(run: run, results: results, store: store)
     let progress = Progress(
       terminal: terminal, total: results.count, verbose: false, waivers: scope.waivers ?? [])
-    progress.summary(
-      results, summary: summary, run: run, report: written.report, outputs: written.files)
-    try outputs.printJSON(run: run, results: results)
-    return summary.exitCode
+    return try outputs.conclude(run, results: results, store: store, progress: progress)
   }
 
   /// The latest run of the database at `path`, which must be a finished shard.

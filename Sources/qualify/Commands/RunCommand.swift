@@ -422,16 +422,8 @@ struct RunCommand {
         "stopped by --fail-fast after \(results.count) of \(jobsToRun.count) runs"
       try store.update(scope: scope, run: run.id)
     }
-    let summary = RunSummary(results, scope: scope)
-    try store.finish(
-      run: run.id, status: summary.status, waived: summary.waived.count,
-      waivers: summary.appliedWaivers.count)
-    run = try store.run(run.id) ?? run
-    let written = try outputs.write(run: run, results: results, store: store)
-    progress.summary(
-      results, summary: summary, run: run, report: written.report, outputs: written.files)
-    try outputs.printJSON(run: run, results: results)
-    return summary.exitCode
+    run.scope = scope
+    return try outputs.conclude(run, results: results, store: store, progress: progress)
   }
 
   /// `folder` is the catalogue qualify ships (what a run without `--scenarios` reads).

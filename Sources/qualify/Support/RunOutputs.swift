@@ -51,6 +51,24 @@ struct RunOutputs {
     }
   }
 
+  /// Ends a run whose results are all recorded: its status and waiver counts go to the store,
+  /// then every output is written and the console summary printed. Returns the exit code the
+  /// verdict gives.
+  func conclude(
+    _ run: RunRecord, results: [ScenarioResult], store: ResultStore, progress: Progress
+  ) throws -> ExitCode {
+    let summary = RunSummary(results, scope: run.scope ?? RunScope())
+    try store.finish(
+      run: run.id, status: summary.status, waived: summary.waived.count,
+      waivers: summary.appliedWaivers.count)
+    let finished = try store.run(run.id) ?? run
+    let written = try write(run: finished, results: results, store: store)
+    progress.summary(
+      results, summary: summary, run: finished, report: written.report, outputs: written.files)
+    try printJSON(run: finished, results: results)
+    return summary.exitCode
+  }
+
   /// Writes every output of the finished `run`; returns the report's path and the other
   /// files written, labelled, for the console.
   func write(run: RunRecord, results: [ScenarioResult], store: ResultStore) throws -> (
