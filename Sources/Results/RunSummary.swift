@@ -472,25 +472,33 @@ public struct ChecklistCoverage: Sendable {
     }
   }
 
-  /// `5 of 8 checklist items covered (failed: 6; not covered: 3, 8; not applicable: 4)`.
+  /// `5 of 8 checklist items covered (failed: 6; not judged (harness error): 2; not covered:
+  /// 3, 8; not applicable: 4)`.
   public var summary: String {
     let all = shell.checklist.map(\.number)
     let covered = coveredItems
     let applicable = notApplicableItems
-    let failed = all.filter { item in
-      cells(of: item).contains { $0.state == .failed || $0.state == .error }
+    let failed = all.filter { item in cells(of: item).contains { $0.state == .failed } }
+    // A check that could not run judged nothing: the item is not called failed for it.
+    let errored = all.filter { item in
+      !failed.contains(item) && cells(of: item).contains { $0.state == .error }
     }
     let waived = all.filter { item in
-      !failed.contains(item) && cells(of: item).contains { $0.state == .waived }
+      !failed.contains(item) && !errored.contains(item)
+        && cells(of: item).contains { $0.state == .waived }
     }
     let missing = all.filter {
       !covered.contains($0) && !applicable.contains($0) && !failed.contains($0)
-        && !waived.contains($0)
+        && !errored.contains($0) && !waived.contains($0)
     }
     var text = "\(covered.count) of \(all.count) checklist items covered"
     var notes: [String] = []
     if !failed.isEmpty {
       notes.append("failed: \(failed.map(String.init).joined(separator: ", "))")
+    }
+    if !errored.isEmpty {
+      notes.append(
+        "not judged (harness error): \(errored.map(String.init).joined(separator: ", "))")
     }
     if !missing.isEmpty {
       notes.append("not covered: \(missing.map(String.init).joined(separator: ", "))")

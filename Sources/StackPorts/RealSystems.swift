@@ -35,6 +35,9 @@ public struct RealSystems: Sendable {
     /// Keycloak's admin API, when the stack file gives admin credentials: the IdP's own event
     /// feed, the objective proof of single sign-on (CODE_TO_TOKEN without LOGIN).
     public var admin: KeycloakAdmin?
+    /// What could not be checked before the run (a client the token endpoint did not judge):
+    /// said as the run's caveats.
+    public var unchecked: [String] = []
 
     public init(
       issuer: String, profile: String, authorizationEndpoint: String, tokenEndpoint: String,
@@ -149,6 +152,26 @@ public struct RealSystems: Sendable {
     for origin in instances.values { out.insert(origin.authority) }
     for origin in ota?.origins ?? [] { out.insert(origin.authority) }
     return out
+  }
+
+  /// The real system `url` is on, in words ("the real identity provider at https://…"); nil
+  /// when it is on none.
+  public func system(at url: String) -> String? {
+    guard let origin = Origin(url: url), authorities.contains(origin.authority) else { return nil }
+    if let idp = identityProvider,
+      ([idp.issuer, idp.authorizationEndpoint, idp.tokenEndpoint, idp.jwksURI]
+        + [idp.userinfoEndpoint, idp.endSessionEndpoint, idp.admin?.url].compactMap { $0 })
+        .contains(where: { Origin(url: $0)?.authority == origin.authority })
+    {
+      return "the real identity provider at \(idp.issuer)"
+    }
+    if let backend, backend.origin.authority == origin.authority {
+      return "the real backend at \(backend.origin)"
+    }
+    if let (name, _) = instances.first(where: { $0.value.authority == origin.authority }) {
+      return "the real instance \(name) at \(origin)"
+    }
+    return "the real OTA channel at \(ota?.manifestURL ?? origin.description)"
   }
 
   /// Whether `url` is on a real system.

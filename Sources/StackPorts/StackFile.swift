@@ -545,49 +545,17 @@ public enum StackFile {
         "the discovery document at \(url) names the issuer \(document["issuer"] as? String ?? "none"), not \(issuer) (OIDC Discovery §4.3)"
       )
     }
-    // The clients' credentials, checked before the run with a code that cannot be valid: an
-    // IdP answers `invalid_grant` to a client it knows and `invalid_client` to a wrong secret,
-    // which would otherwise surface mid-run as the app's failure.
     let tokenEndpoint = try endpoint("token_endpoint")
-    for (role, credentials) in [("app", app), ("companion", companion)] {
-      let basic = Data(
-        "\(Query.escape(credentials.id)):\(Query.escape(credentials.secret))".utf8
-      ).base64EncodedString()
-      var probe = configuration
-      probe.realAuthorities.insert(Origin(url: tokenEndpoint)?.authority ?? "")
-      let answer = try HTTPClient(configuration: probe).send(
-        ClientRequest(
-          method: "POST", url: tokenEndpoint,
-          headers: [
-            "Authorization": "Basic \(basic)",
-            "Content-Type": "application/x-www-form-urlencoded",
-          ],
-          body: Array(
-            "grant_type=authorization_code&code=qualify-credentials-probe&redirect_uri=https%3A%2F%2Fqualify.invalid%2F"
-              .utf8)))
-      Redactor.process.register(basic)
-      // Only an RFC 6749 §5.2 code is quoted: a provider's own text may echo what it was
-      // sent, the secret included.
-      let codes = [
-        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client",
-        "unsupported_grant_type", "invalid_scope",
-      ]
-      let error = ((answer.response?.jsonObject as? [String: Any])?["error"] as? String).map {
-        codes.contains($0) ? $0 : "an error that is not an OAuth code"
-      }
-      if answer.response?.status == 401 || error == "invalid_client" {
-        throw InputError(
-          "the real identity provider refuses the \(role) client \(credentials.id): \(error ?? "401") at \(tokenEndpoint)",
-          hint: "check identityProvider.\(role).clientId and the variable its clientSecretEnv names"
-        )
-      }
-    }
-    return RealSystems.IdentityProvider(
+    let notes = try ClientProbe.check(
+      [("app", app), ("companion", companion)], at: tokenEndpoint, configuration: configuration)
+    var provider = RealSystems.IdentityProvider(
       issuer: issuer, profile: profile,
       authorizationEndpoint: try endpoint("authorization_endpoint"),
       tokenEndpoint: try endpoint("token_endpoint"), jwksURI: try endpoint("jwks_uri"),
       userinfoEndpoint: document["userinfo_endpoint"] as? String,
       endSessionEndpoint: document["end_session_endpoint"] as? String, app: app,
       companion: companion, testUsers: users)
+    provider.unchecked = notes
+    return provider
   }
 }

@@ -21,8 +21,8 @@ import Testing
     #expect(form.action == "/login?tab_id=a&client_id=b")
     #expect(form.method == "post")
     #expect(form.isLogin)
-    #expect(form.inputs.map(\.name) == ["username", "password", "form_token", "rememberMe"])
-    #expect(form.inputs[2].value == "t'k")
+    #expect(form.controls.map(\.name) == ["username", "password", "form_token", "rememberMe"])
+    #expect(form.controls[2].value == "t'k")
   }
 
   @Test func findsTheHandOffTargets() {

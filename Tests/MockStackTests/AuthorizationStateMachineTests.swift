@@ -573,3 +573,73 @@ import Testing
     }
   }
 }
+
+/// The OIDC leftovers an independent client found: a parameter sent twice (RFC 6749 §3.1) and
+/// an end-session `client_id` that is not the hint's audience (RP-Initiated Logout 1.0 §2).
+@Suite struct RepeatedParameterTests {
+  typealias Machine = AuthorizationStateMachine
+  typealias Base = AuthorizationStateMachineTests
+
+  static let names = [
+    "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+    "code_challenge_method", "acr_values",
+  ]
+
+  @Test func aRepeatedParameterIsRefusedAndRepeatedClientOrRedirectNeverRedirects() {
+    let fixture = Base.Fixture()
+    var machine = Base.machine(.keycloakDev)
+    var scope = Base.authorize()
+    scope.parameterNames = Self.names + ["scope"]
+    let refused = machine.authorize(scope, fixture.environment)
+    #expect(Base.redirectError(refused) == "invalid_request", "\(refused.action)")
+    for name in ["client_id", "redirect_uri"] {
+      var request = Base.authorize()
+      request.parameterNames = Self.names + [name]
+      guard case .errorPage(let text) = machine.authorize(request, fixture.environment).action
+      else {
+        Issue.record("\(name) repeated still redirects")
+        continue
+      }
+      #expect(text.contains(name))
+    }
+    var once = Base.authorize()
+    once.parameterNames = Self.names
+    #expect(Base.redirectError(machine.authorize(once, fixture.environment)) == nil)
+  }
+
+  @Test func aTokenRequestWithARepeatedParameterIsInvalid() throws {
+    let fixture = Base.Fixture()
+    var machine = Base.machine(.keycloakDev)
+    let (code, _) = try Base.logIn(&machine, fixture)
+    var request = Base.token(code)
+    request.parameterNames = ["grant_type", "code", "redirect_uri", "code_verifier", "code"]
+    #expect(
+      Base.tokenError(machine.token(request, fixture.environment))
+        == "invalid_request: parameter code sent twice")
+    // Refused before the code was looked at: it still redeems once, sent properly.
+    request.parameterNames = ["grant_type", "code", "redirect_uri", "code_verifier"]
+    #expect(Base.tokenError(machine.token(request, fixture.environment)) == nil)
+  }
+
+  @Test func anEndSessionClientThatIsNotTheHintsAudienceIsRefused() throws {
+    let fixture = Base.Fixture()
+    var machine = Base.machine(.keycloakDev)
+    let (_, cookie) = try Base.logIn(&machine, fixture)
+    let other = machine.endSession(
+      .init(
+        hintAudience: .some("rp"), clientID: "someone-else",
+        postLogoutRedirectURI: "https://rp.test/bye", state: "x", identityCookie: cookie.value),
+      fixture.environment)
+    guard case .errorPage(let text) = other.action else {
+      Issue.record("\(other.action)")
+      return
+    }
+    #expect(text.contains("client_id does not match"))
+    #expect(other.events.isEmpty)
+    let same = machine.endSession(
+      .init(
+        hintAudience: .some("rp"), clientID: "rp", postLogoutRedirectURI: "https://rp.test/bye",
+        state: "x", identityCookie: cookie.value), fixture.environment)
+    #expect(same.events.map(\.type) == ["LOGOUT"])
+  }
+}

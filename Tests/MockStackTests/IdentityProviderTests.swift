@@ -148,6 +148,19 @@ import Testing
     let keys = try #require(jwks["keys"] as? [[String: Any]])
     #expect(keys.first?["kid"] as? String == "k1")
     #expect(keys.first?["alg"] as? String == "RS256")
+    #expect(discovery["authorization_response_iss_parameter_supported"] as? Bool == true)
+  }
+
+  /// RFC 9207 §2: an error response names its issuer too, and a parameter sent twice is an
+  /// error (RFC 6749 §3.1), answered at the client's redirect URI.
+  @Test func anErrorRedirectCarriesTheIssuer() throws {
+    let idp = provider(.keycloakDev)
+    let answer = get(idp, authorize(idp, "&scope=profile"))
+    let location = try #require(answer.headers["Location"])
+    let items = URLComponents(string: location)?.queryItems ?? []
+    #expect(location.hasPrefix("https://rp.test/cb?"), "\(location)")
+    #expect(items.first { $0.name == "error" }?.value == "invalid_request")
+    #expect(items.first { $0.name == "iss" }?.value == idp.issuer)
   }
 
   /// The harness reads the IdP's events as a Keycloak admin-events client would: over HTTP,

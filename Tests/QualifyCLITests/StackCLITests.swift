@@ -2,10 +2,18 @@ import Foundation
 import QualifyTestSupport
 import Testing
 
-/// A real OpenID provider from PyPI — django-oauth-toolkit in its OIDC mode, with Django's
-/// login form (Tests/Fixtures/interop/oidc_provider.py) — on loopback, in a venv the test
-/// installs once under `.build/`.
+/// A real OpenID provider from PyPI on loopback, in a venv the test installs once under
+/// `.build/`: django-oauth-toolkit in its OIDC mode with Django's login form
+/// (Tests/Fixtures/interop/oidc_provider.py), or django-oidc-provider as its example project
+/// sets it up, with its stock consent page and end-session prompt
+/// (Tests/Fixtures/interop/django_oidc_provider.py).
 final class RealOIDCProvider {
+  enum Implementation {
+    case oauthToolkit
+    /// django-oidc-provider; `loginAction` is the login form's action attribute (nil: none).
+    case oidcProvider(loginAction: String?)
+  }
+
   static let clients = [
     (
       "messages-app", "QUALIFY_TEST_APP_SECRET", "app-secret-6b1f0c",
@@ -34,7 +42,10 @@ final class RealOIDCProvider {
     defer { installing.unlock() }
     let venv = Fixtures.root + "/.build/test-venv-oidc"
     let python = venv + "/bin/python"
-    let packages = ["django>=4.2", "django-oauth-toolkit>=2.3", "mozilla-django-oidc>=4"]
+    let packages = [
+      "django>=4.2", "django-oauth-toolkit>=2.3", "mozilla-django-oidc>=4",
+      "django-oidc-provider>=0.8",
+    ]
     // Named after what it holds: a venv from before a package was added is completed.
     let marker = venv + "/.installed-\(packages.count)"
     if FileManager.default.fileExists(atPath: marker) { return python }
@@ -50,9 +61,11 @@ final class RealOIDCProvider {
 
   /// - Parameter redirects: the app's and the companion's redirect URIs, when their backends
   ///   are not the sample app's mocked ones.
+  /// - Parameter input: more members of the peer's input (`fail_token`, …).
   init(
     persistentSession: Bool, scratch: URL, admin: Bool = false,
-    redirects: (app: String, companion: String)? = nil
+    redirects: (app: String, companion: String)? = nil,
+    implementation: Implementation = .oauthToolkit, input more: [String: Any] = [:]
   ) throws {
     self.admin = admin
     var input: [String: Any] = [
@@ -60,17 +73,28 @@ final class RealOIDCProvider {
       "session_cookie_persistent": persistentSession,
       "clients": RealOIDCProvider.clients.enumerated().map { index, client in
         let redirect = redirects.map { index == 0 ? $0.app : $0.companion } ?? client.3
-        return ["client_id": client.0, "client_secret": client.2, "redirect_uri": redirect]
+        // The app's own post-logout return, the one a backend sends (its logout callback).
+        let logout = redirect.replacingOccurrences(of: "/callback/", with: "/logout-callback/")
+        return [
+          "client_id": client.0, "client_secret": client.2, "redirect_uri": redirect,
+          "post_logout_redirect_uri": logout,
+        ]
       },
       "users": RealOIDCProvider.users.map { ["username": $0.0, "password": $0.1] },
     ]
+    input.merge(more) { $1 }
+    var script = "interop/oidc_provider.py"
+    if case .oidcProvider(let action) = implementation {
+      script = "interop/django_oidc_provider.py"
+      input["login_action"] = action ?? NSNull()
+    }
     if admin {
       input["admin"] = [
         "username": "kc-admin", "password": RealOIDCProvider.adminPassword, "realm": "qualify",
       ]
     }
     let peer = try TestPeer(
-      python: try RealOIDCProvider.python(), script: "interop/oidc_provider.py", input: input)
+      python: try RealOIDCProvider.python(), script: script, input: input)
     process = peer.process
     guard let issuer = peer.ready["issuer"] as? String else {
       peer.stop()
@@ -103,7 +127,9 @@ final class RealOIDCProvider {
     let users = RealOIDCProvider.users.enumerated().map {
       "{\"username\": \"\($0.element.0)\", \"passwordEnv\": \"QUALIFY_TEST_PASSWORD_\($0.offset)\", \"subject\": \"\($0.offset + 1)\"}"
     }
-    let origin = issuer.replacingOccurrences(of: "/o", with: "")
+    let origin =
+      URL(string: issuer).map { "\($0.scheme ?? "http")://\($0.host ?? ""):\($0.port ?? 80)" }
+      ?? issuer
     let admin =
       self.admin
       ? ",\n    \"admin\": {\"url\": \"\(origin)\", \"realm\": \"qualify\", \"usernameEnv\": \"QUALIFY_TEST_ADMIN\", \"passwordEnv\": \"QUALIFY_TEST_ADMIN_PASSWORD\"}"
@@ -299,5 +325,102 @@ final class RealOIDCProvider {
       run.stderr.contains(
         "stack.json:8:1: error: the backend http://api.example is cleartext http on another machine"
       ))
+  }
+}
+
+/// `--stack` against a second certified provider the other tests do not use
+/// (django-oidc-provider), set up as its example project is: a login form with an empty
+/// action, its stock consent page, clients registered with the app's own redirect URIs only.
+@Suite(.serialized) struct SecondProviderCLITests {
+  let scratch: URL
+
+  init() throws {
+    scratch = try Fixtures.temporaryDirectory("qualify-stack-dop")
+  }
+
+  func qualify(_ provider: RealOIDCProvider, filters: [String]) throws -> ProcessResult {
+    let (stack, environment) = try provider.stackFile(in: scratch)
+    return try CLI.run(
+      [
+        "--channel", "prod", "--stack", stack, "--app", Fixtures.sampleApp,
+        "--scenarios", CLI.scenarios, "--seed", "3", "--json",
+      ] + filters.flatMap { ["--filter", $0] }, in: scratch, environment: environment)
+  }
+
+  /// sso/* and logout/* complete out of the box: the login form posts back to its page, the
+  /// stock consent page is accepted, the end session returns to the app. A result is "real"
+  /// only when its deciding steps ran against the real IdP: push/receive logs in through it
+  /// but proves push against the mock gateway.
+  @Test func ssoAndLogoutCompleteAgainstDjangoOIDCProvider() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let provider = try RealOIDCProvider(
+      persistentSession: true, scratch: scratch, implementation: .oidcProvider(loginAction: ""))
+    defer { provider.stop() }
+    let run = try qualify(provider, filters: ["sso/*", "logout/*", "push/receive"])
+    try #require(run.status != 2, "\(run.stderr.suffix(3000))")
+    let results = try StackCLITests.results(run)
+    #expect(run.status == 0, "\(run.stdout.suffix(3000))")
+    for (id, result) in results.sorted(by: { $0.key < $1.key }) {
+      #expect(
+        ["passed", "not-applicable"].contains(result["verdict"] as? String),
+        "\(id): \(result["verdict"] ?? "") \(result["message"] ?? "")")
+    }
+    for platform in ["ios", "android"] {
+      for id in ["sso/cross-app", "logout/ends-both-sessions"] {
+        let result = try #require(results["\(id) [\(platform)]"])
+        #expect(result["verdict"] as? String == "passed", "\(id) \(platform)")
+        #expect(result["proof"] as? String == "real", "\(id) \(platform)")
+      }
+      #expect(results["push/receive [\(platform)]"]?["proof"] as? String == "simulated")
+    }
+    #expect(results["logout/safety-net [ios]"]?["proof"] as? String == "simulated")
+    #expect(run.stdout.contains("LOGOUT read from the browser"))
+    #expect(run.stdout.contains("accepts the identity provider's page"))
+  }
+
+  /// The provider goes down mid-run (its token endpoint answers 503 after the credentials
+  /// check): the results are errors naming it, never the app's failures.
+  @Test func anOutageOfTheRealProviderIsAnErrorNamingItNotAFailure() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    // The credentials check makes two token requests, one per client.
+    let provider = try RealOIDCProvider(
+      persistentSession: true, scratch: scratch, implementation: .oidcProvider(loginAction: nil),
+      input: ["fail_token_after": 2])
+    defer { provider.stop() }
+    let run = try qualify(provider, filters: ["sso/cross-app", "logout/ends-both-sessions"])
+    let results = try StackCLITests.results(run)
+    #expect(!results.isEmpty, "\(run.stderr.suffix(2000))")
+    for (id, result) in results {
+      #expect(result["verdict"] as? String == "error", "\(id): \(result["message"] ?? "")")
+      #expect(
+        (result["message"] as? String)?.contains(
+          "the real identity provider at \(provider.issuer) answered HTTP 503") == true, "\(id)")
+    }
+    #expect(run.status == 3)
+    #expect(run.stdout.contains("not judged (harness error): 1"))
+  }
+
+  /// django-oidc-provider answers invalid_client to any redirect URI the client did not
+  /// register: the check before the run must not invent one, and a wrong secret still stops
+  /// the run, worded by what the provider answered.
+  @Test func aWrongSecretIsBadInputAndARightOneIsNotRefusedForARedirectURI() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let provider = try RealOIDCProvider(
+      persistentSession: true, scratch: scratch, implementation: .oidcProvider(loginAction: nil))
+    defer { provider.stop() }
+    var (stack, environment) = try provider.stackFile(in: scratch)
+    environment["QUALIFY_TEST_APP_SECRET"] = "not-the-registered-secret"
+    let wrong = try CLI.run(
+      [
+        "--channel", "prod", "--stack", stack, "--filter", "sso/cross-app", "--app",
+        Fixtures.sampleApp,
+      ],
+      in: scratch, environment: environment)
+    #expect(wrong.status == 2)
+    #expect(
+      wrong.stderr.contains(
+        "the real identity provider refuses the app client messages-app: it answered invalid_client"
+      ))
+    #expect(!wrong.stderr.contains("not-the-registered-secret"))
   }
 }

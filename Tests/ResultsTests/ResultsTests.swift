@@ -443,6 +443,21 @@ struct XMLDocumentProbe {
     #expect(coverage.summary.hasPrefix("1 of 8 checklist items covered"))
   }
 
+  /// A check that ended in a harness error (a real system down) judged nothing: its item is
+  /// "not judged", not "failed", unless another check of it failed.
+  @Test func anErroredItemIsNotJudgedRatherThanFailed() {
+    let errored = ChecklistCoverage([Self.result("sso/cross-app", .ios, .error, checklist: [1])])
+    #expect(errored.cells(of: 1).first?.state == .error)
+    #expect(errored.summary.contains("not judged (harness error): 1"))
+    #expect(!errored.summary.contains("failed"))
+    let both = ChecklistCoverage([
+      Self.result("sso/cross-app", .ios, .error, checklist: [1]),
+      Self.result("sso/ephemeral", .ios, .failed, checklist: [1]),
+    ])
+    #expect(both.summary.contains("failed: 1"))
+    #expect(!both.summary.contains("not judged"))
+  }
+
   @Test func aPartialRunsCellSaysNotRunWhereTheCatalogueHasAProof() {
     let coverage = ChecklistCoverage(
       [Self.result("sso/a", .ios, .passed, checklist: [1])], catalogue: [2: [.android]])

@@ -1,60 +1,169 @@
 import Foundation
 
-/// What a simulated browser needs of an HTML page: its forms (with hidden inputs), a
-/// `<meta http-equiv="refresh">` target, and its links. Not a full HTML parser: enough to
-/// follow a hand-off page and to find and submit a login form, as a user would.
+/// What a simulated browser needs of an HTML page: its forms (with their controls, in tree
+/// order), the `<base href>`, a `<meta http-equiv="refresh">` target, and its links. Not a
+/// full HTML parser: enough to follow a hand-off page and to fill in and submit the forms
+/// providers write, by the HTML form-submission rules (FormSubmission.swift).
 public struct HTMLPage: Sendable {
-  public struct Input: Sendable, Equatable {
-    public var name: String
+  /// A form-associated control: `<input>`, `<button>`, `<select>` or `<textarea>`.
+  public struct Control: Sendable, Equatable {
+    public enum Element: String, Sendable { case input, button, select, textarea }
+    public var element: Element
+    /// The control's name; nil when it has none (it is then never submitted).
+    public var name: String?
+    /// `type`, lowercased, with HTML's defaults: `text` for an input, `submit` for a button.
     public var type: String
+    /// Its value: the `value` attribute, a textarea's text, a select's chosen option.
     public var value: String
+    /// The text a user reads on a button (its `value` for an input button).
+    public var label: String = ""
+    public var checked = false
+    public var disabled = false
+    /// A submit button's own `formaction`, `formmethod` and `formenctype`.
+    public var formAction: String?
+    public var formMethod: String?
+    public var formEnctype: String?
+
+    /// A button that submits its form when pressed.
+    public var isSubmitButton: Bool {
+      (element == .input && (type == "submit" || type == "image"))
+        || (element == .button && type == "submit")
+    }
   }
 
   public struct Form: Sendable {
+    /// The `action` attribute as written; nil when absent (an empty one is kept empty).
     public var action: String?
+    /// `get`, `post` or `dialog`: an invalid or missing method is `get` (HTML's default).
     public var method: String
-    public var inputs: [Input]
+    /// The `enctype` attribute, lowercased; nil when absent.
+    public var enctype: String?
+    public var id: String?
+    public var controls: [Control]
 
     /// A form with a password field: a login form.
-    public var isLogin: Bool { inputs.contains { $0.type == "password" } }
+    public var isLogin: Bool {
+      controls.contains { $0.element == .input && $0.type == "password" }
+    }
+    /// Its submit buttons, in tree order (the first enabled one is the default button).
+    public var submitButtons: [Control] { controls.filter(\.isSubmitButton) }
   }
 
   public private(set) var forms: [Form] = []
+  /// The first `<base href>`, as written.
+  public private(set) var base: String?
   public private(set) var refresh: String?
   public private(set) var links: [String] = []
 
   public init(html: String) {
     var current: Form?
+    // Controls outside their form, associated by `form="id"`.
+    var owned: [(String, Control)] = []
+    var select: (control: Control, options: [(value: String, selected: Bool)])?
+    func add(_ control: Control, _ attributes: [String: String]) {
+      if let owner = attributes["form"] {
+        owned.append((owner, control))
+      } else {
+        current?.controls.append(control)
+      }
+    }
+    func closeSelect() {
+      guard var open = select else { return }
+      // A single select submits its selected option, else its first (the selectedness
+      // setting algorithm).
+      open.control.value =
+        (open.options.last(where: \.selected) ?? open.options.first)?.value ?? ""
+      open.control.disabled = open.control.disabled || open.options.isEmpty
+      current?.controls.append(open.control)
+      select = nil
+    }
     for tag in HTMLPage.tags(in: html) {
+      let attributes = tag.attributes
       switch tag.name {
       case "form":
+        // Nested forms are ignored by the parser: the outer one stays open.
+        guard current == nil else { continue }
         current = Form(
-          action: tag.attributes["action"],
-          method: (tag.attributes["method"] ?? "get").lowercased(), inputs: [])
+          action: attributes["action"], method: HTMLPage.method(attributes["method"]) ?? "get",
+          enctype: attributes["enctype"]?.lowercased(), id: attributes["id"], controls: [])
       case "/form":
+        closeSelect()
         if let form = current { forms.append(form) }
         current = nil
       case "input":
-        guard let name = tag.attributes["name"] else { continue }
-        current?.inputs.append(
-          Input(
-            name: name, type: (tag.attributes["type"] ?? "text").lowercased(),
-            value: tag.attributes["value"] ?? ""))
+        let type = (attributes["type"] ?? "text").lowercased()
+        var control = Control(
+          element: .input, name: attributes["name"], type: type,
+          value: attributes["value"] ?? (type == "checkbox" || type == "radio" ? "on" : ""))
+        control.label = attributes["value"] ?? (type == "submit" ? "Submit" : "")
+        HTMLPage.fill(&control, attributes)
+        add(control, attributes)
+      case "button":
+        var control = Control(
+          element: .button, name: attributes["name"],
+          type: ["submit", "reset", "button"].first { $0 == attributes["type"]?.lowercased() }
+            ?? "submit", value: attributes["value"] ?? "")
+        control.label = tag.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        HTMLPage.fill(&control, attributes)
+        add(control, attributes)
+      case "select":
+        closeSelect()
+        var control = Control(
+          element: .select, name: attributes["name"], type: "select-one", value: "")
+        control.disabled = attributes["disabled"] != nil
+        select = (control, [])
+      case "option":
+        let text = tag.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if attributes["disabled"] == nil {
+          select?.options.append((attributes["value"] ?? text, attributes["selected"] != nil))
+        }
+      case "/select":
+        closeSelect()
+      case "textarea":
+        var control = Control(
+          element: .textarea, name: attributes["name"], type: "textarea",
+          value: HTMLPage.decodeEntities(
+            tag.text.hasPrefix("\n") ? String(tag.text.dropFirst()) : tag.text))
+        control.disabled = attributes["disabled"] != nil
+        add(control, attributes)
+      case "base":
+        if base == nil, let href = attributes["href"] { base = href }
       case "meta":
-        if tag.attributes["http-equiv"]?.lowercased() == "refresh",
-          let content = tag.attributes["content"],
+        if attributes["http-equiv"]?.lowercased() == "refresh",
+          let content = attributes["content"],
           let range = content.range(of: "url=", options: .caseInsensitive)
         {
           refresh = String(content[range.upperBound...]).trimmingCharacters(
             in: CharacterSet(charactersIn: "'\" "))
         }
       case "a":
-        if let href = tag.attributes["href"] { links.append(href) }
+        if let href = attributes["href"] { links.append(href) }
       default:
         break
       }
     }
+    closeSelect()
     if let form = current { forms.append(form) }
+    for (owner, control) in owned {
+      if let index = forms.firstIndex(where: { $0.id == owner }) {
+        forms[index].controls.append(control)
+      }
+    }
+  }
+
+  /// A `method` or `formmethod` attribute's state: nil when absent, `get` when invalid.
+  static func method(_ attribute: String?) -> String? {
+    guard let attribute else { return nil }
+    let lowered = attribute.lowercased()
+    return ["get", "post", "dialog"].contains(lowered) ? lowered : "get"
+  }
+
+  private static func fill(_ control: inout Control, _ attributes: [String: String]) {
+    control.checked = attributes["checked"] != nil
+    control.disabled = attributes["disabled"] != nil
+    control.formAction = attributes["formaction"]
+    control.formMethod = method(attributes["formmethod"])
+    control.formEnctype = attributes["formenctype"]?.lowercased()
   }
 
   /// The page's login form, if it has one.
@@ -63,6 +172,9 @@ public struct HTMLPage: Sendable {
   struct Tag {
     var name: String
     var attributes: [String: String]
+    /// The text after the tag up to the next tag (a button's or an option's label); a
+    /// textarea's whole raw content.
+    var text = ""
   }
 
   /// Start and end tags with their attributes (names lowercased, values entity-decoded);
@@ -125,11 +237,33 @@ public struct HTMLPage: Sendable {
         }
         if !key.isEmpty { attributes[key.lowercased()] = decodeEntities(value) }
       }
-      out.append(Tag(name: name, attributes: attributes))
+      var tag = Tag(name: name, attributes: attributes)
       i = j + 1
-      if name == "script" || name == "style" {
-        i = find("</\(name)", in: chars, from: i) ?? chars.count
+      if name == "script" || name == "style" || name == "textarea" {
+        let end = find("</\(name)", in: chars, from: i) ?? chars.count
+        if name == "textarea" { tag.text = String(String.UnicodeScalarView(chars[i..<end])) }
+        i = end
+      } else if name == "button" || name == "option" {
+        // The label a user reads: a button's content without its markup (`<span>`, icons),
+        // an option's text up to the next tag.
+        let end =
+          name == "button"
+          ? find("</button", in: chars, from: i) ?? chars.count
+          : chars[i...].firstIndex(of: "<") ?? chars.count
+        var text = ""
+        var inTag = false
+        for c in chars[i..<end] {
+          if c == "<" {
+            inTag = true
+          } else if c == ">" {
+            inTag = false
+          } else if !inTag {
+            text.unicodeScalars.append(c)
+          }
+        }
+        tag.text = decodeEntities(text)
       }
+      out.append(tag)
     }
     return out
   }

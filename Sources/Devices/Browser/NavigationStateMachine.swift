@@ -64,6 +64,21 @@ struct NavigationStateMachine {
   /// The origin of the page whose form was submitted (`'self'`).
   private var formPage: Origin?
   private var submitted = false
+  /// The hop the login form was submitted at: what follows says whether the IdP took it.
+  private(set) var submittedAtHop: Int?
+  private var approvals = 0
+
+  /// Whether the IdP took the submitted login: after the submission, the flow went on to a
+  /// URL carrying an authorization `code` and no `error` (the redirect to the client).
+  var loginAccepted: Bool {
+    guard let at = submittedAtHop else { return false }
+    return hops.dropFirst(at).contains { hop in
+      let items = URLComponents(string: hop)?.queryItems ?? []
+      return items.contains { $0.name == "code" } && !items.contains { $0.name == "error" }
+    }
+  }
+  /// Consent or confirmation pages accepted in one session before it is called a loop.
+  static let maximumApprovals = 3
 
   /// Redirects and pages followed before giving up, as browsers do (Chromium stops at 20
   /// redirects; a login adds a form and a hand-off page).
@@ -113,22 +128,33 @@ struct NavigationStateMachine {
       if submitted { return .finish(.loginRejected(url)) }
       guard let credentials else { return .finish(.loginForm(url)) }
       submitted = true
+      submittedAtHop = hops.count
       notes.append(
         "the user types \(credentials.username)'s credentials\(credentials.rememberMe ? ", ticks remember me" : "") and submits the login form"
       )
       formActionPolicy = NavigationStateMachine.formAction(response.contentSecurityPolicy)
       formPage = Origin(url: url)
-      method = form.method == "post" ? "POST" : "GET"
-      let encoded = Query.encode(NavigationStateMachine.fill(form, with: credentials))
-      let action = NavigationStateMachine.resolve(form.action ?? url, against: url)
-      if method == "POST" {
-        url = action
-        body = Array(encoded.utf8)
-        contentType = "application/x-www-form-urlencoded"
-      } else {
-        url = action + (action.contains("?") ? "&" : "?") + encoded
+      let filled = NavigationStateMachine.fill(form, with: credentials)
+      // Enter in the password field presses the form's default button: its first enabled
+      // submit button.
+      let button = filled.controls.indices.first {
+        filled.controls[$0].isSubmitButton && !filled.controls[$0].disabled
       }
-      return navigate()
+      return submit(filled, pressing: button, on: page)
+    }
+    if response.status == 200, approvals < NavigationStateMachine.maximumApprovals,
+      let (form, button) = NavigationStateMachine.approval(
+        on: page, at: url, idp: authorizeEndpoint)
+    {
+      // A provider's consent page ("Client X would like to access…") or its "log out?"
+      // prompt: the user, who started the flow, accepts.
+      approvals += 1
+      notes.append(
+        "the user accepts the identity provider's page at \(url) (\"\(form.controls[button].label.isEmpty ? form.controls[button].value : form.controls[button].label)\")"
+      )
+      formActionPolicy = NavigationStateMachine.formAction(response.contentSecurityPolicy)
+      formPage = Origin(url: url)
+      return submit(form, pressing: button, on: page)
     }
     if response.status == 200,
       let next = page.refresh
@@ -194,30 +220,74 @@ struct NavigationStateMachine {
         crossSite: initiator != nil && initiator != site))
   }
 
-  /// The fields a user submits: the first text field gets the username, the password field
-  /// the password, a "remember" checkbox is ticked when asked, hidden inputs are kept.
-  static func fill(_ form: HTMLPage.Form, with credentials: Credentials) -> [(String, String)] {
-    var fields: [(String, String)] = []
+  /// The form as the user leaves it: the first text field gets the username, every password
+  /// field the password, a "remember" checkbox is ticked when asked; the rest keeps the
+  /// values the page gave.
+  static func fill(_ form: HTMLPage.Form, with credentials: Credentials) -> HTMLPage.Form {
+    var out = form
     var filledUser = false
-    for input in form.inputs {
-      switch input.type {
-      case "password": fields.append((input.name, credentials.password))
-      case "checkbox":
-        if input.name.lowercased().contains("remember") && credentials.rememberMe {
-          fields.append((input.name, "on"))
-        }
-      case "submit": fields.append((input.name, input.value))
+    for index in out.controls.indices where out.controls[index].element == .input {
+      let control = out.controls[index]
+      guard !control.disabled else { continue }
+      switch control.type {
+      case "password": out.controls[index].value = credentials.password
+      case "checkbox" where control.name?.lowercased().contains("remember") == true:
+        out.controls[index].checked = credentials.rememberMe
       case "text", "email":
         if !filledUser {
-          fields.append((input.name, credentials.username))
+          out.controls[index].value = credentials.username
           filledUser = true
-        } else {
-          fields.append((input.name, input.value))
         }
-      default: fields.append((input.name, input.value))
+      default: break
       }
     }
-    return fields
+    return out
+  }
+
+  /// Words on a button that accepts (a consent page's "Authorize", a logout prompt's "Yes"),
+  /// and words that refuse, in the languages of the providers modelled.
+  static let acceptWords = [
+    "allow", "accept", "authori", "approve", "consent", "agree", "yes", "confirm", "continue",
+    "oui", "autoriser", "accepter", "valider", "continuer",
+  ]
+  static let refuseWords = ["decline", "deny", "cancel", "reject", "refuse", "annuler", "non"]
+
+  /// A form on the identity provider's own pages whose enabled submit button accepts: the
+  /// form and the button's index. Nil off the IdP, or when no button reads as accepting.
+  static func approval(on page: HTMLPage, at url: String, idp: String?) -> (HTMLPage.Form, Int)? {
+    guard let idp, let provider = Origin(url: idp), Origin(url: url) == provider else { return nil }
+    for form in page.forms where !form.isLogin {
+      for (index, control) in form.controls.enumerated()
+      where control.isSubmitButton && !control.disabled {
+        let words = [control.name ?? "", control.value, control.label].joined(separator: " ")
+          .lowercased()
+        if acceptWords.contains(where: words.contains)
+          && !refuseWords.contains(where: { words.split(separator: " ").contains(Substring($0)) })
+        {
+          return (form, index)
+        }
+      }
+    }
+    return nil
+  }
+
+  /// Submits `form` as HTML does and navigates to what it sends.
+  private mutating func submit(_ form: HTMLPage.Form, pressing button: Int?, on page: HTMLPage)
+    -> Action
+  {
+    guard let submission = FormSubmission(form, submitter: button, document: url, base: page.base)
+    else {
+      lastPageBody = nil
+      return .finish(
+        .failed(
+          "the form on \(url) submits nowhere a browser would send it (action \(form.action ?? "none"), method \(form.method))"
+        ))
+    }
+    url = submission.url
+    method = submission.method
+    body = submission.body
+    contentType = submission.contentType
+    return navigate()
   }
 
   // MARK: CSP and URLs

@@ -42,6 +42,9 @@ public struct BrowserResult: Sendable {
   public var hops: [String]
   /// Whether an identity-provider login form was displayed.
   public var formShown: Bool
+  /// Whether a login form was submitted and the IdP then issued a code (not an error, not
+  /// the form again).
+  public var loginAccepted = false
   /// Whether the flow went through the IdP's authorization endpoint.
   public var authorizeReached: Bool
   /// Whether the custom-scheme navigation left from a page (the hand-off page) rather than
@@ -177,6 +180,7 @@ final class BrowserNavigator {
       end: end, hops: machine.hops, formShown: machine.formShown,
       authorizeReached: machine.authorizeReached)
     result.deliveredFromPage = machine.deliveredFromPage
+    result.loginAccepted = machine.loginAccepted
     result.kind = kind
     result.lastPageBody = machine.lastPageBody
     environment.decision(source, result.summary)

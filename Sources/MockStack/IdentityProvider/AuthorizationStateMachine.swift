@@ -102,6 +102,8 @@ struct AuthorizationStateMachine: Sendable {
     var code: String?
     var redirectURI: String?
     var codeVerifier: String?
+    /// The names of every parameter the body carried, repeats included.
+    var parameterNames: [String] = []
   }
 
   struct EndSessionRequest: Sendable {
@@ -204,6 +206,16 @@ struct AuthorizationStateMachine: Sendable {
 
   // MARK: Authorization
 
+  /// The parameter names a request carries more than once, in the order first repeated.
+  static func repeated(_ names: [String]) -> [String] {
+    var seen: Set<String> = []
+    var out: [String] = []
+    for name in names where !seen.insert(name).inserted && !out.contains(name) {
+      out.append(name)
+    }
+    return out
+  }
+
   /// The authorization endpoint: validate, then reuse a session that satisfies the request
   /// (single sign-on, no form) or ask for credentials (rule 3).
   mutating func authorize(_ request: AuthorizeRequest, _ environment: Environment) -> Decision {
@@ -212,6 +224,12 @@ struct AuthorizationStateMachine: Sendable {
     {
       return Decision(
         action: .errorPage("Y000400 : Bad Request Exception (unknown parameter \(unknown))"))
+    }
+    // "Request and response parameters MUST NOT be included more than once" (RFC 6749 §3.1):
+    // a repeated client_id or redirect_uri leaves no client to redirect to.
+    let repeated = AuthorizationStateMachine.repeated(request.parameterNames)
+    if let name = repeated.first(where: { $0 == "client_id" || $0 == "redirect_uri" }) {
+      return Decision(action: .errorPage("Invalid request: parameter \(name) sent twice."))
     }
     guard let clientID = request.clientID, let client = clients[clientID] else {
       return Decision(action: .errorPage("Client not found."))
@@ -227,6 +245,9 @@ struct AuthorizationStateMachine: Sendable {
         action: .redirectError(
           redirectURI: redirectURI, error: error, description: description,
           state: request.state, fragment: fragment))
+    }
+    if let name = repeated.first {
+      return refuse("invalid_request", "parameter \(name) sent twice")
     }
     guard let responseType = request.responseType else {
       return refuse("invalid_request", "Missing parameter: response_type")
@@ -451,6 +472,9 @@ struct AuthorizationStateMachine: Sendable {
     func error(_ code: String, _ description: String, status: Int = 400) -> Decision {
       Decision(action: .tokenError(code: code, description: description, status: status))
     }
+    if let name = AuthorizationStateMachine.repeated(request.parameterNames).first {
+      return error("invalid_request", "parameter \(name) sent twice")
+    }
     guard let clientID = request.clientID, let client = clients[clientID],
       let secret = request.clientSecret,
       Digest.constantTimeEqual(Array(secret.utf8), Array(client.secret.utf8))
@@ -560,6 +584,12 @@ struct AuthorizationStateMachine: Sendable {
     if let hint = request.hintAudience {
       guard let audience = hint else {
         return Decision(action: .errorPage("Invalid id_token_hint."))
+      }
+      // Both given: "the OP MUST verify that the Client Identifier matches the one used when
+      // issuing the ID Token" (OpenID Connect RP-Initiated Logout 1.0 §2).
+      if let id = request.clientID, id != audience {
+        return Decision(
+          action: .errorPage("Invalid request: client_id does not match the id_token_hint."))
       }
       client = clients[audience]
     } else if let id = request.clientID {

@@ -12,7 +12,11 @@ extension IdentityProvider {
       return .html(
         page("Error", "<p class=\"error\">\(HTMLText.escape(message))</p>"), status: 400)
     case .redirectError(let redirectURI, let error, let description, let state, let fragment):
-      let parameters = ["error": error, "error_description": description, "state": state]
+      // RFC 9207 §2: an error response carries `iss` too, so the client can tell which
+      // provider answered (mix-up attacks).
+      let parameters = [
+        "error": error, "error_description": description, "state": state, "iss": issuer,
+      ]
       return .redirect(
         to: fragment
           ? redirectURI + "#" + Query.encode(pairs(parameters)) : redirect(redirectURI, parameters))

@@ -202,6 +202,8 @@ public final class IdentityProvider: HTTPHandler, Sendable {
         ],
         "acr_values_supported": profile.announcedACRValues(mapped),
         "frontchannel_logout_supported": false,
+        // Every authorization response names its issuer, errors included (RFC 9207 §3).
+        "authorization_response_iss_parameter_supported": true,
       ].merging(profile.signsUserinfo ? ["userinfo_signing_alg_values_supported": ["RS256"]] : [:])
       {
         $1
@@ -259,7 +261,8 @@ public final class IdentityProvider: HTTPHandler, Sendable {
       clientID: request.formValue("client_id"), clientSecret: request.formValue("client_secret"),
       grantType: request.formValue("grant_type"), code: request.formValue("code"),
       redirectURI: request.formValue("redirect_uri"),
-      codeVerifier: request.formValue("code_verifier"))
+      codeVerifier: request.formValue("code_verifier"),
+      parameterNames: request.form.map(\.name))
     if let authorization = request.headers["Authorization"], authorization.hasPrefix("Basic "),
       let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({
         String(decoding: $0, as: UTF8.self)

@@ -67,6 +67,8 @@ public struct Outcome: Sendable {
   public var exchangeStatus: Int?
   /// The status of the logout's safety-net POST.
   public var safetyNetStatus: Int?
+  /// Whether it is a logout's (its browser session is the RP-initiated logout).
+  public var isLogout = false
   /// The app an app-lifecycle outcome is about, and the bundle it runs after it.
   public var app: String?
   public var running: String?

@@ -412,19 +412,31 @@ public final class Runner: Sendable {
       check: check, controls: controls, duration: Date().timeIntervalSince(started))
     out.supports = scenario.supports
     out.proof = scenario.isStatic ? .static : .simulated
-    // A check whose browsers or back channel talked to a real system (`--stack`) proved
-    // what it proves against that system.
-    if let real = material.real, !scenario.isStatic,
-      check.steps.contains(where: { step in
+    // A check proved against a real system (`--stack`) what its deciding steps (those its
+    // controls make fail: where the proof is) ran against that system: a login through the
+    // real IdP before a push check does not make the push proof real.
+    if let real = material.real, !scenario.isStatic {
+      let controlled = Set(
+        scenario.controls.filter { $0.applies(to: platform, channel: channel) }.map(\.failsAt))
+      let deciding = check.steps.filter { controlled.isEmpty || controlled.contains($0.index) }
+      if deciding.contains(where: { step in
         step.evidence.contains {
           ($0.kind == .http || $0.kind == .navigation)
             && Runner.requestURL($0.summary).map(real.isReal) == true
         }
-      })
-    {
-      out.proof = .real
+      }) {
+        out.proof = .real
+      }
     }
     return out
+  }
+
+  /// The 5xx status an exchange's or a navigation's summary records (`POST https://… → 503
+  /// (4ms)`), nil for any other answer.
+  static func serverError(_ summary: String) -> Int? {
+    guard let arrow = summary.range(of: " → ") else { return nil }
+    let status = summary[arrow.upperBound...].prefix { $0.isNumber }
+    return Int(status).flatMap { (500...599).contains($0) ? $0 : nil }
   }
 
   /// The URL an exchange's or a navigation's summary was for (`GET https://idp.example/… →
@@ -633,18 +645,26 @@ public final class Runner: Sendable {
       )
       progress.finish(record)
     }
-    // A real system that stopped answering is the harness's problem, not the app's: the
-    // execution ends in error naming it, instead of failing the app for the outage.
+    // A real system that stopped answering, or answered with its own failure (5xx), is the
+    // environment's problem, not the app's: the execution ends in error naming it, instead
+    // of failing the app (or a control) for the outage.
     if let real = material.real,
-      let down = world.evidence.since(0).first(where: {
-        ($0.kind == .http || $0.kind == .navigation) && $0.summary.contains(" ✗ ")
-          && Runner.requestURL($0.summary).map(real.isReal) == true
-      })
+      let (down, system) = world.evidence.since(0).lazy.compactMap({
+        evidence -> (Evidence, String)? in
+        guard evidence.kind == .http || evidence.kind == .navigation,
+          evidence.summary.contains(" ✗ ") || Runner.serverError(evidence.summary) != nil,
+          let url = Runner.requestURL(evidence.summary), let system = real.system(at: url)
+        else { return nil }
+        return (evidence, system)
+      }).first
     {
+      let what =
+        Runner.serverError(down.summary).map { "answered HTTP \($0)" } ?? "did not answer"
       return ExecutionRecord(
         steps: records, failedStep: nil,
         message: redactor.redact(
-          "a real system did not answer (\(down.summary)): the run cannot judge the app against it"),
+          "\(system) \(what) (\(down.summary)): the environment failed, and the run cannot judge the app against it"
+        ),
         isError: true, duration: Date().timeIntervalSince(started))
     }
     return ExecutionRecord(

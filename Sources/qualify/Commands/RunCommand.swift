@@ -264,6 +264,7 @@ struct RunCommand {
           ? "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); it gives no event feed, so single sign-on is proven browser-side (/authorize reached, no login form, a code delivered); scenarios and controls that would change the IdP are not applicable"
           : "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); single sign-on is proven by its own events (Keycloak's admin API, realm \(idp.admin?.realm ?? "")); scenarios and controls that would change the IdP are not applicable"
       )
+      scope.caveats += idp.unchecked
     }
     if let backend = real?.backend {
       scope.caveats.append(

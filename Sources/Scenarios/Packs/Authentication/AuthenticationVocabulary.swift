@@ -111,6 +111,7 @@ enum AuthenticationVocabulary {
       var outcome =
         browser.map { browserOutcome($0, label: "\(app.name) logs out", world: context.world) }
         ?? Outcome("\(app.name) logs out (no browser round-trip)")
+      outcome.isLogout = true
       if let browser, browser.delivered?.hasSuffix("://logout") != true, outcome.problem == nil {
         outcome.problem = .init(
           kind: .failed,
@@ -636,29 +637,49 @@ extension World {
 }
 
 extension AuthenticationVocabulary {
-  /// `expect idp event` against a real IdP without an event feed: LOGIN and CODE_TO_TOKEN
-  /// are read from the last login's browser flow (the form filled in and the flow carried on;
-  /// a code delivered to the app), and the evidence says so; other events cannot be seen.
+  /// `expect idp event` against a real IdP without an event feed: LOGIN, CODE_TO_TOKEN and
+  /// LOGOUT are read from the last browser flow (a submitted login the IdP answered with a
+  /// code; a code delivered to the app; a logout that went through the IdP's pages and was
+  /// sent on to the app), and the evidence says so; other events cannot be seen.
   static func browserSideEvent(_ type: String, issuer: String, _ context: ExpectationContext)
     throws -> Failure?
   {
-    guard type == "LOGIN" || type == "CODE_TO_TOKEN" else {
+    guard ["LOGIN", "CODE_TO_TOKEN", "LOGOUT"].contains(type) else {
       throw ScenarioNotApplicable(
         "needs the event feed of the real identity provider at \(issuer) to see \(type), which it does not give"
       )
     }
-    guard let outcome = context.outcome, let browser = outcome.browser else {
+    // A logout without a browser round trip never reached the IdP: no LOGOUT, not a mistake
+    // in the scenario.
+    guard let outcome = context.outcome, outcome.browser != nil || outcome.isLogout else {
       return context.missing(.noBrowserFlow, "expected a login before this expectation")
     }
     let forApp = context.arguments["app"].map { $0 == outcome.app } ?? true
-    let happened =
-      forApp
-      && (type == "LOGIN"
-        ? browser.result.formShown && browser.ends != .idp
-        : browser.ends == .app && outcome.problem == nil)
+    let browser = outcome.browser
+    let seen: String
+    var happened: Bool
+    switch type {
+    case "LOGIN":
+      seen = "the login form was submitted and the IdP issued a code"
+      happened = !outcome.isLogout && browser?.result.loginAccepted == true
+    case "CODE_TO_TOKEN":
+      seen = "a code reached the app"
+      happened = !outcome.isLogout && browser?.ends == .app && outcome.problem == nil
+    default:
+      // RP-initiated logout: the browser was on the IdP's end-session pages, and the IdP sent
+      // it on (to the client's post-logout redirect) rather than stopping on an error.
+      seen = "the logout went through the IdP, which sent the browser back to the app"
+      let provider = Origin(url: issuer)
+      let hops = browser?.result.hops ?? []
+      let atIdP = hops.lastIndex { Origin(url: $0) == provider }
+      happened =
+        outcome.isLogout && outcome.problem == nil && browser?.ends == .app
+        && atIdP.map { $0 < hops.count - 1 } == true
+    }
+    happened = happened && forApp
     context.world.note(
       "idp",
-      "the real identity provider at \(issuer) gives no event feed: \(type) read from the browser (\(type == "LOGIN" ? "the login form was filled in and the flow went on" : "a code reached the app"): \(happened ? "yes" : "no"))"
+      "the real identity provider at \(issuer) gives no event feed: \(type) read from the browser (\(seen)): \(happened ? "yes" : "no"))"
     )
     if happened != context.negated { return nil }
     return context.negated
