@@ -53,7 +53,7 @@ extension Backend {
     }
     var parameters: [(String, String)] = [
       ("response_type", "code"), ("client_id", clientID), ("redirect_uri", callbackURL),
-      ("scope", "openid email"),
+      ("scope", settings.oidcScopes),
       ("state", state), ("nonce", nonce),
     ]
     for (key, value) in settings.oidcExtraParams.sorted(by: { $0.key < $1.key }) {
@@ -158,18 +158,23 @@ extension Backend {
         Problem(
           response: .problem(500, "OIDC token endpoint or client credentials are not configured.")))
     }
-    let basic = Data("\(Query.escape(clientID)):\(Query.escape(secret))".utf8).base64EncodedString()
-    let body = Query.encode([
+    // As mozilla-django-oidc does: the secret in the body unless OIDC_TOKEN_USE_BASIC_AUTH.
+    var fields = [
       ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", callbackURL),
-    ])
+    ]
+    var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+    if settings.oidcTokenUsesBasicAuth {
+      let basic = Data("\(Query.escape(clientID)):\(Query.escape(secret))".utf8)
+        .base64EncodedString()
+      headers.set("Authorization", "Basic \(basic)")
+    } else {
+      fields += [("client_id", clientID), ("client_secret", secret)]
+    }
     guard
       let response = backChannel(
         ClientRequest(
-          method: "POST", url: endpoint,
-          headers: [
-            "Authorization": "Basic \(basic)", "Content-Type": "application/x-www-form-urlencoded",
-          ],
-          body: Array(body.utf8)))
+          method: "POST", url: endpoint, headers: headers,
+          body: Array(Query.encode(fields).utf8)))
     else {
       return .failure(
         Problem(response: .problem(502, "The identity provider at \(endpoint) is unreachable.")))

@@ -5,8 +5,9 @@ import QualifyCore
 /// The clients' credentials, checked against a real IdP before the run: a wrong secret would
 /// otherwise surface mid-run as the app's failure.
 ///
-/// The probe is a `refresh_token` grant with a token that cannot be valid, authenticated as
-/// the run's back channel authenticates (HTTP Basic). Providers authenticate the client before
+/// The probe is a `refresh_token` grant with a token that cannot be valid, authenticated with
+/// HTTP Basic, or with the secret in the body when the provider's discovery does not offer
+/// Basic (ProConnect). Providers authenticate the client before
 /// they look at the grant (RFC 6749 §6: "authenticate the client if client authentication is
 /// included"), so `invalid_client` means the credentials, and `invalid_grant` means they were
 /// accepted. An `authorization_code` probe would need a redirect URI: an invented one is
@@ -43,28 +44,42 @@ enum ClientProbe {
 
   static let body = "grant_type=refresh_token&refresh_token=qualify-credentials-probe"
 
+  /// The method the probe authenticates with: Basic when offered (the default when discovery
+  /// names none, OpenID Connect Discovery §3), else the secret in the body.
+  static func method(offered: [String]?) -> String {
+    guard let offered, !offered.contains("client_secret_basic"),
+      offered.contains("client_secret_post")
+    else { return "client_secret_basic" }
+    return "client_secret_post"
+  }
+
   /// Checks each client; throws an input error naming the refused one.
   static func check(
     _ clients: [(role: String, client: RealSystems.IdentityProvider.Client)],
-    at tokenEndpoint: String,
+    at tokenEndpoint: String, offered: [String]?,
     configuration: HTTPClient.Configuration
   ) throws -> [String] {
     var notes: [String] = []
+    let method = ClientProbe.method(offered: offered)
     for (role, credentials) in clients {
-      let basic = Data(
-        "\(Query.escape(credentials.id)):\(Query.escape(credentials.secret))".utf8
-      ).base64EncodedString()
-      Redactor.process.register(basic)
+      var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+      var fields = body
+      if method == "client_secret_basic" {
+        let basic = Data(
+          "\(Query.escape(credentials.id)):\(Query.escape(credentials.secret))".utf8
+        ).base64EncodedString()
+        Redactor.process.register(basic)
+        headers.set("Authorization", "Basic \(basic)")
+      } else {
+        fields +=
+          "&"
+          + Query.encode([("client_id", credentials.id), ("client_secret", credentials.secret)])
+      }
       var probe = configuration
       probe.realAuthorities.insert(Origin(url: tokenEndpoint)?.authority ?? "")
       let answer = try HTTPClient(configuration: probe).send(
         ClientRequest(
-          method: "POST", url: tokenEndpoint,
-          headers: [
-            "Authorization": "Basic \(basic)",
-            "Content-Type": "application/x-www-form-urlencoded",
-          ],
-          body: Array(body.utf8)))
+          method: "POST", url: tokenEndpoint, headers: headers, body: Array(fields.utf8)))
       guard let response = answer.response else {
         throw InputError(
           "the real identity provider's token endpoint is unreachable: \(tokenEndpoint): \(answer.error?.message ?? "no answer")"
@@ -81,7 +96,7 @@ enum ClientProbe {
         continue
       case .refused(let code):
         throw InputError(
-          "the real identity provider refuses the \(role) client \(credentials.id): it answered \(code) at \(tokenEndpoint) to a refresh_token grant authenticated with client_secret_basic, so the client id or its secret is wrong",
+          "the real identity provider refuses the \(role) client \(credentials.id): it answered \(code) at \(tokenEndpoint) to a refresh_token grant authenticated with \(method), so the client id or its secret is wrong",
           hint: "check identityProvider.\(role).clientId and the variable its clientSecretEnv names"
         )
       case .undecided(let what):

@@ -547,7 +547,9 @@ public enum StackFile {
     }
     let tokenEndpoint = try endpoint("token_endpoint")
     let notes = try ClientProbe.check(
-      [("app", app), ("companion", companion)], at: tokenEndpoint, configuration: configuration)
+      [("app", app), ("companion", companion)], at: tokenEndpoint,
+      offered: document["token_endpoint_auth_methods_supported"] as? [String],
+      configuration: configuration)
     var provider = RealSystems.IdentityProvider(
       issuer: issuer, profile: profile,
       authorizationEndpoint: try endpoint("authorization_endpoint"),

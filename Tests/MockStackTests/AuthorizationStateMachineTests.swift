@@ -244,7 +244,9 @@ import Testing
   }
 
   /// ProConnect's documented authorization request: its parameters only, state and nonce of
-  /// 32 characters at least, the openid and email scopes.
+  /// 32 characters at least, openid the one scope required ("Un seul scope est obligatoire :
+  /// openid", doc_fs/donnees_fournies.md), `login_hint` among the parameters
+  /// (doc_fs/implementation_technique.md §2.2).
   @Test func proConnectRefusesWhatItsDocumentationDoesNot() {
     var machine = Self.machine(.proconnect)
     var unknown = Self.authorize()
@@ -263,8 +265,34 @@ import Testing
     }
     #expect(why.contains("state is required, at least 32 characters"))
     var narrow = Self.authorize()
-    narrow.scope = "openid"
+    narrow.scope = "email"
     #expect(Self.redirectError(machine.authorize(narrow, Fixture().environment)) == "invalid_scope")
+    var openid = Self.authorize()
+    openid.scope = "openid"
+    openid.parameterNames = [
+      "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "login_hint",
+      "acr_values",
+    ]
+    #expect(Self.isForm(machine.authorize(openid, Fixture().environment).action))
+  }
+
+  /// The token request carries client_id and client_secret in its body
+  /// (doc_fs/implementation_technique.md §2.3.3): HTTP Basic is not a way ProConnect takes.
+  @Test func proConnectTakesTheSecretInTheBodyOnly() throws {
+    let fixture = Fixture()
+    var machine = Self.machine(.proconnect)
+    let (code, _) = try Self.logIn(&machine, fixture)
+    var basic = Self.token(code)
+    basic.authMethod = "client_secret_basic"
+    #expect(
+      Self.tokenError(machine.token(basic, fixture.environment))?.hasPrefix(
+        "invalid_client: client authentication by client_secret_basic is not accepted") == true)
+    #expect(Self.tokenError(machine.token(Self.token(code), fixture.environment)) == nil)
+    var keycloak = Self.machine(.keycloakDev)
+    let (other, _) = try Self.logIn(&keycloak, fixture)
+    var header = Self.token(other)
+    header.authMethod = "client_secret_basic"
+    #expect(Self.tokenError(keycloak.token(header, fixture.environment)) == nil)
   }
 
   @Test(arguments: [

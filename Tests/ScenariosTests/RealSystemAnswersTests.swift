@@ -25,6 +25,19 @@ import Testing
     #expect(ClientProbe.read(status: status, error: error) == reading)
   }
 
+  /// Basic when offered or when discovery names nothing (its default), else the secret in the
+  /// body: ProConnect's discovery offers no Basic.
+  @Test func theCredentialsCheckAuthenticatesAsTheProviderOffers() {
+    #expect(ClientProbe.method(offered: nil) == "client_secret_basic")
+    #expect(
+      ClientProbe.method(offered: ["client_secret_post", "client_secret_basic"])
+        == "client_secret_basic")
+    #expect(
+      ClientProbe.method(offered: ["client_secret_post", "private_key_jwt"]) == "client_secret_post"
+    )
+    #expect(ClientProbe.method(offered: ["private_key_jwt"]) == "client_secret_basic")
+  }
+
   @Test func onlyA5xxIsTheSystemsOwnFailure() {
     #expect(Runner.serverError("POST https://idp.test/token → 503 (2ms)") == 503)
     #expect(Runner.serverError("GET https://idp.test/a → 500 → https://idp.test/b (1ms)") == 500)

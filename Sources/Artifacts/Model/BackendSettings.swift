@@ -35,6 +35,14 @@ public struct BackendSettings: Sendable {
   public var oidcLogoutEndpoint: String? { env["OIDC_OP_LOGOUT_ENDPOINT"] }
   public var oidcClientId: String? { env["OIDC_RP_CLIENT_ID"] }
   public var oidcClientSecret: String? { env["OIDC_RP_CLIENT_SECRET"] }
+  /// `OIDC_RP_SCOPES`, space-separated (mozilla-django-oidc's default: `openid email`).
+  public var oidcScopes: String { env["OIDC_RP_SCOPES"] ?? "openid email" }
+  /// `OIDC_TOKEN_USE_BASIC_AUTH`: the token request authenticates with HTTP Basic
+  /// (client_secret_basic) instead of the secret in its body (client_secret_post,
+  /// mozilla-django-oidc's default).
+  public var oidcTokenUsesBasicAuth: Bool {
+    BackendSettings.flag(env["OIDC_TOKEN_USE_BASIC_AUTH"]) ?? false
+  }
 
   /// `OIDC_AUTH_REQUEST_EXTRA_PARAMS` (JSON object), e.g. `{"acr_values": "eidas1"}`.
   public var oidcExtraParams: [String: String] {

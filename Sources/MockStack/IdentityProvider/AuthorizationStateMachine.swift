@@ -104,6 +104,9 @@ struct AuthorizationStateMachine: Sendable {
     var codeVerifier: String?
     /// The names of every parameter the body carried, repeats included.
     var parameterNames: [String] = []
+    /// How the client authenticated: `client_secret_basic` (the Authorization header) or
+    /// `client_secret_post` (the secret in the body).
+    var authMethod = "client_secret_post"
   }
 
   struct EndSessionRequest: Sendable {
@@ -474,6 +477,12 @@ struct AuthorizationStateMachine: Sendable {
     }
     if let name = AuthorizationStateMachine.repeated(request.parameterNames).first {
       return error("invalid_request", "parameter \(name) sent twice")
+    }
+    guard profile.tokenAuthMethods.contains(request.authMethod) else {
+      return error(
+        "invalid_client",
+        "client authentication by \(request.authMethod) is not accepted (\(profile.tokenAuthMethods.joined(separator: ", ")))",
+        status: 401)
     }
     guard let clientID = request.clientID, let client = clients[clientID],
       let secret = request.clientSecret,

@@ -189,7 +189,7 @@ public final class IdentityProvider: HTTPHandler, Sendable {
         "end_session_endpoint": origin.url(p.endSession), "response_types_supported": ["code"],
         "response_modes_supported": ["query"], "grant_types_supported": ["authorization_code"],
         "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        "token_endpoint_auth_methods_supported": profile.tokenAuthMethods,
         // A profile that refuses PKCE parameters does not announce it.
         "code_challenge_methods_supported": profile.authorizeParameters.map {
           $0.contains("code_challenge") ? ["S256", "plain"] : []
@@ -271,6 +271,7 @@ public final class IdentityProvider: HTTPHandler, Sendable {
     {
       input.clientID = Query.decode(String(decoded[..<colon]))
       input.clientSecret = Query.decode(String(decoded[decoded.index(after: colon)...]))
+      input.authMethod = "client_secret_basic"
     }
     return response(to: decide { $0.token(input, $1) })
   }

@@ -6,21 +6,26 @@ extension IdentityProviderProfile {
   /// ignored, the login page's CSP carries `form-action 'self' *` (which a Chromium browser
   /// enforces on the redirect chain of the form submission), and every login is remembered.
   ///
-  /// From ProConnect's partner documentation (*Implémentation technique*, service providers):
-  /// the authorization request takes only its documented parameters (any other is
-  /// `Y000400 : Bad Request Exception`), `state` and `nonce` are required with at least 32
-  /// characters, the scopes `openid` and `email` are required, `max_age` is ignored (the documentation
-  /// says ProConnect does not honour it), a
-  /// code lives 30 seconds and an access token 60, userinfo answers a signed JWT, and
-  /// RP-initiated logout needs `id_token_hint`, `state` and `post_logout_redirect_uri`.
+  /// From ProConnect's partner documentation as published in numerique-gouv/
+  /// proconnect-documentation (doc_fs/implementation_technique.md and donnees_fournies.md,
+  /// May 2025): the authorization request takes only its documented parameters — now with
+  /// `login_hint` — and any other is `Y000400 : Bad Request Exception`; `state` and `nonce` are
+  /// required with at least 32 characters; "un seul scope est obligatoire : openid"; `max-age`
+  /// "n'est pas encore implémentée" (ignored); the token request carries `client_id` and
+  /// `client_secret` in its body (client_secret_post; HTTP Basic is not among the documented
+  /// ways, so it is refused); a code lives 30 seconds and an access token 60; userinfo answers
+  /// a signed JWT; RP-initiated logout needs `id_token_hint`, `state` and
+  /// `post_logout_redirect_uri`. `acr_values` stays accepted: seed 000 sends `eidas1`, as the
+  /// documentation's own support example does (doc_fs/aide_support.md).
   public static let proconnect: IdentityProviderProfile = {
     var profile = proconnectBase
     profile.authorizeParameters = [
       "response_type", "client_id", "redirect_uri", "scope", "claims", "state", "nonce",
-      "prompt", "idp_hint", "acr_values",
+      "prompt", "idp_hint", "login_hint", "acr_values",
     ]
     profile.minimumStateAndNonceLength = 32
-    profile.requiredScopes = ["openid", "email"]
+    profile.requiredScopes = ["openid"]
+    profile.tokenAuthMethods = ["client_secret_post"]
     profile.honoursMaxAge = false
     profile.codeLifetime = 30
     profile.accessTokenLifetime = 60

@@ -69,6 +69,9 @@ public struct IdentityProviderProfile: Sendable, Equatable, CustomStringConverti
   public var minimumStateAndNonceLength: Int? = nil
   /// Scopes every authorization request must carry.
   public var requiredScopes: Set<String> = []
+  /// How a client may authenticate at the token endpoint (discovery's
+  /// `token_endpoint_auth_methods_supported`); another is `invalid_client`.
+  public var tokenAuthMethods = ["client_secret_basic", "client_secret_post"]
   /// Whether `max_age` is honoured (OIDC Core §3.1.2.1); ProConnect's documentation says it
   /// ignores it.
   public var honoursMaxAge = true

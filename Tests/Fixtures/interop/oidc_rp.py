@@ -163,12 +163,18 @@ for _ in range(10):
 if code is None:
     fail("no authorization code came back")
 
-# Token request, client_secret_basic.
-basic = base64.b64encode(f"{config['client_id']}:{config['client_secret']}".encode()).decode()
-status, _, body = request("POST", discovery["token_endpoint"],
-                          {"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
-                          urlencode({"grant_type": "authorization_code", "code": code, "redirect_uri": config["redirect_uri"],
-                                     **({"code_verifier": verifier} if pkce else {})}).encode())
+# Token request, authenticated as discovery offers: client_secret_basic when listed (or when
+# discovery lists nothing, its default), else client_secret_post.
+offered = discovery.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
+grant = {"grant_type": "authorization_code", "code": code, "redirect_uri": config["redirect_uri"],
+         **({"code_verifier": verifier} if pkce else {})}
+headers = {"Content-Type": "application/x-www-form-urlencoded"}
+if "client_secret_basic" in offered:
+    basic = base64.b64encode(f"{config['client_id']}:{config['client_secret']}".encode()).decode()
+    headers["Authorization"] = f"Basic {basic}"
+else:
+    grant.update(client_id=config["client_id"], client_secret=config["client_secret"])
+status, _, body = request("POST", discovery["token_endpoint"], headers, urlencode(grant).encode())
 if status != 200:
     fail(f"token endpoint answered {status}: {body[:200]!r}")
 tokens = json.loads(body)
