@@ -423,6 +423,17 @@ import Testing
     }
     #expect(claims["sub"] == "alice")
     #expect(signedFor == audience)
+    // ProConnect names the user as doc_fs/donnees_fournies.md lists: given_name, usual_name,
+    // email, uid and siret always, and idp_id; not OpenID's family_name.
+    if profile.name == "proconnect" {
+      for name in ["given_name", "usual_name", "email", "uid", "siret", "idp_id"] {
+        #expect(claims[name] != nil, "\(name)")
+      }
+      #expect(claims["siret"]?.count == 14 && claims["siret"]?.allSatisfy(\.isNumber) == true)
+      #expect(claims["family_name"] == nil)
+    } else {
+      #expect(claims["preferred_username"] == "alice")
+    }
     // The access token lives as long as the profile says: 60 s at ProConnect.
     fixture.now += profile.accessTokenLifetime + 1
     guard case .invalidToken = machine.userinfo(accessToken: accessToken, now: fixture.now).action

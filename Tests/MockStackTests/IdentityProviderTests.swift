@@ -29,7 +29,7 @@ import Testing
       clients: [
         .init(
           id: "rp", secret: "rp-secret-value", redirectURIs: ["https://rp.test/cb"],
-          postLogoutRedirectURIs: [], acrLevels: acr)
+          postLogoutRedirectURIs: ["https://rp.test/bye"], acrLevels: acr)
       ],
       users: [
         .init(
@@ -149,6 +149,28 @@ import Testing
     #expect(keys.first?["kid"] as? String == "k1")
     #expect(keys.first?["alg"] as? String == "RS256")
     #expect(discovery["authorization_response_iss_parameter_supported"] as? Bool == true)
+  }
+
+  /// ProConnect answers end_session with a 303 back to the client ("303 — Redirection vers le
+  /// FI pour déconnexion, puis redirection vers le FS", doc_fs/implementation_technique.md
+  /// §2.4.1.3); Keycloak with a 302.
+  @Test(arguments: [(IdentityProviderProfile.proconnect, 303), (.keycloakDev, 302)])
+  func logoutRedirectsBackWithTheProfilesStatus(profile: IdentityProviderProfile, status: Int)
+    throws
+  {
+    let idp = provider(profile)
+    let hint = try JWT.sign(
+      ["iss": idp.issuer, "aud": "rp", "sub": "alice"], key: IdentityProviderTests.key,
+      keyID: "k1")
+    let path =
+      profile == .proconnect
+      ? "/api/v2/session/end" : "/realms/messages/protocol/openid-connect/logout"
+    let answer = get(
+      idp,
+      path + "?id_token_hint=\(hint)&state=\(String(repeating: "s", count: 32))"
+        + "&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye")
+    #expect(answer.status == status)
+    #expect(answer.headers["Location"]?.hasPrefix("https://rp.test/bye?state=") == true)
   }
 
   /// RFC 9207 §2: an error response names its issuer too, and a parameter sent twice is an

@@ -568,13 +568,31 @@ struct AuthorizationStateMachine: Sendable {
     guard let accessToken, let (grant, expires) = accessTokens[accessToken], expires > now else {
       return Decision(action: .invalidToken)
     }
-    var claims = ["sub": grant.user.username, "preferred_username": grant.user.username]
+    var claims = ["sub": grant.user.username]
     if let email = grant.user.email { claims["email"] = email }
     if let given = grant.user.firstName { claims["given_name"] = given }
-    if let family = grant.user.lastName { claims["family_name"] = family }
+    switch profile.userClaims {
+    case .standard:
+      claims["preferred_username"] = grant.user.username
+      if let family = grant.user.lastName { claims["family_name"] = family }
+    case .proconnect:
+      claims["uid"] = grant.user.username
+      claims["usual_name"] = grant.user.lastName ?? ""
+      claims["given_name"] = grant.user.firstName ?? ""
+      claims["email"] = grant.user.email ?? grant.user.username
+      // A test establishment and the federation's test identity provider: the mock has no
+      // directory to take them from.
+      claims["siret"] = AuthorizationStateMachine.testSIRET
+      claims["idp_id"] = AuthorizationStateMachine.testIdentityProviderID
+    }
     return Decision(
       action: .userinfo(claims, audience: profile.signsUserinfo ? grant.client.id : nil))
   }
+
+  /// ProConnect's claims for which the mock has no directory: a 14-digit SIRET and the id of
+  /// the identity provider the user came through.
+  static let testSIRET = "00000000000018"
+  static let testIdentityProviderID = "qualify-test-identity-provider"
 
   // MARK: Logout
 

@@ -68,7 +68,9 @@ extension IdentityProvider {
         "WWW-Authenticate", "Bearer error=\"invalid_token\"")
     case .loggedOut(let target, let state, let cookies):
       let answer: HTTPResponse =
-        target.map { .redirect(to: redirect($0, ["state": state])) }
+        target.map {
+          .redirect(to: redirect($0, ["state": state]), status: profile.logoutRedirectStatus)
+        }
         ?? .html(page("Logging out", "<p>You are logged out.</p>"))
       return with(cookies, answer)
     }

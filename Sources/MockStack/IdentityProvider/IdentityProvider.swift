@@ -198,8 +198,10 @@ public final class IdentityProvider: HTTPHandler, Sendable {
         "scopes_supported": ["openid", "email", "profile"],
         "claims_supported": [
           "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "sid", "email",
-          "given_name", "family_name",
-        ],
+          "given_name",
+        ]
+          + (profile.userClaims == .proconnect
+            ? ["usual_name", "uid", "siret", "idp_id"] : ["family_name", "preferred_username"]),
         "acr_values_supported": profile.announcedACRValues(mapped),
         "frontchannel_logout_supported": false,
         // Every authorization response names its issuer, errors included (RFC 9207 §3).

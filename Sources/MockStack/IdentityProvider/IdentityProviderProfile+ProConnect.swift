@@ -15,7 +15,8 @@ extension IdentityProviderProfile {
   /// `client_secret` in its body (client_secret_post; HTTP Basic is not among the documented
   /// ways, so it is refused); a code lives 30 seconds and an access token 60; userinfo answers
   /// a signed JWT; RP-initiated logout needs `id_token_hint`, `state` and
-  /// `post_logout_redirect_uri`. `acr_values` stays accepted: seed 000 sends `eidas1`, as the
+  /// `post_logout_redirect_uri`, answered with a 303; userinfo names the user with `given_name`,
+  /// `usual_name`, `email`, `uid`, `siret` and `idp_id` (donnees_fournies.md). `acr_values` stays accepted: seed 000 sends `eidas1`, as the
   /// documentation's own support example does (doc_fs/aide_support.md).
   public static let proconnect: IdentityProviderProfile = {
     var profile = proconnectBase
@@ -26,6 +27,10 @@ extension IdentityProviderProfile {
     profile.minimumStateAndNonceLength = 32
     profile.requiredScopes = ["openid"]
     profile.tokenAuthMethods = ["client_secret_post"]
+    profile.userClaims = .proconnect
+    // "303 — Redirection vers le FI pour déconnexion, puis redirection vers le FS"
+    // (doc_fs/implementation_technique.md §2.4.1.3).
+    profile.logoutRedirectStatus = 303
     profile.honoursMaxAge = false
     profile.codeLifetime = 30
     profile.accessTokenLifetime = 60

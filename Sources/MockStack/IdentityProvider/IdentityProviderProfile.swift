@@ -72,6 +72,18 @@ public struct IdentityProviderProfile: Sendable, Equatable, CustomStringConverti
   /// How a client may authenticate at the token endpoint (discovery's
   /// `token_endpoint_auth_methods_supported`); another is `invalid_client`.
   public var tokenAuthMethods = ["client_secret_basic", "client_secret_post"]
+  /// The claims userinfo names the user with.
+  public var userClaims: UserClaims = .standard
+  /// The status of end_session's redirect back to the client.
+  public var logoutRedirectStatus = 302
+
+  public enum UserClaims: Sendable {
+    /// OpenID Connect's standard claims (`preferred_username`, `family_name`, …).
+    case standard
+    /// ProConnect's (doc_fs/donnees_fournies.md): `given_name`, `usual_name`, `email`, `uid`
+    /// and `siret` always, `idp_id` naming the identity provider the user came through.
+    case proconnect
+  }
   /// Whether `max_age` is honoured (OIDC Core §3.1.2.1); ProConnect's documentation says it
   /// ignores it.
   public var honoursMaxAge = true
