@@ -81,8 +81,11 @@ public enum CapgoBundle {
     guard aesKey.count == 16 else {
       throw Refusal(reason: .badSessionKey, description: "the session key is not a 16-byte AES key")
     }
-    guard let signedChecksum = Hex.decode(checksum) else {
-      throw Refusal(reason: .checksumNotEncrypted, description: "the checksum is not hex")
+    // The plugin reads a checksum of hex digits as hex (its CLI's format since 5.30) and any
+    // other as base64 (the older format it still accepts): CryptoCipherV2.decryptChecksum.
+    guard let signedChecksum = CapgoBundle.checksumBytes(checksum) else {
+      throw Refusal(
+        reason: .checksumNotEncrypted, description: "the checksum is neither hex nor base64")
     }
     let expected: [UInt8]
     do {
@@ -111,14 +114,41 @@ public enum CapgoBundle {
     return zip
   }
 
+  /// The bytes of a manifest's checksum: hex when every character is a hex digit, else
+  /// base64; nil when it is neither.
+  static func checksumBytes(_ checksum: String) -> [UInt8]? {
+    if checksum.allSatisfy(\.isHexDigit) { return Hex.decode(checksum).map { Array($0) } }
+    return Data(base64Encoded: checksum).map { Array($0) }.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
   /// Checks that a decrypted zip is a bundle: a real zip whose entries all stay inside the
-  /// bundle's folder, with `index.html` at its root.
+  /// bundle's folder, with `index.html` at its root — or under the one folder every entry sits
+  /// in (`dist/index.html`, as zipping the build folder itself gives), which the plugin takes
+  /// as the bundle's root.
   public static func validate(zip: [UInt8]) throws(Refusal) -> ZipArchive {
     let archive = try unpackable(zip: zip)
-    guard archive.entry("index.html") != nil else {
-      throw Refusal(reason: .noIndex, description: "the bundle has no index.html at its root")
+    if archive.entry("index.html") != nil { return archive }
+    if let flat = flattened(archive), flat.entry("index.html") != nil { return flat }
+    throw Refusal(reason: .noIndex, description: "the bundle has no index.html at its root")
+  }
+
+  /// The archive with its single top folder removed, when every entry sits in that one folder
+  /// (directory entries aside); nil otherwise.
+  static func flattened(_ archive: ZipArchive) -> ZipArchive? {
+    let files = archive.entries.filter { !$0.name.hasSuffix("/") }
+    guard let first = files.first?.name.split(separator: "/").first, !first.isEmpty else {
+      return nil
     }
-    return archive
+    let prefix = first + "/"
+    guard files.allSatisfy({ $0.name.hasPrefix(prefix) && $0.name.count > prefix.count }) else {
+      return nil
+    }
+    return ZipArchive(
+      entries: files.map {
+        var entry = $0
+        entry.name = String($0.name.dropFirst(prefix.count))
+        return entry
+      })
   }
 
   /// Reads a zip the way the plugin unpacks one: an entry whose name would land outside the
@@ -164,8 +194,11 @@ public enum CapgoBundle {
   }
 
   /// Parses a base64 PEM key (public or private), or a PEM as is.
-  /// Why a device's updater cannot use `text` as its public key (`CapgoPublicKey.problem`).
-  public static func deviceKeyProblem(_ text: String) -> String? { CapgoPublicKey.problem(text) }
+  /// Why a device's updater cannot use `text`, the key baked into the app's config, as its
+  /// public key (`CapgoPublicKey.bakedProblem`).
+  public static func deviceKeyProblem(_ text: String) -> String? {
+    CapgoPublicKey.bakedProblem(text)
+  }
 
   public static func key(base64 text: String, isPrivate: Bool) throws -> Key {
     guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {

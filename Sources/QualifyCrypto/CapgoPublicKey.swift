@@ -9,6 +9,22 @@ public enum CapgoPublicKey {
   /// the pair `capgo key create` and the real repository's keygen make ("Each deployment
   /// generates its own RSA-2048 pair") — Android's plugin has no size check, so another size
   /// fails on iOS devices.
+  /// Why a device's updater cannot use `text` as the key baked into the app's config
+  /// (`plugins.CapacitorUpdater.publicKey`), nil when it can: the plugin takes the PEM text
+  /// itself — Android's CryptoCipherV2.decryptFile first checks that it starts with
+  /// `-----BEGIN RSA PUBLIC KEY-----` and leaves the bundle encrypted otherwise — so base64 of
+  /// a PEM (the form a CI secret travels in) is refused there, whatever key it holds.
+  public static func bakedProblem(_ text: String) -> String? {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    if !trimmed.hasPrefix("-----BEGIN"), let pem = Base64PEM.decode(trimmed),
+      pem.hasPrefix("-----BEGIN")
+    {
+      return
+        "the public key is base64 of a PEM, not the PEM text: Capgo's Android plugin requires the text to start with -----BEGIN RSA PUBLIC KEY----- and otherwise leaves every bundle encrypted (decode it, as the frontend's MOBILE_OTA_SIGNING_PUBLIC_KEY_B64 is decoded)"
+    }
+    return problem(text)
+  }
+
   public static func problem(_ text: String) -> String? {
     guard let pem = Base64PEM.decode(text), pem.hasPrefix("-----BEGIN") else {
       return "the public key is neither a PEM nor base64 of a PEM"

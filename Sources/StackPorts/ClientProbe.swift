@@ -36,7 +36,10 @@ enum ClientProbe {
     let code = error.map { codes.contains($0) ? $0 : "an error that is not an OAuth code" }
     if status == 401 || code == "invalid_client" { return .refused(code ?? "HTTP 401") }
     switch code {
-    case "invalid_grant", "invalid_request", "invalid_scope": return .accepted
+    // invalid_grant and invalid_scope judge the grant, after the client; unauthorized_client
+    // says this (authenticated) client may not use the grant. invalid_request may come
+    // before authentication (RFC 6749 §5.2), so it says nothing of the secret.
+    case "invalid_grant", "invalid_scope", "unauthorized_client": return .accepted
     case let code?: return .undecided(code)
     case nil: return .undecided("HTTP \(status) without an OAuth error")
     }

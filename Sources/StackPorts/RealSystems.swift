@@ -174,6 +174,13 @@ public struct RealSystems: Sendable {
     return "the real OTA channel at \(ota?.manifestURL ?? origin.description)"
   }
 
+  /// Whether `url` is on the real backend: the product's own server, whose failures are the
+  /// app's.
+  public func isBackend(_ url: String) -> Bool {
+    guard let backend, let origin = Origin(url: url) else { return false }
+    return backend.origin.authority == origin.authority
+  }
+
   /// Whether `url` is on a real system.
   public func isReal(_ url: String) -> Bool {
     Origin(url: url).map { authorities.contains($0.authority) } ?? false

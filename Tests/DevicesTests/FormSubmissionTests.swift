@@ -92,6 +92,14 @@ import Testing
         == "terms=on&r=y&lang=fr&note=line1%0D%0Aline2&_charset_=UTF-8")
   }
 
+  @Test func charsetTabsInTheActionAndANamelessImageFollowTheSpec() throws {
+    let html =
+      "<form method=\"post\" action=\" /x\n/y\t \"><input type=\"hidden\" name=\"_charset_\" value=\"latin1\"><input type=\"image\" name=\"\"></form>"
+    let sent = try #require(try Self.submit(html, pressing: ""))
+    #expect(sent.url == "https://idp.test/x/y")
+    #expect(String(decoding: sent.body, as: UTF8.self) == "_charset_=UTF-8&x=0&y=0")
+  }
+
   @Test func aControlOutsideItsFormJoinsItByTheFormAttribute() throws {
     let html =
       "<form id=\"f\" method=\"post\" action=\"/x\"></form><input form=\"f\" name=\"late\" value=\"1\">"
@@ -177,6 +185,18 @@ import Testing
     #expect(machine.loginAccepted)
   }
 
+  /// The username goes into the first text field that has a name: an unnamed search box the
+  /// page puts first is not where a user types it, and would not be sent anyway.
+  @Test func theUsernameGoesIntoANamedField() {
+    let form = HTMLPage(
+      html:
+        "<form method=\"post\"><input type=\"text\" placeholder=\"Search\"><input name=\"login\"><input type=\"password\" name=\"pw\"></form>"
+    ).forms[0]
+    let filled = Machine.fill(
+      form, with: Credentials(username: "alice", password: "p", rememberMe: false))
+    #expect(filled.controls.map(\.value) == ["", "alice", "p"])
+  }
+
   /// A login the IdP answered with an error redirect is no LOGIN, though the form was filled.
   @Test func aLoginAnsweredWithAnErrorIsNotAccepted() {
     var machine = Self.machine()
@@ -200,11 +220,21 @@ import Testing
       Machine.approval(on: consent, at: "https://api.test/page", idp: "https://idp.test/a") == nil)
     #expect(
       Machine.approval(on: consent, at: "https://idp.test/p", idp: "https://idp.test/a") != nil)
-    let refusing = HTMLPage(
+    // Refusals that carry an accepting word: a negation is a refusal, in either language.
+    for label in ["Don't allow", "Do not allow", "Disallow", "Ne pas autoriser", "Cancel,", "No"] {
+      let refusing = HTMLPage(
+        html:
+          "<form method=\"post\" action=\"/x\"><input type=\"submit\" value=\"\(label)\"></form>")
+      #expect(
+        Machine.approval(on: refusing, at: "https://idp.test/p", idp: "https://idp.test/a") == nil,
+        "\(label)")
+    }
+    // Of a refusing and an accepting button, the accepting one is pressed.
+    let both = HTMLPage(
       html:
-        "<form method=\"post\" action=\"/x\"><input type=\"submit\" value=\"Cancel\"><button>No</button></form>"
+        "<form method=\"post\" action=\"/x\"><button name=\"deny\">Don't allow</button><button name=\"allow\">Allow</button></form>"
     )
-    #expect(
-      Machine.approval(on: refusing, at: "https://idp.test/p", idp: "https://idp.test/a") == nil)
+    let pressed = Machine.approval(on: both, at: "https://idp.test/p", idp: "https://idp.test/a")
+    #expect(pressed.map { $0.0.controls[$0.1].name } == "allow")
   }
 }

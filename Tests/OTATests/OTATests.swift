@@ -115,6 +115,40 @@ import Testing
       reason(sealed.encrypted, sealed.checksum, sealed.sessionKey, key: other) == .badSessionKey)
   }
 
+  /// The plugin reads a checksum of hex digits as hex and any other as base64, the format its
+  /// CLI wrote before 5.30 (CryptoCipherV2.decryptChecksum): a bundle whose manifest carries
+  /// the base64 form is taken; one whose checksum is neither is refused.
+  @Test func aBase64ChecksumIsReadAsThePluginReadsIt() throws {
+    let sealed = try seal(zip)
+    let base64 = Data(try #require(Hex.decode(sealed.checksum))).base64EncodedString()
+    let opened = try CapgoBundle.open(
+      encrypted: sealed.encrypted, checksum: base64, sessionKey: sealed.sessionKey,
+      publicKey: CapgoBundleTests.publicKey)
+    #expect(opened == zip)
+    #expect(throws: CapgoBundle.Refusal.self) {
+      try CapgoBundle.open(
+        encrypted: sealed.encrypted, checksum: "not a checksum!", sessionKey: sealed.sessionKey,
+        publicKey: CapgoBundleTests.publicKey)
+    }
+  }
+
+  /// A zip of the build folder itself (`dist/index.html`, `dist/assets/…`) is unpacked with that
+  /// folder as the bundle's root, as the plugin does; files in two folders, or beside the one
+  /// folder, leave no root to take.
+  @Test func aBundleUnderOneFolderIsFlattened() throws {
+    func entries(_ names: [String]) -> [UInt8] {
+      ZipArchive(entries: names.map { .init(name: $0, data: Array($0.utf8)) }).bytes
+    }
+    let flat = try CapgoBundle.validate(zip: entries(["dist/index.html", "dist/assets/app.js"]))
+    #expect(flat.entries.map(\.name) == ["index.html", "assets/app.js"])
+    #expect(flat.entry("index.html")?.data == Array("dist/index.html".utf8))
+    for names in [["a/index.html", "b/app.js"], ["dist/index.html", "README"], ["dist/app.js"]] {
+      #expect(throws: CapgoBundle.Refusal.self, "\(names)") {
+        try CapgoBundle.validate(zip: entries(names))
+      }
+    }
+  }
+
   @Test func aSubstitutedZipUnderTheSameSessionKeyIsCaught() throws {
     // The public key is in every app: an attacker can recover the AES key and re-encrypt.
     let sealed = try seal(zip)

@@ -176,4 +176,18 @@ import Testing
     let small = try Key.generateRSA(bits: 1024)
     #expect(CapgoPublicKey.problem(try small.pkcs1PublicPEM())?.contains("RSA-1024") == true)
   }
+
+  /// Baked into the app's config, the key must be the PEM text: Android's plugin checks that
+  /// it starts with -----BEGIN RSA PUBLIC KEY----- (CryptoCipherV2.decryptFile). Base64 of the
+  /// PEM — the CI secret's form, right for --public-key — is refused there.
+  @Test func theBakedKeyIsThePEMTextNotItsBase64() throws {
+    let pkcs1 = try CapgoBundleTests.key.pkcs1PublicPEM()
+    #expect(CapgoPublicKey.bakedProblem(pkcs1) == nil)
+    #expect(CapgoPublicKey.bakedProblem("\n" + pkcs1) == nil)
+    let wrapped = try #require(CapgoPublicKey.bakedProblem(Base64PEM.encode(pkcs1)))
+    #expect(wrapped.contains("base64 of a PEM"))
+    #expect(
+      CapgoPublicKey.bakedProblem(try CapgoBundleTests.key.spkiPublicPEM())?.contains(
+        "BEGIN PUBLIC KEY PEM") == true)
+  }
 }

@@ -10,12 +10,12 @@ import Testing
   @Test(
     arguments: [
       (400, "invalid_grant", ClientProbe.Reading.accepted),
-      (400, "invalid_request", .accepted),
+      (400, "invalid_request", .undecided("invalid_request")),
       (401, "invalid_client", .refused("invalid_client")),
       (400, "invalid_client", .refused("invalid_client")),
       (401, nil, .refused("HTTP 401")),
       (400, "unsupported_grant_type", .undecided("unsupported_grant_type")),
-      (400, "unauthorized_client", .undecided("unauthorized_client")),
+      (400, "unauthorized_client", .accepted),
       (400, "the secret s3cret is wrong", .undecided("an error that is not an OAuth code")),
       (403, nil, .undecided("HTTP 403 without an OAuth error")),
     ] as [(Int, String?, ClientProbe.Reading)])

@@ -15,7 +15,7 @@ extension BuildGuards {
       devAllows: false, shells: [.singleOrigin],
       check: { build in
         guard build.features.ota.enabled, let baked = build.capacitor.updaterPublicKey,
-          let problem = CapgoPublicKey.problem(baked.value)
+          let problem = CapgoPublicKey.bakedProblem(baked.value)
         else { return [] }
         return [
           GuardHit(

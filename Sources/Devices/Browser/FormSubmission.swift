@@ -22,13 +22,16 @@ public struct FormSubmission: Sendable, Equatable {
     _ form: HTMLPage.Form, submitter: Int?, document: String, base: String?
   ) {
     let pressed = submitter.map { form.controls[$0] }
-    let written = pressed?.formAction ?? form.action
+    // The URL parser strips leading and trailing spaces and controls, and tabs and newlines
+    // anywhere.
+    let written = (pressed?.formAction ?? form.action).map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines).filter { !"\t\n\r".contains($0) }
+    }
     let action: String
-    if let written, !written.trimmingCharacters(in: .whitespaces).isEmpty {
+    if let written, !written.isEmpty {
       // The document's base URL: `<base href>` resolved against the document's URL.
       let baseURL = base.map { FormSubmission.resolve($0, against: document) } ?? document
-      action = FormSubmission.resolve(
-        written.trimmingCharacters(in: .whitespaces), against: baseURL)
+      action = FormSubmission.resolve(written, against: baseURL)
     } else {
       action = document
     }
@@ -76,7 +79,7 @@ public struct FormSubmission: Sendable, Equatable {
         // never submits).
         guard index == submitter, control.isSubmitButton else { continue }
         if control.type == "image" && control.element == .input {
-          let prefix = control.name.map { $0 + "." } ?? ""
+          let prefix = control.name.flatMap { $0.isEmpty ? nil : $0 + "." } ?? ""
           out += [(prefix + "x", "0"), (prefix + "y", "0")]
           continue
         }
@@ -88,9 +91,7 @@ public struct FormSubmission: Sendable, Equatable {
         continue
       }
       var value = control.value
-      if control.element == .input && control.type == "hidden" && name.lowercased() == "_charset_"
-        && value.isEmpty
-      {
+      if control.element == .input && control.type == "hidden" && name.lowercased() == "_charset_" {
         value = "UTF-8"
       }
       out.append((normalised(name), normalised(value)))

@@ -67,6 +67,8 @@ struct NavigationStateMachine {
   /// The hop the login form was submitted at: what follows says whether the IdP took it.
   private(set) var submittedAtHop: Int?
   private var approvals = 0
+  /// The provider's pages the user accepted (consent, a logout prompt), in order.
+  private(set) var accepted: [String] = []
 
   /// Whether the IdP took the submitted login: after the submission, the flow went on to a
   /// URL carrying an authorization `code` and no `error` (the redirect to the client).
@@ -135,8 +137,10 @@ struct NavigationStateMachine {
       formActionPolicy = NavigationStateMachine.formAction(response.contentSecurityPolicy)
       formPage = Origin(url: url)
       let filled = NavigationStateMachine.fill(form, with: credentials)
-      // Enter in the password field presses the form's default button: its first enabled
-      // submit button.
+      // Enter in the password field presses the form's default button. HTML takes the first
+      // submit button and submits nothing when it is disabled; login pages disable theirs
+      // until a script sees the fields filled, which the user's typing would trigger, so the
+      // first enabled one is pressed.
       let button = filled.controls.indices.first {
         filled.controls[$0].isSubmitButton && !filled.controls[$0].disabled
       }
@@ -149,6 +153,7 @@ struct NavigationStateMachine {
       // A provider's consent page ("Client X would like to access…") or its "log out?"
       // prompt: the user, who started the flow, accepts.
       approvals += 1
+      accepted.append(url)
       notes.append(
         "the user accepts the identity provider's page at \(url) (\"\(form.controls[button].label.isEmpty ? form.controls[button].value : form.controls[button].label)\")"
       )
@@ -220,7 +225,7 @@ struct NavigationStateMachine {
         crossSite: initiator != nil && initiator != site))
   }
 
-  /// The form as the user leaves it: the first text field gets the username, every password
+  /// The form as the user leaves it: the first named text field gets the username, every password
   /// field the password, a "remember" checkbox is ticked when asked; the rest keeps the
   /// values the page gave.
   static func fill(_ form: HTMLPage.Form, with credentials: Credentials) -> HTMLPage.Form {
@@ -234,7 +239,8 @@ struct NavigationStateMachine {
       case "checkbox" where control.name?.lowercased().contains("remember") == true:
         out.controls[index].checked = credentials.rememberMe
       case "text", "email":
-        if !filledUser {
+        // An unnamed field is never sent: not where the username goes.
+        if !filledUser && control.name.map({ !$0.isEmpty }) == true {
           out.controls[index].value = credentials.username
           filledUser = true
         }
@@ -247,10 +253,26 @@ struct NavigationStateMachine {
   /// Words on a button that accepts (a consent page's "Authorize", a logout prompt's "Yes"),
   /// and words that refuse, in the languages of the providers modelled.
   static let acceptWords = [
-    "allow", "accept", "authori", "approve", "consent", "agree", "yes", "confirm", "continue",
-    "oui", "autoriser", "accepter", "valider", "continuer",
+    "allow", "accept", "authorize", "authorise", "approve", "consent", "agree", "yes", "confirm",
+    "continue", "oui", "autoriser", "accepter", "valider", "continuer",
   ]
-  static let refuseWords = ["decline", "deny", "cancel", "reject", "refuse", "annuler", "non"]
+  /// Words that make a button refuse, negations ("Don't allow", "Ne pas autoriser") included.
+  static let refuseWords = [
+    "decline", "deny", "cancel", "reject", "refuse", "annuler", "non", "no", "not", "don",
+    "dont", "never", "pas", "disallow", "disagree", "refuser", "ignorer",
+  ]
+
+  /// A button's words, lowercased, split on anything that is not a letter.
+  static func words(_ text: String) -> [String] {
+    text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
+  }
+
+  /// Whether a button reads as accepting: an accepting word and no refusing one.
+  static func accepts(_ control: HTMLPage.Control) -> Bool {
+    let words = words([control.name ?? "", control.value, control.label].joined(separator: " "))
+    return !words.contains(where: refuseWords.contains)
+      && words.contains(where: acceptWords.contains)
+  }
 
   /// A form on the identity provider's own pages whose enabled submit button accepts: the
   /// form and the button's index. Nil off the IdP, or when no button reads as accepting.
@@ -258,14 +280,8 @@ struct NavigationStateMachine {
     guard let idp, let provider = Origin(url: idp), Origin(url: url) == provider else { return nil }
     for form in page.forms where !form.isLogin {
       for (index, control) in form.controls.enumerated()
-      where control.isSubmitButton && !control.disabled {
-        let words = [control.name ?? "", control.value, control.label].joined(separator: " ")
-          .lowercased()
-        if acceptWords.contains(where: words.contains)
-          && !refuseWords.contains(where: { words.split(separator: " ").contains(Substring($0)) })
-        {
-          return (form, index)
-        }
+      where control.isSubmitButton && !control.disabled && accepts(control) {
+        return (form, index)
       }
     }
     return nil

@@ -45,6 +45,9 @@ public struct BrowserResult: Sendable {
   /// Whether a login form was submitted and the IdP then issued a code (not an error, not
   /// the form again).
   public var loginAccepted = false
+  /// The identity provider's pages the user accepted on the way (a consent page, a logout
+  /// prompt): not a login, but an interaction a silent sign-on did not have.
+  public var acceptedPages: [String] = []
   /// Whether the flow went through the IdP's authorization endpoint.
   public var authorizeReached: Bool
   /// Whether the custom-scheme navigation left from a page (the hand-off page) rather than
@@ -181,6 +184,7 @@ final class BrowserNavigator {
       authorizeReached: machine.authorizeReached)
     result.deliveredFromPage = machine.deliveredFromPage
     result.loginAccepted = machine.loginAccepted
+    result.acceptedPages = machine.accepted
     result.kind = kind
     result.lastPageBody = machine.lastPageBody
     environment.decision(source, result.summary)

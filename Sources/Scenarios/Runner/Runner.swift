@@ -416,8 +416,10 @@ public final class Runner: Sendable {
     // controls make fail: where the proof is) ran against that system: a login through the
     // real IdP before a push check does not make the push proof real.
     if let real = material.real, !scenario.isStatic {
-      let controlled = Set(
-        scenario.controls.filter { $0.applies(to: platform, channel: channel) }.map(\.failsAt))
+      // The controls of this platform and channel say where the proof is; when none applies
+      // here, those of the others (the same steps prove the same thing).
+      let applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
+      let controlled = Set((applicable.isEmpty ? scenario.controls : applicable).map(\.failsAt))
       let deciding = check.steps.filter { controlled.isEmpty || controlled.contains($0.index) }
       if deciding.contains(where: { step in
         step.evidence.contains {
@@ -645,17 +647,21 @@ public final class Runner: Sendable {
       )
       progress.finish(record)
     }
-    // A real system that stopped answering, or answered with its own failure (5xx), is the
-    // environment's problem, not the app's: the execution ends in error naming it, instead
-    // of failing the app (or a control) for the outage.
-    if let real = material.real,
-      let (down, system) = world.evidence.since(0).lazy.compactMap({
+    // A real system that stopped answering, or answered with its own failure (5xx), during
+    // the step that failed is the environment's problem, not the app's: the execution ends in
+    // error naming it, instead of failing the app (or a control) for the outage. Only a step
+    // that failed is judged so (an app that rides out a 503 passes), and a real backend's 5xx
+    // stays the app's failure: the backend is the product's own server.
+    if let real = material.real, failedStep != nil || errorMessage != nil,
+      let failing = records.last(where: { $0.status == .failed || $0.status == .error }),
+      let (down, system) = failing.evidence.lazy.compactMap({
         evidence -> (Evidence, String)? in
         guard evidence.kind == .http || evidence.kind == .navigation,
-          evidence.summary.contains(" ✗ ") || Runner.serverError(evidence.summary) != nil,
           let url = Runner.requestURL(evidence.summary), let system = real.system(at: url)
         else { return nil }
-        return (evidence, system)
+        let silent = evidence.summary.contains(" ✗ ")
+        let failed = Runner.serverError(evidence.summary) != nil && !real.isBackend(url)
+        return silent || failed ? (evidence, system) : nil
       }).first
     {
       let what =

@@ -94,22 +94,23 @@ public final class World {
       let baked = configuration.build.capacitor.updaterPublicKey,
       CapgoBundle.deviceKeyProblem(baked.value) == nil
     {
-      let publicKey = Sourced(
-        Base64PEM.encode(try signing.key.pkcs1PublicPEM()), at: nil)
-      configuration.build.capacitor.updaterPublicKey = publicKey
+      // The PEM text, as a config the plugin can read carries it.
+      let pem = try signing.key.pkcs1PublicPEM()
+      configuration.build.capacitor.updaterPublicKey = Sourced(pem, at: nil)
+      // ota.ts decodes its key from base64, the form Vite inlines.
       if configuration.build.frontend.otaPublicKey != nil {
-        configuration.build.frontend.otaPublicKey = publicKey
+        configuration.build.frontend.otaPublicKey = Sourced(Base64PEM.encode(pem), at: nil)
       }
       harnessNote =
         "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
     }
     if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor.updaterPublicKey {
-      let spki = Base64PEM.encode(try signing.key.spkiPublicPEM())
+      let spki = try signing.key.spkiPublicPEM()
       configuration.build.capacitor.updaterPublicKey = Sourced(spki, at: baked.location)
     }
     if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
     {
-      let foreign = Base64PEM.encode(try material.foreignOTAKey.pkcs1PublicPEM())
+      let foreign = try material.foreignOTAKey.pkcs1PublicPEM()
       configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
     }
     self.configuration = configuration

@@ -250,7 +250,8 @@ struct OTACommand {
     var code = ExitCode.qualified
     // The signature may hold for qualify and still be refused on a device: a key form or size
     // the plugin cannot use refuses every bundle.
-    let keyProblem = CapgoBundle.deviceKeyProblem(keyText)
+    // --public-key is the CI secret's form (base64 of the PEM): its key, not its wrapping.
+    let keyProblem = CapgoPublicKey.problem(keyText)
     if let problem = keyProblem {
       out.line(out.style("refused:", .red, .bold) + " a device would refuse it: \(problem)")
       code = .notQualified

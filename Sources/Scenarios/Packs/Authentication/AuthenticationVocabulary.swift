@@ -398,6 +398,14 @@ extension AuthenticationVocabulary {
         missing.append(
           ("login-form", "the IdP showed its login form (\(context.world.formCause(outcome)))"))
       }
+      // A consent page accepted on the way is no second login, so single sign-on holds; the
+      // evidence says the user was asked.
+      if let page = browser.result.acceptedPages.first {
+        context.world.note(
+          "idp",
+          "the user accepted the identity provider's page at \(page) (consent for this client): no credentials were asked for"
+        )
+      }
       var types: [String] = []
       if let issuer = context.world.realIdentityProvider {
         // A real IdP without an event feed: the proof is what the browser saw — /authorize
