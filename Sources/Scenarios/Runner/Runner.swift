@@ -320,12 +320,6 @@ public final class Runner: Sendable {
       check, controls, started)
   }
 
-  /// The powers of `needs` over parts of the stack that are real systems, sorted.
-  static func forbidden(_ needs: Set<MockPower>, by real: RealSystems?) -> [MockPower] {
-    guard let real else { return [] }
-    return needs.filter { real.parts.contains($0.part) }.sorted()
-  }
-
   /// Why the scenario does not run on this build, nil when it does: a feature it needs that
   /// the build does not enable (a failure when the profile says the app uses it), or a
   /// simulation over a release env the channel did not supply.
@@ -412,40 +406,12 @@ public final class Runner: Sendable {
       check: check, controls: controls, duration: Date().timeIntervalSince(started))
     out.supports = scenario.supports
     out.proof = scenario.isStatic ? .static : .simulated
-    // A check proved against a real system (`--stack`) what its deciding steps (those its
-    // controls make fail: where the proof is) ran against that system: a login through the
-    // real IdP before a push check does not make the push proof real.
-    if let real = material.real, !scenario.isStatic {
-      // The controls of this platform and channel say where the proof is; when none applies
-      // here, those of the others (the same steps prove the same thing).
-      let applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
-      let controlled = Set((applicable.isEmpty ? scenario.controls : applicable).map(\.failsAt))
-      let deciding = check.steps.filter { controlled.isEmpty || controlled.contains($0.index) }
-      if deciding.contains(where: { step in
-        step.evidence.contains {
-          ($0.kind == .http || $0.kind == .navigation)
-            && Runner.requestURL($0.summary).map(real.isReal) == true
-        }
-      }) {
-        out.proof = .real
-      }
+    if let real = material.real, !scenario.isStatic,
+      Runner.provesAgainst(real, scenario, platform, channel, check)
+    {
+      out.proof = .real
     }
     return out
-  }
-
-  /// The 5xx status an exchange's or a navigation's summary records (`POST https://… → 503
-  /// (4ms)`), nil for any other answer.
-  static func serverError(_ summary: String) -> Int? {
-    guard let arrow = summary.range(of: " → ") else { return nil }
-    let status = summary[arrow.upperBound...].prefix { $0.isNumber }
-    return Int(status).flatMap { (500...599).contains($0) ? $0 : nil }
-  }
-
-  /// The URL an exchange's or a navigation's summary was for (`GET https://idp.example/… →
-  /// 200`): its second word, never a `Location` it was redirected to.
-  static func requestURL(_ summary: String) -> String? {
-    let words = summary.split(separator: " ", maxSplits: 2)
-    return words.count >= 2 ? String(words[1]) : nil
   }
 
   private func notRun(_ scenario: Scenario, _ platform: Platform, _ channel: Channel, _ why: String)
@@ -647,31 +613,12 @@ public final class Runner: Sendable {
       )
       progress.finish(record)
     }
-    // A real system that stopped answering, or answered with its own failure (5xx), during
-    // the step that failed is the environment's problem, not the app's: the execution ends in
-    // error naming it, instead of failing the app (or a control) for the outage. Only a step
-    // that failed is judged so (an app that rides out a 503 passes), and a real backend's 5xx
-    // stays the app's failure: the backend is the product's own server.
     if let real = material.real, failedStep != nil || errorMessage != nil,
-      let failing = records.last(where: { $0.status == .failed || $0.status == .error }),
-      let (down, system) = failing.evidence.lazy.compactMap({
-        evidence -> (Evidence, String)? in
-        guard evidence.kind == .http || evidence.kind == .navigation,
-          let url = Runner.requestURL(evidence.summary), let system = real.system(at: url)
-        else { return nil }
-        let silent = evidence.summary.contains(" ✗ ")
-        let failed = Runner.serverError(evidence.summary) != nil && !real.isBackend(url)
-        return silent || failed ? (evidence, system) : nil
-      }).first
+      let outage = Runner.outage(of: real, in: records)
     {
-      let what =
-        Runner.serverError(down.summary).map { "answered HTTP \($0)" } ?? "did not answer"
       return ExecutionRecord(
-        steps: records, failedStep: nil,
-        message: redactor.redact(
-          "\(system) \(what) (\(down.summary)): the environment failed, and the run cannot judge the app against it"
-        ),
-        isError: true, duration: Date().timeIntervalSince(started))
+        steps: records, failedStep: nil, message: redactor.redact(outage), isError: true,
+        duration: Date().timeIntervalSince(started))
     }
     return ExecutionRecord(
       steps: records, failedStep: failedStep,
