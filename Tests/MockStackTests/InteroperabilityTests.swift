@@ -157,7 +157,8 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String: Any]])
     for name in [
       "apns_delivered", "apns_other_environment", "apns_sandbox_delivered", "apns_expired",
-      "apns_topic", "qualify_jwt", "google_oauth", "fcm_delivered", "fcm_invalid_token",
+      "apns_topic", "apns_id_echoed", "apns_bad_id", "apns_token_updates", "qualify_jwt",
+      "google_oauth", "fcm_delivered", "fcm_invalid_token",
     ] {
       #expect(checks[name]?["ok"] as? Bool == true, "\(name): \(checks[name] ?? [:])")
     }

@@ -28,15 +28,18 @@ import Testing
     _ token: String = "prod", on environment: APNsEnvironment = .production,
     signed: Bool = true, team: String = "TEAM", age: TimeInterval = 60,
     topic: String? = app, pushType: String? = "alert", bytes: Int = 100, object: Bool = true,
-    provider: Bool = true
+    provider: Bool = true, id: String? = nil, priority: String? = nil, expiration: String? = nil,
+    collapse: String? = nil
   ) -> APNsStateMachine.Push {
     APNsStateMachine.Push(
       environment: environment, token: token,
       provider: provider
         ? .init(
-          signatureVerifies: signed, team: team, issuedAt: now.timeIntervalSince1970 - age)
+          signatureVerifies: signed, team: team, issuedAt: now.timeIntervalSince1970 - age,
+          keyID: "KEY")
         : nil,
-      topic: topic, pushType: pushType, payloadBytes: bytes, payloadIsObject: object)
+      topic: topic, pushType: pushType, payloadBytes: bytes, payloadIsObject: object,
+      apnsID: id, priority: priority, expiration: expiration, collapseID: collapse)
   }
 
   static func reason(_ answer: APNsStateMachine.Answer) -> String {
@@ -89,7 +92,46 @@ import Testing
       push(topic: other), "400 DeviceTokenNotForTopic",
       "Handling responses: the token is for another topic"
     ),
+    (push(""), "400 MissingDeviceToken", "Handling responses: no device token in the :path"),
+    (
+      push(id: "123e4567-e89b-12d3-a456-4266554400a0"), "accepted",
+      "Sending requests: apns-id is a canonical UUID"
+    ),
+    (push(id: "not-a-uuid"), "400 BadMessageId", "Handling responses: the apns-id value is bad"),
+    (push(priority: "5"), "accepted", "Sending requests: apns-priority 10, 5 or 1"),
+    (push(priority: "7"), "400 BadPriority", "Handling responses: the apns-priority value is bad"),
+    (push(expiration: "0"), "accepted", "Sending requests: apns-expiration 0 is now or never"),
+    (
+      push(expiration: "tomorrow"), "400 BadExpirationDate",
+      "Handling responses: the apns-expiration value is bad"
+    ),
+    (
+      push(collapse: String(repeating: "c", count: 64)), "accepted",
+      "Sending requests: apns-collapse-id up to 64 bytes"
+    ),
+    (
+      push(collapse: String(repeating: "c", count: 65)), "400 BadCollapseId",
+      "Handling responses: the collapse identifier exceeds the maximum allowed size"
+    ),
   ]
+
+  /// "Refresh your token no more than once every 20 minutes and no less than once every 60
+  /// minutes" (Establishing a token-based connection to APNs): a sender that signs a new
+  /// provider token sooner gets 429 TooManyProviderTokenUpdates; the same token again, or a new
+  /// one after 20 minutes, is taken.
+  @Test func aProviderTokenRenewedWithinTwentyMinutesIsTooManyUpdates() {
+    var machine = Self.machine()
+    #expect(Self.reason(machine.receive(Self.push(age: 0), now: Self.now)) == "accepted")
+    #expect(Self.reason(machine.receive(Self.push(age: 0), now: Self.now + 60)) == "accepted")
+    let renewed = Self.push(age: -300)
+    #expect(
+      Self.reason(machine.receive(renewed, now: Self.now + 300))
+        == "429 TooManyProviderTokenUpdates")
+    // Refused, the renewed token did not replace the first: that one still works.
+    #expect(Self.reason(machine.receive(Self.push(age: 0), now: Self.now + 600)) == "accepted")
+    #expect(
+      Self.reason(machine.receive(Self.push(age: -1201), now: Self.now + 1201)) == "accepted")
+  }
 
   @Test(arguments: rows)
   func eachRuleAnswersAsAppleDocuments(push: APNsStateMachine.Push, answer: String, source: String)

@@ -28,8 +28,13 @@ final class APNsGateway: HTTPHandler, Sendable {
 
   func handle(_ request: HTTPRequest) -> HTTPResponse {
     let path = request.path
-    if path.hasPrefix("/3/device/") && request.method == "POST" {
-      return send(request, token: String(path.dropFirst("/3/device/".count)))
+    if path.hasPrefix("/3/device/") || path == "/3/device" {
+      // "The request used an invalid :method value. Only POST requests are supported."
+      guard request.method == "POST" else {
+        return HTTPResponse.json(["reason": "MethodNotAllowed"], status: 405)
+          .with("apns-id", apnsID())
+      }
+      return send(request, token: String(path.dropFirst(min(path.count, "/3/device/".count))))
     }
     switch (request.method, path) {
     case ("POST", "/_device/register"): return register(request)
@@ -40,6 +45,9 @@ final class APNsGateway: HTTPHandler, Sendable {
       }
       network.unregister(token, at: context.clock.now)
       return .json(["unregistered": token])
+    case (_, let other) where !other.hasPrefix("/_device/"):
+      // "The request contained an invalid :path value."
+      return HTTPResponse.json(["reason": "BadPath"], status: 404).with("apns-id", apnsID())
     default: return .notFound
     }
   }
@@ -57,7 +65,7 @@ final class APNsGateway: HTTPHandler, Sendable {
       header["kid"] != nil && JWT.verify(jwt, keys: network.account.keys, algorithm: .es256) != nil
     return APNsStateMachine.ProviderToken(
       signatureVerifies: verifies, team: claims["iss"] as? String,
-      issuedAt: (claims["iat"] as? NSNumber)?.doubleValue ?? 0)
+      issuedAt: (claims["iat"] as? NSNumber)?.doubleValue ?? 0, keyID: header["kid"] as? String)
   }
 
   private func send(_ request: HTTPRequest, token: String) -> HTTPResponse {
@@ -66,7 +74,9 @@ final class APNsGateway: HTTPHandler, Sendable {
       topic: request.headers["apns-topic"], pushType: request.headers["apns-push-type"],
       payloadBytes: request.body.count,
       payloadIsObject: (try? JSONSerialization.jsonObject(with: Data(request.body)))
-        is [String: Any])
+        is [String: Any], apnsID: request.headers["apns-id"],
+      priority: request.headers["apns-priority"], expiration: request.headers["apns-expiration"],
+      collapseID: request.headers["apns-collapse-id"])
     let answer = network.send(
       push, payload: String(decoding: request.body, as: UTF8.self), now: context.clock.now)
     let tokenNote = push.provider == nil ? "" : " (token \(token.prefix(8))…)"
@@ -77,14 +87,15 @@ final class APNsGateway: HTTPHandler, Sendable {
         source,
         "accepted \(push.pushType ?? "alert") push for \(push.topic ?? "")\(tokenNote), a \(known?.environment.rawValue ?? environment.rawValue) token"
       )
-      return HTTPResponse(status: 200).with("apns-id", apnsID())
+      // The notification's apns-id is echoed; APNs makes one up when the request had none.
+      return HTTPResponse(status: 200).with("apns-id", push.apnsID ?? apnsID())
     case .rejected(let status, let reason, let why):
       var body: [String: Any] = ["reason": reason]
       if status == 410, let time = network.token(token)?.unregistered {
         body["timestamp"] = Int(time.timeIntervalSince1970 * 1000)
       }
       context.event(source, "rejected: \(status) \(reason)\(tokenNote): \(why)")
-      return HTTPResponse.json(body, status: status).with("apns-id", apnsID())
+      return HTTPResponse.json(body, status: status).with("apns-id", push.apnsID ?? apnsID())
     }
   }
 

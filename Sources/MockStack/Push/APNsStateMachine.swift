@@ -28,6 +28,8 @@ struct APNsStateMachine: Sendable {
     var signatureVerifies: Bool
     var team: String?
     var issuedAt: TimeInterval
+    /// The signing key its header names (`kid`).
+    var keyID: String? = nil
   }
 
   /// A push as the gateway of `environment` receives it.
@@ -39,6 +41,11 @@ struct APNsStateMachine: Sendable {
     var pushType: String?
     var payloadBytes: Int
     var payloadIsObject: Bool
+    /// The optional headers Apple validates ("Sending notification requests to APNs").
+    var apnsID: String? = nil
+    var priority: String? = nil
+    var expiration: String? = nil
+    var collapseID: String? = nil
   }
 
   enum Answer: Sendable, Equatable {
@@ -48,6 +55,14 @@ struct APNsStateMachine: Sendable {
   }
 
   static let maximumPayload = 4096
+  /// "The maximum size allowed for this header is 64 bytes" (apns-collapse-id).
+  static let maximumCollapseID = 64
+  /// "Refresh your token no more than once every 20 minutes and no less than once every 60
+  /// minutes" ("Establishing a token-based connection to APNs"): a new token sooner is 429
+  /// TooManyProviderTokenUpdates.
+  static let minimumTokenInterval: TimeInterval = 20 * 60
+  /// "10, 5, 1": immediately, power-considerate, and prioritise the device's power.
+  static let priorities: Set<String> = ["10", "5", "1"]
   static let pushTypes: Set<String> = [
     "alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
     "liveactivity", "pushtotalk",
@@ -58,6 +73,9 @@ struct APNsStateMachine: Sendable {
   let pushBundleIds: Set<String>
   let behaviours: Behaviours
   private(set) var tokens: [String: Token] = [:]
+  /// The provider token last taken for each team and key: its `iat` and when it was first
+  /// presented.
+  private(set) var providerTokens: [String: (issuedAt: TimeInterval, since: Date)] = [:]
 
   init(teamId: String, pushBundleIds: Set<String>, behaviours: Behaviours) {
     self.teamId = teamId
@@ -79,6 +97,29 @@ struct APNsStateMachine: Sendable {
     tokens[token]?.unregistered = time
   }
 
+  /// Whether `push` is accepted at `now`; a new provider token is remembered (Apple counts
+  /// how often a team's token changes).
+  mutating func receive(_ push: Push, now: Date) -> Answer {
+    let answer = decide(push, now: now)
+    if case .rejected(429, "TooManyProviderTokenUpdates", _) = answer { return answer }
+    // Only a token Apple took counts as the team's current one: not a forged or expired one.
+    if let provider = push.provider, provider.signatureVerifies, provider.team == teamId,
+      now.timeIntervalSince1970 - provider.issuedAt <= 3600
+    {
+      let key = teamId + "/" + (provider.keyID ?? "")
+      if providerTokens[key]?.issuedAt != provider.issuedAt {
+        providerTokens[key] = (provider.issuedAt, now)
+      }
+    }
+    return answer
+  }
+
+  private func tokenUpdateWhy(_ push: Push, now: Date) -> String {
+    let key = (push.provider?.team ?? "") + "/" + (push.provider?.keyID ?? "")
+    let since = providerTokens[key].map { Int(now.timeIntervalSince($0.since)) } ?? 0
+    return "a new provider token \(since) s after the last one (20 minutes at least)"
+  }
+
   /// Whether `push` is accepted at `now`.
   func decide(_ push: Push, now: Date) -> Answer {
     func reject(_ status: Int, _ reason: String, _ why: String) -> Answer {
@@ -97,6 +138,32 @@ struct APNsStateMachine: Sendable {
     // "APNs rejects a token … more than one hour" old.
     guard now.timeIntervalSince1970 - provider.issuedAt <= 3600 else {
       return reject(403, "ExpiredProviderToken", "iat is more than an hour old")
+    }
+    let key = (provider.team ?? "") + "/" + (provider.keyID ?? "")
+    if let last = providerTokens[key], last.issuedAt != provider.issuedAt,
+      now.timeIntervalSince(last.since) < APNsStateMachine.minimumTokenInterval
+    {
+      return reject(429, "TooManyProviderTokenUpdates", tokenUpdateWhy(push, now: now))
+    }
+    guard !push.token.isEmpty else {
+      return reject(400, "MissingDeviceToken", "no device token in the :path")
+    }
+    // "A canonical UUID that's the unique ID for the notification" (8-4-4-4-12 hex digits).
+    if let id = push.apnsID, !APNsStateMachine.isCanonicalUUID(id) {
+      return reject(400, "BadMessageId", "apns-id \(id) is not a canonical UUID")
+    }
+    if let priority = push.priority, !APNsStateMachine.priorities.contains(priority) {
+      return reject(400, "BadPriority", "apns-priority \(priority) (10, 5 or 1)")
+    }
+    // "A UNIX epoch date expressed in seconds (UTC)", 0 meaning "deliver now or never".
+    if let expiration = push.expiration,
+      expiration.isEmpty || !expiration.allSatisfy({ $0.isASCII && $0.isNumber })
+    {
+      return reject(400, "BadExpirationDate", "apns-expiration \(expiration)")
+    }
+    if let collapse = push.collapseID, collapse.utf8.count > APNsStateMachine.maximumCollapseID {
+      return reject(
+        400, "BadCollapseId", "apns-collapse-id of \(collapse.utf8.count) bytes (64 at most)")
     }
     guard let topic = push.topic, !topic.isEmpty else {
       return reject(400, "MissingTopic", "no apns-topic")
@@ -130,5 +197,11 @@ struct APNsStateMachine: Sendable {
         "apns-topic \(topic), the token was issued to \(known.bundleId)")
     }
     return .accepted
+  }
+
+  static func isCanonicalUUID(_ text: String) -> Bool {
+    let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+    return groups.map(\.count) == [8, 4, 4, 4, 12]
+      && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
   }
 }

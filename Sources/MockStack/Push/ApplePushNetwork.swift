@@ -65,7 +65,7 @@ final class ApplePushNetwork: Sendable {
   /// Decides `push`; an accepted one lands in the device's inbox.
   func send(_ push: APNsStateMachine.Push, payload: String, now: Date) -> APNsStateMachine.Answer {
     state.withLock { state in
-      let answer = state.machine.decide(push, now: now)
+      let answer = state.machine.receive(push, now: now)
       if answer == .accepted { state.inbox[push.token, default: []].append(payload) }
       return answer
     }

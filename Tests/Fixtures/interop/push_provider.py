@@ -87,14 +87,20 @@ apns = config["apns"]
 apns_key = serialization.load_pem_private_key(apns["key_pem"].encode(), password=None)
 
 
-def push(gateway, token, iat=None, topic=None):
-    jwt = es256_jwt({"iss": apns["team_id"], "iat": int(iat or time.time())}, apns_key,
+# One provider token, reused: Apple asks providers to refresh it no more than once every 20
+# minutes (and answers 429 TooManyProviderTokenUpdates otherwise).
+provider_iat = int(time.time())
+
+
+def push(gateway, token, iat=None, topic=None, apns_id=None):
+    jwt = es256_jwt({"iss": apns["team_id"], "iat": int(iat or provider_iat)}, apns_key,
                     apns["key_id"])
     body = json.dumps({"aps": {"alert": {"loc-key": "NEW_MESSAGE"}}}).encode()
-    status, headers, rest = request(
-        "POST", f"https://{gateway}/3/device/{token}",
-        {"authorization": f"bearer {jwt}", "apns-topic": topic or apns["topic"],
-         "apns-push-type": "alert", "content-type": "application/json"}, body)
+    headers_out = {"authorization": f"bearer {jwt}", "apns-topic": topic or apns["topic"],
+                   "apns-push-type": "alert", "content-type": "application/json"}
+    if apns_id:
+        headers_out["apns-id"] = apns_id
+    status, headers, rest = request("POST", f"https://{gateway}/3/device/{token}", headers_out, body)
     reason = json.loads(rest).get("reason") if rest.strip() else None
     return status, reason, headers.get("apns-id")
 
@@ -112,6 +118,16 @@ checks["apns_expired"] = {"ok": (status, reason) == (403, "ExpiredProviderToken"
 status, reason, _ = push("api.push.apple.com", apns["production_token"], topic="org.example.x")
 checks["apns_topic"] = {"ok": status == 400 and reason in ("TopicDisallowed", "DeviceTokenNotForTopic"),
                         "status": status, "reason": reason}
+# The notification's own apns-id comes back as sent; a malformed one is refused.
+mine = "123e4567-e89b-12d3-a456-4266554400a0"
+status, reason, echoed = push("api.push.apple.com", apns["production_token"], apns_id=mine)
+checks["apns_id_echoed"] = {"ok": status == 200 and echoed == mine, "status": status, "apns_id": echoed}
+status, reason, _ = push("api.push.apple.com", apns["production_token"], apns_id="42")
+checks["apns_bad_id"] = {"ok": (status, reason) == (400, "BadMessageId"), "status": status, "reason": reason}
+# A second provider token minutes after the first.
+status, reason, _ = push("api.push.apple.com", apns["production_token"], iat=provider_iat + 120)
+checks["apns_token_updates"] = {"ok": (status, reason) == (429, "TooManyProviderTokenUpdates"),
+                                "status": status, "reason": reason}
 
 # qualify's own provider token: ES256 as JWS writes it, verifiable by anyone with the key.
 public = serialization.load_pem_public_key(apns["public_pem"].encode())
