@@ -190,7 +190,7 @@ import Testing
   ) -> FCMStateMachine.Assertion {
     .init(
       email: email, signatureVerifies: signed, scopes: [scope], audience: audience,
-      expires: now.timeIntervalSince1970 + expiresIn)
+      expires: now.timeIntervalSince1970 + expiresIn, issuedAt: now.timeIntervalSince1970)
   }
 
   static func answer(_ answer: FCMStateMachine.Answer) -> String {
@@ -226,6 +226,18 @@ import Testing
       .init(project: "prod", bearer: "ya29.prod", token: "s"), "403 SENDER_ID_MISMATCH",
       "FCM error codes / rule 14: a token of another project"
     ),
+    (
+      .init(project: "prod", bearer: "ya29.prod", token: "p", nonStringData: ["unread_count"]),
+      "400 INVALID_ARGUMENT", "HTTP v1 Message: data is a map<string, string>"
+    ),
+    (
+      .init(project: "prod", bearer: "ya29.prod", token: "p", androidPriority: "urgent"),
+      "400 INVALID_ARGUMENT", "AndroidConfig.priority: NORMAL or HIGH"
+    ),
+    (
+      .init(project: "prod", bearer: "ya29.prod", token: "p", androidPriority: "high"),
+      "accepted", "AndroidConfig.priority: the lowercase JSON form"
+    ),
   ]
 
   @Test(arguments: sends)
@@ -251,6 +263,10 @@ import Testing
     ),
     (assertion(scope: "email"), "invalid_scope", "the firebase.messaging scope"),
     (assertion(expiresIn: -1), "invalid_grant", "RFC 7523 §3: exp in the future"),
+    (
+      assertion(expiresIn: 3601), "invalid_grant",
+      "Google's server-to-server OAuth: exp at most 1 hour after iat"
+    ),
   ]
 
   @Test(arguments: grants)

@@ -66,7 +66,14 @@ final class FCMGateway: HTTPHandler, Sendable {
       (try? JSONSerialization.data(withJSONObject: message ?? [:], options: [.sortedKeys]))
       .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     switch network.send(
-      FCMStateMachine.Send(project: project, bearer: bearer, token: token), message: body,
+      FCMStateMachine.Send(
+        project: project, bearer: bearer, token: token,
+        nonStringData: ((message?["data"] as? [String: Any]) ?? [:]).filter {
+          !($0.value is String)
+        }
+        .keys.sorted(),
+        androidPriority: (message?["android"] as? [String: Any])?["priority"] as? String),
+      message: body,
       now: context.clock.now)
     {
     case .rejected(let code, let status, let errorCode, let message):

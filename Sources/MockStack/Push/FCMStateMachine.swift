@@ -27,6 +27,8 @@ struct FCMStateMachine: Sendable {
     var scopes: [String]
     var audience: String?
     var expires: TimeInterval
+    /// Its `iat`; nil when it has none.
+    var issuedAt: TimeInterval? = nil
   }
 
   enum Grant: Sendable, Equatable {
@@ -40,6 +42,10 @@ struct FCMStateMachine: Sendable {
     var project: String
     var bearer: String?
     var token: String?
+    /// What message validation reads: the `data` entries whose value is not a string, and
+    /// `android.priority` as sent.
+    var nonStringData: [String] = []
+    var androidPriority: String? = nil
   }
 
   enum Answer: Sendable, Equatable {
@@ -95,6 +101,15 @@ struct FCMStateMachine: Sendable {
       return .refused(
         error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token")
     }
+    // "exp: The expiration time of the assertion … This value has a maximum of 1 hour after
+    // the issued time" (Google's OAuth 2.0 for server to server applications).
+    guard let issued = assertion.issuedAt, assertion.expires - issued <= 3600 else {
+      return .refused(
+        error: "invalid_grant",
+        description:
+          "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+      )
+    }
     grants[accessToken] = (account.project, now.addingTimeInterval(3600))
     return .granted(project: account.project)
   }
@@ -110,6 +125,18 @@ struct FCMStateMachine: Sendable {
       return .rejected(
         code: 403, status: "PERMISSION_DENIED", errorCode: nil,
         message: "Permission 'cloudmessaging.messages.create' denied on resource")
+    }
+    // Message validation ("FCM error codes": INVALID_ARGUMENT): `data` is a map of strings,
+    // and `android.priority` is NORMAL or HIGH.
+    if let key = send.nonStringData.first {
+      return .rejected(
+        code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+        message: "Invalid value at 'message.data' (\(key)): a data value must be a string")
+    }
+    if let priority = send.androidPriority, !["normal", "high"].contains(priority.lowercased()) {
+      return .rejected(
+        code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+        message: "Invalid value at 'message.android.priority' (\(priority))")
     }
     guard let value = send.token, !value.isEmpty else {
       return .rejected(

@@ -38,7 +38,8 @@ final class GoogleOAuth: HTTPHandler, Sendable {
       email: email, signatureVerifies: verifies,
       scopes: (claims["scope"] as? String ?? "").split(separator: " ").map(String.init),
       audience: claims["aud"] as? String,
-      expires: (claims["exp"] as? NSNumber)?.doubleValue ?? 0)
+      expires: (claims["exp"] as? NSNumber)?.doubleValue ?? 0,
+      issuedAt: (claims["iat"] as? NSNumber)?.doubleValue)
     let token = "ya29." + context.secret(byteCount: 32)
     switch network.grant(read, accessToken: token, now: context.clock.now) {
     case .refused(let error, let description):
