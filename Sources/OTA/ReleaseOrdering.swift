@@ -18,9 +18,11 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
 
   /// Whether a device running `running`, built with `builtin`, whose highest staged sequence
   /// is `applied`, takes `manifest`.
-  public func decide(manifest: Manifest, running: String, builtin: String, applied: Double?) -> (
-    applies: Bool, rule: String
-  ) {
+  /// `nativeFloor` false leaves the native floor out (the updater's negative control).
+  public func decide(
+    manifest: Manifest, running: String, builtin: String, applied: Double?,
+    nativeFloor: Bool = true
+  ) -> (applies: Bool, rule: String) {
     let version = BundleVersion(manifest.version)
     if manifest.version == running {
       return (false, "the manifest's version \(running) is the running one")
@@ -28,7 +30,7 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
     guard self == .sequence, let sequence = manifest.sequence else {
       return version.isUpdate(over: BundleVersion(running))
     }
-    if version.compareCount(with: BundleVersion(builtin)) == -1 {
+    if nativeFloor, version.compareCount(with: BundleVersion(builtin)) == -1 {
       return (
         false,
         "\(manifest.version) is older than the native build's \(builtin) (the native floor: no bundle below the binary)"

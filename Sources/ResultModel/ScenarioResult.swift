@@ -58,6 +58,8 @@ public struct ExecutionRecord: Sendable, Codable {
   public var duration: TimeInterval
   /// A step found that what it checks does not apply to this build (`message` says why).
   public var notApplicable: Bool = false
+  /// Why it does not apply, when the step that found it said.
+  public var notApplicableCause: NotApplicableCause?
   /// Why the failed step failed, as a reason name (`status`) and its detail (`200`): what a
   /// control's `because` is compared with.
   public var failureReason: String?

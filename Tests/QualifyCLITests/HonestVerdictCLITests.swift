@@ -100,6 +100,26 @@ import Testing
     #expect(sample.stdout.contains("N/A ota/rollback-followed [ios]"), "\(sample.stdout)")
   }
 
+  /// A store build of the hybrid era (builtin 1200-5e1f0c2) on a sequence-ordered channel:
+  /// ota.ts's native floor refuses a count-prefixed bundle older than the binary whatever its
+  /// sequence, and its control bites; on a bare-stamped builtin the scenario has nothing to
+  /// test and says so, as the app's own build (declared), not as a missing env.
+  @Test func theNativeFloorHoldsForAHybridEraBuiltin() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let hybrid = try qualify([
+      "--app", Fixtures.file("apps/ota-sequence-hybrid-builtin"), "--filter", "ota/native-floor",
+    ])
+    #expect(hybrid.stdout.contains("PASS ota/native-floor [ios]"), "\(hybrid.stdout.suffix(800))")
+    #expect(hybrid.stdout.contains("PASS ota/native-floor [android]"))
+    #expect(hybrid.stdout.contains("2/2 controls bit"))
+    let bare = try qualify([
+      "--app", Fixtures.file("apps/ota-sequence"), "--filter", "ota/native-floor",
+    ])
+    #expect(bare.stdout.contains("N/A ota/native-floor [ios]"))
+    #expect(bare.stdout.contains("no release is ordered below it"))
+    #expect(!bare.stdout.contains("channel env not supplied"), "\(bare.stdout.suffix(600))")
+  }
+
   @Test func aFeatureOffThatNobodyDeclaredMakesTheRunPartial() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let result = try qualify(["--app", Fixtures.file("apps/ota-undeclared")])

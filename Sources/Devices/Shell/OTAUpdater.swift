@@ -66,7 +66,8 @@ public final class OTAUpdater {
         recordsTransientFailures: behaviours.updaterRecordsTransientFailures,
         ignoresDevServer: behaviours.updaterIgnoresDevServer,
         rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin,
-        forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor),
+        forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor,
+        ignoresNativeFloor: behaviours.updaterIgnoresNativeFloor),
       ordering: ReleaseOrdering(rawValue: app.build.otaOrdering) ?? .count)
   }
 

@@ -29,6 +29,7 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var updaterRollsBackToBuiltin = false
   /// Keeps no sequence floor: a stale or replayed manifest looks new to a sequence-ordered app.
   public var updaterForgetsSequenceFloor = false
+  public var updaterIgnoresNativeFloor = false
   /// Unpacks a bundle without checking that its entries stay inside the bundle's folder.
   public var updaterUnpacksAnyPath = false
 

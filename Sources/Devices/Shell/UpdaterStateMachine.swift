@@ -22,6 +22,8 @@ struct UpdaterStateMachine: Sendable {
     var rollsBackToBuiltin = false
     /// The app keeps no sequence floor: every sequence looks new (a stale manifest applies).
     var forgetsSequenceFloor = false
+    /// A sequence-ordered app takes a hybrid id older than the native build's.
+    var ignoresNativeFloor = false
   }
 
   /// What the build decides before any request.
@@ -180,7 +182,8 @@ struct UpdaterStateMachine: Sendable {
     }
     let verdict = ordering.decide(
       manifest: manifest, running: current, builtin: builtin,
-      applied: behaviours.forgetsSequenceFloor ? nil : appliedSequence)
+      applied: behaviours.forgetsSequenceFloor ? nil : appliedSequence,
+      nativeFloor: !behaviours.ignoresNativeFloor)
     // As ota.ts: a version that failed to boot is refused before any ordering, so that it
     // wins over a rollback pointing at it (a higher sequence).
     if failedVersions.contains(version) {

@@ -216,8 +216,9 @@ public final class Runner: Sendable {
     if check.notApplicable, let why = check.message {
       var outcome = result(scenario, platform, channel, .notApplicable, why, check, [], started)
       outcome.notApplicableCause =
-        material.real != nil && why.contains("real identity provider")
-        ? .realSystem : .envNotSupplied
+        check.notApplicableCause
+        ?? (material.real != nil && why.contains("real identity provider")
+          ? .realSystem : .envNotSupplied)
       return outcome
     }
     if check.isError {
@@ -589,9 +590,11 @@ public final class Runner: Sendable {
           self.mark(label, $0)
         }
       } catch let notApplicable as ScenarioNotApplicable {
-        return ExecutionRecord(
+        var record = ExecutionRecord(
           steps: records, failedStep: nil, message: notApplicable.reason, isError: false,
           duration: Date().timeIntervalSince(started), notApplicable: true)
+        record.notApplicableCause = notApplicable.cause
+        return record
       } catch {
         errorMessage = "\(error)"
       }

@@ -6,6 +6,7 @@ import MockStack
 import OTA
 import QualifyCore
 import QualifyCrypto
+import ResultModel
 import StackPorts
 
 /// One execution's world: a fresh stack, fresh devices with the scenario's apps installed,
@@ -460,7 +461,13 @@ extension ExpectationContext {
 /// supply): the scenario is not applicable rather than passed or failed.
 public struct ScenarioNotApplicable: Error, Sendable {
   public var reason: String
-  public init(_ reason: String) { self.reason = reason }
+  /// Why, when the step knows (the app's own build makes it inapplicable: `declared`); nil
+  /// leaves the runner to decide (a real system, or the channel's env).
+  public var cause: NotApplicableCause?
+  public init(_ reason: String, cause: NotApplicableCause? = nil) {
+    self.reason = reason
+    self.cause = cause
+  }
 }
 
 /// An action could not be carried out for a reason that is the harness's or the scenario's,

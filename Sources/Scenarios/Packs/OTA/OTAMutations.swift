@@ -15,6 +15,11 @@ extension OTAVocabulary {
       breaks: "Release sequence: a stale or replayed manifest never moves a device back"
     ) { $0.updaterForgetsSequenceFloor = true },
     .shell(
+      "updater.ignores-native-floor",
+      "A sequence-ordered app takes a count-prefixed bundle older than the store build's, as long as its sequence is new.",
+      breaks: "ota.ts: the native floor, no bundle below the binary"
+    ) { $0.updaterIgnoresNativeFloor = true },
+    .shell(
       "updater.skips-verification",
       "The updater applies a bundle without checking its checksum and session key.",
       breaks: "rule 12: verified with the baked public key"

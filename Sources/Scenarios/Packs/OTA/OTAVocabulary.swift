@@ -73,12 +73,22 @@ enum OTAVocabulary {
         .flag("escaping"),
       ],
       summary:
-        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out, `bare-checksum` writes the zip's plain SHA-256 instead of the signed one, and `escaping` adds an entry named `../escape.js` that would land outside the bundle's folder (zip-slip), signed like the rest.",
+        "The deploy pipeline's `ota-publish`: zip, encrypt (Capgo v2) and upload VERSION (`builtin`, `builtin+2`, `builtin-1`, `builtin+2'` — the count of `builtin+2` on another commit — or literal; under `ota-ordering sequence` `builtin+N` is a fresh bare commit and `builtin-N` a count-prefixed id below a count-stamped builtin, not applicable on a bare-stamped one) to CHANNEL (the app's by default), refusing a downgrade unless `force`. `crashing` ships a bundle that dies before `notifyAppReady()`; `content` labels its index.html (a revert republishes old content); `without-checksum` leaves the manifest's checksum out, `bare-checksum` writes the zip's plain SHA-256 instead of the signed one, and `escaping` adds an entry named `../escape.js` that would land outside the bundle's folder (zip-slip), signed like the rest.",
       example: "ci publishes builtin+1",
       powers: [.writesBucket]
     ) { context in
-      try context.world.publish(
-        version: context.arguments["version"] ?? "builtin+1", channel: context.arguments["channel"],
+      let version = context.arguments["version"] ?? "builtin+1"
+      // Under sequence ordering an older build can only be named when the builtin carries a
+      // count: a bare commit id has nothing below it.
+      if version.hasPrefix("builtin-"), context.world.ordering == .sequence,
+        BundleVersion(context.world.configuration.stampedBuiltin).count == nil
+      {
+        throw ScenarioNotApplicable(
+          "the builtin is stamped with a bare commit id (\(context.world.configuration.stampedBuiltin)): no release is ordered below it, so there is no native floor to test",
+          cause: .declared)
+      }
+      return try context.world.publish(
+        version: version, channel: context.arguments["channel"],
         content: context.arguments["content"], force: context.arguments.has("force"),
         crashing: context.arguments.has("crashing"),
         withoutChecksum: context.arguments.has("without-checksum"),

@@ -22,8 +22,11 @@ extension World {
     let builtin = configuration.stampedBuiltin
     guard expression.hasPrefix("builtin") else { return expression }
     // Sequence-ordered releases are bare commits whatever the builtin was stamped with (a store
-    // build from the hybrid era still updates to them).
-    if expression != "builtin", ordering == .sequence {
+    // build from the hybrid era still updates to them); `builtin-N` on a count-stamped
+    // builtin is a hybrid-era id of an older build, the one the native floor keeps out.
+    if expression != "builtin", ordering == .sequence,
+      !(expression.hasPrefix("builtin-") && BundleVersion(builtin).count != nil)
+    {
       let resolved = String(environment.random.hex(byteCount: 4).prefix(8))
       versions[expression] = resolved
       return resolved
