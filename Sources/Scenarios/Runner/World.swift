@@ -39,6 +39,8 @@ public final class World {
   var bridgeRace: [HTTPResponse] = []
   /// A real session-contract backend's test accounts (`--stack`).
   private let contractTestUsers: [RealmSettings.User]
+  /// The real IdP's end-session endpoint (`--stack`), where a browser-side LOGOUT is seen.
+  let realEndSessionEndpoint: String?
   /// The outside systems as a real deployment would let the harness see them.
   public let ports: StackPorts
   public let environment: DeviceEnvironment
@@ -137,6 +139,7 @@ public final class World {
       configuration.build.shell == .multiInstance
       ? try InstanceServers(material: material, sharing: try transport?.listeners(material)) : nil
     contractTestUsers = material.real?.contractTestUsers ?? []
+    realEndSessionEndpoint = material.real?.identityProvider?.endSessionEndpoint
     // A real contract backend (`--stack`) is reached over the network: nothing mocked there.
     sessionStack =
       configuration.build.shell == .sessionContract && material.real?.backend == nil

@@ -674,10 +674,11 @@ extension AuthenticationVocabulary {
       seen = "a code reached the app"
       happened = !outcome.isLogout && browser?.ends == .app && outcome.problem == nil
     default:
-      // RP-initiated logout: the browser was on the IdP's end-session pages, and the IdP sent
-      // it on (to the client's post-logout redirect) rather than stopping on an error.
+      // RP-initiated logout: the browser was on the IdP's end-session pages (the origin of
+      // its end_session_endpoint, which may not be the issuer's), and the IdP sent it on (to
+      // the client's post-logout redirect) rather than stopping on an error.
       seen = "the logout went through the IdP, which sent the browser back to the app"
-      let provider = Origin(url: issuer)
+      let provider = Origin(url: context.world.realEndSessionEndpoint ?? issuer)
       let hops = browser?.result.hops ?? []
       let atIdP = hops.lastIndex { Origin(url: $0) == provider }
       happened =
