@@ -78,6 +78,12 @@ public struct ExecutionRecord: Sendable, Codable {
   /// The execution ran out of time: an error of the run, not of qualify.
   public var timedOut: Bool { isError && failureReason == ExecutionRecord.timeoutReason }
 
+  /// The `failureReason` of an execution a real system's outage stopped (`--stack`).
+  public static let outageReason = "real-system-outage"
+
+  /// A real system failed under it: the environment's error, not qualify's nor the app's.
+  public var stoppedByOutage: Bool { isError && failureReason == ExecutionRecord.outageReason }
+
   /// `status 200`, for messages.
   public var failureLabel: String? {
     failureReason.map { reason in failureDetail.map { "\(reason) \($0)" } ?? reason }

@@ -133,6 +133,12 @@ public struct RunSummary: Sendable {
         result.verdict == .error
           && (result.check.timedOut || result.controls.contains { $0.execution?.timedOut == true })
       }.count
+    outages =
+      results.filter { result in
+        result.verdict == .error
+          && (result.check.stoppedByOutage
+            || result.controls.contains { $0.execution?.stoppedByOutage == true })
+      }.count
     let waivers = scope.waivers ?? []
     var waived: [Int: [Waiver]] = [:]
     var refused: [Waiver] = []
@@ -307,13 +313,17 @@ public struct RunSummary: Sendable {
 
   /// Scenario runs that ended in an error because an execution ran out of time.
   public var timeouts: Int = 0
+  /// Scenario runs that ended in an error because a real system (`--stack`) failed.
+  public var outages: Int = 0
 
   /// `0` qualified, or passed (partial) by the user's own selection; `1` not qualified (a run
   /// that timed out proves nothing either, nor does a release-channel run the app or the
-  /// environment made partial); `3` when only harness errors stand in the way.
+  /// environment made partial); `4` when only real systems' outages stand in the way, `3` when
+  /// harness errors do.
   public var exitCode: ExitCode {
     if clean { return gateRefuses ? .notQualified : .qualified }
     let errors = counts[.error, default: 0]
+    if failures == 0 && errors > 0 && errors == outages { return .environment }
     if failures == 0 && errors > 0 && errors > timeouts { return .internalError }
     return .notQualified
   }
@@ -322,7 +332,7 @@ public struct RunSummary: Sendable {
     if qualified { return .qualified }
     if clean { return .partial }
     switch exitCode {
-    case .internalError: return .error
+    case .internalError, .environment: return .error
     default: return .notQualified
     }
   }

@@ -445,6 +445,21 @@ struct XMLDocumentProbe {
 
   /// A check that ended in a harness error (a real system down) judged nothing: its item is
   /// "not judged", not "failed", unless another check of it failed.
+  /// A real system's outage is the environment's error (exit 4); a harness error among them
+  /// is qualify's (3); a failure is the app's (1), whatever else errored.
+  @Test func onlyOutagesStandingInTheWayExitFour() {
+    var outage = Self.result("sso/cross-app", .ios, .error, checklist: [1])
+    outage.check = ExecutionRecord(
+      steps: [], failedStep: nil, message: "the real identity provider answered HTTP 503",
+      isError: true, duration: 0, failureReason: ExecutionRecord.outageReason)
+    #expect(RunSummary([outage]).exitCode == .environment)
+    #expect(RunSummary([outage]).status == .error)
+    let harness = Self.result("sso/ephemeral", .ios, .error)
+    #expect(RunSummary([outage, harness]).exitCode == .internalError)
+    let failed = Self.result("logout/a", .ios, .failed)
+    #expect(RunSummary([outage, failed]).exitCode == .notQualified)
+  }
+
   @Test func anErroredItemIsNotJudgedRatherThanFailed() {
     let errored = ChecklistCoverage([Self.result("sso/cross-app", .ios, .error, checklist: [1])])
     #expect(errored.cells(of: 1).first?.state == .error)

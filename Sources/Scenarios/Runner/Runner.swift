@@ -621,7 +621,7 @@ public final class Runner: Sendable {
     {
       return ExecutionRecord(
         steps: records, failedStep: nil, message: redactor.redact(outage), isError: true,
-        duration: Date().timeIntervalSince(started))
+        duration: Date().timeIntervalSince(started), failureReason: ExecutionRecord.outageReason)
     }
     return ExecutionRecord(
       steps: records, failedStep: failedStep,

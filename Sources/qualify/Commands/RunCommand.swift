@@ -70,7 +70,8 @@ struct RunCommand {
         2  bad input (a flag, a scenario file, an app artifact, a stack file)
         3  internal error (a bug in qualify)
         4  the environment in the way (a store or report folder qualify cannot use, a full \
-      disk, a closed or full standard output, a busy port, a server that does not answer)
+      disk, a closed or full standard output, a busy port, a server that does not answer, a \
+      real system of --stack failing under a check)
       """,
     options: options,
     footer: """
