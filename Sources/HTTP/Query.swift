@@ -18,6 +18,12 @@ public enum Query {
     parse(text).first { $0.name == name }?.value
   }
 
+  /// The base64 credentials of an OAuth client's HTTP Basic authentication: id and secret
+  /// form-encoded first, then joined by `:` (RFC 6749 §2.3.1). Sent as `Basic <this>`.
+  public static func basicCredentials(id: String, secret: String) -> String {
+    Data("\(escape(id)):\(escape(secret))".utf8).base64EncodedString()
+  }
+
   /// Encodes ordered pairs as a query string.
   public static func encode(_ pairs: [(String, String)]) -> String {
     pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")

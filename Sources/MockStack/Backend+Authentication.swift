@@ -164,9 +164,7 @@ extension Backend {
     ]
     var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
     if settings.oidcTokenUsesBasicAuth {
-      let basic = Data("\(Query.escape(clientID)):\(Query.escape(secret))".utf8)
-        .base64EncodedString()
-      headers.set("Authorization", "Basic \(basic)")
+      headers.set("Authorization", "Basic \(Query.basicCredentials(id: clientID, secret: secret))")
     } else {
       fields += [("client_id", clientID), ("client_secret", secret)]
     }

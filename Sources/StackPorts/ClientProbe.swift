@@ -68,9 +68,7 @@ enum ClientProbe {
       var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
       var fields = body
       if method == "client_secret_basic" {
-        let basic = Data(
-          "\(Query.escape(credentials.id)):\(Query.escape(credentials.secret))".utf8
-        ).base64EncodedString()
+        let basic = Query.basicCredentials(id: credentials.id, secret: credentials.secret)
         Redactor.process.register(basic)
         headers.set("Authorization", "Basic \(basic)")
       } else {

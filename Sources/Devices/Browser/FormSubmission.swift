@@ -30,8 +30,8 @@ public struct FormSubmission: Sendable, Equatable {
     let action: String
     if let written, !written.isEmpty {
       // The document's base URL: `<base href>` resolved against the document's URL.
-      let baseURL = base.map { FormSubmission.resolve($0, against: document) } ?? document
-      action = FormSubmission.resolve(written, against: baseURL)
+      let baseURL = base.map { NavigationStateMachine.resolve($0, against: document) } ?? document
+      action = NavigationStateMachine.resolve(written, against: baseURL)
     } else {
       action = document
     }
@@ -147,10 +147,5 @@ public struct FormSubmission: Sendable, Equatable {
       out += value + "\r\n"
     }
     return out + "--\(boundary)--\r\n"
-  }
-
-  /// `reference` resolved against `base` (RFC 3986 §5), as a browser parses a URL.
-  static func resolve(_ reference: String, against base: String) -> String {
-    URL(string: reference, relativeTo: URL(string: base))?.absoluteString ?? reference
   }
 }

@@ -106,7 +106,7 @@ struct APNsStateMachine: Sendable {
     if let provider = push.provider, provider.signatureVerifies, provider.team == teamId,
       now.timeIntervalSince1970 - provider.issuedAt <= 3600
     {
-      let key = teamId + "/" + (provider.keyID ?? "")
+      let key = APNsStateMachine.signingKey(provider)
       if providerTokens[key]?.issuedAt != provider.issuedAt {
         providerTokens[key] = (provider.issuedAt, now)
       }
@@ -115,7 +115,7 @@ struct APNsStateMachine: Sendable {
   }
 
   private func tokenUpdateWhy(_ push: Push, now: Date) -> String {
-    let key = (push.provider?.team ?? "") + "/" + (push.provider?.keyID ?? "")
+    let key = push.provider.map(APNsStateMachine.signingKey) ?? ""
     let since = providerTokens[key].map { Int(now.timeIntervalSince($0.since)) } ?? 0
     return "a new provider token \(since) s after the last one (20 minutes at least)"
   }
@@ -139,7 +139,7 @@ struct APNsStateMachine: Sendable {
     guard now.timeIntervalSince1970 - provider.issuedAt <= 3600 else {
       return reject(403, "ExpiredProviderToken", "iat is more than an hour old")
     }
-    let key = (provider.team ?? "") + "/" + (provider.keyID ?? "")
+    let key = APNsStateMachine.signingKey(provider)
     if let last = providerTokens[key], last.issuedAt != provider.issuedAt,
       now.timeIntervalSince(last.since) < APNsStateMachine.minimumTokenInterval
     {
@@ -197,6 +197,11 @@ struct APNsStateMachine: Sendable {
         "apns-topic \(topic), the token was issued to \(known.bundleId)")
     }
     return .accepted
+  }
+
+  /// The team and key a provider token is signed for: Apple counts token updates per key.
+  static func signingKey(_ provider: ProviderToken) -> String {
+    (provider.team ?? "") + "/" + (provider.keyID ?? "")
   }
 
   static func isCanonicalUUID(_ text: String) -> Bool {
