@@ -186,6 +186,9 @@ extension BuildReader {
       after: "LogoutEvent $",
       ["deleteDeviceTask)(", "deleteDeviceTask->__invoke(", "DeleteDeviceTask())("],
       home: "LogoutEvent")
+    code.registrationForm = Self.registrationForm(
+      php, path: "-register", pairs: #"\$(\w+)\s*=\s*\$request->request->get\('(\w+)'\)"#,
+      fieldFirst: false)
     code.sendsTargetUrl = php.fact(
       [["messages:send", "'targetUrl'"]], home: "messages:send", sameFile: true)
     settings.backendCode = code
@@ -255,6 +258,12 @@ extension BuildReader {
     do {
       if let (data, file) = try repository.data(googleService) {
         let plist = try PropertyListReader.parse(data: data, file: file)
+        // FirebaseApp.configure() takes the app id and sender from here; Firebase
+        // Installations, which every FCM token request goes through, also needs the API key
+        // and the project: without one, Messaging never hands the app a token.
+        build.hybrid?.firebaseConfigFile = file
+        build.hybrid?.firebaseMissing = ["GOOGLE_APP_ID", "GCM_SENDER_ID", "API_KEY", "PROJECT_ID"]
+          .filter { (plist[$0]?.string ?? "").isEmpty }
         if let project = plist["PROJECT_ID"]?.string {
           build.hybrid?.firebaseProject = Sourced(
             project, at: location(file, plist.line(of: "PROJECT_ID")))
@@ -275,6 +284,25 @@ extension BuildReader {
     code.apnsHandoff = swift.fact(
       [["registerForRemoteNotifications", "apnsToken = "]], home: "UIApplicationDelegate")
     code.registersToken = swift.fact([["/api/ios-register"]], home: "didFinish")
+    code.registrationForm = Self.registrationForm(
+      swift, path: "/api/ios-register",
+      pairs: #"URLQueryItem\(name:\s*"(\w+)",\s*value:\s*(\w+)\)"#, fieldFirst: true)
+    // With the notification center's delegate set, iOS shows a push that arrives in the
+    // foreground only with what willPresent hands its completion handler; without the
+    // method, or with an empty or silent set, nothing is shown.
+    if swift.find(["UNUserNotificationCenter.current().delegate"]) != nil {
+      if let handler = swift.blocks(after: "willPresent notification").first {
+        let visible = handler.body.split(separator: "\n").contains { line in
+          line.contains("completionHandler(")
+            && [".banner", ".list", ".alert"].contains(where: line.contains)
+        }
+        code.presentsInForeground = Sourced(
+          visible, at: FileLocation(file: handler.file, line: handler.line, column: 1))
+      } else {
+        code.presentsInForeground = Sourced(
+          false, at: swift.find(["UNUserNotificationCenter.current().delegate"]))
+      }
+    }
     code.opensTargetUrl = swift.fact(
       [["didReceive response", "targetUrl", "webView.load("]],
       home: "UNUserNotificationCenterDelegate")
@@ -414,10 +442,37 @@ extension BuildReader {
     code.permissionEvent = kotlin.fact(
       [["evaluateJavascript", "onNativePermissionResult"]], home: "WebViewClient")
     code.registersToken = kotlin.fact([["/api/android-register"]], home: "onPageFinished")
+    code.registrationForm = Self.registrationForm(
+      kotlin, path: "/api/android-register", pairs: #""(\w+)"\s+to\s+(\w+)"#, fieldFirst: true,
+      separator: #"joinToString\("&"\)\s*\{\s*\(\s*(\w+)\s*,\s*\w+\s*\)\s*->\s*"\$(\w+)([^"$]*)"#)
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
     build.hybrid?.code = code
+  }
+
+  /// The registration form of the file that names `path`: its (field, variable) pairs, and,
+  /// for a body joined by hand (`joinToString("&") { (k, v) -> "$k=" + … }`), what the code
+  /// writes between a name and its value. Nil when that file does not name each value once.
+  static func registrationForm(
+    _ code: CodeSearch, path: String, pairs: String, fieldFirst: Bool, separator: String? = nil
+  ) -> Sourced<RegistrationForm>? {
+    guard let file = code.find([path])?.file else { return nil }
+    let found = code.captures(pairs, groups: 2).filter { $0.location?.file == file }
+    var between = "="
+    if let separator,
+      let join = code.captures(separator, groups: 3).first(where: { $0.location?.file == file })
+    {
+      // `"$k="`: the lambda's key parameter, then the text before the value.
+      guard join.value[0] == join.value[1] else { return nil }
+      between = join.value[2]
+    }
+    guard
+      let form = RegistrationForm.named(
+        found.map { fieldFirst ? ($0.value[0], $0.value[1]) : ($0.value[1], $0.value[0]) },
+        separator: between)
+    else { return nil }
+    return Sourced(form, at: found.first?.location)
   }
 
   /// The methods after each `@JavascriptInterface` (Kotlin `fun name(`, Java `name(`).

@@ -133,6 +133,66 @@ import Testing
     try AppRepository(directory: app).builds(for: channel)
   }
 
+  /// Seed 003, 5.1: the token registration's fields as each side's code names them — the
+  /// containers' writers and the controller's reader — and what the Kotlin join writes
+  /// between a name and its value.
+  @Test func theRegistrationFormIsReadOnBothSides() throws {
+    let builds = try builds()
+    for platform in [Platform.ios, .android] {
+      let hybrid = try #require(builds[platform]?.hybrid)
+      #expect(hybrid.code.registrationForm?.value == RegistrationForm())
+      #expect(hybrid.backendCode.registrationForm?.value == RegistrationForm())
+    }
+    let kotlinPath = "android/app/src/main/java/com/appplatform/mobileApp/DeviceRegistration.kt"
+    let phpPath =
+      "backend/src/Infrastructure/Api/Front/Exposed/Misc/RegisterNotificationDeviceApi.php"
+    let kotlin = try String(contentsOfFile: Fixtures.hybridApp + "/" + kotlinPath, encoding: .utf8)
+    let php = try String(contentsOfFile: Fixtures.hybridApp + "/" + phpPath, encoding: .utf8)
+    let directory = try Fixtures.temporaryApp("qualify-hybrid-form")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Data(#"{"base": "\#(Fixtures.hybridApp)"}"#.utf8).write(
+      to: directory.appendingPathComponent("qualify.json"))
+    for (path, text) in [
+      (kotlinPath, kotlin.replacingOccurrences(of: #""$k=" +"#, with: #""$k" +"#)),
+      (phpPath, php.replacingOccurrences(of: "get('userToken')", with: "get('salt')")),
+    ] {
+      let url = directory.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    let android = try #require(
+      try AppRepository(directory: directory.path).builds(for: .prod)[.android]?.hybrid)
+    #expect(android.code.registrationForm?.value.separator == "")
+    #expect(android.backendCode.registrationForm?.value.salt == "salt")
+    #expect(
+      android.code.registrationForm?.location?.file.hasSuffix("DeviceRegistration.kt") == true)
+  }
+
+  @Test func aFormNamingAValueTwiceOrNotAtAllIsNotRead() {
+    #expect(
+      RegistrationForm.named([("userId", "userId"), ("userToken", "userSalt")]) == nil)
+    #expect(
+      RegistrationForm.named([
+        ("a", "userId"), ("b", "userSalt"), ("c", "appToken"), ("d", "otherToken"),
+      ]) == nil)
+    #expect(
+      RegistrationForm.named([("a", "userId"), ("b", "userSalt"), ("c", "appToken")])
+        == RegistrationForm(userId: "a", salt: "b", token: "c"))
+  }
+
+  /// FirebaseOptions: without its sender (or app id, API key, project) Messaging never asks
+  /// for a token; the finding names the plist.
+  @Test func aFirebaseConfigWithoutItsSenderGetsNoToken() throws {
+    var ios = try #require(try builds()[.ios])
+    #expect(ios.hybrid?.firebaseMissing == [])
+    ios.hybrid?.firebaseMissing = ["GCM_SENDER_ID"]
+    let finding = try #require(
+      BuildGuards.findings(for: ios).first { $0.message.contains("no GCM_SENDER_ID") })
+    #expect(finding.rule == "firebase-app")
+    #expect(finding.location?.file.hasSuffix("GoogleService-Info.plist") == true)
+  }
+
   @Test func theSampleReadsTheSiteTheLinksTheCertificateAndTheCode() throws {
     let builds = try builds()
     let ios = try #require(builds[.ios]?.hybrid)

@@ -44,6 +44,27 @@ import Testing
     }
   }
 
+  /// Seed 000: OTA is driven from JS, `autoUpdate: false`. Left out, the plugin's default
+  /// (true) makes it update itself from its update server: named at the setting, or at the
+  /// file when the key is missing.
+  @Test func anUpdaterInAutoModeIsNamed() throws {
+    let setting = try #require(build.capacitor.updaterAutoUpdate)
+    #expect(setting.value == false)
+    var on = build
+    on.capacitor.updaterAutoUpdate = Sourced(true, at: setting.location)
+    let named = try #require(BuildGuards.findings(for: on).first { $0.rule == "ota-manual-mode" })
+    #expect(named.location == setting.location)
+    var unset = build
+    unset.capacitor.updaterAutoUpdate = nil
+    let defaulted = try #require(
+      BuildGuards.findings(for: unset).first { $0.rule == "ota-manual-mode" })
+    #expect(defaulted.message.contains("default (true)"), "\(defaulted.message)")
+    #expect(defaulted.location?.file == build.capacitor.file)
+    var offline = unset
+    offline.features.ota.enabled = false
+    #expect(!BuildGuards.findings(for: offline).contains { $0.rule == "ota-manual-mode" })
+  }
+
   /// Every rule has an id of its own: a scenario's `expect no finding ID` names one rule.
   @Test func ruleIdsAreUnique() {
     let ids = BuildGuards.rules.map(\.id)

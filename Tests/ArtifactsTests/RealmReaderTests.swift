@@ -26,6 +26,8 @@ import Testing
           { "username": "user1@example.local", "email": "user1@example.local", "enabled": true,
             "credentials": [ { "type": "password", "secretData": "{\\"value\\":\\"aGFzaA==\\"}", "credentialData": "{}" } ] },
           { "username": "off@example.local", "enabled": false },
+          { "username": "nopassword@example.local", "enabled": true, "credential": [ { "type": "password", "value": "typo" } ] },
+          { "username": "otp-only@example.local", "enabled": true, "credentials": [ { "type": "otp", "secretData": "{}" } ] },
           { "username": "user2@example.local", "enabled": true,
             "credentials": [ { "type": "password", "value": "plain-test-password" } ] }
         ]

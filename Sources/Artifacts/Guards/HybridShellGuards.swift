@@ -154,6 +154,13 @@ extension BuildGuards {
           ]
         }
         var hits: [GuardHit] = []
+        if !hybrid.firebaseMissing.isEmpty {
+          hits.append(
+            GuardHit(
+              "\(config) has no \(hybrid.firebaseMissing.joined(separator: ", ")): Firebase Messaging cannot ask for a token (FirebaseOptions), so the app gets no FCM token",
+              at: hybrid.firebaseConfigFile.map { FileLocation(file: $0, line: 0, column: 1) },
+              value: hybrid.firebaseMissing.joined(separator: ", ")))
+        }
         if !hybrid.firebaseApps.contains(where: { $0.value == build.appId.value }) {
           let listed = hybrid.firebaseApps.map(\.value).joined(separator: ", ")
           hits.append(
@@ -248,6 +255,10 @@ extension BuildGuards {
               "FirebaseAppDelegateProxyEnabled is NO (\(hybrid.firebaseProxyEnabled?.origin ?? "Info.plist")) and no Messaging.messaging().apnsToken = deviceToken: Firebase Messaging never gets the APNs token, so no FCM token",
               value: "no apnsToken handoff")
           }
+          missing(
+            code.presentsInForeground,
+            "the notification center's delegate does not complete willPresent with .banner (or .list/.alert): a push that arrives while the app is open is never shown",
+            value: "no foreground presentation")
           missing(
             code.opensLinks,
             "continue userActivity does not route NSUserActivityTypeBrowsingWeb's webpageURL to the WebView: a Universal Link opens the app on its home page",

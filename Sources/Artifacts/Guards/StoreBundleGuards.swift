@@ -28,6 +28,29 @@ extension BuildGuards {
         "bake the PKCS#1 public half of the RSA-2048 signing pair (qualify ota keygen or capgo key create; openssl rsa -RSAPublicKey_out converts an SPKI PEM) into CapacitorUpdater.publicKey (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64)"
     ),
     GuardRule(
+      id: "ota-manual-mode", title: "The updater is driven by the app, not by an update server",
+      source:
+        "seed 000, OTA updates (driven entirely from JS against a public bucket, autoUpdate: false); Capgo's plugin settings: autoUpdate defaults to true and then checks updateUrl (https://plugin.capgo.app/updates) at every start and applies what it answers",
+      devAllows: false, shells: [.singleOrigin],
+      check: { build in
+        guard build.features.ota.enabled, build.capacitor.updaterAutoUpdate?.value != false
+        else { return [] }
+        let setting = build.capacitor.updaterAutoUpdate
+        let written =
+          setting == nil
+          ? "plugins.CapacitorUpdater.autoUpdate is not set, so the plugin's default (true) applies"
+          : "plugins.CapacitorUpdater.autoUpdate is true"
+        return [
+          GuardHit(
+            "\(written): the \(build.platform.rawValue) updater asks its update server at every start and applies what it answers, around ota.ts's signature, channel and downgrade checks (checklist item 4)",
+            at: setting?.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            value: "CapacitorUpdater.autoUpdate")
+        ]
+      },
+      fix:
+        "set plugins.CapacitorUpdater.autoUpdate to false in capacitor.config.ts and re-run cap sync for both platforms"
+    ),
+    GuardRule(
       id: "android-launcher", title: "The Android app has a launcher activity",
       source:
         "Android's manifest reference: an activity with the MAIN action and the LAUNCHER category is what the home screen starts",

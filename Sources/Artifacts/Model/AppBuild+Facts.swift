@@ -108,6 +108,7 @@ extension AppBuild {
         add("FirebaseAppDelegateProxyEnabled", hybrid.firebaseProxyEnabled) { "\($0)" }
         add("script message handler", code.bridgeName) { $0 }
         add("APNs token handed to Firebase Messaging", code.apnsHandoff, yes)
+        add("push shown in the foreground (willPresent)", code.presentsInForeground, yes)
       case .android:
         add("targetSdk", hybrid.targetSdk) { "\($0)" }
         add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)
@@ -133,6 +134,12 @@ extension AppBuild {
       add("backend FIREBASE_PROJECT_ID", hybrid.backendFirebaseProject) { $0 }
       add("permission answer sent to the page", code.permissionEvent, yes)
       add("FCM token registered with the backend", code.registersToken, yes)
+      func fields(_ form: RegistrationForm) -> String {
+        [form.userId, form.salt, form.token].map { "\($0)\(form.separator)…" }
+          .joined(separator: "&")
+      }
+      add("token registration posts", code.registrationForm, fields)
+      add("RegisterNotificationDeviceApi reads", hybrid.backendCode.registrationForm, fields)
       add("push tap opens targetUrl", code.opensTargetUrl, yes)
       add("links open their page", code.opensLinks, yes)
       let backend = hybrid.backendCode
@@ -178,6 +185,14 @@ extension AppBuild {
       BuildFact(
         name: "OTA", value: features.ota.enabled ? "on" : "off", origin: nil,
         derivation: [features.ota.decidedBy]))
+    if features.ota.enabled {
+      let mode = capacitor.updaterAutoUpdate
+      out.append(
+        BuildFact(
+          name: "CapacitorUpdater.autoUpdate",
+          value: mode.map { "\($0.value)" } ?? "unset (the plugin's default: true)",
+          origin: mode.map(\.origin) ?? capacitor.file, derivation: mode?.derivation ?? []))
+    }
     out.append(
       BuildFact(
         name: "push", value: features.push.enabled ? "on" : "off", origin: nil,

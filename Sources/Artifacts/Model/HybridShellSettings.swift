@@ -52,6 +52,11 @@ public struct HybridShellSettings: Sendable {
   public var firebaseProject: Sourced<String>?
   /// The app ids that config registers (Android package names; the iOS BUNDLE_ID).
   public var firebaseApps: [Sourced<String>] = []
+  /// What Firebase Messaging needs of the config to get a token and that it lacks
+  /// (`GoogleService-Info.plist`: GOOGLE_APP_ID, GCM_SENDER_ID, API_KEY, PROJECT_ID), with the
+  /// config file.
+  public var firebaseMissing: [String] = []
+  public var firebaseConfigFile: String?
   /// The project the backend sends with (`FIREBASE_PROJECT_ID` of its env).
   public var backendFirebaseProject: Sourced<String>?
 
@@ -138,14 +143,60 @@ public struct HybridShellCode: Sendable {
   public var permissionEvent: Sourced<Bool>?
   /// iOS: `Messaging.messaging().apnsToken = deviceToken`.
   public var apnsHandoff: Sourced<Bool>?
+  /// iOS: `willPresent` completes with a visible presentation (`.banner`, `.list` or
+  /// `.alert`), so a push that arrives while the app is open is shown (seed 003, AppDelegate).
+  public var presentsInForeground: Sourced<Bool>?
   /// The FCM token is posted to `/api/android-register` or `/api/ios-register`.
   public var registersToken: Sourced<Bool>?
+  /// The fields the container posts the token with; nil when the code was not read.
+  public var registrationForm: Sourced<RegistrationForm>?
   /// A push tap routes the WebView to its `targetUrl`.
   public var opensTargetUrl: Sourced<Bool>?
   /// A Universal Link / App Link routes the WebView to its URL.
   public var opensLinks: Sourced<Bool>?
 
   public init() {}
+}
+
+/// The token registration's form (seed 003, 5.1) as one side's code writes or reads it: the
+/// field name of each value, and what the writer puts between a name and its value (`=` in a
+/// well-formed `application/x-www-form-urlencoded` body).
+public struct RegistrationForm: Sendable, Equatable {
+  public var userId: String
+  public var salt: String
+  public var token: String
+  public var separator: String
+
+  public init(
+    userId: String = "userId", salt: String = "userToken", token: String = "appToken",
+    separator: String = "="
+  ) {
+    self.userId = userId
+    self.salt = salt
+    self.token = token
+    self.separator = separator
+  }
+
+  /// Which value a variable holds, by its name (`userSalt`, `$paramAppToken`, `userId`).
+  static func role(of variable: String) -> WritableKeyPath<RegistrationForm, String>? {
+    let name = variable.lowercased()
+    if name.contains("salt") { return \.salt }
+    if name.contains("token") { return \.token }
+    if name.hasSuffix("id") { return \.userId }
+    return nil
+  }
+
+  /// The form named by (field, variable) pairs; nil unless each value has exactly one field.
+  static func named(_ pairs: [(field: String, variable: String)], separator: String = "=")
+    -> RegistrationForm?
+  {
+    var form = RegistrationForm(userId: "", salt: "", token: "", separator: separator)
+    for (field, variable) in pairs {
+      guard let role = role(of: variable), form[keyPath: role].isEmpty else { return nil }
+      form[keyPath: role] = field
+    }
+    return [form.userId, form.salt, form.token].contains("") ? nil : form
+  }
 }
 
 /// What the backend's code does about seed 003's controller and logout rules (PHP sources
@@ -161,6 +212,8 @@ public struct HybridBackendCode: Sendable {
   public var logoutDeletesToken: Sourced<Bool>?
   /// The FCM payload carries `data.targetUrl`.
   public var sendsTargetUrl: Sourced<Bool>?
+  /// The fields `RegisterNotificationDeviceApi` reads (`$request->request->get('…')`).
+  public var registrationForm: Sourced<RegistrationForm>?
 
   public init() {}
 }

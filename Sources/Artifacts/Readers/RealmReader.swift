@@ -88,10 +88,16 @@ enum RealmReader {
       // Service accounts and disabled users cannot sign in through the form.
       if user["serviceAccountClientId"] != nil || name.hasPrefix("service-account-") { continue }
       if user["enabled"]?.bool == false { continue }
-      let credential = user["credentials"]?.array?.first { $0["type"]?.string == "password" }
+      // Keycloak's login form checks a password credential: a user imported without one
+      // exists but cannot sign in.
+      guard
+        let credential = user["credentials"]?.array?.first(where: {
+          $0["type"]?.string == "password"
+        })
+      else { continue }
       // A plain test password (`value`) is used as is; a hashed one (`secretData`) cannot be
       // reversed, so the mock IdP gives that user a test password of its own.
-      let password = credential?["value"]?.string
+      let password = credential["value"]?.string
       users.append(
         RealmSettings.User(
           username: name, password: password, email: user["email"]?.string,

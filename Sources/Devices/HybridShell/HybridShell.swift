@@ -385,17 +385,20 @@ public final class HybridShell {
   @discardableResult
   public func registerToken(userId: String?, salt: String?, token: String?) -> HTTPResponse? {
     let path = build.platform == .ios ? "/api/ios-register" : "/api/android-register"
+    // The field names and the writing the container's own code uses (seed 003's otherwise).
+    let form = code.registrationForm?.value ?? RegistrationForm()
     var fields: [(String, String)] = []
-    if let userId { fields.append(("userId", userId)) }
-    if let salt { fields.append(("userToken", salt)) }
-    if let token { fields.append(("appToken", token)) }
+    if let userId { fields.append((form.userId, userId)) }
+    if let salt { fields.append((form.salt, salt)) }
+    if let token { fields.append((form.token, token)) }
+    let body = fields.map { $0.0 + form.separator + Query.escape($0.1) }.joined(separator: "&")
     var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
     if let cookie = web.jar.header(for: origin + path) { headers.set("Cookie", cookie) }
     guard
       case .sent(let exchange) = native.send(
         ClientRequest(
           method: "POST", url: origin + path, headers: headers,
-          body: Array(Query.encode(fields).utf8))),
+          body: Array(body.utf8))),
       let response = exchange.response
     else { return nil }
     registrations.append((path, response.status))

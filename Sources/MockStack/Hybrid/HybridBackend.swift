@@ -187,9 +187,11 @@ public final class HybridBackend: HTTPHandler, Sendable {
   // MARK: RegisterNotificationDeviceApi
 
   private func register(_ request: HTTPRequest, type: String) -> HTTPResponse {
-    let userId = request.formValue("userId") ?? ""
-    let salt = request.formValue("userToken")
-    let appToken = request.formValue("appToken") ?? ""
+    // The parameters RegisterNotificationDeviceApi's own code reads (seed 003's otherwise).
+    let form = code.registrationForm?.value ?? RegistrationForm()
+    let userId = request.formValue(form.userId) ?? ""
+    let salt = request.formValue(form.salt)
+    let appToken = request.formValue(form.token) ?? ""
     guard !appToken.isEmpty, !userId.isEmpty else {
       context.event("site", "\(request.path): 400 invalid request parameters")
       return .text("Invalid request parameters", status: 400)

@@ -749,7 +749,7 @@ public final class Runner: Sendable {
       throw InputError(
         "the scenarios need \(needed) test users (\(roles)), but \(build.testUsers.isEmpty ? "the realm export \(realm.file) has \(available) who can sign in" : "qualify.json testUsers names \(available)") (\(names.joined(separator: ", ")))",
         hint:
-          "add users to the realm export (service accounts and disabled users do not count), or name them in qualify.json testUsers"
+          "add users to the realm export (service accounts, disabled users and users without a password credential do not count), or name them in qualify.json testUsers"
       )
     }
   }

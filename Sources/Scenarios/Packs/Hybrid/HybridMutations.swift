@@ -16,11 +16,11 @@ enum HybridMutations {
           "rule",
           .choice([
             "bridge", "permission-on-load", "permission-event", "apns-handoff",
-            "token-registration", "target-url", "link-routing",
+            "token-registration", "target-url", "link-routing", "foreground-banner",
           ]))
       ],
       summary:
-        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, or the link routing.",
+        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, the link routing, or the banner of a push that arrives in the foreground (iOS).",
       breaks: "seed 003, sections 3 and 4"
     ) { configuration, arguments in
       guard var code = configuration.build.hybrid?.code else { return }
@@ -34,6 +34,7 @@ enum HybridMutations {
       case "apns-handoff": code.apnsHandoff = no
       case "token-registration": code.registersToken = no
       case "target-url": code.opensTargetUrl = no
+      case "foreground-banner": code.presentsInForeground = no
       default: code.opensLinks = no
       }
       configuration.build.hybrid?.code = code

@@ -75,6 +75,15 @@ extension OTAVocabulary {
       configuration.bakesSPKIOTAKey = true
     },
     MutationSpec(
+      "app.ota-auto-update",
+      summary:
+        "capacitor.config's CapacitorUpdater.autoUpdate is true (or left out, the plugin's default): the plugin updates itself from its update server.",
+      breaks: "seed 000: OTA is driven entirely from JS, autoUpdate: false"
+    ) { configuration, _ in
+      let setting = configuration.build.capacitor.updaterAutoUpdate
+      configuration.build.capacitor.updaterAutoUpdate = Sourced(true, at: setting?.location)
+    },
+    MutationSpec(
       "app.builtin-unstamped",
       summary:
         "The store build was synced without MOBILE_OTA_BUILD_ID: its builtin bundle reports the literal \"builtin\".",
