@@ -104,10 +104,15 @@ extension BuildReader {
     } else if !hook.missingKeys.isEmpty {
       let others = hook.readKeys.subtracting(GradleReleaseGuard.requiredKeys)
       // Only the keys it ends on: `server` is on the way to `server.devUrl`.
-      let read = others.filter { key in !others.contains { $0.hasPrefix(key + ".") } }.sorted()
+      let read = others.filter { key in !hook.readKeys.contains { $0.hasPrefix(key + ".") } }
+        .sorted()
+      let unthrown = hook.missingKeys.filter(hook.readKeys.contains)
       build.guards.androidReleaseGuard = Sourced(false, at: at)
       build.guards.androidReleaseGuardProblem =
         "the preReleaseBuild hook does not fail on \(hook.missingKeys.joined(separator: " or "))"
+        + (unthrown.isEmpty
+          ? ""
+          : " (it tests \(unthrown.joined(separator: ", ")) but neither throws nor calls error())")
         + (read.isEmpty
           ? "" : " (it tests \(read.joined(separator: ", ")), which cap sync never writes)")
     } else {

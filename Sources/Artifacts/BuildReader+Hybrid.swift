@@ -292,10 +292,14 @@ extension BuildReader {
     // method, or with an empty or silent set, nothing is shown.
     if swift.find(["UNUserNotificationCenter.current().delegate"]) != nil {
       if let handler = swift.blocks(after: "willPresent notification").first {
-        let visible = handler.body.split(separator: "\n").contains { line in
-          line.contains("completionHandler(")
-            && [".banner", ".list", ".alert"].contains(where: line.contains)
-        }
+        // The options may be built first (`options.insert(.banner)` per iOS version) and
+        // handed over as a variable: the block, comments aside, must do both.
+        let statements = handler.body.split(separator: "\n").map { line in
+          line.range(of: "//").map { line[..<$0.lowerBound] } ?? line
+        }.joined(separator: "\n")
+        let visible =
+          statements.contains("completionHandler(")
+          && [".banner", ".list", ".alert"].contains(where: statements.contains)
         code.presentsInForeground = Sourced(
           visible, at: FileLocation(file: handler.file, line: handler.line, column: 1))
       } else {

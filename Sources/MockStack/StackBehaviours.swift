@@ -34,6 +34,10 @@ public struct StackBehaviours: Sendable, Hashable {
   public var sessionSkipsReauth = false
   /// Access tokens are JWTs carrying the user's roles (the contract wants opaque tokens).
   public var sessionJWTAccessTokens = false
+  /// An access token is still accepted this many seconds after its `accessExpiresAt` (a "leeway").
+  public var sessionAccessLeeway: Double = 0
+  /// A refresh token is still accepted this many seconds after its `refreshExpiresAt`.
+  public var sessionRefreshLeeway: Double = 0
 
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).

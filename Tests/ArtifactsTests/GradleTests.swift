@@ -189,6 +189,31 @@ import Testing
     #expect(hook.missingKeys == ["server.cleartext", "server.url"])
   }
 
+  @Test func loggingAnErrorOrMakingAnExceptionIsNotFailing() throws {
+    // The mistakes that read like failing: `logger.error` logs, an exception made and kept
+    // does nothing. Kotlin's `error(...)` does throw.
+    let hook = try #require(
+      guardOf(
+        """
+        preReleaseBuild.doFirst {
+            def config = new groovy.json.JsonSlurper().parse(file("src/main/assets/capacitor.config.json"))
+            if (config.server?.url) { logger.error("dev server.url in a release build") }
+            if (config.server?.cleartext) { project.ext.failure = new GradleException("cleartext") }
+        }
+        """))
+    #expect(hook.missingKeys == ["server.cleartext", "server.url"])
+    let kotlin = try #require(
+      guardOf(
+        """
+        preReleaseBuild.doFirst {
+            def config = new groovy.json.JsonSlurper().parse(file("src/main/assets/capacitor.config.json"))
+            if (config.server?.url) error("dev server.url")
+            if (config.server?.cleartext) error("cleartext")
+        }
+        """))
+    #expect(kotlin.missingKeys.isEmpty)
+  }
+
   @Test func aCommentedOutGuardIsNoGuard() {
     #expect(guardOf("// preReleaseBuild.doFirst { throw new GradleException('x') }\n") == nil)
   }

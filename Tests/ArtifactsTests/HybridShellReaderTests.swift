@@ -289,6 +289,37 @@ import Testing
     #expect(android.backendCode.logoutDeletesToken?.value == false)
     #expect(android.code.asksPermissionOnPageLoad?.value == false)
   }
+
+  /// willPresent's options are read from the whole method: built per iOS version and handed
+  /// over as a variable they show the push; a commented-out banner does not.
+  @Test func theForegroundOptionsAreReadFromTheWholeHandler() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-hybrid-foreground")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.hybridApp, toPath: copy.path)
+    let delegate = copy.appendingPathComponent("ios/App/App/AppDelegate.swift")
+    let original = try String(contentsOf: delegate, encoding: .utf8)
+    let call = "        completionHandler([.banner, .sound, .badge])\n"
+    #expect(original.contains(call))
+    func presents(_ body: String) throws -> Bool? {
+      try original.replacingOccurrences(of: call, with: body).write(
+        to: delegate, atomically: true, encoding: .utf8)
+      return try builds(copy.path)[.ios]?.hybrid?.code.presentsInForeground?.value
+    }
+    #expect(
+      try presents(
+        """
+                var options: UNNotificationPresentationOptions = [.sound]
+                if #available(iOS 14.0, *) {
+                    options.insert(.banner)
+                } else {
+                    options.insert(.alert)
+                }
+                completionHandler(options)
+
+        """) == true)
+    #expect(try presents("        completionHandler([.sound]) // .banner later\n") == false)
+  }
 }
 
 /// The React Native bridge sample read as its monorepo lays it out (seed 001).

@@ -28,6 +28,10 @@ struct GeneratedRun {
   var area = ""
   /// `--only=ID,…`: those generated mutants alone (and the catalogue's of those names).
   var only: Set<String>?
+  /// The catalogue's harmless refactors: the same app written in another idiom a reader must
+  /// accept. A reader or guard mutant that turns one of them away is noticed.
+  var harmless: [Catalogue.Mutant] = []
+  var harmlessBaselines: [String: Int32] = [:]
 
   /// The simulated world and the readers: a bug there changes what every app is told.
   static let worldRoots = ["Sources/MockStack", "Sources/Devices", "Sources/Artifacts"]
@@ -199,10 +203,10 @@ struct GeneratedRun {
       $0.hasSuffix("/qualify.json") || $0.contains("-under-mutation/")
     }
     let worldShare = count / 2
-    let chosen =
-      ((area == "apps" ? [] : sample(world, count: worldShare, seed: seed))
-      + (area == "world" ? [] : sample(apps, count: count - worldShare, seed: seed)))
-      .filter { only?.contains($0.id) ?? true }
+    let drawn =
+      (area == "apps" ? [] : sample(world, count: worldShare, seed: seed))
+      + (area == "world" ? [] : sample(apps, count: count - worldShare, seed: seed))
+    let chosen = drawn.filter { only?.contains($0.id) ?? true }
     say(
       "\ngenerated mutants: \(chosen.count) of \(world.count) world and \(apps.count) app candidates (MUTANTS_N=\(count), MUTANTS_SEED=\(seed))"
     )
@@ -281,7 +285,7 @@ struct GeneratedRun {
     }
     if stale { _ = try build() }
     report(outcomes)
-    if record { try write(outcomes, equivalents: equivalents) }
+    if record { try write(outcomes, sample: Set(drawn.map(\.id)), equivalents: equivalents) }
     return !outcomes.contains { $0.verdict == .survived || $0.verdict == .suspected }
   }
 
@@ -391,6 +395,7 @@ struct GeneratedRun {
       try text.write(to: target, atomically: true, encoding: .utf8)
       guard try build() else { throw Failure(description: "the unmutated harness does not build") }
       for fixture in fixtures { fixtureBaselines[fixture.name] = try runFixture(fixture).status }
+      for refactor in harmless { harmlessBaselines[refactor.id] = try runHarmless(refactor).status }
       try mutatedText.write(to: target, atomically: true, encoding: .utf8)
       _ = try build()
     }
@@ -402,7 +407,37 @@ struct GeneratedRun {
         return outcome
       }
     }
+    // A reader or guard that turned strict refuses an app written in another correct idiom.
+    for refactor in harmless {
+      let (status, headline) = try runHarmless(refactor)
+      if status != harmlessBaselines[refactor.id, default: 0] {
+        outcome.verdict = .killed
+        outcome.note = "harmless refactor \(refactor.id) turned away: \(headline)"
+        return outcome
+      }
+    }
     return outcome
+  }
+
+  /// A harmless refactor applied to a copy of its app (beside it, so that `base` resolves),
+  /// run on its channel.
+  func runHarmless(_ refactor: Catalogue.Mutant) throws -> (status: Int32, headline: String) {
+    let app = scratch.appendingPathComponent(refactor.app ?? "Scenarios/apps/messages")
+    let copy = app.deletingLastPathComponent().appendingPathComponent(
+      app.lastPathComponent + "-under-mutation")
+    try? fileManager.removeItem(at: copy)
+    try fileManager.copyItem(at: app, to: copy)
+    defer { try? fileManager.removeItem(at: copy) }
+    let target = copy.appendingPathComponent(refactor.file)
+    let text = try String(contentsOf: target, encoding: .utf8)
+    guard text.components(separatedBy: refactor.find).count == 2 else {
+      throw Failure(description: "harmless refactor \(refactor.id) no longer applies")
+    }
+    try text.replacingOccurrences(of: refactor.find, with: refactor.replace).write(
+      to: target, atomically: true, encoding: .utf8)
+    return try qualify(
+      app: copy, arguments: ["--channel", refactor.channel ?? "prod"],
+      environment: refactor.environment ?? [:])
   }
 
   func report(_ outcomes: [Outcome]) {
@@ -442,16 +477,47 @@ struct GeneratedRun {
     }
   }
 
-  func write(_ outcomes: [Outcome], equivalents: [String: Equivalent]) throws {
-    struct Record: Encodable {
+  func write(_ outcomes: [Outcome], sample: Set<String>, equivalents: [String: Equivalent])
+    throws
+  {
+    struct Record: Codable {
       var seed: UInt64
       var count: Int
       var outcomes: [Outcome]
     }
+    let url = root.appendingPathComponent("Mutants/generated.json")
+    var merged = outcomes
+    // `--only` with `--record` re-judges those mutants of the committed sample: the others
+    // keep their recorded verdicts.
+    if only != nil, let data = try? Data(contentsOf: url),
+      let recorded = try? JSONDecoder().decode(Record.self, from: data),
+      recorded.seed == seed, recorded.count == count
+    {
+      let judged = Set(outcomes.map(\.id))
+      // A survivor reviewed since it was judged takes its recorded classification, as a
+      // full run would give it.
+      merged += recorded.outcomes.filter { !judged.contains($0.id) && sample.contains($0.id) }
+        .map { outcome in
+          var outcome = outcome
+          if outcome.verdict == .survived || outcome.verdict == .suspected,
+            let equivalent = equivalents[outcome.id]
+          {
+            outcome.verdict = equivalent.kind == "loud" ? .loud : .equivalent
+            outcome.note = equivalent.reason
+          }
+          return outcome
+        }
+      let missing = sample.subtracting(merged.map(\.id))
+      if !missing.isEmpty {
+        say(
+          "record: \(missing.count) of the sample never judged (\(missing.sorted().joined(separator: ","))): judge them with --only"
+        )
+      }
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(
-      Record(seed: seed, count: count, outcomes: outcomes.sorted { $0.id < $1.id }))
-    try data.write(to: root.appendingPathComponent("Mutants/generated.json"))
+      Record(seed: seed, count: count, outcomes: merged.sorted { $0.id < $1.id }))
+    try data.write(to: url)
   }
 }

@@ -190,7 +190,8 @@ do {
       seed: environment["MUTANTS_SEED"].flatMap { UInt64($0) } ?? 1,
       record: flags.contains("--record"), listOnly: flags.contains("--list"),
       area: environment["MUTANTS_AREA"] ?? "",
-      only: only.map { Set($0.split(separator: ",").map(String.init)) })
+      only: only.map { Set($0.split(separator: ",").map(String.init)) },
+      harmless: catalogue.harmless.filter { !$0.file.hasPrefix("Sources/") })
     generatedClean = try generated.execute()
   }
   // `exit` skips the `defer` above: the scratch copy goes first.

@@ -117,8 +117,12 @@ public struct GradleReleaseGuard: Sendable, Equatable {
             let line = tokens[min(close + 1, tokens.count - 1)].line
             branch = tokens[(close + 1)...].prefix { $0.line == line }
           }
-          let fails = branch.contains {
-            $0.isIdentifier("throw") || $0.text == "GradleException" || $0.isIdentifier("error")
+          // What stops the build: `throw`, or Kotlin's `error(...)`. A `GradleException` made
+          // and not thrown, or `logger.error(...)`, only writes a line and the build goes on.
+          let fails = branch.indices.contains { i in
+            branch[i].isIdentifier("throw")
+              || (branch[i].isIdentifier("error")
+                && !(i > branch.startIndex && branch[i - 1].isSymbol(".")))
           }
           if fails { guarded.formUnion(paths) }
         }

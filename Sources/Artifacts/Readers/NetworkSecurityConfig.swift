@@ -59,16 +59,15 @@ public struct NetworkSecurityConfig: Sendable {
   ///   targetSdk 28, false from 28).
   public func cleartextPermitted(host: String, platformDefault: Bool) -> Sourced<Bool> {
     let host = host.lowercased()
-    var best: (index: Int, length: Int, exact: Bool)?
+    var best: (index: Int, length: Int)?
     for (index, config) in domainConfigs.enumerated() {
       for domain in config.domains {
         let name = domain.name.lowercased()
         let exact = host == name
         guard exact || (domain.includeSubdomains && host.hasSuffix("." + name)) else { continue }
-        let better =
-          best.map { name.count > $0.length || (name.count == $0.length && exact && !$0.exact) }
-          ?? true
-        if better { best = (index, name.count, exact) }
+        // Two names that both match a host and are as long as each other are the same name,
+        // which Android refuses to see twice: the longest match is the one.
+        if best.map({ name.count > $0.length }) ?? true { best = (index, name.count) }
       }
     }
     var current = best?.index

@@ -128,7 +128,7 @@ public final class BridgeShell {
       // Page scripts ran first: with no descriptor yet, the web runtime takes browser
       // authority and starts its own engine; the descriptor arrives too late to stop it.
       page.browserEngineStarted = true
-      page.authority = "native"
+      page.authority = "browser"
       environment.decision(
         source, "page scripts ran before the descriptor: the browser navigation engine started")
     }

@@ -133,14 +133,6 @@ public final class CookieJar {
     return cookies.filter { ($0.expires.map { $0 > now }) ?? true }
   }
 
-  /// The named cookie for `host`, if stored.
-  public func cookie(named name: String, host: String) -> Cookie? {
-    all.first {
-      $0.name == name
-        && ($0.hostOnly ? $0.domain == host : CookieJar.domainMatches(host, $0.domain))
-    }
-  }
-
   public func removeAll() {
     lock.lock()
     cookies.removeAll()

@@ -71,8 +71,6 @@ public final class HybridShell {
   public private(set) var fcmToken: String?
   /// Why the app has no FCM token, when it has none.
   public private(set) var tokenProblem: String?
-  /// The registration requests the container sent: path and status.
-  public private(set) var registrations: [(path: String, status: Int)] = []
   /// Pushes shown, newest last; `received` counts every push that reached the device.
   public private(set) var notifications: [Notification] = []
   public private(set) var received = 0
@@ -401,7 +399,6 @@ public final class HybridShell {
           body: Array(body.utf8))),
       let response = exchange.response
     else { return nil }
-    registrations.append((path, response.status))
     return response
   }
 

@@ -64,7 +64,7 @@ public final class InstanceServers: Sendable {
     let real = material.real?.instances ?? [:]
     sites = InstanceServers.catalogue.map { site in
       guard let origin = real[site.name] else { return site }
-      return Site(name: site.name, origin: origin, title: site.title, isInstance: true)
+      return Site(name: site.name, origin: origin, title: site.title, isInstance: site.isInstance)
     }
     let mocked = sites.filter { real[$0.name] == nil }
     let secureHosts = VirtualHosts()

@@ -434,7 +434,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
           401, revoked == "refresh token reused" ? "refresh_reused" : "session_expired",
           "The session has ended (\(revoked)).")
       }
-      guard session.refreshExpires > context.clock.now else {
+      guard session.refreshExpires.addingTimeInterval(behaviours.sessionRefreshLeeway) > context.clock.now
+      else {
         return error(401, "session_expired", "The session has expired.")
       }
       if state.banned.contains(session.user) {
@@ -470,7 +471,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
       if let revoked = session.revoked {
         return error(401, "session_expired", "The session has ended (\(revoked)).")
       }
-      guard session.accessExpires > context.clock.now else {
+      guard session.accessExpires.addingTimeInterval(behaviours.sessionAccessLeeway) > context.clock.now
+      else {
         return error(401, "access_token_expired", "The access token has expired: refresh.")
       }
       return body(session, &state)

@@ -314,7 +314,7 @@ enum BridgePack: ScenarioPack {
     ) { context in
       let shell = try context.bridgeShell("app")
       let wanted = context.arguments["authority"] ?? "native"
-      let actual = shell.page.browserEngineStarted ? "browser" : shell.page.authority
+      let actual = shell.page.authority
       if actual == wanted { return nil }
       return context.fail(
         .pageAuthority, actual,

@@ -317,6 +317,21 @@ enum HybridPack: ScenarioPack {
       )
     },
     ExpectationSpec(
+      "notifications shown on", [.value("app", .app), .value("count", .integer)],
+      summary:
+        "COUNT of the pushes that reached APP were shown: from Android 13 (API 33) only with the notification permission granted.",
+      example: "expect notifications shown on appplatform 0"
+    ) { context in
+      let shell = try context.hybridShell("app")
+      shell.receivePushes()
+      let wanted = Int(context.arguments["count"] ?? "") ?? 0
+      if shell.notifications.count == wanted { return nil }
+      return context.fail(
+        .shown, "\(shell.notifications.count)",
+        "expected \(wanted) notification\(wanted == 1 ? "" : "s") shown on \(shell.name) (API level \(shell.apiLevel), permission \(shell.permission)); \(shell.notifications.count) of \(shell.received) were"
+      )
+    },
+    ExpectationSpec(
       "settings screen on", [.value("app", .app)], negatable: true,
       summary: "The system's notification settings of APP are shown.",
       example: "expect settings screen on appplatform"
@@ -380,6 +395,8 @@ extension FailureReason {
     "device-tokens", detail: "how many", "The site holds another number of device tokens.")
   static let pushes = FailureReason(
     "pushes", detail: "how many", "Another number of pushes reached the app.")
+  static let shown = FailureReason(
+    "shown", detail: "how many", "Another number of pushes was shown to the user.")
 }
 
 extension ActionContext {

@@ -453,6 +453,16 @@ enum SessionPack: ScenarioPack {
       breaks: "seed 002: opaque access tokens, never decoded for roles"
     ) { configuration, _ in configuration.stack.sessionJWTAccessTokens = true },
     MutationSpec(
+      "backend.session-access-leeway",
+      summary: "An access token is accepted for a minute past its accessExpiresAt.",
+      breaks: "seed 002: the access token lives until accessExpiresAt (15 minutes), not longer"
+    ) { configuration, _ in configuration.stack.sessionAccessLeeway = 60 },
+    MutationSpec(
+      "backend.session-refresh-leeway",
+      summary: "A refresh token is accepted for a day past its refreshExpiresAt.",
+      breaks: "seed 002: the session ends at refreshExpiresAt (30 days after the login)"
+    ) { configuration, _ in configuration.stack.sessionRefreshLeeway = 86400 },
+    MutationSpec(
       "backend.session-ignores-sign-count",
       summary: "A passkey's sign count may stand still or go back.",
       breaks: "WebAuthn: a counter that does not move forward is a cloned authenticator"
