@@ -204,7 +204,50 @@ extension Backend {
       event("id_token claims rejected: \(wrong.isEmpty ? "no sub" : wrong.joined(separator: "; "))")
       return .failure(Problem(response: .problem(401, "id_token claims invalid.")))
     }
+    if let problem = userinfo(accessToken: json["access_token"] as? String, subject: subject) {
+      return .failure(problem)
+    }
     return .success((subject, idToken))
+  }
+
+  /// The user's claims from OIDC_OP_USER_ENDPOINT with the access token, as
+  /// mozilla-django-oidc's `get_userinfo` asks them after the id_token: a JSON object, or a
+  /// JWT signed with the provider's keys (ProConnect), whose `sub` must be the id_token's
+  /// (OIDC Core §5.3.4). The setting has no default: unset, the login fails with
+  /// ImproperlyConfigured.
+  private func userinfo(accessToken: String?, subject: String) -> Problem? {
+    guard let endpoint = settings.oidcUserinfoEndpoint, !endpoint.isEmpty else {
+      event("OIDC_OP_USER_ENDPOINT is not set: mozilla-django-oidc raises ImproperlyConfigured")
+      return Problem(response: .problem(500, "OIDC_OP_USER_ENDPOINT is not configured."))
+    }
+    guard let accessToken else {
+      event("the token endpoint returned no access_token to ask userinfo with")
+      return Problem(response: .problem(401, "No access token for userinfo."))
+    }
+    // A real provider's token was never minted here: the redactor learns it before any log.
+    context.redactor.register(accessToken)
+    guard
+      let response = backChannel(
+        ClientRequest(url: endpoint, headers: ["Authorization": "Bearer \(accessToken)"]))
+    else {
+      return Problem(
+        response: .problem(502, "The identity provider's userinfo at \(endpoint) is unreachable."))
+    }
+    let signed = (response.headers["Content-Type"] ?? "").hasPrefix("application/jwt")
+    let claims =
+      signed
+      ? JWT.verify(response.bodyText.trimmingCharacters(in: .whitespacesAndNewlines), keys: keys())?
+        .1
+      : response.jsonObject as? [String: Any]
+    guard response.status == 200, let claims else {
+      event("userinfo answered \(response.status)\(signed ? " (a JWT that does not verify)" : "")")
+      return Problem(response: .problem(401, "The identity provider's userinfo refused (\(response.status))."))
+    }
+    guard claims["sub"] as? String == subject else {
+      event("userinfo's sub is not the id_token's")
+      return Problem(response: .problem(401, "userinfo belongs to another subject."))
+    }
+    return nil
   }
 
   private func keys() -> [String: Key] {

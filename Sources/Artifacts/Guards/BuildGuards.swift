@@ -317,6 +317,33 @@ public enum BuildGuards {
       },
       fix: "map the requested ACR in the client's acr.loa.map (e.g. {\"eidas1\":1})"),
     GuardRule(
+      id: "oidc-settings", title: "The backend env sets every endpoint its OIDC login asks",
+      source:
+        "seed 000, Authentication architecture (mozilla-django-oidc): the authorization, token and userinfo endpoints and the client have no default; checklist items 1 and 2",
+      devAllows: false, reads: [.backendEnv],
+      check: { build in
+        let env = build.backend.env
+        // A backend that signs in with mozilla-django-oidc names its provider in this env;
+        // one that does not (another shell kind, a token-only API) has none of the keys.
+        guard
+          env.files.contains(where: { $0.entries.contains { $0.key.hasPrefix("OIDC_OP_") } })
+        else { return [] }
+        let required = [
+          "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_USER_ENDPOINT",
+          "OIDC_RP_CLIENT_ID", "OIDC_RP_CLIENT_SECRET",
+        ]
+        let missing = required.filter { (env[$0] ?? "").isEmpty }
+        guard !missing.isEmpty else { return [] }
+        let paths = env.files.map(\.path)
+        let channelFile = paths.last { !$0.hasPrefix("(") }
+        return missing.map { key in
+          GuardHit(
+            "\(key) is not set in \(paths.joined(separator: " + ")): mozilla-django-oidc has no default for it and every login fails (ImproperlyConfigured)",
+            at: channelFile.map { FileLocation(file: $0, line: 1, column: 1) }, value: key)
+        }
+      },
+      fix: "set the key in the channel's backend env to the provider's value"),
+    GuardRule(
       id: "ota-public-key", title: "An OTA-enabled build embeds the bundle signing key",
       source: "seed 000, OTA updates (the key is mandatory as soon as OTA is on); checklist item 4",
       devAllows: false, reads: [.files, .backendEnv, .frontendEnv],
