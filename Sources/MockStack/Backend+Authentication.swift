@@ -241,7 +241,8 @@ extension Backend {
       : response.jsonObject as? [String: Any]
     guard response.status == 200, let claims else {
       event("userinfo answered \(response.status)\(signed ? " (a JWT that does not verify)" : "")")
-      return Problem(response: .problem(401, "The identity provider's userinfo refused (\(response.status))."))
+      return Problem(
+        response: .problem(401, "The identity provider's userinfo refused (\(response.status))."))
     }
     guard claims["sub"] as? String == subject else {
       event("userinfo's sub is not the id_token's")

@@ -434,7 +434,9 @@ public final class SessionBackend: HTTPHandler, Sendable {
           401, revoked == "refresh token reused" ? "refresh_reused" : "session_expired",
           "The session has ended (\(revoked)).")
       }
-      guard session.refreshExpires.addingTimeInterval(behaviours.sessionRefreshLeeway) > context.clock.now
+      guard
+        session.refreshExpires.addingTimeInterval(behaviours.sessionRefreshLeeway)
+          > context.clock.now
       else {
         return error(401, "session_expired", "The session has expired.")
       }
@@ -471,7 +473,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
       if let revoked = session.revoked {
         return error(401, "session_expired", "The session has ended (\(revoked)).")
       }
-      guard session.accessExpires.addingTimeInterval(behaviours.sessionAccessLeeway) > context.clock.now
+      guard
+        session.accessExpires.addingTimeInterval(behaviours.sessionAccessLeeway) > context.clock.now
       else {
         return error(401, "access_token_expired", "The access token has expired: refresh.")
       }
