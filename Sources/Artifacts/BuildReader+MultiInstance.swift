@@ -261,6 +261,9 @@ extension BuildReader {
     }
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
+    code.loadsInstance = web.fact(
+      [["location.assign("], ["location.href ="], ["location.href="], ["location.replace("]],
+      home: "loadInstance")
     if let first = web.files.first {
       for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
         if let at = web.find([endpoint]) {

@@ -197,6 +197,10 @@ extension BuildGuards {
               "onboarding checks /api/admin/health, which is admin-gated (403): every instance is refused; check /api/instance",
               at: endpoint.location, value: endpoint.value))
         }
+        missing(
+          code.loadsInstance,
+          "the web code never navigates to an instance (no location.assign( or location.href =): adding or opening one leaves the user on the local page",
+          value: "no location.assign(")
         if let replace = code.replacesLocation, replace.value {
           out.append(
             GuardHit(

@@ -57,6 +57,7 @@ extension AppBuild {
         }
       }
       add("pageshow handler", code.pageshowHandler, yes)
+      add("loads an instance (location.assign)", code.loadsInstance, yes)
       add("instance check endpoint", code.validationEndpoint) { $0 }
       add("location.replace(", code.replacesLocation, yes)
       add("list kept in localStorage", code.storesInLocalStorage, yes)

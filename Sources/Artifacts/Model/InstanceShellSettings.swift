@@ -57,6 +57,9 @@ public struct InstanceShellCode: Sendable {
   public var androidDeepLinkHandoff: Sourced<Bool>?
   /// The local page handles `pageshow` (a back-forward cache restore).
   public var pageshowHandler: Sourced<Bool>?
+  /// The web code navigates to an instance (`location.assign(` or `location.href =`): without
+  /// it, adding or opening one leaves the user on the local page.
+  public var loadsInstance: Sourced<Bool>?
   /// The endpoint onboarding validates against, as the web code names it.
   public var validationEndpoint: Sourced<String>?
   /// The web code navigates with `location.replace(`.

@@ -10,10 +10,13 @@ enum InstanceShellMutations {
       [
         .value(
           "rule",
-          .choice(["back-to-manager", "navigation-policy", "deep-link-handoff", "pageshow"]))
+          .choice([
+            "back-to-manager", "navigation-policy", "deep-link-handoff", "pageshow",
+            "loads-instance",
+          ]))
       ],
       summary:
-        "The shell's code loses one of seed 004's rules: the back key loading the manager (Android), the native navigation policy, the native deep-link handoff, or the local page's pageshow handler.",
+        "The shell's code loses one of seed 004's rules: the back key loading the manager (Android), the native navigation policy, the native deep-link handoff, the local page's pageshow handler, or the onboarding's navigation to an instance.",
       breaks: "seed 004, ADRs 0006 and 0007, the deep-link handoff"
     ) { configuration, arguments in
       guard var code = configuration.build.instanceShell?.code else { return }
@@ -33,6 +36,7 @@ enum InstanceShellMutations {
         } else {
           code.androidDeepLinkHandoff = Sourced(false, at: at)
         }
+      case "loads-instance": code.loadsInstance = Sourced(false, at: at)
       default: code.pageshowHandler = Sourced(false, at: at)
       }
       configuration.build.instanceShell?.code = code
