@@ -297,6 +297,27 @@ extension BuildReader {
     settings.handoff.callback =
       auth.captures(#"\$\{this\.deps\.(?:config\.)?scheme\}://([a-z/]+)"#)
       .first
+    // Seed 001: the URL carries the attempt's state and the callback must bring it back, on
+    // the compiled scheme's auth host; a check that is not written lets another app's or an
+    // attacker's callback through.
+    settings.handoff.sendsState = auth.captures(#"searchParams\.set\(\s*["'](state)["']"#).first
+    // Inline (`searchParams.get("state") !== state`) or through a local
+    // (`const state = url.searchParams.get("state")`, then `state !== expectedState`).
+    settings.handoff.checksCallbackState =
+      auth.captures(#"searchParams\.get\(\s*["']state["']\s*\)\s*(!==|===|!=|==)\s*\w"#).first
+      ?? auth.captures(
+        #"(?:const|let|var)\s+(\w+)\s*=\s*[\w.]*searchParams\.get\(\s*["']state["']\s*\)"#
+      ).lazy.compactMap { local in
+        let name = NSRegularExpression.escapedPattern(for: local.value)
+        return auth.captures(
+          #"((?:\b"# + name + #"\s*(?:!==|===|!=|==)\s*\w)|(?:\w\s*(?:!==|===|!=|==)\s*"# + name
+            + #"\b))"#
+        ).first
+      }.first
+    settings.handoff.checksCallbackHost =
+      auth.captures(
+        #"\.host(?:name)?(?:\.toLowerCase\(\))?\s*(!==|===|!=|==)\s*["']auth["']"#
+      ).first
     let diagnosticsCode = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
       suffixes: [".ts"], quotes: ["\"", "'", "`"])

@@ -324,6 +324,54 @@ import Testing
 
 /// The React Native bridge sample read as its monorepo lays it out (seed 001).
 @Suite struct BridgeShellReaderTests {
+  /// Seed 001's callback rules are read where the code writes them: the state the URL sends,
+  /// and the callback's state and host compared, inline or through a local.
+  @Test func theHandoffsStateAndCallbackChecksAreRead() throws {
+    let sample = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios]?.bridge)
+    #expect(sample.handoff.sendsState?.value == "state")
+    #expect(sample.handoff.checksCallbackState != nil)
+    #expect(sample.handoff.checksCallbackHost?.value == "!==")
+    let scratch = try Fixtures.temporaryDirectory("qualify-bridge-handoff")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.bridgeApp, toPath: copy.path)
+    let file = copy.appendingPathComponent("apps/mobile/src/auth/SystemAuthSession.ts")
+    let original = try String(contentsOf: file, encoding: .utf8)
+    func handoff(_ edits: [(String, String)]) throws -> HandoffClientCode? {
+      var text = original
+      for (old, new) in edits {
+        #expect(text.contains(old), "\(old)")
+        text = text.replacingOccurrences(of: old, with: new)
+      }
+      try text.write(to: file, atomically: true, encoding: .utf8)
+      return try AppRepository(directory: copy.path).builds(for: .prod)[.ios]?.bridge?.handoff
+    }
+    let local = try #require(
+      try handoff([
+        (
+          #"parsed.searchParams.get("state") !== state"#,
+          #"returned !== state"#
+        ),
+        (
+          #"const parsed = new URL(callback);"#,
+          #"const parsed = new URL(callback); const returned = parsed.searchParams.get("state");"#
+        ),
+        (#"parsed.host !== "auth""#, #"parsed.host.toLowerCase() !== "auth""#),
+      ]))
+    #expect(local.checksCallbackState != nil)
+    #expect(local.checksCallbackHost != nil)
+    let unchecked = try #require(
+      try handoff([
+        (#"url.searchParams.set("state", state);"#, ""),
+        (#" || parsed.searchParams.get("state") !== state"#, ""),
+        (#" || parsed.host !== "auth""#, ""),
+      ]))
+    #expect(unchecked.sendsState == nil)
+    #expect(unchecked.checksCallbackState == nil)
+    #expect(unchecked.checksCallbackHost == nil)
+  }
+
   @Test func theConfigModuleAndTheEnvMakeTheCompiledOriginIdAndScheme() throws {
     let prod = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios]?.bridge)

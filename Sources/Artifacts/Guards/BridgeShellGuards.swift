@@ -249,6 +249,27 @@ extension BuildGuards {
               "the callback is <scheme>://\(callback.value), not <scheme>://auth/callback",
               at: callback.location, value: callback.value))
         }
+        if handoff.verifierBytes != nil {
+          let at = handoff.path?.location ?? handoff.verifierBytes?.location
+          if handoff.sendsState == nil {
+            hits.append(
+              GuardHit(
+                "the /mobile-auth URL carries no state (searchParams.set(\"state\", …)): the callback cannot be tied to this attempt",
+                at: at, value: "state"))
+          }
+          if handoff.checksCallbackState == nil {
+            hits.append(
+              GuardHit(
+                "the callback's state is never compared with the attempt's (searchParams.get(\"state\") !== state): a callback from another attempt is accepted",
+                at: at, value: "state"))
+          }
+          if handoff.checksCallbackHost == nil {
+            hits.append(
+              GuardHit(
+                "the callback's host is never compared with auth (parsed.host !== \"auth\"): any <scheme>:// link is taken for the sign-in callback",
+                at: at, value: "host"))
+          }
+        }
         return hits
       },
       fix:

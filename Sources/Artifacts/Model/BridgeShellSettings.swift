@@ -115,6 +115,12 @@ public struct HandoffClientCode: Sendable {
   public var challengeMethod: Sourced<String>?
   /// The callback's host and path on the compiled scheme (`auth/callback`).
   public var callback: Sourced<String>?
+  /// Where the `/mobile-auth` URL gets the attempt's `state` (`searchParams.set("state", …)`).
+  public var sendsState: Sourced<String>?
+  /// Where the callback's `state` is compared with the attempt's.
+  public var checksCallbackState: Sourced<String>?
+  /// Where the callback's host is compared with `auth`.
+  public var checksCallbackHost: Sourced<String>?
 
   public init() {}
 }
