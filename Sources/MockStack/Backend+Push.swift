@@ -182,13 +182,16 @@ extension Backend {
     let body =
       (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])).map(
         Array.init) ?? []
+    var headers: HTTPHeaders = [
+      "authorization": "bearer \(apnsProviderToken?.token ?? "")",
+      "apns-topic": settings.apnsBundleId ?? "", "apns-push-type": "alert",
+      "apns-priority": "10", "apns-collapse-id": thread, "content-type": "application/json",
+    ]
+    for (name, value) in context.behaviours.apnsHeaderOverrides.sorted(by: { $0.key < $1.key }) {
+      headers.set(name, value)
+    }
     let request = ClientRequest(
-      method: "POST", url: gateway.url("/3/device/\(device.token)"),
-      headers: [
-        "authorization": "bearer \(apnsProviderToken?.token ?? "")",
-        "apns-topic": settings.apnsBundleId ?? "", "apns-push-type": "alert",
-        "apns-priority": "10", "apns-collapse-id": thread, "content-type": "application/json",
-      ], body: body)
+      method: "POST", url: gateway.url("/3/device/\(device.token)"), headers: headers, body: body)
     guard let response = backChannel(request) else {
       return log("apns", 0, "\(gateway.host) unreachable", device)
     }

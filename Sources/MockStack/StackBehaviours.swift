@@ -70,6 +70,8 @@ public struct StackBehaviours: Sendable, Hashable {
   // Backend, push (rule 15).
   /// Logout leaves the session's push devices registered.
   public var backendKeepsPushChannelsOnLogout = false
+  /// Headers the backend's APNs sender writes over its own (a sender that formats one wrong).
+  public var apnsHeaderOverrides: [String: String] = [:]
   /// The device table is unique per user and token: a token another user registered on the
   /// same phone stays theirs too.
   public var backendPushTokenUniquePerUser = false

@@ -17,6 +17,16 @@ extension PushVocabulary {
       configuration.build.backend.env.set(name, arguments["value"] ?? "")
     },
     MutationSpec(
+      "backend.apns-header", [.value("name", .text), .value("value", .text)],
+      summary:
+        "The backend's APNs sender writes the request header NAME as VALUE (`backend.apns-header apns-expiration 2026-12-31`).",
+      breaks:
+        "Apple's APNs request headers: apns-id a canonical UUID, apns-expiration epoch seconds"
+    ) { configuration, arguments in
+      guard let name = arguments["name"] else { return }
+      configuration.stack.apnsHeaderOverrides[name] = arguments["value"] ?? ""
+    },
+    MutationSpec(
       "app.aps-environment", [.value("value", .choice(["removed", "development", "production"]))],
       summary:
         "The iOS build is signed with this `aps-environment` (`removed`: App.entitlements lost the key, the OS gives no token).",
