@@ -301,23 +301,28 @@ extension BuildReader {
     // the compiled scheme's auth host; a check that is not written lets another app's or an
     // attacker's callback through.
     settings.handoff.sendsState = auth.captures(#"searchParams\.set\(\s*["'](state)["']"#).first
-    // Inline (`searchParams.get("state") !== state`) or through a local
-    // (`const state = url.searchParams.get("state")`, then `state !== expectedState`).
-    settings.handoff.checksCallbackState =
-      auth.captures(#"searchParams\.get\(\s*["']state["']\s*\)\s*(!==|===|!=|==)\s*\w"#).first
-      ?? auth.captures(
-        #"(?:const|let|var)\s+(\w+)\s*=\s*[\w.]*searchParams\.get\(\s*["']state["']\s*\)"#
-      ).lazy.compactMap { local in
-        let name = NSRegularExpression.escapedPattern(for: local.value)
-        return auth.captures(
-          #"((?:\b"# + name + #"\s*(?:!==|===|!=|==)\s*\w)|(?:\w\s*(?:!==|===|!=|==)\s*"# + name
-            + #"\b))"#
-        ).first
-      }.first
-    settings.handoff.checksCallbackHost =
+    // Compared with the attempt's value, in either order, inline
+    // (`searchParams.get("state") !== state`) or through a local (`const returned =
+    // params.get("state")`, then `expected !== returned`); `=== null` only tests presence.
+    let op = #"(?:!==|===|!=|==)"#
+    let other = #"(?<![\w.])(?!null\b|undefined\b)[A-Za-z_$][\w.$]*"#
+    func compared(_ operand: String, with value: String) -> Sourced<String>? {
       auth.captures(
-        #"\.host(?:name)?(?:\.toLowerCase\(\))?\s*(!==|===|!=|==)\s*["']auth["']"#
+        #"((?:"# + operand + #"\s*"# + op + #"\s*"# + value + #")|(?:"# + value + #"\s*"# + op
+          + #"\s*"# + operand + #"))"#
       ).first
+    }
+    let stateRead = #"[\w.]*\.get\(\s*["']state["']\s*\)"#
+    settings.handoff.checksCallbackState =
+      compared(stateRead, with: other)
+      ?? auth.captures(#"(?:const|let|var)\s+(\w+)\s*=\s*"# + stateRead).lazy.compactMap {
+        compared(#"\b"# + NSRegularExpression.escapedPattern(for: $0.value) + #"\b"#, with: other)
+      }.first
+    // `parsed.host !== "auth"` (either order, lowercased or not), or a prefix test against the
+    // compiled redirect URL (`callback.startsWith(this.redirectUrl)`).
+    settings.handoff.checksCallbackHost =
+      compared(#"[\w.]*\.host(?:name)?(?:\.toLowerCase\(\))?"#, with: #"["']auth["']"#)
+      ?? auth.captures(#"(\.startsWith\(\s*(?:this\.)?redirectUrl\b)"#).first
     let diagnosticsCode = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
       suffixes: [".ts"], quotes: ["\"", "'", "`"])

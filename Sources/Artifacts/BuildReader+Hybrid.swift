@@ -293,13 +293,22 @@ extension BuildReader {
     if swift.find(["UNUserNotificationCenter.current().delegate"]) != nil {
       if let handler = swift.blocks(after: "willPresent notification").first {
         // The options may be built first (`options.insert(.banner)` per iOS version) and
-        // handed over as a variable: the block, comments aside, must do both.
-        let statements = handler.body.split(separator: "\n").map { line in
-          line.range(of: "//").map { line[..<$0.lowerBound] } ?? line
-        }.joined(separator: "\n")
-        let visible =
-          statements.contains("completionHandler(")
-          && [".banner", ".list", ".alert"].contains(where: statements.contains)
+        // handed over as a variable, the handler may have another name
+        // (`withCompletionHandler handler:`), or the async form may return them: the method
+        // must hand over a visible option (comments are already blanked).
+        let body = handler.body
+        let visibleOption =
+          body.range(
+            of: #"\.(banner|list|alert)\b(?!\w)"#, options: .regularExpression) != nil
+        let name =
+          body.range(of: #"withCompletionHandler\s+\w+\s*:"#, options: .regularExpression)
+          .map { String(body[$0]).split(whereSeparator: { $0 == " " || $0 == ":" })[1] }
+          .map(String.init) ?? "completionHandler"
+        let isAsync =
+          body.range(
+            of: #"\)\s*async\s*->\s*UNNotificationPresentationOptions"#,
+            options: .regularExpression) != nil
+        let visible = visibleOption && (isAsync || body.contains(name + "("))
         code.presentsInForeground = Sourced(
           visible, at: FileLocation(file: handler.file, line: handler.line, column: 1))
       } else {

@@ -261,9 +261,15 @@ extension BuildReader {
     }
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
-    code.loadsInstance = web.fact(
-      [["location.assign("], ["location.href ="], ["location.href="], ["location.replace("]],
-      home: "loadInstance")
+    // An assignment, not a comparison (`location.href === x` only reads the URL).
+    let assigns = web.captures(#"(location\.(?:assign|replace)\(|location\.href\s*=(?!=))"#)
+      .first
+    if let first = web.files.first {
+      code.loadsInstance = Sourced(
+        assigns != nil,
+        at: assigns?.location ?? web.find(["loadInstance"])
+          ?? FileLocation(file: first.file, line: 0, column: 1))
+    }
     if let first = web.files.first {
       for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
         if let at = web.find([endpoint]) {

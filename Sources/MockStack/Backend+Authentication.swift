@@ -224,7 +224,8 @@ extension Backend {
       event("the token endpoint returned no access_token to ask userinfo with")
       return Problem(response: .problem(401, "No access token for userinfo."))
     }
-    // A real provider's token was never minted here: the redactor learns it before any log.
+    // A real provider's token was never minted here: the redactor learns it before it goes
+    // into the userinfo request (the token response's field is redacted by name).
     context.redactor.register(accessToken)
     guard
       let response = backChannel(

@@ -197,11 +197,13 @@ import Testing
         """
         preReleaseBuild.doFirst {
             def config = new groovy.json.JsonSlurper().parse(file("src/main/assets/capacitor.config.json"))
-            if (config.server?.url) { logger.error("dev server.url in a release build") }
+            if (config.server?.url) { logger?.error("dev server.url in a release build") }
             if (config.server?.cleartext) { project.ext.failure = new GradleException("cleartext") }
         }
         """))
+    #expect(hook.readKeys.isSuperset(of: GradleReleaseGuard.requiredKeys))
     #expect(hook.missingKeys == ["server.cleartext", "server.url"])
+    // Kotlin's `error(...)` (here from a Groovy closure calling the same name) stops the build.
     let kotlin = try #require(
       guardOf(
         """

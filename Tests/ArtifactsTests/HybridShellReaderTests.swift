@@ -319,6 +319,30 @@ import Testing
 
         """) == true)
     #expect(try presents("        completionHandler([.sound]) // .banner later\n") == false)
+    #expect(try presents("        completionHandler([.sound, .badge])\n") == false)
+    // Another name for the handler, and the async form that returns the options.
+    func presents(signature old: String, _ new: String, body: String) throws -> Bool? {
+      #expect(original.contains(old))
+      try original.replacingOccurrences(of: old, with: new).replacingOccurrences(
+        of: call, with: body
+      ).write(to: delegate, atomically: true, encoding: .utf8)
+      return try builds(copy.path)[.ios]?.hybrid?.code.presentsInForeground?.value
+    }
+    let handler = "withCompletionHandler completionHandler: @escaping"
+    #expect(
+      try presents(
+        signature: handler, "withCompletionHandler present: @escaping",
+        body: "        present([.list, .sound])\n") == true)
+    #expect(
+      try presents(
+        signature: handler, "withCompletionHandler present: @escaping",
+        body: "        completionHandler([.banner])\n") == false)
+    #expect(
+      try presents(
+        signature:
+          "willPresent notification: UNNotification,\n        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void\n    ) {",
+        "willPresent notification: UNNotification\n    ) async -> UNNotificationPresentationOptions {",
+        body: "        [.banner, .sound]\n") == true)
   }
 }
 
@@ -331,7 +355,7 @@ import Testing
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios]?.bridge)
     #expect(sample.handoff.sendsState?.value == "state")
     #expect(sample.handoff.checksCallbackState != nil)
-    #expect(sample.handoff.checksCallbackHost?.value == "!==")
+    #expect(sample.handoff.checksCallbackHost?.value == #"parsed.host !== "auth""#)
     let scratch = try Fixtures.temporaryDirectory("qualify-bridge-handoff")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let copy = scratch.appendingPathComponent("app")
@@ -361,6 +385,28 @@ import Testing
       ]))
     #expect(local.checksCallbackState != nil)
     #expect(local.checksCallbackHost != nil)
+    let reversed = try #require(
+      try handoff([
+        (
+          #"parsed.searchParams.get("state") !== state"#,
+          #"state !== parsed.searchParams.get("state")"#
+        ),
+        (
+          #"parsed.protocol !== `${this.deps.scheme}:` || parsed.host !== "auth""#,
+          #"!callback.startsWith(this.redirectUrl)"#
+        ),
+      ]))
+    #expect(reversed.checksCallbackState != nil)
+    #expect(reversed.checksCallbackHost != nil)
+    // Testing that a state came back is not comparing it with the attempt's.
+    let presence = try #require(
+      try handoff([
+        (
+          #"parsed.searchParams.get("state") !== state"#,
+          #"parsed.searchParams.get("state") === null"#
+        )
+      ]))
+    #expect(presence.checksCallbackState == nil)
     let unchecked = try #require(
       try handoff([
         (#"url.searchParams.set("state", state);"#, ""),

@@ -285,7 +285,13 @@ struct GeneratedRun {
     }
     if stale { _ = try build() }
     report(outcomes)
-    if record { try write(outcomes, sample: Set(drawn.map(\.id)), equivalents: equivalents) }
+    if record {
+      // The whole sample, whatever MUTANTS_AREA judged: the other half keeps its verdicts.
+      let whole =
+        sample(world, count: worldShare, seed: seed)
+        + sample(apps, count: count - worldShare, seed: seed)
+      try write(outcomes, sample: Set(whole.map(\.id)), equivalents: equivalents)
+    }
     return !outcomes.contains { $0.verdict == .survived || $0.verdict == .suspected }
   }
 
@@ -395,7 +401,15 @@ struct GeneratedRun {
       try text.write(to: target, atomically: true, encoding: .utf8)
       guard try build() else { throw Failure(description: "the unmutated harness does not build") }
       for fixture in fixtures { fixtureBaselines[fixture.name] = try runFixture(fixture).status }
-      for refactor in harmless { harmlessBaselines[refactor.id] = try runHarmless(refactor).status }
+      for refactor in harmless {
+        let (status, headline) = try runHarmless(refactor)
+        // A refactor the unmutated harness already refuses proves nothing about a mutant.
+        guard status == 0 else {
+          throw Failure(
+            description: "harmless refactor \(refactor.id) does not qualify unmutated: \(headline)")
+        }
+        harmlessBaselines[refactor.id] = status
+      }
       try mutatedText.write(to: target, atomically: true, encoding: .utf8)
       _ = try build()
     }
@@ -410,7 +424,7 @@ struct GeneratedRun {
     // A reader or guard that turned strict refuses an app written in another correct idiom.
     for refactor in harmless {
       let (status, headline) = try runHarmless(refactor)
-      if status != harmlessBaselines[refactor.id, default: 0] {
+      if status != harmlessBaselines[refactor.id] {
         outcome.verdict = .killed
         outcome.note = "harmless refactor \(refactor.id) turned away: \(headline)"
         return outcome
@@ -487,12 +501,19 @@ struct GeneratedRun {
     }
     let url = root.appendingPathComponent("Mutants/generated.json")
     var merged = outcomes
-    // `--only` with `--record` re-judges those mutants of the committed sample: the others
-    // keep their recorded verdicts.
-    if only != nil, let data = try? Data(contentsOf: url),
-      let recorded = try? JSONDecoder().decode(Record.self, from: data),
-      recorded.seed == seed, recorded.count == count
-    {
+    // `--only` or `MUTANTS_AREA` with `--record` re-judges part of the committed sample: the
+    // others keep their recorded verdicts. Without a record of the same sample to merge into,
+    // the part alone would replace it.
+    if only != nil || !area.isEmpty {
+      guard let data = try? Data(contentsOf: url),
+        let recorded = try? JSONDecoder().decode(Record.self, from: data),
+        recorded.seed == seed, recorded.count == count
+      else {
+        throw Failure(
+          description:
+            "--record of part of the sample needs Mutants/generated.json of the same seed and count to merge into: record the whole sample first"
+        )
+      }
       let judged = Set(outcomes.map(\.id))
       // A survivor reviewed since it was judged takes its recorded classification, as a
       // full run would give it.
@@ -504,6 +525,16 @@ struct GeneratedRun {
           {
             outcome.verdict = equivalent.kind == "loud" ? .loud : .equivalent
             outcome.note = equivalent.reason
+          } else if let equivalent = equivalents[outcome.id] {
+            // A review that changed its kind.
+            if outcome.verdict == .equivalent || outcome.verdict == .loud {
+              outcome.verdict = equivalent.kind == "loud" ? .loud : .equivalent
+              outcome.note = equivalent.reason
+            }
+          } else if outcome.verdict == .equivalent || outcome.verdict == .loud {
+            // A review withdrawn: the mutant survived, as a full run would say.
+            outcome.verdict = .survived
+            outcome.note = "no longer recorded as equivalent: judge it again with --only"
           }
           return outcome
         }

@@ -120,9 +120,15 @@ public struct GradleReleaseGuard: Sendable, Equatable {
           // What stops the build: `throw`, or Kotlin's `error(...)`. A `GradleException` made
           // and not thrown, or `logger.error(...)`, only writes a line and the build goes on.
           let fails = branch.indices.contains { i in
-            branch[i].isIdentifier("throw")
-              || (branch[i].isIdentifier("error")
-                && !(i > branch.startIndex && branch[i - 1].isSymbol(".")))
+            if branch[i].isIdentifier("throw") { return true }
+            // `error(...)` itself, not a method of that name (`logger.error`, `logger?.error`)
+            // nor a variable.
+            guard branch[i].isIdentifier("error"), i + 1 < branch.endIndex,
+              branch[i + 1].isSymbol("(")
+            else { return false }
+            return
+              !(i > branch.startIndex
+              && (branch[i - 1].isSymbol(".") || branch[i - 1].isSymbol("?.")))
           }
           if fails { guarded.formUnion(paths) }
         }

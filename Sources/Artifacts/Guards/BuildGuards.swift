@@ -332,7 +332,9 @@ public enum BuildGuards {
           "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_USER_ENDPOINT",
           "OIDC_RP_CLIENT_ID", "OIDC_RP_CLIENT_SECRET",
         ]
-        let missing = required.filter { (env[$0] ?? "").isEmpty }
+        // The app's own files: a stack file that drops a setting its real system does not
+        // offer is not the app's mistake.
+        let missing = required.filter { (env.committed($0)?.value ?? "").isEmpty }
         guard !missing.isEmpty else { return [] }
         let paths = env.files.map(\.path)
         let channelFile = paths.last { !$0.hasPrefix("(") }
