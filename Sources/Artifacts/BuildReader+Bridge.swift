@@ -323,6 +323,9 @@ extension BuildReader {
     settings.handoff.checksCallbackHost =
       compared(#"[\w.]*\.host(?:name)?(?:\.toLowerCase\(\))?"#, with: #"["']auth["']"#)
       ?? auth.captures(#"(\.startsWith\(\s*(?:this\.)?redirectUrl\b)"#).first
+    settings.handoff.readsCallbackState = auth.captures("(" + stateRead + ")").first
+    settings.handoff.readsCallbackHost =
+      auth.captures(#"(\.host(?:name)?\b(?!\s*=[^=]))"#).first
     let diagnosticsCode = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
       suffixes: [".ts"], quotes: ["\"", "'", "`"])

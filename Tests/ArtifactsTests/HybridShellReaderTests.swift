@@ -407,6 +407,12 @@ import Testing
         )
       ]))
     #expect(presence.checksCallbackState == nil)
+    // …which qualify cannot tell from a check it does not read: unverified, not failed.
+    #expect(presence.readsCallbackState != nil)
+    let build = try #require(try AppRepository(directory: copy.path).builds(for: .prod)[.ios])
+    let findings = BuildGuards.findings(for: build).filter { $0.rule == "handoff-client" }
+    #expect(findings.contains { $0.severity == .unverified })
+    #expect(!findings.contains { $0.severity == .error })
     let unchecked = try #require(
       try handoff([
         (#"url.searchParams.set("state", state);"#, ""),
@@ -416,6 +422,8 @@ import Testing
     #expect(unchecked.sendsState == nil)
     #expect(unchecked.checksCallbackState == nil)
     #expect(unchecked.checksCallbackHost == nil)
+    #expect(unchecked.readsCallbackState == nil)
+    #expect(unchecked.readsCallbackHost == nil)
   }
 
   @Test func theConfigModuleAndTheEnvMakeTheCompiledOriginIdAndScheme() throws {

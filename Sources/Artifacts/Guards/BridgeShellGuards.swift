@@ -258,16 +258,30 @@ extension BuildGuards {
                 at: at, value: "state"))
           }
           if handoff.checksCallbackState == nil {
-            hits.append(
-              GuardHit(
-                "the callback's state is never compared with the attempt's (searchParams.get(\"state\") !== state): a callback from another attempt is accepted",
-                at: at, value: "state"))
+            if let read = handoff.readsCallbackState {
+              hits.append(
+                GuardHit(
+                  "the callback's state is read (\(read.value)) but not compared with the attempt's in a form qualify reads (`!== state`, either order, or through a local): unverified",
+                  at: read.location, value: "state", unverified: true))
+            } else {
+              hits.append(
+                GuardHit(
+                  "the callback's state is never compared with the attempt's (searchParams.get(\"state\") !== state): a callback from another attempt is accepted",
+                  at: at, value: "state"))
+            }
           }
           if handoff.checksCallbackHost == nil {
-            hits.append(
-              GuardHit(
-                "the callback's host is never compared with auth (parsed.host !== \"auth\"): any <scheme>:// link is taken for the sign-in callback",
-                at: at, value: "host"))
+            if let read = handoff.readsCallbackHost {
+              hits.append(
+                GuardHit(
+                  "the callback's host is used (\(read.value)) but not compared with auth in a form qualify reads (`.host !== \"auth\"`, or `startsWith(this.redirectUrl)`): unverified",
+                  at: read.location, value: "host", unverified: true))
+            } else {
+              hits.append(
+                GuardHit(
+                  "the callback's host is never compared with auth (parsed.host !== \"auth\"): any <scheme>:// link is taken for the sign-in callback",
+                  at: at, value: "host"))
+            }
           }
         }
         return hits

@@ -121,6 +121,10 @@ public struct HandoffClientCode: Sendable {
   public var checksCallbackState: Sourced<String>?
   /// Where the callback's host is compared with `auth`.
   public var checksCallbackHost: Sourced<String>?
+  /// Where the code reads the callback's state, and a URL's host: a check written in a form
+  /// the reader does not know is then unverified, not missing.
+  public var readsCallbackState: Sourced<String>?
+  public var readsCallbackHost: Sourced<String>?
 
   public init() {}
 }
