@@ -1,9 +1,8 @@
+import Artifacts
 import Foundation
 import OTA
 import QualifyCore
 import Scenarios
-
-@testable import Artifacts
 
 /// The readers of untrusted input, one entry per fuzz target (`make fuzz`, docs/fuzzing.md).
 ///
@@ -83,29 +82,15 @@ public enum FuzzTargets {
     Target(name: "nsc", seeds: ["**/res/xml/*.xml"], generated: networkSecurityConfigSeeds) {
       bytes in
       do {
-        let root = try XMLReader.parse(text: text(bytes), file: "network_security_config.xml")
-        let config = try NetworkSecurityConfig.read(
-          root, file: "network_security_config.xml",
-          resources: AndroidResources(definitions: [:]))
-        for host in ["messages.example", "api.messages.example", "localhost", ""] {
-          _ = config.cleartextPermitted(host: host, platformDefault: false)
-        }
-        _ = config.userCertificateTrust(debuggable: true)
+        try ReaderEntryPoints.networkSecurityConfig(
+          text(bytes), file: "network_security_config.xml")
       } catch is Diagnostic {
       } catch { unexpected(error, in: "nsc") }
     },
     Target(name: "resources", seeds: ["**/res/values*/*.xml"], generated: resourceSeeds) {
       bytes in
       do {
-        let root = try XMLReader.parse(text: text(bytes), file: "bools.xml")
-        var definitions: [String: [AndroidResources.Definition]] = [:]
-        for (key, definition) in AndroidResources.definitions(
-          in: root, qualifiers: "", file: "bools.xml")
-        {
-          definitions[key, default: []].append(definition)
-        }
-        let resources = AndroidResources(definitions: definitions)
-        for key in definitions.keys { _ = resources.boolean("@" + key, at: nil) }
+        try ReaderEntryPoints.androidResources(text(bytes), file: "bools.xml")
       } catch is Diagnostic {
       } catch { unexpected(error, in: "resources") }
     },
@@ -191,7 +176,7 @@ public enum FuzzTargets {
     },
     Target(name: "realm", seeds: ["**/realm.json"]) { bytes in
       do {
-        _ = try RealmReader.read(text: text(bytes), file: "realm.json", clientID: "messages")
+        try ReaderEntryPoints.realm(text(bytes), file: "realm.json", clientID: "messages")
       } catch is Diagnostic {
       } catch is InputError {
       } catch { unexpected(error, in: "realm") }
@@ -204,9 +189,7 @@ public enum FuzzTargets {
       } catch { unexpected(error, in: "profile") }
     },
     Target(name: "source", seeds: ["**/*.swift", "**/*.java", "**/*.sh"]) { bytes in
-      let decoded = text(bytes)
-      _ = SourceText.compiledSwiftLines(decoded, conditions: ["DEBUG"])
-      _ = ShellScript.runs("strip", in: decoded, variables: ["CONFIGURATION": "Release"])
+      ReaderEntryPoints.source(text(bytes))
     },
   ]
 
