@@ -212,6 +212,17 @@ public final class AppRepository: Sendable {
     return found.sorted()
   }
 
+  /// A checkout made without Git LFS holds a three-line pointer where the file should be
+  /// (a pbxproj or a google-services.json kept in LFS): reading it as the file would report a
+  /// parse error that names no cause.
+  static func refuseLFSPointer(_ data: Data, display: String) throws {
+    guard data.starts(with: Data("version https://git-lfs.github.com/spec/".utf8)) else { return }
+    throw Diagnostic.error(
+      at: FileLocation(file: display, line: 1, column: 1),
+      "\(display) is a Git LFS pointer, not the file: fetch the LFS objects (git lfs pull) before qualifying"
+    )
+  }
+
   /// The bytes of artifact `relative`, nil when absent.
   /// - Throws: a `Diagnostic` when the file resolves outside the app (a symbolic link, `..`),
   ///   is not a regular file, or is too large to be a configuration file; it names the file,
@@ -219,17 +230,20 @@ public final class AppRepository: Sendable {
   func data(_ relative: String) throws -> (data: Data, display: String)? {
     guard let url = locate(relative) else { return nil }
     let display = AppRepository.display(url)
+    let bytes: Data
     do {
       guard
         let data = try ConfinedFile.read(
           url.path, within: searchPath.map(\.path), limit: AppRepository.maximumFileSize)
       else { return nil }
       note(url, data)
-      return (data, display)
+      bytes = data
     } catch {
       throw Diagnostic.error(
         at: FileLocation(file: display, line: 1, column: 1), error.describe(display))
     }
+    try AppRepository.refuseLFSPointer(bytes, display: display)
+    return (bytes, display)
   }
 
   private func note(_ url: URL, _ data: Data) {

@@ -37,6 +37,19 @@ extension BuildReader {
             }
           }
           readReleaseGuard(script.releaseGuard, file: file, into: &build)
+          if let debuggable = script.debuggable, channel.isRelease {
+            if let value = debuggable.value {
+              if value == "true" {
+                build.transport.releaseDebuggable = Sourced(
+                  "debuggable true in the \(gradleBuildType) build type", at: debuggable.location,
+                  derivation: debuggable.derivation)
+              }
+            } else {
+              build.transport.unreadDebuggable = Sourced(
+                debuggable.unresolved ?? "?", at: debuggable.location,
+                derivation: debuggable.derivation)
+            }
+          }
           if script.versionName != nil || script.versionCode != nil {
             build.storeVersion = StoreVersion(
               marketing: BuildReader.storeValue(script.versionName, name: "versionName", file),

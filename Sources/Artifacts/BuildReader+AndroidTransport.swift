@@ -54,8 +54,12 @@ extension BuildReader {
       }
     }
     build.transport.usesCleartextTraffic = boolean("android:usesCleartextTraffic")
-    build.transport.debuggable =
-      !channel.isRelease || boolean("android:debuggable")?.value == true
+    if channel.isRelease, let manifest = boolean("android:debuggable"), manifest.value {
+      build.transport.releaseDebuggable = Sourced(
+        "android:debuggable=\"true\" in the manifest", at: manifest.location,
+        derivation: manifest.derivation)
+    }
+    build.transport.debuggable = !channel.isRelease || build.transport.releaseDebuggable != nil
     guard let (raw, at) = attributes["android:networkSecurityConfig"] else { return }
     let reference = substitute(raw).value
     guard let path = resources.xmlFile(reference, in: repository) else {

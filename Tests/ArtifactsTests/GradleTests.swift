@@ -79,6 +79,45 @@ import Testing
     #expect(debug.placeholders["usesCleartextTraffic"]?.value == "true")
   }
 
+  /// A build type's `debuggable` in Groovy's two forms and Kotlin's `isDebuggable`; a Groovy
+  /// boolean placeholder is stringified as AGP does.
+  @Test func theBuildTypesDebuggableIsRead() throws {
+    let groovy = """
+      android {
+          buildTypes {
+              release {
+                  debuggable true
+                  manifestPlaceholders = [usesCleartextTraffic: false]
+              }
+              debug { debuggable = false }
+          }
+      }
+      """
+    let release = GradleScript.read(
+      text: groovy, file: "build.gradle", buildType: "release", environment: try env([:]))
+    #expect(release.debuggable?.value == "true")
+    #expect(release.debuggable?.location?.line == 4)
+    #expect(release.placeholders["usesCleartextTraffic"]?.value == "false")
+    let debug = GradleScript.read(
+      text: groovy, file: "build.gradle", buildType: "debug", environment: try env([:]))
+    #expect(debug.debuggable?.value == "false")
+    let kts = """
+      android {
+          buildTypes {
+              getByName("release") { isDebuggable = System.getenv("DEBUG_RELEASE") == "1" }
+          }
+      }
+      """
+    let unread = GradleScript.read(
+      text: kts, file: "build.gradle.kts", buildType: "release", environment: try env([:]))
+    #expect(unread.debuggable != nil)
+    #expect(unread.debuggable?.value == nil)
+    let plain = GradleScript.read(
+      text: GradleTests.groovy, file: "build.gradle", buildType: "release",
+      environment: try env([:]))
+    #expect(plain.debuggable == nil)
+  }
+
   @Test func theEnvOverridesAndAnEmptyValueFallsBackAsInGroovy() throws {
     let script = GradleScript.read(
       text: GradleTests.groovy, file: "build.gradle", buildType: "release",
@@ -156,6 +195,41 @@ import Testing
         """))
     #expect(hook.readsSyncedConfig)
     #expect(hook.missingKeys.isEmpty)
+  }
+
+  /// The config parsed at the top of the script and tested inside the hook guards as well;
+  /// a test made at the top, outside the hook, guards nothing.
+  @Test func aConfigParsedBeforeTheHookIsFollowedIntoIt() throws {
+    let prelude = """
+      def syncedConfigFile = file('src/main/assets/capacitor.config.json')
+      def syncedConfig = syncedConfigFile.exists()
+              ? new groovy.json.JsonSlurper().parse(syncedConfigFile)
+              : null
+      if (syncedConfig?.server?.url) { throw new GradleException("dev server.url") }
+
+      """
+    let inside = try #require(
+      guardOf(
+        prelude + """
+          afterEvaluate {
+              preReleaseBuild.doFirst {
+                  if (syncedConfig?.server?.url) { throw new GradleException("dev server.url") }
+                  if (syncedConfig?.server?.cleartext) { throw new GradleException("cleartext") }
+              }
+          }
+          """))
+    #expect(inside.readsSyncedConfig)
+    #expect(inside.missingKeys.isEmpty)
+    let outside = try #require(
+      guardOf(
+        prelude + """
+          afterEvaluate {
+              preReleaseBuild.doFirst {
+                  if (syncedConfig?.server?.cleartext) { throw new GradleException("cleartext") }
+              }
+          }
+          """))
+    #expect(outside.missingKeys == ["server.url"])
   }
 
   @Test func aGuardOnAKeyCapSyncNeverWritesGuardsNothing() throws {

@@ -135,6 +135,11 @@ import Testing
     ("$(UNSET:default=$(SCHEME))", "stmessages"),
     ("$(PRODUCT_BUNDLE_IDENTIFIER).auth", "org.example.app.auth"),
     ("$ literal", "$ literal"),
+    // Xcode's deprecated forms: `$NAME` refers, `$$` escapes, a trailing `$` stays.
+    ("$SCHEME.auth", "stmessages.auth"),
+    ("$(NAME:lower)-$SCHEME", "my app-stmessages"),
+    ("$$(SCHEME)", "$(SCHEME)"),
+    ("5$", "5$"),
   ]
 
   @Test(arguments: expansions)

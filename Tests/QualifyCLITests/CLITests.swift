@@ -209,6 +209,29 @@ enum CLI {
     #expect(result.stderr.contains("AndroidManifest.xml:3:"), "\(result.stderr)")
   }
 
+  /// A checkout made without Git LFS: the pbxproj is a pointer, and the error says so.
+  @Test func aGitLFSPointerIsNamedAsOne() throws {
+    let app = try Fixtures.temporaryApp("qualify-lfs")
+    defer { try? FileManager.default.removeItem(at: app) }
+    try Data(#"{ "name": "lfs", "base": "\#(Fixtures.sampleApp)" }"#.utf8).write(
+      to: app.appendingPathComponent("qualify.json"))
+    let project = app.appendingPathComponent("src/frontend/ios/App/App.xcodeproj")
+    try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
+    let pointer = """
+      version https://git-lfs.github.com/spec/v1
+      oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393
+      size 24573
+
+      """
+    try Data(pointer.utf8).write(to: project.appendingPathComponent("project.pbxproj"))
+    let result = try CLI.run(
+      ["check-app", "--app", app.path, "--channel", "prod"], in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("project.pbxproj:1:"), "\(result.stderr)")
+    #expect(result.stderr.contains("is a Git LFS pointer"), "\(result.stderr)")
+    #expect(result.stderr.contains("git lfs pull"), "\(result.stderr)")
+  }
+
   @Test func everyCommandHasHelp() throws {
     for command in [[], ["run"], ["list"], ["check"], ["history"], ["show"], ["report"]] {
       let result = try CLI.run(command + ["--help"], in: scratch)

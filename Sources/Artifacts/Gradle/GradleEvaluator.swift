@@ -126,12 +126,14 @@ struct GradleEvaluator {
         continue
       }
       switch token.text {
-      case "applicationId", "applicationIdSuffix", "versionName", "versionCode":
+      case "applicationId", "applicationIdSuffix", "versionName", "versionCode", "debuggable",
+        "isDebuggable":
         let (resolved, end) = assignedValue(after: index, limit: range.upperBound)
         switch token.text {
         case "applicationId": script.applicationId = resolved
         case "versionName": script.versionName = resolved
         case "versionCode": script.versionCode = resolved
+        case "debuggable", "isDebuggable": script.debuggable = resolved
         default:
           if var id = script.applicationId, let base = id.value, let suffix = resolved.value {
             id.value = base + suffix
@@ -241,6 +243,10 @@ struct GradleEvaluator {
     switch value {
     case .string(let s):
       return ResolvedValue(value: s, derivation: derivation, location: location, unresolved: nil)
+    case .bool(let b):
+      // AGP stringifies placeholder values (`[usesCleartextTraffic: true]` gives "true").
+      return ResolvedValue(
+        value: String(b), derivation: derivation, location: location, unresolved: nil)
     case .null:
       return ResolvedValue(
         value: nil, derivation: derivation, location: location,

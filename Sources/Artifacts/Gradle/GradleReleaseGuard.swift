@@ -56,8 +56,19 @@ public struct GradleReleaseGuard: Sendable, Equatable {
         }
       }
     }
-    let reads = body.contains { $0.literal?.contains("capacitor.config.json") == true }
+    // The parsed config may be bound before the hook, at configuration time
+    // (`def syncedConfig = … JsonSlurper().parse(file('…/capacitor.config.json'))` at the top
+    // of the script) and only tested inside it: those bindings hold in the body, and none of
+    // the prelude's own `if`s count as the guard.
+    var prelude = Analysis(tokens: Array(tokens[..<nameIndex]))
+    prelude.run()
+    let readsInPrelude =
+      tokens[..<nameIndex].contains { $0.literal?.contains("capacitor.config.json") == true }
+      && body.contains { $0.kind == .identifier && prelude.bindings[$0.text] != nil }
+    let reads =
+      readsInPrelude || body.contains { $0.literal?.contains("capacitor.config.json") == true }
     var analysis = Analysis(tokens: body)
+    analysis.bindings = prelude.bindings
     analysis.run()
     return GradleReleaseGuard(
       line: tokens[nameIndex].line, readsSyncedConfig: reads,

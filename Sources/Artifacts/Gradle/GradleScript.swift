@@ -27,6 +27,9 @@ public struct GradleScript: Sendable {
   /// orders releases by.
   public var versionName: ResolvedValue?
   public var versionCode: ResolvedValue?
+  /// The build type's `debuggable` (Groovy) or `isDebuggable` (Kotlin DSL): a debuggable
+  /// release build applies the network security config's `debug-overrides`.
+  public var debuggable: ResolvedValue?
 
   /// Evaluates `text` for `buildType` (`release` or `debug`).
   /// - Parameters:

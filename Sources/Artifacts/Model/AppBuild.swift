@@ -213,9 +213,14 @@ public struct TransportSettings: Sendable {
   /// Android: the network security config the shipped manifest names
   /// (`android:networkSecurityConfig`), read as Android applies it.
   public var networkSecurityConfig: NetworkSecurityConfig?
-  /// Android: whether the build is debuggable (the debug build type, or
-  /// `android:debuggable="true"`): only then do `debug-overrides` apply.
+  /// Android: whether the build is debuggable (the debug build type, the build type's
+  /// `debuggable true`, or `android:debuggable="true"`): only then do `debug-overrides` apply.
   public var debuggable = false
+  /// Android: what makes a release build debuggable (`debuggable true` in build.gradle's
+  /// release block, or the manifest's attribute), with where it is written; nil otherwise.
+  public var releaseDebuggable: Sourced<String>?
+  /// Android: a release build type's `debuggable` that qualify cannot evaluate.
+  public var unreadDebuggable: Sourced<String>?
   /// Android: `targetSdkVersion` as the build sets it (variables.gradle), nil when unread.
   public var targetSdk: Int?
 

@@ -105,8 +105,21 @@ public struct XcodeBuildSettings: Sendable {
       out += rest[..<dollar]
       let after = rest.index(after: dollar)
       guard after < rest.endIndex, rest[after] == "(" || rest[after] == "{" else {
-        out.append("$")
-        rest = rest[after...]
+        // As Xcode's macro parser reads them: `$$` is a literal `$`, the deprecated `$NAME`
+        // a reference, any other `$` itself.
+        if after < rest.endIndex, rest[after] == "$" {
+          out.append("$")
+          rest = rest[rest.index(after: after)...]
+        } else if after < rest.endIndex, rest[after] == "_" || rest[after].isASCIILetter {
+          let name = rest[after...].prefix { $0 == "_" || $0.isASCIILetter || $0.isASCIIDigit }
+          out += reference(
+            String(name), inheritedFrom: layer, key: key, depth: depth, derivation: &derivation,
+            location: &location)
+          rest = rest[name.endIndex...]
+        } else {
+          out.append("$")
+          rest = rest[after...]
+        }
         continue
       }
       let close: Character = rest[after] == "(" ? ")" : "}"
@@ -270,4 +283,9 @@ extension XcodeBuildSettings {
     }
     return (String(key[..<open]), conditions)
   }
+}
+
+extension Character {
+  fileprivate var isASCIILetter: Bool { isASCII && isLetter }
+  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
