@@ -28,6 +28,26 @@ extension BuildGuards {
         "bake the PKCS#1 public half of the RSA-2048 signing pair (qualify ota keygen or capgo key create; openssl rsa -RSAPublicKey_out converts an SPKI PEM) into CapacitorUpdater.publicKey (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64)"
     ),
     GuardRule(
+      id: "ota-ordering", title: "The builtin stamp carries what the app orders releases by",
+      source:
+        "seed 000, Bundle versioning (<count>-<sha>, the count orders releases); the real repository's ota.ts compares counts only when both ids carry one, and its docs/mobile-release.md orders bare commit ids by the manifest's sequence",
+      devAllows: false, shells: [.singleOrigin],
+      check: { build in
+        guard build.features.ota.enabled, build.otaOrdering == "count",
+          let stamp = build.capacitor.updaterVersion,
+          !BuildGuards.hasReleaseCount(stamp.value)
+        else { return [] }
+        return [
+          GuardHit(
+            "plugins.CapacitorUpdater.version \"\(stamp.value)\" has no release count, and the app orders releases by count (qualify.json ota.ordering, count by default): a device compares counts only when both ids carry one, so every other manifest applies, a downgrade included",
+            at: stamp.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            value: stamp.value)
+        ]
+      },
+      fix:
+        "stamp the build with a <count>-<sha> id (MOBILE_OTA_BUILD_ID=$(git rev-list --count HEAD)-$(git rev-parse --short HEAD)), or declare \"ota\": {\"ordering\": \"sequence\"} in qualify.json when the channel manifest's sequence orders releases"
+    ),
+    GuardRule(
       id: "ota-manual-mode", title: "The updater is driven by the app, not by an update server",
       source:
         "seed 000, OTA updates (driven entirely from JS against a public bucket, autoUpdate: false); Capgo's plugin settings: autoUpdate defaults to true and then checks updateUrl (https://plugin.capgo.app/updates) at every start and applies what it answers",
@@ -178,5 +198,15 @@ extension BuildGuards {
     default:
       return nil
     }
+  }
+}
+
+extension BuildGuards {
+  /// Whether a bundle id starts with seed 000's release count (`1234-` of `1234-a1b2c3d`), as
+  /// the updater's `BundleVersion` reads it (Artifacts sits below the OTA module).
+  static func hasReleaseCount(_ id: String) -> Bool {
+    guard let dash = id.firstIndex(of: "-") else { return false }
+    let count = id[..<dash]
+    return !count.isEmpty && count.allSatisfy { $0.isASCII && $0.isNumber }
   }
 }

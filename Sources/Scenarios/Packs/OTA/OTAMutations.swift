@@ -92,6 +92,19 @@ extension OTAVocabulary {
       configuration.build.capacitor.updaterVersion = nil
     },
     MutationSpec(
+      "app.builtin-bare-sha",
+      summary:
+        "The store build is stamped with the bare commit id (git rev-parse --short HEAD) instead of <count>-<sha>: its builtin bundle has no release count.",
+      breaks: "rule 11: counts order releases only when both ids carry one"
+    ) { configuration, _ in
+      if let stamp = configuration.build.capacitor.updaterVersion,
+        let dash = stamp.value.firstIndex(of: "-")
+      {
+        configuration.build.capacitor.updaterVersion = Sourced(
+          String(stamp.value[stamp.value.index(after: dash)...]), at: stamp.location)
+      }
+    },
+    MutationSpec(
       "ci.sequence-not-bumped",
       summary:
         "The pipeline re-points the manifest without bumping its sequence (a rollback written with the channel's current sequence).",
