@@ -139,7 +139,9 @@ extension Backend {
       ])
       let dead =
         (device.platform == "apns" && status == 410)
-        || (device.platform == "fcm" && ["UNREGISTERED", "NOT_FOUND"].contains(reason))
+        || (device.platform == "fcm"
+          && (["UNREGISTERED", "NOT_FOUND"].contains(reason)
+            || (context.behaviours.backendPrunesOnAnyFCMError && status != 200)))
       if dead && !context.behaviours.backendKeepsDeadTokens {
         pushChannels.removeAll { $0.token == device.token }
         event("push: \(device.name) pruned: its token is dead (\(reason))")

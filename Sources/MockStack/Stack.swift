@@ -21,6 +21,8 @@ public final class Stack: Sendable {
   public let bucket: OTABucket?
   /// The push credentials the backend sends with (the env's, or the harness's).
   public let pushCredentials: PushCredentials?
+  /// Firebase's side of the world (FCM and Google's token endpoint).
+  private let firebase: FirebaseNetwork
   /// Its hosts on loopback listeners, shared or its own.
   private let mounted: MountedHosts
   private let channel: BackChannel
@@ -156,7 +158,7 @@ public final class Stack: Sendable {
       serve(
         environment.origin, APNsGateway(environment: environment, network: apple, context: context))
     }
-    let firebase = FirebaseNetwork(
+    firebase = FirebaseNetwork(
       projects: Stack.firebaseProjects(build, push: push),
       behaviours: FCMStateMachine.Behaviours(ignoresProject: context.behaviours.fcmIgnoresProject))
     serve(StackTopology.fcm, FCMGateway(network: firebase, context: context))
@@ -170,6 +172,16 @@ public final class Stack: Sendable {
       material: material, sharing: listeners,
       credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil,
       ports: requested)
+  }
+
+  /// FCM answers `error` (`QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`,
+  /// `THIRD_PARTY_AUTH_ERROR`) to the next `times` sends; false for another name.
+  public func failNextFCMSends(_ error: String, times: Int) -> Bool {
+    guard let service = FCMStateMachine.ServiceError(rawValue: error.uppercased()) else {
+      return false
+    }
+    firebase.fail(service, times: times)
+    return true
   }
 
   /// The Firebase projects of the world: the one the app's `google-services.json` registers

@@ -80,6 +80,10 @@ public struct StackBehaviours: Sendable, Hashable {
   /// The gateway credentials are minted once and never refreshed: the APNs provider token
   /// (Apple rejects it after an hour) and the FCM access token (it expires after an hour).
   public var backendNeverRefreshesProviderToken = false
+  /// FCM's transient errors (QUOTA_EXCEEDED, UNAVAILABLE, INTERNAL) end the send: no retry.
+  public var backendNeverRetriesFCM = false
+  /// The sender prunes a device on any FCM error, not only on UNREGISTERED.
+  public var backendPrunesOnAnyFCMError = false
   // The push gateways (rule 14): what makes a pairing mistake visible.
   /// APNs delivers a token of either environment on either gateway.
   public var apnsAcceptsAnyEnvironment = false

@@ -196,7 +196,7 @@ import Testing
   static func answer(_ answer: FCMStateMachine.Answer) -> String {
     switch answer {
     case .accepted: "accepted"
-    case .rejected(let code, let status, let errorCode, _): "\(code) \(errorCode ?? status)"
+    case .rejected(let code, let status, let errorCode, _, _): "\(code) \(errorCode ?? status)"
     }
   }
 
@@ -239,6 +239,29 @@ import Testing
       "accepted", "AndroidConfig.priority: the lowercase JSON form"
     ),
   ]
+
+  /// FCM error codes: QUOTA_EXCEEDED, UNAVAILABLE and INTERNAL are FCM's trouble, answered
+  /// whatever the send (the first two with Retry-After), THIRD_PARTY_AUTH_ERROR the project's
+  /// APNs credential; once the outage is over a send is decided as before.
+  @Test func aStagedServiceErrorIsAnsweredBeforeAnyDecision() throws {
+    var machine = try Self.machine()
+    let send = FCMStateMachine.Send(project: "prod", bearer: "ya29.prod", token: "p")
+    machine.fail(.unavailable, times: 2)
+    machine.fail(.quotaExceeded, times: 1)
+    machine.fail(.internalError, times: 1)
+    machine.fail(.thirdPartyAuthError, times: 1)
+    let answers = (0..<6).map { _ in machine.answer(send, now: Self.now) }
+    #expect(
+      answers.map(Self.answer) == [
+        "503 UNAVAILABLE", "503 UNAVAILABLE", "429 QUOTA_EXCEEDED", "500 INTERNAL",
+        "401 THIRD_PARTY_AUTH_ERROR", "accepted",
+      ])
+    let waits = answers.map { answer -> Int? in
+      if case .rejected(_, _, _, _, let retryAfter) = answer { return retryAfter }
+      return nil
+    }
+    #expect(waits == [5, 5, 10, nil, nil, nil])
+  }
 
   @Test(arguments: sends)
   func eachSendIsAnsweredAsGoogleDocuments(

@@ -41,7 +41,8 @@ final class FCMGateway: HTTPHandler, Sendable {
   }
 
   private func error(
-    _ code: Int, _ status: String, _ message: String, fcm errorCode: String? = nil
+    _ code: Int, _ status: String, _ message: String, fcm errorCode: String? = nil,
+    retryAfter: Int? = nil
   ) -> HTTPResponse {
     var error: [String: Any] = ["code": code, "message": message, "status": status]
     if let errorCode {
@@ -52,8 +53,13 @@ final class FCMGateway: HTTPHandler, Sendable {
         ]
       ]
     }
-    context.event("fcm", "rejected: \(code) \(errorCode ?? status): \(message)")
-    return .json(["error": error], status: code)
+    context.event(
+      "fcm",
+      "rejected: \(code) \(errorCode ?? status): \(message)\(retryAfter.map { " (Retry-After: \($0))" } ?? "")"
+    )
+    var response = HTTPResponse.json(["error": error], status: code)
+    if let retryAfter { response.headers.set("retry-after", String(retryAfter)) }
+    return response
   }
 
   private func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
@@ -76,8 +82,8 @@ final class FCMGateway: HTTPHandler, Sendable {
       message: body,
       now: context.clock.now)
     {
-    case .rejected(let code, let status, let errorCode, let message):
-      return error(code, status, message, fcm: errorCode)
+    case .rejected(let code, let status, let errorCode, let message, let retryAfter):
+      return error(code, status, message, fcm: errorCode, retryAfter: retryAfter)
     case .accepted(let package):
       let name = "projects/\(project)/messages/\(context.random.hex(byteCount: 8))"
       context.event(

@@ -26,8 +26,31 @@ final class FCMSender: Sendable {
   /// reason (`delivered`, `UNREGISTERED`, `SENDER_ID_MISMATCH`, …); status 0 when nothing
   /// answered.
   func send(_ message: [String: Any], project: String) -> (status: Int, reason: String) {
+    // "FCM error codes": QUOTA_EXCEEDED (429), UNAVAILABLE (503) and INTERNAL (500) are
+    // retried with exponential backoff, after `Retry-After` when FCM sends one; the token is
+    // kept whatever the outcome. Four attempts in all.
+    var wait = 1
+    var attempt = 1
+    while true {
+      let (status, reason, retryAfter) = sendOnce(message, project: project)
+      guard [429, 500, 503].contains(status), attempt < 4,
+        !context.behaviours.backendNeverRetriesFCM
+      else { return (status, reason) }
+      let delay = retryAfter ?? wait
+      context.event(
+        "push-sender",
+        "fcm → \(status) \(reason): retrying in \(delay) s (attempt \(attempt + 1) of 4)")
+      context.clock.advance(by: TimeInterval(delay))
+      wait *= 2
+      attempt += 1
+    }
+  }
+
+  private func sendOnce(_ message: [String: Any], project: String) -> (
+    status: Int, reason: String, retryAfter: Int?
+  ) {
     guard let token = bearer() else {
-      return (401, "the OAuth token endpoint refused the service account")
+      return (401, "the OAuth token endpoint refused the service account", nil)
     }
     let body =
       (try? JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys]))
@@ -38,14 +61,14 @@ final class FCMSender: Sendable {
           method: "POST", url: StackTopology.fcm.url("/v1/projects/\(project)/messages:send"),
           headers: ["authorization": "Bearer \(token)", "content-type": "application/json"],
           body: body))
-    else { return (0, "fcm.googleapis.com unreachable") }
+    else { return (0, "fcm.googleapis.com unreachable", nil) }
     var reason = response.status == 200 ? "delivered" : "HTTP \(response.status)"
     if let error = (response.jsonObject as? [String: Any])?["error"] as? [String: Any] {
       reason =
         ((error["details"] as? [[String: Any]])?.first?["errorCode"] as? String)
         ?? error["status"] as? String ?? reason
     }
-    return (response.status, reason)
+    return (response.status, reason, response.headers["retry-after"].flatMap { Int($0) })
   }
 
   /// The access token, asked for again a minute before it expires (unless a control makes

@@ -50,8 +50,46 @@ struct FCMStateMachine: Sendable {
 
   enum Answer: Sendable, Equatable {
     case accepted(package: String)
-    /// The HTTP code, the canonical status, FCM's `errorCode` when it gives one, the message.
-    case rejected(code: Int, status: String, errorCode: String?, message: String)
+    /// The HTTP code, the canonical status, FCM's `errorCode` when it gives one, the message,
+    /// and the seconds of `Retry-After` when FCM asks the sender to wait.
+    case rejected(
+      code: Int, status: String, errorCode: String?, message: String, retryAfter: Int? = nil)
+  }
+
+  /// The errors FCM answers for its own state, whatever the message ("FCM error codes",
+  /// `ErrorCode` of the HTTP v1 reference): a sender retries the first three with exponential
+  /// backoff, honouring `Retry-After`, and keeps the token; none of them says the token is
+  /// dead.
+  enum ServiceError: String, Sendable, CaseIterable {
+    /// 429: the project's or the device's sending rate is exceeded.
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    /// 503: the server is overloaded.
+    case unavailable = "UNAVAILABLE"
+    /// 500: an unknown internal error.
+    case internalError = "INTERNAL"
+    /// 401: the APNs certificate or auth key the Firebase project holds for iOS is invalid.
+    case thirdPartyAuthError = "THIRD_PARTY_AUTH_ERROR"
+
+    var answer: Answer {
+      switch self {
+      case .quotaExceeded:
+        return .rejected(
+          code: 429, status: "RESOURCE_EXHAUSTED", errorCode: rawValue,
+          message: "Quota exceeded for quota metric 'Send requests'", retryAfter: 10)
+      case .unavailable:
+        return .rejected(
+          code: 503, status: "UNAVAILABLE", errorCode: rawValue,
+          message: "The service is currently unavailable.", retryAfter: 5)
+      case .internalError:
+        return .rejected(
+          code: 500, status: "INTERNAL", errorCode: rawValue,
+          message: "Internal error encountered.")
+      case .thirdPartyAuthError:
+        return .rejected(
+          code: 401, status: "UNAUTHENTICATED", errorCode: rawValue,
+          message: "Auth error from APNS or Web Push Service")
+      }
+    }
   }
 
   static let scope = "https://www.googleapis.com/auth/firebase.messaging"
@@ -61,6 +99,8 @@ struct FCMStateMachine: Sendable {
   let behaviours: Behaviours
   private(set) var tokens: [String: Token] = [:]
   private var grants: [String: (project: String, expires: Date)] = [:]
+  /// Service errors staged for the next sends, answered in order before anything is decided.
+  private var outage: [ServiceError] = []
 
   init(projects: [FirebaseProject], behaviours: Behaviours) {
     self.projects = Dictionary(projects.map { ($0.projectId, $0) }, uniquingKeysWith: { $1 })
@@ -112,6 +152,17 @@ struct FCMStateMachine: Sendable {
     }
     grants[accessToken] = (account.project, now.addingTimeInterval(3600))
     return .granted(project: account.project)
+  }
+
+  /// FCM stays in `error` for the next `times` sends.
+  mutating func fail(_ error: ServiceError, times: Int) {
+    outage += Array(repeating: error, count: times)
+  }
+
+  /// The answer to `send`: a staged service error first, else the decision.
+  mutating func answer(_ send: Send, now: Date) -> Answer {
+    if !outage.isEmpty { return outage.removeFirst().answer }
+    return decide(send, now: now)
   }
 
   func decide(_ send: Send, now: Date) -> Answer {

@@ -52,10 +52,15 @@ final class FirebaseNetwork: Sendable {
     state.withLock { $0.machine.grant(assertion, accessToken: accessToken, now: now) }
   }
 
+  /// FCM answers `error` to the next `times` sends.
+  func fail(_ error: FCMStateMachine.ServiceError, times: Int) {
+    state.withLock { $0.machine.fail(error, times: times) }
+  }
+
   /// Decides `send`; an accepted message lands in the device's inbox.
   func send(_ send: FCMStateMachine.Send, message: String, now: Date) -> FCMStateMachine.Answer {
     state.withLock { state in
-      let answer = state.machine.decide(send, now: now)
+      let answer = state.machine.answer(send, now: now)
       if case .accepted = answer, let token = send.token {
         state.inbox[token, default: []].append(message)
       }

@@ -123,6 +123,17 @@ extension PushVocabulary {
         "Apple: a provider token is refused an hour after its iat; Google: access tokens expire"
     ) { $0.backendNeverRefreshesProviderToken = true },
     .stack(
+      "backend.fcm-never-retries",
+      "The sender gives up on FCM's first QUOTA_EXCEEDED, UNAVAILABLE or INTERNAL: no retry, no backoff.",
+      breaks:
+        "Google, FCM error codes: 429, 500 and 503 are retried with exponential backoff, after Retry-After"
+    ) { $0.backendNeverRetriesFCM = true },
+    .stack(
+      "backend.fcm-prunes-on-any-error",
+      "The sender deletes a device on any FCM error, a passing outage included, not only on UNREGISTERED.",
+      breaks: "Google, FCM error codes: only UNREGISTERED (404) says the token is no longer valid"
+    ) { $0.backendPrunesOnAnyFCMError = true },
+    .stack(
       "apns.accepts-any-environment",
       "APNs delivers a token of either environment on either gateway.",
       breaks: "rule 14: a token sent to the other gateway is rejected BadDeviceToken"

@@ -31,6 +31,24 @@ enum PushVocabulary {
       return outcome
     },
     ActionSpec(
+      .world, "fcm answers", [.value("error", .text), .keyword("times", "count", .integer)],
+      summary:
+        "FCM answers ERROR (`QUOTA_EXCEEDED` 429 with Retry-After, `UNAVAILABLE` 503 with Retry-After, `INTERNAL` 500, `THIRD_PARTY_AUTH_ERROR` 401) to its next COUNT sends (one by default), whatever they carry: an outage of Google's, not the app's mistake.",
+      example: "fcm answers UNAVAILABLE times 2",
+      powers: [.changesPushGateways]
+    ) { context in
+      // A fault only the in-process gateway can be made to have: staged, never observed.
+      let error = context.arguments["error"] ?? ""
+      let times = Int(context.arguments["count"] ?? "1") ?? 1
+      guard try context.world.embeddedStack().failNextFCMSends(error, times: times) else {
+        throw ScenarioRuntimeError(
+          "fcm answers \(error): not an FCM service error (QUOTA_EXCEEDED, UNAVAILABLE, INTERNAL, THIRD_PARTY_AUTH_ERROR)"
+        )
+      }
+      return Outcome(
+        "FCM will answer \(error.uppercased()) to its next \(times) send\(times == 1 ? "" : "s")")
+    },
+    ActionSpec(
       .world, "a message arrives for", [.value("user", .user), .keyword("in", "thread", .text)],
       summary:
         "A new message lands in USER's mailbox (in THREAD; a new thread by default): the backend pushes a content-free notification to each device the user registered, through APNs or FCM, and logs each gateway's answer; then every app's OS collects what its push service delivered and draws the banners.",
