@@ -102,6 +102,7 @@ extension BuildReader {
     readProtocol(into: &settings)
     readComposition(into: &settings)
     readHandoff(into: &settings)
+    readBridgeDecisions(into: &settings)
 
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {

@@ -461,6 +461,15 @@ extension BuildReader {
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    // NotificationCompat leaves a notification in the tray after its tap unless the builder
+    // sets auto-cancel.
+    if let written = kotlin.captures(#"\.setAutoCancel\(\s*(true|false)\s*\)"#).first {
+      code.autoCancels = Sourced(written.value == "true", at: written.location)
+    } else if let builder = kotlin.find(["NotificationCompat.Builder("]) {
+      code.autoCancels = Sourced(
+        false, at: builder,
+        derivation: ["setAutoCancel is not called: NotificationCompat's default is false"])
+    }
     build.hybrid?.code = code
   }
 

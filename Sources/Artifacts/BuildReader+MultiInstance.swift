@@ -259,6 +259,7 @@ extension BuildReader {
         code.androidDeepLinkHandoff = read
       }
     }
+    Self.readOnboardingDecisions(web, into: &code)
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
     // An assignment, not a comparison (`location.href === x` only reads the URL).

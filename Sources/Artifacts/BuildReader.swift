@@ -370,6 +370,10 @@ struct BuildReader {
         $0.value.isEmpty ? nil : $0
       }
       config.updaterAutoUpdate = bool("plugins.CapacitorUpdater.autoUpdate")
+      config.pluginKeys = (json["plugins"]?.members ?? []).map {
+        Sourced($0.key, at: location(file, $0.line))
+      }
+      config.packageClassList = json["packageClassList"]?.array?.compactMap(\.string)
     } catch {
       collect(error)
     }

@@ -7,7 +7,9 @@ public enum BuildGuards {
   /// Every rule, in the order findings are reported: those of seed 000's single-origin shell,
   /// then those of the multi-instance shell (InstanceShellGuards.swift).
   public static let rules: [GuardRule] =
-    singleOriginRules + instanceShellRules + hybridShellRules + bridgeShellRules + storeBundleRules
+    singleOriginRules + instanceShellRules + instanceDecisionRules + hybridShellRules
+    + bridgeShellRules + bridgeDecisionRules
+    + storeBundleRules + pluginConfigRules
 
   /// The rules that judge builds of `shell`.
   public static func rules(for shell: ShellKind) -> [GuardRule] {

@@ -276,6 +276,12 @@ extension BuildGuards {
           code.opensTargetUrl,
           "a push tap is not routed to the push's targetUrl: the user lands on the home page",
           value: "no targetUrl routing")
+        if build.platform == .android {
+          missing(
+            code.autoCancels,
+            "the notification the messaging service builds stays in the tray when tapped (setAutoCancel is not true; NotificationCompat's default is false): the user taps it again into a page already open",
+            value: "setAutoCancel is not true")
+        }
         return out
       },
       fix: "restore the rule in the container's code (seed 003, sections 3 and 4)"

@@ -59,6 +59,18 @@ extension AppBuild {
       add("pageshow handler", code.pageshowHandler, yes)
       add("loads an instance (location.assign)", code.loadsInstance, yes)
       add("instance check endpoint", code.validationEndpoint) { $0 }
+      add("instance check (parseInstanceResponse returns null when)", code.responseCheck) {
+        switch $0 {
+        case .read(let read): read.rejections.map { "\($0.value)" }.joined(separator: " ; ")
+        case .unverified(let reason): "unverified: \(reason)"
+        }
+      }
+      add("onboarding stops before adding when", code.addGate) {
+        switch $0 {
+        case .read(let read): read.returns.map { "\($0.value)" }.joined(separator: " ; ")
+        case .unverified(let reason): "unverified: \(reason)"
+        }
+      }
       add("location.replace(", code.replacesLocation, yes)
       add("list kept in localStorage", code.storesInLocalStorage, yes)
       return out
@@ -88,6 +100,25 @@ extension AppBuild {
       add("handoff path", bridge.handoff.path) { $0 }
       add("handoff challenge method", bridge.handoff.challengeMethod) { $0 }
       add("handoff callback", bridge.handoff.callback) { $0 }
+      let navigation = bridge.navigation
+      add("WebView navigation handler", navigation.handler) { $0 }
+      add("loads in the WebView when", navigation.loadsOn) { $0 }
+      add("hands to the system browser when", navigation.opensOn) { $0 }
+      add("classifyNavigation returns", navigation.decisions) { $0.joined(separator: ", ") }
+      add("classifyNavigation keeps in the WebView when", navigation.sameOrigin) { $0 }
+      for vocabulary in bridge.vocabularies {
+        out.append(
+          BuildFact(
+            name: "\(vocabulary.list) / \(vocabulary.schema)",
+            value:
+              "\(vocabulary.listed?.count ?? 0) listed, \(vocabulary.checked?.count ?? 0) with an envelope",
+            origin: vocabulary.schemaAt.map { "\($0)" }, derivation: []))
+      }
+      for status in bridge.handoff.statuses { add("handoff answers status", status) { $0 } }
+      add("auth.result accepts", bridge.handoff.acceptedStatuses) { $0.joined(separator: ", ") }
+      add("isPublicHost refuses (patterns)", bridge.publicHostPatterns) {
+        $0.joined(separator: " , ")
+      }
       add("diagnostics leave out", bridge.diagnosticsExcludes) { $0.joined(separator: ", ") }
       add("server hashes the code", bridge.handoffServer.hashesCode, yes)
       add("server code lifetime (ms)", bridge.handoffServer.ttlMilliseconds) { "\($0)" }
@@ -113,6 +144,7 @@ extension AppBuild {
       case .android:
         add("targetSdk", hybrid.targetSdk) { "\($0)" }
         add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)
+        add("a tapped notification leaves the tray (setAutoCancel)", code.autoCancels, yes)
         for filter in hybrid.linkFilters {
           out.append(
             BuildFact(

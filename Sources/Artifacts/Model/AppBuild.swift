@@ -163,6 +163,11 @@ public struct CapacitorConfig: Sendable {
   public var updaterVersion: Sourced<String>?
   /// `plugins.CapacitorUpdater.autoUpdate`.
   public var updaterAutoUpdate: Sourced<Bool>?
+  /// The keys of `plugins`: the plugin each block of settings is for.
+  public var pluginKeys: [Sourced<String>] = []
+  /// `packageClassList`: the plugin classes `cap sync` found installed (nil when the synced
+  /// file has none, as before Capacitor 5).
+  public var packageClassList: [String]?
 
   public init(file: String) {
     self.file = file

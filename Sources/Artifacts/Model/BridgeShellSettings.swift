@@ -1,3 +1,4 @@
+import Foundation
 import QualifyCore
 
 /// What a React Native bridge shell (seed 001) compiles in and what its code does: the
@@ -61,6 +62,13 @@ public struct BridgeShellSettings: Sendable {
   /// Code that lets the origin change at run time (a stored or typed server URL).
   public var runtimeServerSelector: Sourced<String>?
   public var handoff = HandoffClientCode()
+  /// What `App.tsx` does with `classifyNavigation`'s answer, and what that function answers.
+  public var navigation = BridgeNavigationCode()
+  /// Each direction's message types, listed and checked by a schema.
+  public var vocabularies: [ProtocolVocabulary] = []
+  /// The patterns `isPublicHost` refuses a release origin's host with (ICU syntax: a JS
+  /// regex's `i` flag becomes `(?i)`), and what else its body tests.
+  public var publicHostPatterns: Sourced<[String]>?
   public var handoffServer = HandoffServerCode()
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
@@ -125,8 +133,58 @@ public struct HandoffClientCode: Sendable {
   /// the reader does not know is then unverified, not missing.
   public var readsCallbackState: Sourced<String>?
   public var readsCallbackHost: Sourced<String>?
+  /// The statuses `SystemAuthSession` answers with (`status: "failed" as const`).
+  public var statuses: [Sourced<String>] = []
+  /// The statuses `auth.result`'s schema accepts.
+  public var acceptedStatuses: Sourced<[String]>?
 
   public init() {}
+}
+
+/// How the WebView's navigations are decided: `onShouldStartLoadWithRequest` in `App.tsx`
+/// acting on `classifyNavigation` (`src/shell/originPolicy.ts`).
+public struct BridgeNavigationCode: Sendable {
+  /// Where the WebView gets `onShouldStartLoadWithRequest`.
+  public var handler: Sourced<String>?
+  /// `originWhitelist={…}`, as written.
+  public var originAllowlist: Sourced<String>?
+  /// The variable the handler keeps `classifyNavigation`'s answer in.
+  public var classifies: Sourced<String>?
+  /// What the handler returns: `decision === "allow-in-webview"`.
+  public var loadsOn: Sourced<String>?
+  /// The test in front of `Linking.openURL`: `decision === "open-system"`.
+  public var opensOn: Sourced<String>?
+  /// The decisions `classifyNavigation` returns, in the order it returns them.
+  public var decisions: Sourced<[String]>?
+  /// The condition under which it answers `allow-in-webview`.
+  public var sameOrigin: Sourced<String>?
+
+  public init() {}
+
+  /// The literal of a test `name === "value"`, and its variable.
+  public static func test(_ text: String) -> (variable: String, literal: String)? {
+    let parts = text.components(separatedBy: "==")
+    guard parts.count == 2 else { return nil }
+    let variable = parts[0].trimmingCharacters(in: .whitespaces)
+    let literal = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " =\"'"))
+    return (variable, literal)
+  }
+}
+
+/// One direction of the protocol: the types its vocabulary lists (`WEB_TO_NATIVE_TYPES`) and
+/// the ones its schema has an envelope for (`webToNativeSchema`).
+public struct ProtocolVocabulary: Sendable {
+  public var list: String
+  public var schema: String
+  /// nil when the list or the schema is not in the module.
+  public var listed: [Sourced<String>]?
+  public var checked: [Sourced<String>]?
+  public var schemaAt: FileLocation?
+
+  public init(list: String, schema: String) {
+    self.list = list
+    self.schema = schema
+  }
 }
 
 /// The server's side of the handoff (the web app's redemption code).

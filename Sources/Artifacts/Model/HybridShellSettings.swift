@@ -154,6 +154,9 @@ public struct HybridShellCode: Sendable {
   public var opensTargetUrl: Sourced<Bool>?
   /// A Universal Link / App Link routes the WebView to its URL.
   public var opensLinks: Sourced<Bool>?
+  /// Android: the notification the container builds leaves the tray when tapped
+  /// (`setAutoCancel(true)`); nil when the container builds none itself.
+  public var autoCancels: Sourced<Bool>?
 
   public init() {}
 }

@@ -62,6 +62,11 @@ public struct InstanceShellCode: Sendable {
   public var loadsInstance: Sourced<Bool>?
   /// The endpoint onboarding validates against, as the web code names it.
   public var validationEndpoint: Sourced<String>?
+  /// `parseInstanceResponse`'s rejections, which the simulated onboarding evaluates against
+  /// each answer (nil when the function was not found).
+  public var responseCheck: Sourced<ReadDecision<InstanceResponseCheck>>?
+  /// The submit handler's early returns on the origin and the checked instance.
+  public var addGate: Sourced<ReadDecision<OnboardingAddGate>>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

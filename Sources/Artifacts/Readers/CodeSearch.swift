@@ -83,6 +83,27 @@ struct CodeSearch {
     return out
   }
 
+  /// The first capture group of each match of `pattern` in each file's whole text (a
+  /// statement written across lines), with the line the match starts on.
+  func capturesAcrossLines(_ pattern: String) -> [Sourced<String>] {
+    guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+    var out: [Sourced<String>] = []
+    for (file, lines) in files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
+      where match.numberOfRanges > 1 {
+        guard let whole = Range(match.range, in: text),
+          let range = Range(match.range(at: 1), in: text)
+        else { continue }
+        let before = text[..<whole.lowerBound].filter { $0 == "\n" }.count
+        let line = lines.count > before ? lines[before].0 + 1 : 0
+        out.append(
+          Sourced(String(text[range]), at: FileLocation(file: file, line: line, column: 1)))
+      }
+    }
+    return out
+  }
+
   /// The body of the block that starts on the first line holding `opener` (from that line
   /// to its closing brace), with where it starts, in each file that has one.
   func blocks(after opener: String) -> [(file: String, line: Int, body: String)] {

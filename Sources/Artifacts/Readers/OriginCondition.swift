@@ -12,6 +12,12 @@ public enum ReadDecision<Value: Sendable>: Sendable {
     if case .read(let value) = self { return value }
     return nil
   }
+
+  /// What could not be read, nil when it was.
+  public var problem: String? {
+    if case .unverified(let reason) = self { return reason }
+    return nil
+  }
 }
 
 /// The scheme, host and port of a URL as a shell's code sees them: the port only when the URL

@@ -73,6 +73,8 @@ public final class HybridShell {
   public private(set) var tokenProblem: String?
   /// Pushes shown, newest last; `received` counts every push that reached the device.
   public private(set) var notifications: [Notification] = []
+  /// Why a tapped notification is still in the tray, when one is.
+  public private(set) var stayedInTray: String?
   public private(set) var received = 0
   /// The OS's verdict on each claimed host, taken at install: nil when verified, else why
   /// not. The text fetched from a verified host is kept to match paths.
@@ -437,6 +439,14 @@ public final class HybridShell {
   public func tapNotification() -> Bool {
     receivePushes()
     guard let notification = notifications.popLast() else { return false }
+    // Android removes a tapped notification only when the builder set auto-cancel; iOS
+    // always does.
+    if build.platform == .android, code.autoCancels?.value == false {
+      notifications.append(notification)
+      stayedInTray =
+        "the tapped notification stayed: setAutoCancel is not true (\(code.autoCancels?.origin ?? "the messaging service"))"
+      environment.decision(source, stayedInTray ?? "")
+    }
     var url: String?
     if code.opensTargetUrl?.value ?? true, let target = notification.targetUrl,
       target.hasPrefix(origin + "/")

@@ -56,6 +56,8 @@ public final class InstanceShell {
   public private(set) var systemBrowser: [String] = []
   /// Why the last add was refused, nil when it was not.
   public private(set) var addRefusal: String?
+  /// Why the last add's instance check accepted the answer, as the app's read code decided.
+  public private(set) var lastAcceptance: String?
   /// The path an unknown-host deep link resumes to once its instance is added.
   private var pendingPath: String?
   /// Android: `canGoBack()` is stale after the cold-launch JS redirect (seed 004, ADR 0006).
@@ -331,6 +333,7 @@ public final class InstanceShell {
   /// and loaded (resuming a deep link's path).
   public func add(_ input: String) {
     addRefusal = nil
+    lastAcceptance = nil
     guard case .onboarding = screen else {
       note("no onboarding page to type \(input) in")
       return
@@ -340,7 +343,18 @@ public final class InstanceShell {
       note("add refused: \(input) is not an instance URL this build accepts")
       return
     }
-    guard let title = check(origin) else {
+    let title = check(origin)
+    // The submit handler's own early returns, as its code writes them.
+    // (A failed check stops it in every handler: the refusal below says where it checked.)
+    if title != nil, let gate = build.instanceShell?.code.addGate,
+      let read = gate.value.value, read.adds(origin: origin, info: title) != true
+    {
+      addRefusal =
+        "onboarding stopped before adding \(origin), as its submit handler's test says (\(gate.origin))"
+      note("add refused: \(addRefusal ?? "")")
+      return
+    }
+    guard let title else {
       let endpoint = build.instanceShell?.code.validationEndpoint
       addRefusal =
         "Could not reach a Sovereign instance at \(origin)."
@@ -416,9 +430,24 @@ public final class InstanceShell {
   func check(_ origin: String) -> String? {
     let path = behaviours.validatesAgainstAdminHealth ? "/api/admin/health" : "/api/instance"
     guard case .sent(let exchange) = native.send(ClientRequest(url: origin + path)),
-      let response = exchange.response, response.status == 200,
-      let body = response.jsonObject as? [String: Any]
+      let response = exchange.response
     else { return nil }
+    // The app's own parseInstanceResponse, as read; `response.json()` throws on a body that
+    // is not JSON, and checkInstance answers null.
+    if !behaviours.validatesAgainstAdminHealth,
+      let check = build.instanceShell?.code.responseCheck, let read = check.value.value
+    {
+      guard let body = response.jsonObject,
+        let name = read.name(status: response.status, body: body)
+      else { return nil }
+      let answer = String(decoding: response.body.prefix(200), as: UTF8.self)
+      lastAcceptance =
+        "parseInstanceResponse (\(check.location.map { "\($0)" } ?? "the web code")) accepted \(origin)'s \(response.status) \(answer)"
+      return name
+    }
+    guard response.status == 200, let body = response.jsonObject as? [String: Any] else {
+      return nil
+    }
     if behaviours.validatesAgainstAdminHealth {
       return body["status"] as? String == "ok" ? Origin(url: origin)?.host : nil
     }

@@ -16,6 +16,9 @@ public final class InstanceServers: Sendable {
     public let title: String
     /// Whether it is a Sovereign instance at all.
     public let isInstance: Bool
+    /// Another self-hosted product answering `/api/instance` in the same shape, with its own
+    /// `product` (the server seed 004's `product === "sovereign"` test exists for).
+    public var foreignProduct: String? = nil
   }
 
   /// The outside site instance pages link to.
@@ -40,6 +43,9 @@ public final class InstanceServers: Sendable {
     Site(
       name: "blog", origin: Origin(scheme: "https", host: "blog.example"), title: "A blog",
       isInstance: false),
+    Site(
+      name: "files", origin: Origin(scheme: "https", host: "files.example"), title: "Files",
+      isInstance: false, foreignProduct: "cloudfiles"),
     outside,
   ]
 
@@ -64,7 +70,9 @@ public final class InstanceServers: Sendable {
     let real = material.real?.instances ?? [:]
     sites = InstanceServers.catalogue.map { site in
       guard let origin = real[site.name] else { return site }
-      return Site(name: site.name, origin: origin, title: site.title, isInstance: site.isInstance)
+      return Site(
+        name: site.name, origin: origin, title: site.title, isInstance: site.isInstance,
+        foreignProduct: site.foreignProduct)
     }
     let mocked = sites.filter { real[$0.name] == nil }
     let secureHosts = VirtualHosts()
@@ -113,6 +121,10 @@ struct InstanceSite: HTTPHandler {
       default:
         break
       }
+    } else if let product = site.foreignProduct, request.path == "/api/instance" {
+      return .json([
+        "status": "ok", "product": product, "instanceName": site.title, "platformVersion": "29.0.1",
+      ])
     } else if request.path.hasPrefix("/api/") {
       return .notFound
     }

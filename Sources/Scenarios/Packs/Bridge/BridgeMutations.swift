@@ -135,6 +135,60 @@ enum BridgeMutations {
       configuration.build.bridge?.diagnosticsExcludes = Sourced(["cookie"], at: at)
     },
     MutationSpec(
+      "app.navigation-loads-on", [.value("decision", .text)],
+      summary:
+        "onShouldStartLoadWithRequest lets the WebView load a URL when classifyNavigation answers DECISION.",
+      breaks: "seed 001, Fixed origin: the compiled origin loads in the WebView, the rest does not"
+    ) { configuration, arguments in
+      let variable = configuration.build.bridge?.navigation.classifies?.value ?? "decision"
+      configuration.build.bridge?.navigation.loadsOn = Sourced(
+        "\(variable) === \"\(arguments["decision"] ?? "")\"", at: at)
+    },
+    MutationSpec(
+      "app.navigation-unguarded",
+      summary: "The WebView has no onShouldStartLoadWithRequest: it loads every link itself.",
+      breaks: "seed 001, Fixed origin: one origin in the WebView"
+    ) { configuration, _ in configuration.build.bridge?.navigation.handler = nil },
+    MutationSpec(
+      "app.navigation-prefix-match",
+      summary: "classifyNavigation keeps a URL in the WebView when it starts with the origin.",
+      breaks: "seed 001, Fixed origin: the origin is compared structurally"
+    ) { configuration, _ in
+      configuration.build.bridge?.navigation.sameOrigin = Sourced(
+        "rawUrl.startsWith(config.webOrigin)", at: at)
+    },
+    MutationSpec(
+      "app.protocol-type-unchecked", [.value("type", .text)],
+      summary: "The protocol module's schema has no envelope for message type TYPE.",
+      breaks: "seed 001, The bridge protocol: a strict schema per message"
+    ) { configuration, arguments in
+      guard var bridge = configuration.build.bridge else { return }
+      bridge.vocabularies = bridge.vocabularies.map { vocabulary in
+        var vocabulary = vocabulary
+        vocabulary.checked = vocabulary.checked?.filter { $0.value != arguments["type"] }
+        return vocabulary
+      }
+      configuration.build.bridge = bridge
+    },
+    MutationSpec(
+      "app.handoff-status", [.value("status", .text)],
+      summary: "SystemAuthSession answers a failed attempt with status STATUS.",
+      breaks: "seed 001, The handoff: the page gets the attempt's result"
+    ) { configuration, arguments in
+      configuration.build.bridge?.handoff.statuses.append(
+        Sourced(arguments["status"] ?? "", at: at))
+    },
+    MutationSpec(
+      "app.public-host-accepts", [.value("host", .text)],
+      summary: "mobileConfig.ts's isPublicHost takes HOST for a public host.",
+      breaks: "seed 001, Fixed origin: release origins are public hosts"
+    ) { configuration, arguments in
+      guard let patterns = configuration.build.bridge?.publicHostPatterns else { return }
+      let host = NSRegularExpression.escapedPattern(for: arguments["host"] ?? "")
+      configuration.build.bridge?.publicHostPatterns = Sourced(
+        patterns.value.map { "(?!\(host)$)" + $0 }, at: at)
+    },
+    MutationSpec(
       "backend.handoff-lacks",
       [
         .value(

@@ -141,6 +141,16 @@ enum GuardVocabulary {
         at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
     },
     MutationSpec(
+      "app.plugin-block-renamed", [.value("plugin", .text), .value("as", .text)],
+      summary:
+        "The synced capacitor.config.json configures PLUGIN under the key AS (a typo in capacitor.config.ts).",
+      breaks: "each plugin reads the block under its own name"
+    ) { configuration, arguments in
+      configuration.build.capacitor.pluginKeys = configuration.build.capacitor.pluginKeys.map {
+        $0.value == arguments["plugin"] ? Sourced(arguments["as"] ?? "", at: $0.location) : $0
+      }
+    },
+    MutationSpec(
       "app.server-url-cleared",
       summary:
         "The build carries no server.url (a dev build synced without MOBILE_DEV_SERVER_URL).",

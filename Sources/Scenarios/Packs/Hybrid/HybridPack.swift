@@ -328,7 +328,7 @@ enum HybridPack: ScenarioPack {
       if shell.notifications.count == wanted { return nil }
       return context.fail(
         .shown, "\(shell.notifications.count)",
-        "expected \(wanted) notification\(wanted == 1 ? "" : "s") shown on \(shell.name) (API level \(shell.apiLevel), permission \(shell.permission)); \(shell.notifications.count) of \(shell.received) were"
+        "expected \(wanted) notification\(wanted == 1 ? "" : "s") shown on \(shell.name) (API level \(shell.apiLevel), permission \(shell.permission)); \(shell.notifications.count) of \(shell.received) were\(shell.stayedInTray.map { " — \($0)" } ?? "")"
       )
     },
     ExpectationSpec(
@@ -349,6 +349,7 @@ enum HybridPack: ScenarioPack {
 
   static let failureReasons: [FailureReason] = [
     .hybridPage, .linkTarget, .permission, .bridge, .fcmToken, .deviceTokens, .pushes,
+    .shown,
   ]
 
   static func describe(_ shell: HybridShell) -> String {

@@ -42,6 +42,32 @@ enum InstanceShellMutations {
       configuration.build.instanceShell?.code = code
     },
     MutationSpec(
+      "app.instance-check-ignores",
+      [
+        .value(
+          "field", .choice(["http-status", "status", "product", "instanceName", "platformVersion"]))
+      ],
+      summary:
+        "parseInstanceResponse no longer tests FIELD (`http-status`: the answer's HTTP status; otherwise a field of its body): every test reading it passes.",
+      breaks:
+        "seed 004, task 20.2: an instance answers /api/instance with 200, status ok, product sovereign and its name and version"
+    ) { configuration, arguments in
+      guard let check = configuration.build.instanceShell?.code.responseCheck,
+        var read = check.value.value
+      else { return }
+      let field = arguments["field"] ?? ""
+      // The HTTP status is the function's first parameter; the others are the body's fields.
+      let statusName = read.statusName
+      let matches: @Sendable ([String]) -> Bool = { path in
+        field == "http-status" ? path == [statusName] : path.count > 1 && path.last == field
+      }
+      read.rejections = read.rejections.map {
+        Sourced($0.value.ignoring(matches), at: $0.location)
+      }
+      configuration.build.instanceShell?.code.responseCheck = Sourced(
+        .read(read), at: check.location)
+    },
+    MutationSpec(
       "app.same-origin-compares",
       [.value("test", .choice(["host-only", "host-suffix"]))],
       summary:

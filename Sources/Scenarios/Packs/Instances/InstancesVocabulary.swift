@@ -58,6 +58,16 @@ enum InstancesVocabulary {
       example: "sovereign adds instance work"
     ) { context in
       let shell = try context.instanceShell()
+      // What onboarding accepts cannot be simulated from a check that was not read.
+      let code = shell.build.instanceShell?.code
+      for (what, decision) in [
+        ("parseInstanceResponse", code?.responseCheck.map { ($0.location, $0.value.problem) }),
+        ("the submit handler", code?.addGate.map { ($0.location, $0.value.problem) }),
+      ] {
+        guard let (location, problem) = decision, let problem else { continue }
+        throw ScenarioNotApplicable(
+          "\(what) is unverified at \(location.map { "\($0)" } ?? "its file"): \(problem)")
+      }
       let site = context.arguments["site"] ?? ""
       let input =
         site == "prefilled"
@@ -260,7 +270,9 @@ enum InstancesVocabulary {
       return context.negated
         ? context.fail(.addRefused, nil, "the add was refused: \(shell.addRefusal ?? "")")
         : context.fail(
-          .addAccepted, nil, "the add went through: \(shell.name) shows \(describe(shell))")
+          .addAccepted, nil,
+          "the add went through\(shell.lastAcceptance.map { " (\($0))" } ?? ""): \(shell.name) shows \(describe(shell))"
+        )
     },
   ]
 

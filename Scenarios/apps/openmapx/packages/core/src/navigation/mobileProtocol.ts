@@ -60,3 +60,58 @@ export const nativeCapabilitiesSchema = z
     speech: z.boolean(),
   })
   .strict();
+
+const boundedId = z.string().min(1).max(128);
+const sentAtMs = z.number().int().nonnegative();
+
+/** Every message: its type, the document's nonce, and a payload checked strictly. */
+const envelope = <TType extends string, TPayload extends z.ZodTypeAny>(type: TType, payload: TPayload) =>
+  z
+    .object({
+      protocolVersion: z.number().int().min(1).max(64),
+      type: z.literal(type),
+      messageId: boundedId,
+      channelNonce: boundedId,
+      sentAtMs,
+      payload,
+    })
+    .strict();
+
+const anyPackage = z.record(z.string(), z.unknown());
+
+export const webToNativeSchema = z.discriminatedUnion("type", [
+  envelope("web.hello", z.object({ minProtocolVersion: z.number().int(), maxProtocolVersion: z.number().int() }).strict()),
+  envelope("session.prepare", z.object({ startPackage: anyPackage }).strict()),
+  envelope("session.start", z.object({}).strict()),
+  envelope("session.replace", z.object({ startPackage: anyPackage }).strict()),
+  envelope("settings.update", z.object({ voiceEnabled: z.boolean().optional() }).strict()),
+  envelope("snapshot.request", z.object({}).strict()),
+  envelope("session.stop", z.object({}).strict()),
+  envelope("session.complete", z.object({}).strict()),
+  envelope("event.ack", z.object({ eventIds: z.array(boundedId).max(256) }).strict()),
+  envelope("location.request", z.object({ requestId: boundedId, accuracy: z.enum(["balanced", "precise"]) }).strict()),
+  // A closed set of targets: a settings URI from the page would be an arbitrary intent.
+  envelope("settings.open", z.object({ target: z.enum(["location", "notifications", "application"]) }).strict()),
+  envelope("auth.open", z.object({ requestId: boundedId, purpose: z.enum(["sign-in", "link-provider", "add-passkey"]) }).strict()),
+]);
+
+export const nativeToWebSchema = z.discriminatedUnion("type", [
+  envelope("native.hello", z.object({ capabilities: nativeCapabilitiesSchema }).passthrough()),
+  envelope("permission.state", z.object({ permission: z.string().max(32) }).strict()),
+  envelope("snapshot.update", z.object({ snapshot: anyPackage }).strict()),
+  envelope("navigation.event", z.object({ eventId: boundedId }).passthrough()),
+  envelope("native.error", z.object({ code: z.string().max(64) }).strict()),
+  envelope(
+    "auth.result",
+    z
+      .object({
+        requestId: boundedId,
+        status: z.enum(["ok", "cancelled", "failed"]),
+        // Opaque and single-use; the page redeems it. Never a token.
+        handoffCode: boundedId.optional(),
+        state: boundedId.optional(),
+        codeVerifier: z.string().min(43).max(128).optional(),
+      })
+      .strict(),
+  ),
+]);

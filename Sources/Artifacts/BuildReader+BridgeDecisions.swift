@@ -1,0 +1,157 @@
+import Foundation
+import QualifyCore
+
+/// The decisions of a React Native bridge shell (seed 001) that two pieces of its code must
+/// agree on, read as written (issue 23): the navigation decision `App.tsx` loads on against
+/// the ones `classifyNavigation` returns, each message type of the protocol's vocabulary
+/// against its schema, the handoff's result statuses against `auth.result`'s, and the
+/// patterns `isPublicHost` refuses a release origin with.
+extension BuildReader {
+  mutating func readBridgeDecisions(into settings: inout BridgeShellSettings) {
+    let quotes: Set<Character> = ["\"", "'", "`"]
+    let app = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
+      quotes: quotes)
+    var navigation = BridgeNavigationCode()
+    navigation.handler = app.captures(#"(onShouldStartLoadWithRequest)\s*="#).first
+    navigation.originAllowlist = app.captures(#"originWhitelist=\{([^}]*)\}"#).first
+    navigation.classifies =
+      app.captures(#"(?:const|let)\s+(\w+)\s*=\s*classifyNavigation\("#)
+      .first
+    // `return decision === "allow-in-webview"`: what the handler lets the WebView load.
+    navigation.loadsOn =
+      app.capturesAcrossLines(
+        #"return\s*\(?\s*(\w+\s*===?\s*["'][^"']*["'])"#
+      )
+      .first
+    // `if (decision === "open-system") void Linking.openURL(…)`, or in a block: what goes to
+    // the OS.
+    navigation.opensOn =
+      app.capturesAcrossLines(
+        #"(\w+\s*===?\s*["'][^"']*["'])\s*\)\s*\{?\s*(?:void\s+|await\s+)?Linking\.openURL"#
+      ).first
+    let policy = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src"),
+      suffixes: ["originPolicy.ts"], quotes: quotes)
+    if let body = policy.blocks(after: "function classifyNavigation(").first {
+      var returned: [String] = []
+      for literal in Self.returnedLiterals(body.body) where !returned.contains(literal) {
+        returned.append(literal)
+      }
+      navigation.decisions = Sourced(
+        returned, at: FileLocation(file: body.file, line: body.line, column: 1))
+      navigation.sameOrigin =
+        policy.capturesAcrossLines(
+          #"if\s*\(([^\n]+?)\)\s*\{?\s*return\s+["']allow-in-webview"#
+        ).first
+    }
+    settings.navigation = navigation
+
+    let module = CodeSearch(
+      repository, under: (BridgeReader.protocolModule as NSString).deletingLastPathComponent,
+      suffixes: [(BridgeReader.protocolModule as NSString).lastPathComponent], quotes: quotes)
+    if let (file, lines) = module.files.first {
+      for (list, schema) in [
+        ("WEB_TO_NATIVE_TYPES", "webToNativeSchema"), ("NATIVE_TO_WEB_TYPES", "nativeToWebSchema"),
+      ] {
+        var vocabulary = ProtocolVocabulary(list: list, schema: schema)
+        vocabulary.listed = Self.literals(
+          in: lines, from: "const \(list) = [", until: "]", pattern: #"^\s*["']([^"']+)["']"#,
+          file: file)
+        vocabulary.checked = Self.literals(
+          in: lines, from: "const \(schema) = ", until: "]);",
+          pattern: #"^\s*envelope\(\s*["']([^"']+)["']"#, file: file, multiline: true)
+        vocabulary.schemaAt = lines.first { $0.1.contains("const \(schema) = ") }.map {
+          FileLocation(file: file, line: $0.0 + 1, column: 1)
+        }
+        settings.vocabularies.append(vocabulary)
+      }
+      // auth.result's status enum: the answers the page accepts from the handoff.
+      if let schema = lines.firstIndex(where: { $0.1.contains("const nativeToWebSchema = ") }),
+        let start = lines[schema...].firstIndex(where: { $0.1.contains(#""auth.result""#) }),
+        let status = lines[start...].prefix(12).first(where: {
+          $0.1.contains("status: z.enum([")
+        }),
+        let values = status.1.range(of: #"\[[^\]]*\]"#, options: .regularExpression)
+      {
+        settings.handoff.acceptedStatuses = Sourced(
+          Self.quoted(String(status.1[values])),
+          at: FileLocation(file: file, line: status.0 + 1, column: 1))
+      }
+    }
+    let auth = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
+      quotes: quotes)
+    settings.handoff.statuses = auth.captures(#"status:\s*["']([^"']*)["']\s+as\s+const"#)
+
+    // `isPublicHost`: each `!/pattern/.test(host)` of its body, all of which must pass.
+    let config = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "config"),
+      suffixes: ["mobileConfig.ts"], quotes: quotes)
+    if let body = config.blocks(after: "function isPublicHost(").first {
+      let at = FileLocation(file: body.file, line: body.line, column: 1)
+      let text = body.body.split(separator: "\n").dropFirst().joined(separator: " ")
+      let negated = #"!\s*/((?:\\/|[^/])+)/([a-z]*)\.test\(\s*\w+\s*\)"#
+      let patterns = Self.matches(negated, in: text)
+      let rest = text.replacingOccurrences(of: negated, with: "", options: .regularExpression)
+        .replacingOccurrences(of: "&&", with: "").replacingOccurrences(
+          of: #"return|[;{}\s]"#, with: "", options: .regularExpression)
+      settings.publicHostPatterns = Sourced(
+        patterns.map { $0[1].contains("i") ? "(?i)" + $0[0] : $0[0] }, at: at,
+        derivation: rest.isEmpty ? [] : ["also: \(rest)"])
+    }
+  }
+
+  /// The string literals a function body returns (`return "reject"`, `? "a" : "b"`).
+  static func returnedLiterals(_ body: String) -> [String] {
+    var out: [String] = []
+    for statement in body.components(separatedBy: "return ").dropFirst() {
+      let expression = statement.prefix { $0 != ";" && $0 != "\n" }
+      out += quoted(String(expression))
+    }
+    return out
+  }
+
+  static func quoted(_ text: String) -> [String] {
+    matches(#"["']([^"']*)["']"#, in: text).map { $0[0] }
+  }
+
+  /// Every match's capture groups.
+  static func matches(_ pattern: String, in text: String) -> [[String]] {
+    guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+    return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { match in
+      (1..<match.numberOfRanges).map {
+        Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? ""
+      }
+    }
+  }
+
+  /// The first capture of `pattern` on each line from the one holding `from` to the first
+  /// that starts with `until` (a schema's envelopes sit one per line, or on the line after
+  /// `envelope(`).
+  static func literals(
+    in lines: [(Int, String)], from: String, until: String, pattern: String, file: String,
+    multiline: Bool = false
+  ) -> [Sourced<String>]? {
+    guard let start = lines.firstIndex(where: { $0.1.contains(from) }) else { return nil }
+    var out: [Sourced<String>] = []
+    var index = start + 1
+    while index < lines.count {
+      let line = lines[index].1
+      if line.trimmingCharacters(in: .whitespaces).hasPrefix(until) { break }
+      var text = line
+      // `envelope(` alone on its line, its type on the next.
+      if multiline, line.trimmingCharacters(in: .whitespaces) == "envelope(",
+        index + 1 < lines.count
+      {
+        text = "envelope(" + lines[index + 1].1
+      }
+      if let value = matches(pattern, in: text).first?.first {
+        out.append(
+          Sourced(value, at: FileLocation(file: file, line: lines[index].0 + 1, column: 1)))
+      }
+      index += 1
+    }
+    return out
+  }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import QualifyCore
+
+extension BuildReader {
+  /// The onboarding's decisions in the web code (seed 004): what `parseInstanceResponse`
+  /// rejects, and when the submit handler stops before adding.
+  static func readOnboardingDecisions(_ web: CodeSearch, into code: inout InstanceShellCode) {
+    if let function = web.blocks(after: "function parseInstanceResponse(").first {
+      let lines = function.body.split(separator: "\n", omittingEmptySubsequences: false)
+      let at = FileLocation(file: function.file, line: function.line, column: 1)
+      // The header may wrap: up to the line that opens the body.
+      let headerEnd = lines.firstIndex { $0.contains("{") } ?? 0
+      let header = lines[...headerEnd].joined(separator: " ")
+      let body = lines[(headerEnd + 1)...].joined(separator: "\n")
+      code.responseCheck = Sourced(
+        InstanceResponseCheck.read(
+          header: header, body: body,
+          at: FileLocation(file: at.file, line: at.line + headerEnd + 1, column: 1)),
+        at: at)
+    }
+    for opener in ["form.onsubmit", "addEventListener('submit'", "addEventListener(\"submit\""] {
+      guard let handler = web.blocks(after: opener).first else { continue }
+      let at = FileLocation(file: handler.file, line: handler.line, column: 1)
+      code.addGate = Sourced(OnboardingAddGate.read(handler.body, at: at), at: at)
+      break
+    }
+  }
+}

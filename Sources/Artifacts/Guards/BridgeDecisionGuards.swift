@@ -1,0 +1,194 @@
+import Foundation
+import QualifyCore
+
+/// Guards on the decisions two parts of a React Native bridge shell's code must agree on
+/// (seed 001, issue 23): a decision string, a message type or a status written one way on
+/// one side and another way on the other is a release whose WebView loads nothing, whose
+/// page's command is refused as unknown, or whose failed sign-in never reaches the page.
+extension BuildGuards {
+  /// Hosts a developer's machine, an emulator or a LAN gives a build: `isPublicHost` must
+  /// refuse each of them.
+  static let privateHostEdges = [
+    "localhost", "127.0.0.1", "10.0.2.2", "192.168.1.20", "172.16.0.1", "172.31.255.254",
+    "maps.local", "staging.test", "maps.example", "maps.invalid", "app.localhost",
+  ]
+
+  /// Whether `host` passes every pattern (`!/p/.test(host) && …`); nil when one does not
+  /// compile as a regular expression here.
+  static func passes(_ host: String, _ patterns: [String]) -> Bool? {
+    for pattern in patterns {
+      guard let regex = try? NSRegularExpression(pattern: pattern) else { return nil }
+      if regex.firstMatch(in: host, range: NSRange(host.startIndex..., in: host)) != nil {
+        return false
+      }
+    }
+    return true
+  }
+
+  static let bridgeDecisionRules: [GuardRule] = [
+    GuardRule(
+      id: "navigation-policy",
+      title: "The WebView loads only what classifyNavigation keeps in it",
+      source:
+        "seed 001, Fixed origin (one origin in the WebView, the rest to the system browser or refused)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let navigation = build.bridge?.navigation else { return [] }
+        guard let handler = navigation.handler else {
+          let allowlist = navigation.originAllowlist
+          return [
+            GuardHit(
+              "App.tsx's WebView has no onShouldStartLoadWithRequest\(allowlist.map { " (only originWhitelist={\($0.value)})" } ?? ""): every link the page follows loads inside the app, a look-alike host included",
+              at: allowlist?.location, value: "onShouldStartLoadWithRequest")
+          ]
+        }
+        guard let decisions = navigation.decisions else {
+          return [
+            GuardHit(
+              "onShouldStartLoadWithRequest acts on classifyNavigation, whose code is not in apps/mobile/src/shell/originPolicy.ts: what loads in the WebView cannot be checked",
+              at: handler.location, value: "classifyNavigation", unverified: true)
+          ]
+        }
+        var hits: [GuardHit] = []
+        let variable = navigation.classifies?.value
+        for (role, test, consequence) in [
+          (
+            "loads a URL in the WebView", navigation.loadsOn,
+            "the compiled origin itself would not load"
+          ),
+          (
+            "hands a URL to the system browser", navigation.opensOn,
+            "a link to another site would be dropped instead of opened"
+          ),
+        ] {
+          guard let test, let read = BridgeNavigationCode.test(test.value) else {
+            hits.append(
+              GuardHit(
+                "onShouldStartLoadWithRequest's test for when it \(role) is not written as `decision === \"…\"`: it cannot be checked",
+                at: handler.location, value: role, unverified: true))
+            continue
+          }
+          if let variable, read.variable != variable {
+            hits.append(
+              GuardHit(
+                "onShouldStartLoadWithRequest \(role) on \(read.variable), not on classifyNavigation's answer (\(variable)): it cannot be checked",
+                at: test.location, value: read.variable, unverified: true))
+          } else if !decisions.value.contains(read.literal) {
+            hits.append(
+              GuardHit(
+                "App.tsx \(role) when classifyNavigation answers \"\(read.literal)\", which it never returns (it returns \(decisions.value.map { "\"\($0)\"" }.joined(separator: ", ")); \(decisions.location?.description ?? "originPolicy.ts")): \(consequence)",
+                at: test.location, value: read.literal))
+          }
+        }
+        // The origin comparison: structural (`target.origin === product.origin`), never a
+        // string match that lets `openmapx.com.evil.example` in.
+        if let condition = navigation.sameOrigin {
+          let text = condition.value
+          if [".startsWith(", ".includes(", ".endsWith(", ".indexOf(", ".match("].contains(
+            where: text.contains)
+          {
+            hits.append(
+              GuardHit(
+                "classifyNavigation keeps a URL in the WebView on a string match (\(text)): a look-alike host or a path on another origin passes it",
+                at: condition.location, value: text))
+          } else if !text.contains(".origin") {
+            hits.append(
+              GuardHit(
+                "classifyNavigation keeps a URL in the WebView when \(text): not an origin comparison qualify can read",
+                at: condition.location, value: text, unverified: true))
+          }
+        }
+        return hits
+      },
+      fix:
+        "return classifyNavigation(…) === \"allow-in-webview\" from onShouldStartLoadWithRequest, and hand \"open-system\" to Linking.openURL"
+    ),
+    GuardRule(
+      id: "protocol-vocabulary",
+      title: "Every message type has its schema, and every handoff status its place in auth.result",
+      source:
+        "seed 001, The bridge protocol (a strict schema per message; a message that fails any stage changes nothing)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        var hits: [GuardHit] = []
+        for vocabulary in bridge.vocabularies {
+          guard let listed = vocabulary.listed else { continue }
+          guard let checked = vocabulary.checked else {
+            hits.append(
+              GuardHit(
+                "the protocol module lists \(vocabulary.list) but has no \(vocabulary.schema): whether each type is checked cannot be read",
+                at: listed.first?.location, value: vocabulary.schema, unverified: true))
+            continue
+          }
+          let checkedNames = Set(checked.map(\.value))
+          let listedNames = Set(listed.map(\.value))
+          for type in listed where !checkedNames.contains(type.value) {
+            hits.append(
+              GuardHit(
+                "\(vocabulary.list) lists \"\(type.value)\", which \(vocabulary.schema) has no envelope for: every such message is refused as an unknown type",
+                at: type.location, value: type.value))
+          }
+          for type in checked where !listedNames.contains(type.value) {
+            hits.append(
+              GuardHit(
+                "\(vocabulary.schema) checks \"\(type.value)\", which \(vocabulary.list) does not list: the receiver drops it before its schema is tried",
+                at: type.location, value: type.value))
+          }
+        }
+        if let accepted = bridge.handoff.acceptedStatuses {
+          for status in bridge.handoff.statuses where !accepted.value.contains(status.value) {
+            hits.append(
+              GuardHit(
+                "SystemAuthSession answers status \"\(status.value)\", which auth.result's schema does not accept (it accepts \(accepted.value.joined(separator: ", ")); \(accepted.location?.description ?? "mobileProtocol.ts")): the page refuses the result and the sign-in never ends",
+                at: status.location, value: status.value))
+          }
+        }
+        return hits
+      },
+      fix:
+        "keep WEB_TO_NATIVE_TYPES/NATIVE_TO_WEB_TYPES, their schemas' envelopes and auth.result's statuses in step"
+    ),
+    GuardRule(
+      id: "release-origin-check",
+      title: "mobileConfig.ts refuses the hosts of a development machine, an emulator or a LAN",
+      source: "seed 001, Fixed origin (config/mobileConfig.ts validates the origin at build time)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge, let patterns = bridge.publicHostPatterns else {
+          return []
+        }
+        let derivation =
+          patterns.derivation.isEmpty ? "" : " (\(patterns.derivation.joined(separator: "; ")))"
+        guard !patterns.value.isEmpty, patterns.derivation.isEmpty,
+          passes("openmapx.com", patterns.value) != nil
+        else {
+          return [
+            GuardHit(
+              "isPublicHost is not a conjunction of `!/pattern/.test(host)`\(derivation): which hosts it refuses cannot be read",
+              at: patterns.location, value: "isPublicHost", unverified: true)
+          ]
+        }
+        var hits: [GuardHit] = []
+        let accepted = privateHostEdges.filter { passes($0, patterns.value) == true }
+        if !accepted.isEmpty {
+          hits.append(
+            GuardHit(
+              "isPublicHost takes \(accepted.joined(separator: ", ")) for a public host: a release built against it is not refused at build time",
+              at: patterns.location, value: accepted.joined(separator: ",")))
+        }
+        for (role, origin) in [("web", bridge.webOrigin), ("API", bridge.apiOrigin)] {
+          guard bridge.release.value, let host = URLComponents(string: origin.value)?.host,
+            passes(host, patterns.value) == false
+          else { continue }
+          hits.append(
+            GuardHit(
+              "isPublicHost refuses the compiled \(role) origin's host \(host)\(origin.because): the config module throws and the app opens on its fatal-configuration screen",
+              at: patterns.location, value: host))
+        }
+        return hits
+      },
+      fix: "refuse localhost, loopback, the private ranges and the reserved names in isPublicHost"
+    ),
+  ]
+}

@@ -1,0 +1,231 @@
+import Foundation
+import QualifyCore
+import QualifyTestSupport
+import Testing
+
+@testable import Artifacts
+
+/// Conditions of an app's TypeScript, evaluated as JavaScript would (issue 23).
+@Suite struct ScriptConditionTests {
+  func evaluate(_ text: String, _ values: [String: ScriptValue]) throws -> Bool? {
+    let condition = try ScriptConditionParser.parse(text).get()
+    return condition.evaluate { path in
+      var current = values[path[0]] ?? .undefined
+      for name in path.dropFirst() {
+        guard let next = current.member(name) else { return nil }
+        current = next
+      }
+      return current
+    }
+  }
+
+  @Test func typeofNullAndStrictEqualityAreJavaScripts() throws {
+    #expect(try evaluate("typeof body !== 'object' || body === null", ["body": .null]) == true)
+    #expect(try evaluate("typeof body !== 'object'", ["body": .null]) == false)
+    #expect(try evaluate("status !== 200", ["status": .number(200)]) == false)
+    #expect(try evaluate("status === '200'", ["status": .number(200)]) == false)
+    #expect(try evaluate("value == null", ["value": .undefined]) == true)
+    #expect(try evaluate("value === null", ["value": .undefined]) == false)
+    #expect(try evaluate("!origin || !info", ["origin": .string("https://a.example")]) == true)
+    #expect(try evaluate("status >= 200 && status < 300", ["status": .number(204)]) == true)
+  }
+
+  @Test func aMemberOfNullThrowsAndOptionalChainingDoesNot() throws {
+    #expect(try evaluate("record.status !== 'ok'", ["record": .null]) == nil)
+    #expect(try evaluate("record?.status !== 'ok'", ["record": .null]) == true)
+  }
+
+  @Test func callsAndArithmeticAreNotRead() {
+    for text in ["!isRecord(body)", "status % 100 !== 2", "body instanceof Object"] {
+      guard case .failure = ScriptConditionParser.parse(text) else {
+        Issue.record("\(text) was read")
+        continue
+      }
+    }
+  }
+
+  @Test func precedenceAndPrintingFollowTheSource() throws {
+    let condition = try ScriptConditionParser.parse("a !== 1 && b || !(c === 'x')").get()
+    #expect("\(condition)" == "(a !== 1 && b) || !(c === 'x')")
+    #expect(
+      try evaluate(
+        "a !== 1 && b || !(c === 'x')", ["a": .number(2), "b": .bool(false), "c": .string("x")])
+        == false)
+  }
+}
+
+/// The onboarding's instance check and submit handler of a multi-instance shell, read and
+/// judged against the /api/instance contract's edges.
+@Suite struct InstanceDecisionTests {
+  func overlay(_ files: [String: String]) throws -> URL {
+    let directory = try Fixtures.temporaryApp("qualify-instance-decisions")
+    try Data(#"{"base": "\#(Fixtures.instanceShellApp)"}"#.utf8).write(
+      to: directory.appendingPathComponent("qualify.json"))
+    for (path, text) in files {
+      let url = directory.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    return directory
+  }
+
+  func sample(_ path: String) throws -> String {
+    try String(contentsOfFile: Fixtures.instanceShellApp + "/" + path, encoding: .utf8)
+  }
+
+  @Test func theSamplesCheckAcceptsOnlyTheGenuineAnswer() throws {
+    let builds = try AppRepository(directory: Fixtures.instanceShellApp).builds(for: .prod)
+    let build = try #require(builds[.ios])
+    let check = try #require(build.instanceShell?.code.responseCheck?.value.value)
+    #expect(check.rejections.count == 3)
+    #expect(check.aliases == ["fields"])
+    for edge in BuildGuards.instanceAnswerEdges {
+      #expect(
+        (check.name(status: edge.status, body: edge.body) != nil) == edge.accept, "\(edge.what)")
+    }
+    let gate = try #require(build.instanceShell?.code.addGate?.value.value)
+    #expect(gate.adds(origin: "https://work.example", info: "Work") == true)
+    #expect(gate.adds(origin: "https://work.example", info: nil) == false)
+    #expect(gate.adds(origin: nil, info: nil) == false)
+    #expect(BuildGuards.findings(for: build).isEmpty)
+  }
+
+  @Test func anOrWrittenAsAndAcceptsAnotherProduct() throws {
+    let validate = try sample("src/validate.ts").replacingOccurrences(
+      of: "fields.status !== 'ok' || fields.product",
+      with: "fields.status !== 'ok' && fields.product")
+    let directory = try overlay(["src/validate.ts": validate])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(
+      try AppRepository(directory: directory.path).builds(for: .prod)[.android])
+    let findings = BuildGuards.findings(for: build).filter { $0.rule == "instance-check" }
+    #expect(findings.contains { $0.message.contains("product \"cloudfiles\"") })
+    #expect(findings.contains { $0.message.contains("status \"degraded\"") })
+    #expect(findings.allSatisfy { $0.location?.file.hasSuffix("src/validate.ts") == true })
+  }
+
+  @Test func aCheckQualifyCannotReadIsUnverifiedWithItsLocation() throws {
+    let validate = try sample("src/validate.ts").replacingOccurrences(
+      of: "if (status !== 200 || typeof body !== 'object' || body === null) return null;",
+      with: "if (status !== 200 || !isRecord(body)) return null;")
+    let directory = try overlay(["src/validate.ts": validate])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    let finding = try #require(
+      BuildGuards.findings(for: build).first { $0.rule == "instance-check" })
+    #expect(finding.severity == .unverified)
+    #expect(finding.location?.file.hasSuffix("src/validate.ts") == true)
+    #expect(finding.location?.line == 23)
+  }
+
+  @Test func aGateThatStopsOnAGoodInstanceIsFound() throws {
+    let onboarding = try sample("src/onboarding.ts").replacingOccurrences(
+      of: "if (!origin || !info) return;", with: "if (!origin || info) return;")
+    let directory = try overlay(["src/onboarding.ts": onboarding])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    let gate = try #require(build.instanceShell?.code.addGate?.value.value)
+    #expect(gate.adds(origin: "https://work.example", info: "Work") == false)
+    // With the check failed, the handler goes on and throws on info.instanceName.
+    #expect(gate.adds(origin: "https://work.example", info: nil) == false)
+    #expect(BuildGuards.findings(for: build).map(\.rule) == ["instance-check"])
+  }
+}
+
+/// A React Native bridge shell's decisions that two pieces of its code share (seed 001).
+@Suite struct BridgeDecisionTests {
+  func overlay(_ files: [String: String]) throws -> URL {
+    let directory = try Fixtures.temporaryApp("qualify-bridge-decisions")
+    try Data(#"{"base": "\#(Fixtures.bridgeApp)"}"#.utf8).write(
+      to: directory.appendingPathComponent("qualify.json"))
+    for (path, text) in files {
+      let url = directory.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    return directory
+  }
+
+  func findings(_ files: [String: String]) throws -> [Finding] {
+    let directory = try overlay(files)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    return BuildGuards.findings(for: build)
+  }
+
+  func sample(_ path: String) throws -> String {
+    try String(contentsOfFile: Fixtures.bridgeApp + "/" + path, encoding: .utf8)
+  }
+
+  @Test func theSampleReadsEveryDecision() throws {
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    let bridge = try #require(build.bridge)
+    #expect(
+      bridge.navigation.decisions?.value.sorted() == ["allow-in-webview", "open-system", "reject"])
+    #expect(bridge.navigation.loadsOn?.value == "decision === \"allow-in-webview\"")
+    #expect(bridge.navigation.opensOn?.value == "decision === \"open-system\"")
+    #expect(bridge.vocabularies.map { $0.listed?.count } == [12, 6])
+    #expect(bridge.vocabularies.map { $0.checked?.count } == [12, 6])
+    #expect(bridge.handoff.acceptedStatuses?.value == ["ok", "cancelled", "failed"])
+    #expect(Set(bridge.handoff.statuses.map(\.value)) == ["failed", "cancelled", "ok"])
+    #expect(bridge.publicHostPatterns?.value.count == 2)
+    #expect(BuildGuards.findings(for: build).isEmpty)
+  }
+
+  @Test func aDecisionStringNeverReturnedIsFoundAtItsLine() throws {
+    let app = try sample("apps/mobile/src/App.tsx").replacingOccurrences(
+      of: "return decision === \"allow-in-webview\"", with: "return decision === \"allow\"")
+    let hits = try findings(["apps/mobile/src/App.tsx": app])
+    #expect(hits.map(\.rule) == ["navigation-policy"])
+    #expect(hits.first?.location?.line == 41)
+    #expect(hits.first?.severity == .error)
+  }
+
+  @Test func aPolicyFileThatIsMissingLeavesTheDecisionUnverified() throws {
+    let app = try sample("apps/mobile/src/App.tsx").replacingOccurrences(
+      of: "./shell/originPolicy", with: "@openmapx/core/navigation/originPolicy")
+    let directory = try overlay(["apps/mobile/src/App.tsx": app])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The overlay cannot delete a base file; a policy without classifyNavigation stands in.
+    try Data("export const NOTHING = 1;\n".utf8).write(
+      to: directory.appendingPathComponent("apps/mobile/src/shell/originPolicy.ts")
+        .creatingDirectory())
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    let hit = try #require(
+      BuildGuards.findings(for: build).first { $0.rule == "navigation-policy" })
+    #expect(hit.severity == .unverified)
+    #expect(hit.location?.file.hasSuffix("App.tsx") == true)
+  }
+
+  @Test func aRenamedTypeAndAnUnacceptedStatusAreFoundOnBothSides() throws {
+    let module = try sample("packages/core/src/navigation/mobileProtocol.ts").replacingOccurrences(
+      of: "  \"settings.open\",", with: "  \"settings.show\",")
+    let hits = try findings(["packages/core/src/navigation/mobileProtocol.ts": module])
+    #expect(Set(hits.compactMap(\.value)) == ["settings.show", "settings.open"])
+    let auth = try sample("apps/mobile/src/auth/SystemAuthSession.ts").replacingOccurrences(
+      of: "if (!code) return { status: \"failed\" as const };",
+      with: "if (!code) return { status: \"error\" as const };")
+    let statusHits = try findings(["apps/mobile/src/auth/SystemAuthSession.ts": auth])
+    #expect(statusHits.map(\.value) == ["error"])
+  }
+
+  @Test func aPrivateRangeTheHostCheckMissesIsNamed() throws {
+    let config = try sample("apps/mobile/config/mobileConfig.ts").replacingOccurrences(
+      of: "|10\\.|", with: "|")
+    let hits = try findings(["apps/mobile/config/mobileConfig.ts": config])
+    #expect(hits.map(\.rule) == ["release-origin-check"])
+    #expect(hits.first?.value == "10.0.2.2")
+  }
+}
+
+extension URL {
+  /// The URL, its folder created.
+  fileprivate func creatingDirectory() throws -> URL {
+    try FileManager.default.createDirectory(
+      at: deletingLastPathComponent(), withIntermediateDirectories: true)
+    return self
+  }
+}
