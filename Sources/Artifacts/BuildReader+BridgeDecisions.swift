@@ -44,6 +44,7 @@ extension BuildReader {
         policy.capturesAcrossLines(
           #"if\s*\(([^\n]+?)\)\s*\{?\s*return\s+["']allow-in-webview"#
         ).first
+      Self.readEarlyRefusals(body, in: policy, into: &navigation)
     }
     settings.navigation = navigation
 
@@ -64,7 +65,23 @@ extension BuildReader {
         vocabulary.schemaAt = lines.first { $0.1.contains("const \(schema) = ") }.map {
           FileLocation(file: file, line: $0.0 + 1, column: 1)
         }
+        if let line = lines.first(where: { $0.1.contains("const \(schema) = ") }),
+          let key = Self.matches(#"discriminatedUnion\(\s*["']([^"']+)["']"#, in: line.1).first
+        {
+          vocabulary.discriminator = Sourced(
+            key[0], at: FileLocation(file: file, line: line.0 + 1, column: 1))
+        }
         settings.vocabularies.append(vocabulary)
+      }
+      // `const envelope = (type, payload) => z.object({ …, type: z.literal(type), … })`: the
+      // field every message's type sits in.
+      if let start = lines.firstIndex(where: { $0.1.contains("const envelope = ") }),
+        let tag = lines[start...].prefix(12).lazy.compactMap({ line in
+          Self.matches(#"(\w+):\s*z\.literal\("#, in: line.1).first.map { (line.0, $0[0]) }
+        }).first
+      {
+        settings.envelopeTag = Sourced(
+          tag.1, at: FileLocation(file: file, line: tag.0 + 1, column: 1))
       }
       // auth.result's status enum: the answers the page accepts from the handoff.
       if let schema = lines.firstIndex(where: { $0.1.contains("const nativeToWebSchema = ") }),
@@ -99,6 +116,46 @@ extension BuildReader {
       settings.publicHostPatterns = Sourced(
         patterns.map { $0[1].contains("i") ? "(?i)" + $0[0] : $0[0] }, at: at,
         derivation: rest.isEmpty ? [] : ["also: \(rest)"])
+    }
+  }
+
+  /// classifyNavigation's `if (…) return "reject";` on credentials and on the URL's length,
+  /// parsed as conditions, and the constant the length is compared with.
+  static func readEarlyRefusals(
+    _ body: (file: String, line: Int, body: String), in policy: CodeSearch,
+    into navigation: inout BridgeNavigationCode
+  ) {
+    for statement in ScriptStatements.guards(body.body)
+    where statement.returns == "\"reject\"" || statement.returns == "'reject'" {
+      let at = FileLocation(file: body.file, line: body.line + statement.line, column: 1)
+      let parsed: ReadDecision<ScriptCondition> =
+        switch ScriptConditionParser.parse(statement.condition) {
+        case .success(let condition): .read(condition)
+        case .failure(let error): .unverified(error.reason)
+        }
+      let condition = statement.condition
+      if condition.contains(".username") || condition.contains(".password") {
+        navigation.credentialRefusal = navigation.credentialRefusal ?? Sourced(parsed, at: at)
+      } else if condition.range(of: #"\.length\b"#, options: .regularExpression) != nil,
+        condition.contains("<") || condition.contains(">")
+      {
+        navigation.lengthRefusal = navigation.lengthRefusal ?? Sourced(parsed, at: at)
+        // `MAX_NAVIGATION_URL_LENGTH = 8 * 1024`: a literal or a product of literals, on
+        // either side of the comparison.
+        if let name = Self.matches(#"\b([A-Z_][A-Z0-9_]*)\b"#, in: condition).first?[0],
+          let value = policy.captures(
+            #"const\s+"# + name + #"\s*=\s*([0-9_]+(?:\s*\*\s*[0-9_]+)*)\s*;"#
+          ).first
+        {
+          let factors = value.value.split(separator: "*").map {
+            Int($0.replacingOccurrences(of: "_", with: "").trimmingCharacters(in: .whitespaces))
+          }
+          if !factors.contains(nil) {
+            navigation.lengthLimit = Sourced(
+              factors.compactMap { $0 }.reduce(1, *), at: value.location)
+          }
+        }
+      }
     }
   }
 

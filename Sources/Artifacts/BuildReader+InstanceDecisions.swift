@@ -18,6 +18,22 @@ extension BuildReader {
           at: FileLocation(file: at.file, line: at.line + headerEnd + 1, column: 1)),
         at: at)
     }
+    if let render = web.blocks(after: "function renderOnboarding(").first {
+      let text = render.body
+      let root =
+        ScriptStatements.parameters(String(text.prefix { $0 != "{" })).first ?? "root"
+      let name = NSRegularExpression.escapedPattern(for: root)
+      // Assigning innerHTML or textContent (an empty string or the page's template) replaces
+      // every child; `+=` appends.
+      let clears =
+        #"\b"# + name + #"\s*\.\s*(?:(?:innerHTML|textContent)\s*=(?!=)|replaceChildren\()"#
+      let cleared = text.range(of: clears, options: .regularExpression)
+      let appended = text.range(
+        of: #"\b"# + name + #"\s*\.\s*(?:append|appendChild)\("#, options: .regularExpression)
+      code.managerClearsRoot = Sourced(
+        cleared.map { clear in appended.map { clear.lowerBound < $0.lowerBound } ?? true } ?? false,
+        at: FileLocation(file: render.file, line: render.line, column: 1))
+    }
     for opener in ["form.onsubmit", "addEventListener('submit'", "addEventListener(\"submit\""] {
       guard let handler = web.blocks(after: opener).first else { continue }
       let at = FileLocation(file: handler.file, line: handler.line, column: 1)

@@ -58,16 +58,8 @@ import Testing
 /// judged against the /api/instance contract's edges.
 @Suite struct InstanceDecisionTests {
   func overlay(_ files: [String: String]) throws -> URL {
-    let directory = try Fixtures.temporaryApp("qualify-instance-decisions")
-    try Data(#"{"base": "\#(Fixtures.instanceShellApp)"}"#.utf8).write(
-      to: directory.appendingPathComponent("qualify.json"))
-    for (path, text) in files {
-      let url = directory.appendingPathComponent(path)
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: url)
-    }
-    return directory
+    try Fixtures.overlayApp(
+      "qualify-instance-decisions", base: Fixtures.instanceShellApp, files: files)
   }
 
   func sample(_ path: String) throws -> String {
@@ -119,6 +111,35 @@ import Testing
     #expect(finding.location?.line == 23)
   }
 
+  @Test func theManagerEmptiesItsRootInEveryFormTheRepositoriesUse() throws {
+    let onboarding = try sample("src/onboarding.ts")
+    func clears(_ text: String) throws -> Bool? {
+      let directory = try overlay(["src/onboarding.ts": text])
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let build = try #require(
+        try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+      return build.instanceShell?.code.managerClearsRoot?.value
+    }
+    #expect(try clears(onboarding) == true)
+    // The Sovereign repository assigns the page's template, then appends to a child list.
+    let template = onboarding.replacingOccurrences(
+      of: "  root.innerHTML = '';\n",
+      with: "  root.innerHTML = `\n    <ul class=\"instance-list\"></ul>\n  `;\n")
+    #expect(try clears(template) == true)
+    #expect(
+      try clears(
+        onboarding.replacingOccurrences(of: "root.innerHTML = '';", with: "root.replaceChildren();")
+      )
+        == true)
+    #expect(
+      try clears(
+        onboarding.replacingOccurrences(of: "root.innerHTML = '';", with: "root.innerHTML += '';"))
+        == false)
+    #expect(
+      try clears(onboarding.replacingOccurrences(of: "  root.innerHTML = '';\n", with: "")) == false
+    )
+  }
+
   @Test func aGateThatStopsOnAGoodInstanceIsFound() throws {
     let onboarding = try sample("src/onboarding.ts").replacingOccurrences(
       of: "if (!origin || !info) return;", with: "if (!origin || info) return;")
@@ -136,16 +157,7 @@ import Testing
 /// A React Native bridge shell's decisions that two pieces of its code share (seed 001).
 @Suite struct BridgeDecisionTests {
   func overlay(_ files: [String: String]) throws -> URL {
-    let directory = try Fixtures.temporaryApp("qualify-bridge-decisions")
-    try Data(#"{"base": "\#(Fixtures.bridgeApp)"}"#.utf8).write(
-      to: directory.appendingPathComponent("qualify.json"))
-    for (path, text) in files {
-      let url = directory.appendingPathComponent(path)
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: url)
-    }
-    return directory
+    try Fixtures.overlayApp("qualify-bridge-decisions", base: Fixtures.bridgeApp, files: files)
   }
 
   func findings(_ files: [String: String]) throws -> [Finding] {
@@ -172,7 +184,67 @@ import Testing
     #expect(bridge.handoff.acceptedStatuses?.value == ["ok", "cancelled", "failed"])
     #expect(Set(bridge.handoff.statuses.map(\.value)) == ["failed", "cancelled", "ok"])
     #expect(bridge.publicHostPatterns?.value.count == 2)
+    #expect(
+      bridge.navigation.credentialRefusal?.value.value?.description
+        == "target.username || target.password")
+    #expect(bridge.navigation.lengthLimit?.value == 8192)
+    #expect(bridge.envelopeTag?.value == "type")
+    #expect(bridge.vocabularies.map { $0.discriminator?.value } == ["type", "type"])
     #expect(BuildGuards.findings(for: build).isEmpty)
+  }
+
+  @Test func credentialsAreRefusedInEveryFormOrTheGapIsNamed() throws {
+    let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
+    // `!== ""` on each says the same as truthiness for the URL's string fields.
+    let explicit = policy.replacingOccurrences(
+      of: "if (target.username || target.password)",
+      with: "if (target.username !== \"\" || target.password !== \"\")")
+    #expect(try findings(["apps/mobile/src/shell/originPolicy.ts": explicit]).isEmpty)
+    let both = policy.replacingOccurrences(
+      of: "target.username || target.password", with: "target.username && target.password")
+    let hits = try findings(["apps/mobile/src/shell/originPolicy.ts": both])
+    #expect(hits.map(\.rule) == ["navigation-policy"])
+    #expect(hits.first?.message.contains("a user name alone") == true)
+    #expect(hits.first?.message.contains("a password alone") == true)
+    #expect(hits.first?.location?.line == 35)
+    let none = policy.replacingOccurrences(
+      of: "  if (target.username || target.password) return \"reject\";\n", with: "")
+    #expect(
+      try findings(["apps/mobile/src/shell/originPolicy.ts": none]).map(\.value) == ["username"])
+  }
+
+  @Test func theLengthBoundKeepsTheLimitAndRefusesOneMore() throws {
+    let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
+    let inclusive = policy.replacingOccurrences(
+      of: "rawUrl.length > MAX_NAVIGATION_URL_LENGTH",
+      with: "rawUrl.length >= MAX_NAVIGATION_URL_LENGTH")
+    let hits = try findings(["apps/mobile/src/shell/originPolicy.ts": inclusive])
+    #expect(hits.map(\.rule) == ["navigation-policy"])
+    #expect(hits.first?.message.contains("refuses a URL of exactly 8192 characters") == true)
+    // Written the other way round, the same bound.
+    let flipped = policy.replacingOccurrences(
+      of: "rawUrl.length > MAX_NAVIGATION_URL_LENGTH",
+      with: "MAX_NAVIGATION_URL_LENGTH < rawUrl.length")
+    #expect(try findings(["apps/mobile/src/shell/originPolicy.ts": flipped]).isEmpty)
+    let directory = try overlay(["apps/mobile/src/shell/originPolicy.ts": flipped])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    #expect(build.bridge?.navigation.lengthRefusal?.value.value != nil)
+    #expect(build.bridge?.navigation.lengthLimit?.value == 8192)
+    // A limit computed from something else is not taken as read.
+    let computed = policy.replacingOccurrences(
+      of: "MAX_NAVIGATION_URL_LENGTH = 8 * 1024;", with: "MAX_NAVIGATION_URL_LENGTH = limits.url;")
+    let unread = try findings(["apps/mobile/src/shell/originPolicy.ts": computed])
+    #expect(unread.map(\.severity) == [.unverified])
+  }
+
+  @Test func aSchemaDiscriminatingOnAnotherFieldDropsEveryMessage() throws {
+    let module = try sample("packages/core/src/navigation/mobileProtocol.ts").replacingOccurrences(
+      of: "export const nativeToWebSchema = z.discriminatedUnion(\"type\"",
+      with: "export const nativeToWebSchema = z.discriminatedUnion(\"kind\"")
+    let hits = try findings(["packages/core/src/navigation/mobileProtocol.ts": module])
+    #expect(hits.map(\.rule) == ["protocol-vocabulary"])
+    #expect(hits.first?.value == "kind")
   }
 
   @Test func aDecisionStringNeverReturnedIsFoundAtItsLine() throws {

@@ -123,16 +123,7 @@ import Testing
 
   /// An overlay of the sample with `files` written over it.
   func overlay(_ files: [String: String]) throws -> URL {
-    let directory = try Fixtures.temporaryApp("qualify-instance-shell")
-    try Data(#"{"base": "\#(Fixtures.instanceShellApp)"}"#.utf8).write(
-      to: directory.appendingPathComponent("qualify.json"))
-    for (path, text) in files {
-      let url = directory.appendingPathComponent(path)
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: url)
-    }
-    return directory
+    try Fixtures.overlayApp("qualify-instance-shell", base: Fixtures.instanceShellApp, files: files)
   }
 
   /// The real project once had a Swift file on disk that its classic-format project did not

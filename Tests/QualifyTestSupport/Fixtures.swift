@@ -42,6 +42,23 @@ public enum Fixtures {
     return url
   }
 
+  /// An app whose `qualify.json` takes `base` as its base, with `files` (path: text) written
+  /// over it; removed by the caller.
+  public static func overlayApp(
+    _ label: String, base: String, files: [String: String]
+  ) throws -> URL {
+    let directory = try temporaryApp(label)
+    try Data(#"{"base": "\#(base)"}"#.utf8).write(
+      to: directory.appendingPathComponent("qualify.json"))
+    for (path, text) in files {
+      let url = directory.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    return directory
+  }
+
   /// A fresh temporary directory, removed by the caller.
   public static func temporaryDirectory(_ label: String = "qualify") throws -> URL {
     let url = FileManager.default.temporaryDirectory

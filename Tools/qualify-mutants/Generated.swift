@@ -21,7 +21,7 @@ struct GeneratedRun {
   let record: Bool
   /// Baseline exit statuses by app and channel, and of each regression fixture's scenario.
   var baselines: [String: Int32] = [:]
-  var fixtureBaselines: [String: Int32] = [:]
+  var fixtureBaselines: [String: FixtureVerdict] = [:]
   /// Print the sample and stop: what would be judged.
   var listOnly = false
   /// `MUTANTS_AREA=world` or `apps`: judge that half of the sample alone.
@@ -133,6 +133,14 @@ struct GeneratedRun {
   func qualify(app: URL, arguments: [String] = [], environment: [String: String] = [:]) throws
     -> (status: Int32, headline: String)
   {
+    let (status, headline, _) = try qualifyWithOutput(
+      app: app, arguments: arguments, environment: environment)
+    return (status, headline)
+  }
+
+  func qualifyWithOutput(
+    app: URL, arguments: [String] = [], environment: [String: String] = [:]
+  ) throws -> (status: Int32, headline: String, output: String) {
     let base = [
       "--seed", "1", "--jobs", "2",
       "--db", scratch.appendingPathComponent("generated.sqlite").path,
@@ -146,7 +154,7 @@ struct GeneratedRun {
       result.output.split(separator: "\n").last {
         $0.contains("QUALIFIED") || $0.hasPrefix("PASSED") || $0.hasPrefix("ERROR")
       }.map(String.init) ?? result.output.split(separator: "\n").last.map(String.init) ?? ""
-    return (result.status, headline)
+    return (result.status, headline, result.output)
   }
 
   /// A regression fixture, run on the scenario it breaks: it must keep failing.
@@ -154,10 +162,41 @@ struct GeneratedRun {
     var name = ""
     var breaks: String
     var platform: String
+    var file: String
+    var value: String
     var failsOn: [String]
     var environment: [String: String]?
 
-    enum CodingKeys: String, CodingKey { case breaks, platform, failsOn, environment }
+    enum CodingKeys: String, CodingKey {
+      case breaks, platform, file, value, failsOn, environment
+    }
+  }
+
+  /// How a fixture was caught: its exit status, and whether the message under its scenario's
+  /// FAIL line still names the file and the value (the contract RegressionFixtureTests hold
+  /// every fixture to) — a mutant that only garbles what a release manager is told is noticed.
+  struct FixtureVerdict: Equatable {
+    var status: Int32
+    var named: Bool
+    /// `check-app --json`'s findings as CI consumes them: rule, severity, place and value of
+    /// each (the prose may change; what an annotation points at and shows may not).
+    var findings: [String]
+  }
+
+  /// One line per finding of `check-app --json` output: rule, severity, file:line:column, value.
+  static func findingKeys(_ json: String) -> [String] {
+    guard let data = json.data(using: .utf8),
+      let list = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]]
+    else { return ["unreadable: \(json.prefix(200))"] }
+    return list.map { finding in
+      let location = finding["location"] as? [String: Any]
+      let place = location.map {
+        "\($0["file"] ?? ""):\($0["line"] ?? ""):\($0["column"] ?? "")"
+      }
+      return [
+        finding["rule"], finding["platform"], finding["severity"], place, finding["value"],
+      ].map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")
+    }.sorted()
   }
 
   func fixtures() -> [Fixture] {
@@ -174,13 +213,29 @@ struct GeneratedRun {
     }
   }
 
-  func runFixture(_ fixture: Fixture) throws -> (status: Int32, headline: String) {
-    try qualify(
+  func runFixture(_ fixture: Fixture) throws -> (verdict: FixtureVerdict, headline: String) {
+    let (status, headline, output) = try qualifyWithOutput(
       app: scratch.appendingPathComponent("Scenarios/apps/regressions/\(fixture.name)"),
       arguments: [
         "--channel", fixture.failsOn.first ?? "prod", "--filter", fixture.breaks, "--platform",
         fixture.platform,
       ], environment: fixture.environment ?? [:])
+    let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+    let header = "FAIL \(fixture.breaks) [\(fixture.platform)]"
+    let named =
+      lines.firstIndex { $0.hasPrefix(header) }.map { index in
+        index + 1 < lines.count && lines[index + 1].contains(fixture.file)
+          && lines[index + 1].contains(fixture.value)
+      } ?? false
+    let checked = try run(
+      scratch.appendingPathComponent(".build/debug/qualify").path,
+      [
+        "check-app", "--json", "--app",
+        scratch.appendingPathComponent("Scenarios/apps/regressions/\(fixture.name)").path,
+        "--channel", fixture.failsOn.first ?? "prod", "--platform", fixture.platform,
+      ], in: scratch, environment: fixture.environment ?? [:], timeout: 60)
+    let findings = Self.findingKeys(checked.output)
+    return (FixtureVerdict(status: status, named: named, findings: findings), headline)
   }
 
   func build() throws -> Bool {
@@ -393,14 +448,14 @@ struct GeneratedRun {
         }
       }
     }
-    // A reader or guard that turned lenient lets a known-bad app through.
-    guard mutation.file.hasPrefix("Sources/Artifacts/") else { return outcome }
+    // A reader, guard or simulated shell that turned lenient lets a known-bad app through: a
+    // fixture's bug is read from its files and then lived by the shells and the servers.
     if fixtureBaselines.isEmpty {
       // Each fixture's own verdict with the unmutated harness, built once more for it.
       let mutatedText = try String(contentsOf: target, encoding: .utf8)
       try text.write(to: target, atomically: true, encoding: .utf8)
       guard try build() else { throw Failure(description: "the unmutated harness does not build") }
-      for fixture in fixtures { fixtureBaselines[fixture.name] = try runFixture(fixture).status }
+      for fixture in fixtures { fixtureBaselines[fixture.name] = try runFixture(fixture).verdict }
       for refactor in harmless {
         let (status, headline) = try runHarmless(refactor)
         // A refactor the unmutated harness already refuses proves nothing about a mutant.
@@ -414,14 +469,19 @@ struct GeneratedRun {
       _ = try build()
     }
     for fixture in fixtures {
-      let (status, headline) = try runFixture(fixture)
-      if status != fixtureBaselines[fixture.name, default: 1] {
+      let (verdict, headline) = try runFixture(fixture)
+      if verdict
+        != fixtureBaselines[
+          fixture.name, default: FixtureVerdict(status: 1, named: true, findings: [])]
+      {
         outcome.verdict = .killed
-        outcome.note = "regression \(fixture.name) no longer caught: \(headline)"
+        outcome.note =
+          "regression \(fixture.name) no longer caught, or no longer named: \(headline)"
         return outcome
       }
     }
-    // A reader or guard that turned strict refuses an app written in another correct idiom.
+    // A reader, guard or shell that turned strict refuses an app written in another correct
+    // idiom.
     for refactor in harmless {
       let (status, headline) = try runHarmless(refactor)
       if status != harmlessBaselines[refactor.id] {
@@ -442,6 +502,7 @@ struct GeneratedRun {
     try? fileManager.removeItem(at: copy)
     try fileManager.copyItem(at: app, to: copy)
     defer { try? fileManager.removeItem(at: copy) }
+    try refactor.createFiles(in: copy)
     let target = copy.appendingPathComponent(refactor.file)
     let text = try String(contentsOf: target, encoding: .utf8)
     guard text.components(separatedBy: refactor.find).count == 2 else {
@@ -449,9 +510,15 @@ struct GeneratedRun {
     }
     try text.replacingOccurrences(of: refactor.find, with: refactor.replace).write(
       to: target, atomically: true, encoding: .utf8)
-    return try qualify(
-      app: copy, arguments: ["--channel", refactor.channel ?? "prod"],
-      environment: refactor.environment ?? [:])
+    let channel = refactor.channel ?? "prod"
+    let run = try qualify(
+      app: copy, arguments: ["--channel", channel], environment: refactor.environment ?? [:])
+    guard run.status == 0 else { return run }
+    // `check-app` gates CI on its own: a finding no scenario of the run looks at (a guard
+    // of a feature the release declares unused) still turns a correct release away there.
+    let checked = try Rerun.checkApp(
+      scratch: scratch, app: copy, channel: channel, environment: refactor.environment ?? [:])
+    return checked.status == 0 ? run : (checked.status, "check-app: \(checked.headline)")
   }
 
   func report(_ outcomes: [Outcome]) {
@@ -550,5 +617,19 @@ struct GeneratedRun {
     let data = try encoder.encode(
       Record(seed: seed, count: count, outcomes: merged.sorted { $0.id < $1.id }))
     try data.write(to: url)
+  }
+}
+
+/// `check-app` on an app copy, as CI would run it.
+enum Rerun {
+  static func checkApp(
+    scratch: URL, app: URL, channel: String, environment: [String: String]
+  ) throws -> (status: Int32, headline: String) {
+    let result = try run(
+      scratch.appendingPathComponent(".build/debug/qualify").path,
+      ["check-app", "--app", app.path, "--channel", channel], in: scratch,
+      environment: environment, timeout: 60)
+    let lines = result.output.split(separator: "\n").map(String.init)
+    return (result.status, lines.first { $0.hasPrefix("error") } ?? lines.last ?? "")
   }
 }

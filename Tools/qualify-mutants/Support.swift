@@ -20,6 +20,19 @@ struct Catalogue: Decodable {
     var channel: String?
     /// qualify's environment for the run.
     var environment: [String: String]?
+    /// Files added to the app's copy with the edit (path relative to the app: text), for a
+    /// change that spans a reference and the file it names.
+    var create: [String: String]?
+
+    /// Writes `create`'s files under `app`.
+    func createFiles(in app: URL) throws {
+      for (path, text) in create ?? [:] {
+        let target = app.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+          at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: target, atomically: true, encoding: .utf8)
+      }
+    }
   }
 
   var mutants: [Mutant]

@@ -89,6 +89,7 @@ do {
       copy = duplicate
       app = duplicate
       target = duplicate.appendingPathComponent(mutant.file)
+      try mutant.createFiles(in: duplicate)
     }
     let original = try String(contentsOf: target, encoding: .utf8)
     let occurrences = original.components(separatedBy: mutant.find).count - 1

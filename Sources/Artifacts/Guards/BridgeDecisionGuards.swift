@@ -98,6 +98,7 @@ extension BuildGuards {
                 at: condition.location, value: text, unverified: true))
           }
         }
+        hits += BuildGuards.earlyRefusalHits(navigation)
         return hits
       },
       fix:
@@ -120,6 +121,14 @@ extension BuildGuards {
                 "the protocol module lists \(vocabulary.list) but has no \(vocabulary.schema): whether each type is checked cannot be read",
                 at: listed.first?.location, value: vocabulary.schema, unverified: true))
             continue
+          }
+          if let key = vocabulary.discriminator, let tag = bridge.envelopeTag,
+            key.value != tag.value
+          {
+            hits.append(
+              GuardHit(
+                "\(vocabulary.schema) picks a message's schema by \"\(key.value)\", but envelope() puts the type in \"\(tag.value)\" (\(tag.location?.description ?? "mobileProtocol.ts")): no message matches a schema, and every one is dropped",
+                at: key.location, value: key.value))
           }
           let checkedNames = Set(checked.map(\.value))
           let listedNames = Set(listed.map(\.value))
@@ -191,4 +200,86 @@ extension BuildGuards {
       fix: "refuse localhost, loopback, the private ranges and the reserved names in isPublicHost"
     ),
   ]
+}
+
+extension BuildGuards {
+  /// URLs that carry credentials: `origin` drops them, so each must be refused before the
+  /// origin comparison (seed 001's real originPolicy.ts refuses `username || password`).
+  static let credentialEdges: [(label: String, username: String, password: String)] = [
+    ("https://user@openmapx.com/ (a user name alone)", "user", ""),
+    ("https://:secret@openmapx.com/ (a password alone)", "", "secret"),
+    ("https://user:secret@openmapx.com/", "user", "secret"),
+  ]
+
+  /// classifyNavigation's early refusals, evaluated at their edges: every credential form is
+  /// refused, and a URL exactly at the length limit is kept while one character more is not.
+  static func earlyRefusalHits(_ navigation: BridgeNavigationCode) -> [GuardHit] {
+    var hits: [GuardHit] = []
+    if let refusal = navigation.credentialRefusal {
+      switch refusal.value {
+      case .unverified(let reason):
+        hits.append(
+          GuardHit(
+            "classifyNavigation's refusal of credentials cannot be read (\(reason)): whether https://user@openmapx.com/ stays out of the WebView is not known",
+            at: refusal.location, value: "username", unverified: true))
+      case .read(let condition):
+        let clean = condition.evaluate { path in
+          path.last == "username" || path.last == "password" ? .string("") : nil
+        }
+        let kept = credentialEdges.filter { edge in
+          condition.evaluate { path in
+            switch path.last {
+            case "username": .string(edge.username)
+            case "password": .string(edge.password)
+            default: nil
+            }
+          } == false
+        }
+        if clean != false {
+          hits.append(
+            GuardHit(
+              "classifyNavigation refuses a URL without credentials when \(condition): every navigation is refused",
+              at: refusal.location, value: condition.description))
+        } else if !kept.isEmpty {
+          hits.append(
+            GuardHit(
+              "classifyNavigation refuses credentials only when \(condition): \(kept.map(\.label).joined(separator: ", ")) \(kept.count == 1 ? "passes" : "pass"), and its origin compares equal to the product's once the credentials are dropped",
+              at: refusal.location, value: condition.description))
+        }
+      }
+    } else if navigation.decisions != nil, navigation.sameOrigin?.value.contains(".origin") == true
+    {
+      hits.append(
+        GuardHit(
+          "classifyNavigation compares origins without refusing credentials first: origin drops them, so https://user:secret@openmapx.com/ loads in the WebView",
+          at: navigation.decisions?.location, value: "username"))
+    }
+    if let refusal = navigation.lengthRefusal {
+      guard case .read(let condition) = refusal.value, let limit = navigation.lengthLimit else {
+        hits.append(
+          GuardHit(
+            "classifyNavigation's length bound cannot be read\(refusal.value.problem.map { " (\($0))" } ?? " (its limit is not a constant of literals)"): where it refuses a long URL is not known",
+            at: refusal.location, value: "length", unverified: true))
+        return hits
+      }
+      func refuses(_ length: Int) -> Bool? {
+        condition.evaluate { path in
+          if path.last == "length" { return .number(Double(length)) }
+          if path.count == 1, path[0].first?.isUppercase == true {
+            return .number(Double(limit.value))
+          }
+          return nil
+        }
+      }
+      if refuses(limit.value) != false || refuses(limit.value + 1) != true {
+        let atLimit = refuses(limit.value) == true ? "refuses" : "keeps"
+        let above = refuses(limit.value + 1) == true ? "refuses" : "keeps"
+        hits.append(
+          GuardHit(
+            "classifyNavigation \(atLimit) a URL of exactly \(limit.value) characters and \(above) one of \(limit.value + 1) (\(condition)): the limit (\(limit.location?.description ?? "its constant")) is the longest URL kept",
+            at: refusal.location, value: condition.description))
+      }
+    }
+    return hits
+  }
 }

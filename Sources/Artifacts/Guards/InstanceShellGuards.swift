@@ -191,6 +191,10 @@ extension BuildGuards {
           code.pageshowHandler,
           "no pageshow handler: the local page restored from the back-forward cache keeps its placeholder",
           value: "no pageshow handler")
+        missing(
+          code.managerClearsRoot,
+          "renderOnboarding does not empty its root before appending the manager: after ✕, or back to the page restored from the back-forward cache, the entries it rendered before stay listed",
+          value: "does not empty its root")
         if let endpoint = code.validationEndpoint, endpoint.value == "/api/admin/health" {
           out.append(
             GuardHit(
@@ -216,7 +220,7 @@ extension BuildGuards {
         return out
       },
       fix:
-        "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager, /api/instance, location.assign(), @capacitor/preferences"
+        "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager (emptying its root first), /api/instance, location.assign(), @capacitor/preferences"
     ),
     GuardRule(
       id: "no-native-auth", title: "No auth handled in native code",

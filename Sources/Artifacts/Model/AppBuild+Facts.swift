@@ -57,6 +57,7 @@ extension AppBuild {
         }
       }
       add("pageshow handler", code.pageshowHandler, yes)
+      add("the manager empties its root before re-rendering", code.managerClearsRoot, yes)
       add("loads an instance (location.assign)", code.loadsInstance, yes)
       add("instance check endpoint", code.validationEndpoint) { $0 }
       add("instance check (parseInstanceResponse returns null when)", code.responseCheck) {
@@ -106,12 +107,21 @@ extension AppBuild {
       add("hands to the system browser when", navigation.opensOn) { $0 }
       add("classifyNavigation returns", navigation.decisions) { $0.joined(separator: ", ") }
       add("classifyNavigation keeps in the WebView when", navigation.sameOrigin) { $0 }
+      add("envelope() puts the message type in", bridge.envelopeTag) { $0 }
+      add("classifyNavigation refuses credentials when", navigation.credentialRefusal) {
+        $0.value.map { "\($0)" } ?? "unverified: \($0.problem ?? "")"
+      }
+      add("classifyNavigation refuses on length when", navigation.lengthRefusal) {
+        $0.value.map { "\($0)" } ?? "unverified: \($0.problem ?? "")"
+      }
+      add("navigation URL length limit", navigation.lengthLimit) { "\($0)" }
       for vocabulary in bridge.vocabularies {
         out.append(
           BuildFact(
             name: "\(vocabulary.list) / \(vocabulary.schema)",
             value:
-              "\(vocabulary.listed?.count ?? 0) listed, \(vocabulary.checked?.count ?? 0) with an envelope",
+              "\(vocabulary.listed?.count ?? 0) listed, \(vocabulary.checked?.count ?? 0) with an envelope"
+              + (vocabulary.discriminator.map { ", picked by \"\($0.value)\"" } ?? ""),
             origin: vocabulary.schemaAt.map { "\($0)" }, derivation: []))
       }
       for status in bridge.handoff.statuses { add("handoff answers status", status) { $0 } }

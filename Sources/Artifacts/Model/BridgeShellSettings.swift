@@ -69,6 +69,8 @@ public struct BridgeShellSettings: Sendable {
   /// The patterns `isPublicHost` refuses a release origin's host with (ICU syntax: a JS
   /// regex's `i` flag becomes `(?i)`), and what else its body tests.
   public var publicHostPatterns: Sourced<[String]>?
+  /// The field `envelope(type, …)` sets to the type's literal (`type: z.literal(type)`).
+  public var envelopeTag: Sourced<String>?
   public var handoffServer = HandoffServerCode()
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
@@ -158,6 +160,13 @@ public struct BridgeNavigationCode: Sendable {
   public var decisions: Sourced<[String]>?
   /// The condition under which it answers `allow-in-webview`.
   public var sameOrigin: Sourced<String>?
+  /// The early `return "reject"` that refuses a URL carrying credentials
+  /// (`target.username || target.password`): `origin` drops them, so the origin comparison
+  /// alone would keep `https://user@openmapx.com/` in the WebView.
+  public var credentialRefusal: Sourced<ReadDecision<ScriptCondition>>?
+  /// The early `return "reject"` on the raw URL's length, and the limit its constant holds.
+  public var lengthRefusal: Sourced<ReadDecision<ScriptCondition>>?
+  public var lengthLimit: Sourced<Int>?
 
   public init() {}
 
@@ -180,6 +189,8 @@ public struct ProtocolVocabulary: Sendable {
   public var listed: [Sourced<String>]?
   public var checked: [Sourced<String>]?
   public var schemaAt: FileLocation?
+  /// The key `z.discriminatedUnion("type", …)` picks a message's schema by.
+  public var discriminator: Sourced<String>?
 
   public init(list: String, schema: String) {
     self.list = list

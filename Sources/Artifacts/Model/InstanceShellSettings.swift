@@ -67,6 +67,10 @@ public struct InstanceShellCode: Sendable {
   public var responseCheck: Sourced<ReadDecision<InstanceResponseCheck>>?
   /// The submit handler's early returns on the origin and the checked instance.
   public var addGate: Sourced<ReadDecision<OnboardingAddGate>>?
+  /// `renderOnboarding` empties its root (`root.innerHTML = ''`, `replaceChildren(`) before
+  /// it appends the manager: without it, a re-render in the same document (✕, or the page
+  /// shown again from the back-forward cache) keeps the entries it rendered before.
+  public var managerClearsRoot: Sourced<Bool>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

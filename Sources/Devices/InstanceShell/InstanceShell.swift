@@ -52,6 +52,8 @@ public final class InstanceShell {
   }
   /// Why the app closed, when something other than the user closed it.
   public private(set) var closedBecause: String?
+  /// The labels the manager's page shows, in order, as rendered into its document.
+  public private(set) var listed: [String] = []
   /// URLs handed to the system browser, oldest first.
   public private(set) var systemBrowser: [String] = []
   /// Why the last add was refused, nil when it was not.
@@ -245,7 +247,12 @@ public final class InstanceShell {
     renderOnboarding(prefill: "")
   }
 
-  private func renderOnboarding(prefill: String) {
+  /// Renders the manager; in the same document (✕, a page restored from the back-forward
+  /// cache) what the last render appended stays unless the code empties the root first.
+  private func renderOnboarding(prefill: String, sameDocument: Bool = false) {
+    let labels = instances.map(\.label)
+    let clears = build.instanceShell?.code.managerClearsRoot?.value ?? true
+    listed = sameDocument && !clears ? listed + labels : labels
     screen = .onboarding(prefill: prefill)
     note(
       instances.isEmpty
@@ -402,7 +409,7 @@ public final class InstanceShell {
     store(instances.filter { $0.url != url })
     if activeURL == url { preferences[Self.activeKey] = nil }
     note("removed \(url)")
-    if case .onboarding = screen { renderOnboarding(prefill: "") }
+    if case .onboarding = screen { renderOnboarding(prefill: "", sameDocument: true) }
   }
 
   private func store(_ list: [Instance]) {
@@ -578,7 +585,7 @@ public final class InstanceShell {
         note("back to the local page: no pageshow handler, the placeholder stays")
       } else {
         note("back to the local page: pageshow (persisted) renders the manager")
-        renderOnboarding(prefill: "")
+        renderOnboarding(prefill: "", sameDocument: true)
       }
       return
     }

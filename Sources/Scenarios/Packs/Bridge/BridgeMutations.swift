@@ -158,6 +158,49 @@ enum BridgeMutations {
         "rawUrl.startsWith(config.webOrigin)", at: at)
     },
     MutationSpec(
+      "app.navigation-credentials-partial",
+      summary:
+        "classifyNavigation refuses a URL only when it carries both a user name and a password.",
+      breaks: "seed 001, Fixed origin: credentials never ride into the WebView"
+    ) { configuration, _ in
+      guard var navigation = configuration.build.bridge?.navigation else { return }
+      let condition = "target.username && target.password"
+      if case .success(let parsed) = ScriptConditionParser.parse(condition) {
+        navigation.credentialRefusal = Sourced(
+          .read(parsed), at: navigation.credentialRefusal?.location ?? at)
+      }
+      configuration.build.bridge?.navigation = navigation
+    },
+    MutationSpec(
+      "app.navigation-length-inclusive",
+      summary: "classifyNavigation refuses a URL as long as its limit (>= for >).",
+      breaks: "seed 001, Fixed origin: the navigation URL's length bound"
+    ) { configuration, _ in
+      guard var navigation = configuration.build.bridge?.navigation else { return }
+      let condition = "rawUrl.length >= MAX_NAVIGATION_URL_LENGTH"
+      if case .success(let parsed) = ScriptConditionParser.parse(condition) {
+        navigation.lengthRefusal = Sourced(
+          .read(parsed), at: navigation.lengthRefusal?.location ?? at)
+      }
+      configuration.build.bridge?.navigation = navigation
+    },
+    MutationSpec(
+      "app.protocol-discriminator", [.value("key", .text)],
+      summary: "webToNativeSchema's discriminatedUnion picks a schema by field KEY.",
+      breaks: "seed 001, The bridge protocol: a strict schema per message"
+    ) { configuration, arguments in
+      guard var bridge = configuration.build.bridge else { return }
+      bridge.vocabularies = bridge.vocabularies.map { vocabulary in
+        var vocabulary = vocabulary
+        if vocabulary.schema == "webToNativeSchema" {
+          vocabulary.discriminator = Sourced(
+            arguments["key"] ?? "", at: vocabulary.discriminator?.location ?? at)
+        }
+        return vocabulary
+      }
+      configuration.build.bridge = bridge
+    },
+    MutationSpec(
       "app.protocol-type-unchecked", [.value("type", .text)],
       summary: "The protocol module's schema has no envelope for message type TYPE.",
       breaks: "seed 001, The bridge protocol: a strict schema per message"

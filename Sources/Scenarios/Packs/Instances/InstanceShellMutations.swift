@@ -12,11 +12,11 @@ enum InstanceShellMutations {
           "rule",
           .choice([
             "back-to-manager", "navigation-policy", "deep-link-handoff", "pageshow",
-            "loads-instance",
+            "loads-instance", "manager-clear",
           ]))
       ],
       summary:
-        "The shell's code loses one of seed 004's rules: the back key loading the manager (Android), the native navigation policy, the native deep-link handoff, the local page's pageshow handler, or the onboarding's navigation to an instance.",
+        "The shell's code loses one of seed 004's rules: the back key loading the manager (Android), the native navigation policy, the native deep-link handoff, the local page's pageshow handler, the onboarding's navigation to an instance, or the manager emptying its root before it re-renders.",
       breaks: "seed 004, ADRs 0006 and 0007, the deep-link handoff"
     ) { configuration, arguments in
       guard var code = configuration.build.instanceShell?.code else { return }
@@ -37,6 +37,7 @@ enum InstanceShellMutations {
           code.androidDeepLinkHandoff = Sourced(false, at: at)
         }
       case "loads-instance": code.loadsInstance = Sourced(false, at: at)
+      case "manager-clear": code.managerClearsRoot = Sourced(false, at: at)
       default: code.pageshowHandler = Sourced(false, at: at)
       }
       configuration.build.instanceShell?.code = code

@@ -25,7 +25,9 @@ extension FailureReason {
     "onboarding-prefill", detail: "the field's text",
     "Onboarding is shown with another address in its field.")
   static let instanceList = FailureReason(
-    "instance-list", "The stored instances are not those the step lists, in its order.")
+    "instance-list",
+    "The stored instances, or the ones the manager shows, are not those the step lists, in its order."
+  )
   static let systemBrowser = FailureReason(
     "system-browser", detail: "opened or none",
     "The system browser was (or was not) handed a URL this step.")

@@ -205,6 +205,14 @@ enum InstancesVocabulary {
       }.filter { $0 != "none" }
       let stored = shell.instances.map(\.url)
       let expected = try wanted.map { try origin($0, in: context.world) }
+      let labels = shell.instances.map(\.label)
+      if stored == expected, case .onboarding = shell.screen, shell.listed != labels {
+        let clears = shell.build.instanceShell?.code.managerClearsRoot
+        return context.fail(
+          .instanceList, nil,
+          "\(shell.name) stores \(labels.isEmpty ? "no instance" : labels.joined(separator: ", ")), but its manager shows \(shell.listed.joined(separator: ", ")): renderOnboarding does not empty its root before appending\(clears.flatMap { $0.location.map { " (\($0))" } } ?? ""), so what it rendered before stays on the page"
+        )
+      }
       if stored == expected { return nil }
       return context.fail(
         .instanceList, nil,

@@ -1,0 +1,29 @@
+// An instance URL as typed: a bare host gets https://; only https in release builds.
+export function normalizeInstanceUrl(input: string, allowHttp = import.meta.env.DEV): string | null {
+  const trimmed = input.trim();
+  if (!trimmed) return null;
+  const withScheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(trimmed) ? trimmed : `https://${trimmed}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return null;
+  if (!url.hostname || url.username || url.password) return null;
+  return url.origin;
+}
+
+export interface InstanceInfo {
+  instanceName: string;
+  platformVersion: string;
+}
+
+// GET /api/instance: public, unlike /api/admin/health (admin-key gated, 403).
+export function parseInstanceResponse(status: number, body: unknown): InstanceInfo | null {
+  if (status !== 200 || typeof body !== 'object' || body === null) return null;
+  const fields = body as Record<string, unknown>;
+  if (fields.status !== 'ok' || fields.product !== 'sovereign') return null;
+  if (!fields.instanceName || typeof fields.platformVersion !== 'string') return null;
+  return { instanceName: String(fields.instanceName), platformVersion: fields.platformVersion };
+}
