@@ -77,7 +77,12 @@ extension BuildReader {
       // field every message's type sits in.
       if let start = lines.firstIndex(where: { $0.1.contains("const envelope = ") }),
         let tag = lines[start...].prefix(12).lazy.compactMap({ line in
-          Self.matches(#"(\w+):\s*z\.literal\("#, in: line.1).first.map { (line.0, $0[0]) }
+          // The field holding the type parameter, not a pinned literal (`protocolVersion:
+          // z.literal(3)`).
+          Self.matches(#"["']?(\w+)["']?:\s*z\.literal\(\s*[A-Za-z_]\w*\s*\)"#, in: line.1).first
+            .map {
+              (line.0, $0[0])
+            }
         }).first
       {
         settings.envelopeTag = Sourced(
@@ -125,8 +130,19 @@ extension BuildReader {
     _ body: (file: String, line: Int, body: String), in policy: CodeSearch,
     into navigation: inout BridgeNavigationCode
   ) {
+    let header = String(body.body.prefix { $0 != ")" }) + ")"
+    navigation.rawName = ScriptStatements.parameters(header).first
+    if let raw = navigation.rawName {
+      navigation.targetName =
+        Self.matches(
+          #"(\w+)\s*=\s*new\s+URL\(\s*"# + NSRegularExpression.escapedPattern(for: raw) + #"\s*\)"#,
+          in: body.body
+        ).first?[0]
+    }
+    navigation.mentionsCredentials =
+      body.body.contains("username") || body.body.contains("password")
     for statement in ScriptStatements.guards(body.body)
-    where statement.returns == "\"reject\"" || statement.returns == "'reject'" {
+    where statement.returns.hasPrefix("\"reject\"") || statement.returns.hasPrefix("'reject'") {
       let at = FileLocation(file: body.file, line: body.line + statement.line, column: 1)
       let parsed: ReadDecision<ScriptCondition> =
         switch ScriptConditionParser.parse(statement.condition) {
@@ -136,17 +152,18 @@ extension BuildReader {
       let condition = statement.condition
       if condition.contains(".username") || condition.contains(".password") {
         navigation.credentialRefusal = navigation.credentialRefusal ?? Sourced(parsed, at: at)
-      } else if condition.range(of: #"\.length\b"#, options: .regularExpression) != nil,
-        condition.contains("<") || condition.contains(">")
+      } else if navigation.lengthRefusal == nil,
+        condition.range(of: #"\.length\b"#, options: .regularExpression) != nil,
+        condition.contains("<") || condition.contains(">"),
+        // The bound a constant names (`rawUrl.length < 1` is another test).
+        let name = Self.matches(#"\b([A-Z_][A-Z0-9_]*)\b"#, in: condition).first?[0]
       {
-        navigation.lengthRefusal = navigation.lengthRefusal ?? Sourced(parsed, at: at)
+        navigation.lengthRefusal = Sourced(parsed, at: at)
         // `MAX_NAVIGATION_URL_LENGTH = 8 * 1024`: a literal or a product of literals, on
         // either side of the comparison.
-        if let name = Self.matches(#"\b([A-Z_][A-Z0-9_]*)\b"#, in: condition).first?[0],
-          let value = policy.captures(
-            #"const\s+"# + name + #"\s*=\s*([0-9_]+(?:\s*\*\s*[0-9_]+)*)\s*;"#
-          ).first
-        {
+        if let value = policy.captures(
+          #"const\s+"# + name + #"\s*=\s*([0-9_]+(?:\s*\*\s*[0-9_]+)*)\s*;"#
+        ).first {
           let factors = value.value.split(separator: "*").map {
             Int($0.replacingOccurrences(of: "_", with: "").trimmingCharacters(in: .whitespaces))
           }

@@ -20,19 +20,26 @@ extension BuildReader {
     }
     if let render = web.blocks(after: "function renderOnboarding(").first {
       let text = render.body
+      // The header up to the `)` that closes it: a default (`options = {}`) holds a brace.
       let root =
-        ScriptStatements.parameters(String(text.prefix { $0 != "{" })).first ?? "root"
+        ScriptStatements.parameters(String(text.prefix { $0 != ")" }) + ")").first ?? "root"
       let name = NSRegularExpression.escapedPattern(for: root)
       // Assigning innerHTML or textContent (an empty string or the page's template) replaces
       // every child; `+=` appends.
       let clears =
-        #"\b"# + name + #"\s*\.\s*(?:(?:innerHTML|textContent)\s*=(?!=)|replaceChildren\()"#
+        #"\b"# + name
+        + #"\s*\.\s*(?:(?:innerHTML|textContent|innerText)\s*=(?!=)|replaceChildren\()"#
+        + #"|\bwhile\s*\(\s*"# + name + #"\.(?:firstChild|lastChild)\s*\)"#
       let cleared = text.range(of: clears, options: .regularExpression)
       let appended = text.range(
         of: #"\b"# + name + #"\s*\.\s*(?:append|appendChild)\("#, options: .regularExpression)
-      code.managerClearsRoot = Sourced(
-        cleared.map { clear in appended.map { clear.lowerBound < $0.lowerBound } ?? true } ?? false,
-        at: FileLocation(file: render.file, line: render.line, column: 1))
+      // Neither on that name (a root looked up inside, a templating library): not read.
+      if cleared != nil || appended != nil {
+        code.managerClearsRoot = Sourced(
+          cleared.map { clear in appended.map { clear.lowerBound < $0.lowerBound } ?? true }
+            ?? false,
+          at: FileLocation(file: render.file, line: render.line, column: 1))
+      }
     }
     for opener in ["form.onsubmit", "addEventListener('submit'", "addEventListener(\"submit\""] {
       guard let handler = web.blocks(after: opener).first else { continue }

@@ -138,6 +138,16 @@ import Testing
     #expect(
       try clears(onboarding.replacingOccurrences(of: "  root.innerHTML = '';\n", with: "")) == false
     )
+    // Another parameter name after a defaulted options object's brace, and a root the body
+    // looks up itself (not read, never a failure).
+    let renamed = onboarding.replacingOccurrences(of: "root", with: "container")
+    #expect(try clears(renamed) == true)
+    let aliased = onboarding.replacingOccurrences(
+      of: "renderOnboarding(root: HTMLElement,", with: "renderOnboarding(host: HTMLElement,"
+    ).replacingOccurrences(
+      of: "  const instances = await listInstances();\n",
+      with: "  const instances = await listInstances();\n  const root = host;\n")
+    #expect(try clears(aliased) == nil)
   }
 
   @Test func aGateThatStopsOnAGoodInstanceIsFound() throws {
@@ -236,6 +246,33 @@ import Testing
       of: "MAX_NAVIGATION_URL_LENGTH = 8 * 1024;", with: "MAX_NAVIGATION_URL_LENGTH = limits.url;")
     let unread = try findings(["apps/mobile/src/shell/originPolicy.ts": computed])
     #expect(unread.map(\.severity) == [.unverified])
+  }
+
+  /// Correct policies in other idioms are never errors; a test on the wrong URL, or one that
+  /// runs after the origin is allowed, is not taken as a refusal.
+  @Test func earlyRefusalsInOtherIdiomsAndOnTheWrongURL() throws {
+    let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
+    let file = "apps/mobile/src/shell/originPolicy.ts"
+    let merged = policy.replacingOccurrences(
+      of: "if (rawUrl.length > MAX_NAVIGATION_URL_LENGTH)",
+      with:
+        "if (typeof rawUrl !== \"string\" || !rawUrl || rawUrl.length > MAX_NAVIGATION_URL_LENGTH)")
+    #expect(try findings([file: merged]).isEmpty)
+    let product = policy.replacingOccurrences(
+      of: "if (target.username || target.password)",
+      with: "if (product.username || product.password)")
+    #expect(try findings([file: product]).map(\.severity) == [.unverified])
+    let refusal = "  if (target.username || target.password) return \"reject\";\n"
+    let allow = "  if (target.origin === product.origin) return \"allow-in-webview\";\n"
+    let late = policy.replacingOccurrences(of: refusal, with: "")
+      .replacingOccurrences(of: allow, with: allow + refusal)
+    let hits = try findings([file: late])
+    #expect(hits.map(\.severity) == [.error])
+    #expect(hits.first?.message.contains("only after it answers allow-in-webview") == true)
+    let module = try sample("packages/core/src/navigation/mobileProtocol.ts").replacingOccurrences(
+      of: "      protocolVersion: z.number().int().min(1).max(64),",
+      with: "      protocolVersion: z.literal(3),")
+    #expect(try findings(["packages/core/src/navigation/mobileProtocol.ts": module]).isEmpty)
   }
 
   @Test func aSchemaDiscriminatingOnAnotherFieldDropsEveryMessage() throws {

@@ -199,17 +199,22 @@ struct GeneratedRun {
     }.sorted()
   }
 
-  func fixtures() -> [Fixture] {
+  func fixtures() throws -> [Fixture] {
     let directory = scratch.appendingPathComponent("Scenarios/apps/regressions")
     let names = (try? fileManager.contentsOfDirectory(atPath: directory.path))?.sorted() ?? []
-    return names.compactMap { name in
+    return try names.compactMap { name in
       guard
         let data = try? Data(
-          contentsOf: directory.appendingPathComponent("\(name)/regression.json")),
-        var fixture = try? JSONDecoder().decode(Fixture.self, from: data)
+          contentsOf: directory.appendingPathComponent("\(name)/regression.json"))
       else { return nil }
-      fixture.name = name
-      return fixture
+      // A fixture the judge cannot read would silently stop guarding anything.
+      do {
+        var fixture = try JSONDecoder().decode(Fixture.self, from: data)
+        fixture.name = name
+        return fixture
+      } catch {
+        throw Failure(description: "\(name)/regression.json: \(error)")
+      }
     }
   }
 
@@ -294,7 +299,7 @@ struct GeneratedRun {
         _ = try baseline(app: app, channel: channel)
       }
     }
-    let fixtureList = fixtures()
+    let fixtureList = try fixtures()
     var named: [String: String] = [:]
     var outcomes: [Outcome] = []
     var stale = false

@@ -68,10 +68,10 @@ extension BuildGuards {
                 at: handler.location, value: role, unverified: true))
             continue
           }
-          if let variable, read.variable != variable {
+          if read.variable != variable {
             hits.append(
               GuardHit(
-                "onShouldStartLoadWithRequest \(role) on \(read.variable), not on classifyNavigation's answer (\(variable)): it cannot be checked",
+                "onShouldStartLoadWithRequest \(role) on \(read.variable), not on classifyNavigation's answer\(variable.map { " (\($0))" } ?? " (kept in no variable qualify reads)"): it cannot be checked",
                 at: test.location, value: read.variable, unverified: true))
           } else if !decisions.value.contains(read.literal) {
             hits.append(
@@ -215,69 +215,95 @@ extension BuildGuards {
   /// refused, and a URL exactly at the length limit is kept while one character more is not.
   static func earlyRefusalHits(_ navigation: BridgeNavigationCode) -> [GuardHit] {
     var hits: [GuardHit] = []
+    let target = navigation.targetName
     if let refusal = navigation.credentialRefusal {
-      switch refusal.value {
-      case .unverified(let reason):
+      func refuses(_ username: String, _ password: String) -> Bool? {
+        guard case .read(let condition) = refusal.value else { return nil }
+        return condition.evaluate { path in
+          // Only the URL being judged: a test on the product's URL refuses nothing.
+          guard path.count == 2, target.map({ path[0] == $0 }) ?? true else { return nil }
+          switch path[1] {
+          case "username": return .string(username)
+          case "password": return .string(password)
+          default: return nil
+          }
+        }
+      }
+      let clean = refuses("", "")
+      let edges = credentialEdges.map { ($0.label, refuses($0.username, $0.password)) }
+      if case .unverified(let reason) = refusal.value {
         hits.append(
           GuardHit(
             "classifyNavigation's refusal of credentials cannot be read (\(reason)): whether https://user@openmapx.com/ stays out of the WebView is not known",
             at: refusal.location, value: "username", unverified: true))
-      case .read(let condition):
-        let clean = condition.evaluate { path in
-          path.last == "username" || path.last == "password" ? .string("") : nil
-        }
-        let kept = credentialEdges.filter { edge in
-          condition.evaluate { path in
-            switch path.last {
-            case "username": .string(edge.username)
-            case "password": .string(edge.password)
-            default: nil
-            }
-          } == false
-        }
-        if clean != false {
-          hits.append(
-            GuardHit(
-              "classifyNavigation refuses a URL without credentials when \(condition): every navigation is refused",
-              at: refusal.location, value: condition.description))
-        } else if !kept.isEmpty {
-          hits.append(
-            GuardHit(
-              "classifyNavigation refuses credentials only when \(condition): \(kept.map(\.label).joined(separator: ", ")) \(kept.count == 1 ? "passes" : "pass"), and its origin compares equal to the product's once the credentials are dropped",
-              at: refusal.location, value: condition.description))
-        }
+      } else if clean == nil || edges.contains(where: { $0.1 == nil }) {
+        hits.append(
+          GuardHit(
+            "classifyNavigation's refusal of credentials tests something qualify does not evaluate\(target.map { " on \($0)" } ?? ""): whether https://user@openmapx.com/ stays out of the WebView is not known",
+            at: refusal.location, value: "username", unverified: true))
+      } else if clean == true {
+        hits.append(
+          GuardHit(
+            "classifyNavigation refuses a URL without credentials (\(refusal.value.value.map { "\($0)" } ?? "")): every navigation is refused",
+            at: refusal.location, value: refusal.value.value.map { "\($0)" }))
+      } else if case let kept = edges.filter({ $0.1 == false }).map(\.0), !kept.isEmpty {
+        let condition = refusal.value.value.map { "\($0)" } ?? ""
+        hits.append(
+          GuardHit(
+            "classifyNavigation refuses credentials only when \(condition): \(kept.joined(separator: ", ")) \(kept.count == 1 ? "passes" : "pass"), and its origin compares equal to the product's once the credentials are dropped",
+            at: refusal.location, value: condition))
+      } else if let allow = navigation.sameOrigin?.location, let at = refusal.location,
+        allow.file == at.file, allow.line < at.line
+      {
+        hits.append(
+          GuardHit(
+            "classifyNavigation refuses credentials only after it answers allow-in-webview on the origin (\(allow)): a URL with credentials on the product's origin is kept before the test runs",
+            at: at, value: "username"))
       }
     } else if navigation.decisions != nil, navigation.sameOrigin?.value.contains(".origin") == true
     {
-      hits.append(
-        GuardHit(
-          "classifyNavigation compares origins without refusing credentials first: origin drops them, so https://user:secret@openmapx.com/ loads in the WebView",
-          at: navigation.decisions?.location, value: "username"))
-    }
-    if let refusal = navigation.lengthRefusal {
-      guard case .read(let condition) = refusal.value, let limit = navigation.lengthLimit else {
+      if navigation.mentionsCredentials {
         hits.append(
           GuardHit(
-            "classifyNavigation's length bound cannot be read\(refusal.value.problem.map { " (\($0))" } ?? " (its limit is not a constant of literals)"): where it refuses a long URL is not known",
-            at: refusal.location, value: "length", unverified: true))
-        return hits
+            "classifyNavigation mentions credentials but not in an `if (…) return \"reject\"` qualify reads: whether https://user@openmapx.com/ stays out of the WebView is not known",
+            at: navigation.decisions?.location, value: "username", unverified: true))
+      } else {
+        hits.append(
+          GuardHit(
+            "classifyNavigation compares origins without refusing credentials first: origin drops them, so https://user:secret@openmapx.com/ loads in the WebView",
+            at: navigation.decisions?.location, value: "username"))
       }
+    }
+    if let refusal = navigation.lengthRefusal {
       func refuses(_ length: Int) -> Bool? {
-        condition.evaluate { path in
-          if path.last == "length" { return .number(Double(length)) }
+        guard case .read(let condition) = refusal.value, let limit = navigation.lengthLimit else {
+          return nil
+        }
+        return condition.evaluate { path in
           if path.count == 1, path[0].first?.isUppercase == true {
             return .number(Double(limit.value))
           }
-          return nil
+          // The raw URL itself (`typeof rawUrl`, `!rawUrl`) and its length.
+          guard path[0] == (navigation.rawName ?? path[0]) else { return nil }
+          if path.count == 1 { return .string(String(repeating: "a", count: length)) }
+          return path.count == 2 && path[1] == "length" ? .number(Double(length)) : nil
         }
       }
-      if refuses(limit.value) != false || refuses(limit.value + 1) != true {
-        let atLimit = refuses(limit.value) == true ? "refuses" : "keeps"
-        let above = refuses(limit.value + 1) == true ? "refuses" : "keeps"
+      guard let limit = navigation.lengthLimit, let atLimit = refuses(limit.value),
+        let above = refuses(limit.value + 1)
+      else {
         hits.append(
           GuardHit(
-            "classifyNavigation \(atLimit) a URL of exactly \(limit.value) characters and \(above) one of \(limit.value + 1) (\(condition)): the limit (\(limit.location?.description ?? "its constant")) is the longest URL kept",
-            at: refusal.location, value: condition.description))
+            "classifyNavigation's length bound cannot be read\(refusal.value.problem.map { " (\($0))" } ?? " (its limit is not a constant of literals, or the test reads something else)"): where it refuses a long URL is not known",
+            at: refusal.location, value: "length", unverified: true))
+        return hits
+      }
+      if atLimit || !above {
+        let condition = refusal.value.value.map { "\($0)" } ?? ""
+        hits.append(
+          GuardHit(
+            "classifyNavigation \(atLimit ? "refuses" : "keeps") a URL of exactly \(limit.value) characters and \(above ? "refuses" : "keeps") one of \(limit.value + 1) (\(condition)): the limit (\(limit.location?.description ?? "its constant")) is the longest URL kept",
+            at: refusal.location, value: condition))
       }
     }
     return hits

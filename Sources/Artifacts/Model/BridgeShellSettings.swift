@@ -167,6 +167,12 @@ public struct BridgeNavigationCode: Sendable {
   /// The early `return "reject"` on the raw URL's length, and the limit its constant holds.
   public var lengthRefusal: Sourced<ReadDecision<ScriptCondition>>?
   public var lengthLimit: Sourced<Int>?
+  /// The parsed URL the function judges (`target = new URL(rawUrl)`) and its raw parameter:
+  /// a test on another variable (the product's URL) refuses nothing of the target.
+  public var targetName: String?
+  public var rawName: String?
+  /// Whether the function's body mentions `username` or `password` at all.
+  public var mentionsCredentials = false
 
   public init() {}
 

@@ -159,6 +159,7 @@ public final class InstanceShell {
     history = []
     index = 0
     leftByBoot = []
+    listed = []
     canGoBackStale = false
     localScriptsLost = false
     remoteModeEntered = false
