@@ -521,7 +521,7 @@ struct GeneratedRun {
     guard run.status == 0 else { return run }
     // `check-app` gates CI on its own: a finding no scenario of the run looks at (a guard
     // of a feature the release declares unused) still turns a correct release away there.
-    let checked = try Rerun.checkApp(
+    let checked = try CheckApp.verdict(
       scratch: scratch, app: copy, channel: channel, environment: refactor.environment ?? [:])
     return checked.status == 0 ? run : (checked.status, "check-app: \(checked.headline)")
   }
@@ -626,8 +626,8 @@ struct GeneratedRun {
 }
 
 /// `check-app` on an app copy, as CI would run it.
-enum Rerun {
-  static func checkApp(
+enum CheckApp {
+  static func verdict(
     scratch: URL, app: URL, channel: String, environment: [String: String]
   ) throws -> (status: Int32, headline: String) {
     let result = try run(
