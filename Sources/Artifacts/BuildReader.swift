@@ -104,6 +104,7 @@ struct BuildReader {
     environment.backendFiles = backendFiles.map(\.path)
     environment.frontendFiles = frontendFiles.map(\.path)
 
+    let logout = readNativeLogout()
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       let capacitor = readCapacitor(
@@ -125,6 +126,7 @@ struct BuildReader {
       build.otaOrdering = profile.otaOrdering
       build.features = features(backend: backend, frontendEnv: frontendEnv)
       build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
+      build.authSession.nativeLogout = logout
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
       case .ios: readIOS(into: &build, environment: frontendEnv)
@@ -133,6 +135,18 @@ struct BuildReader {
       builds[platform] = build
     }
     return builds
+  }
+
+  /// `nativeLogout()` of the web code, when the app ships its `auth.ts`.
+  private mutating func readNativeLogout() -> NativeLogoutFlow? {
+    guard let path = profile.paths["web.auth"] else { return nil }
+    do {
+      guard let (text, file) = try repository.text(path) else { return nil }
+      return NativeLogoutReader.read(text, file: file) as NativeLogoutFlow?
+    } catch {
+      collect(error)
+      return nil
+    }
   }
 
   /// The scheme the app's JS builds its callback URL with: the build variable the profile
@@ -192,7 +206,7 @@ struct BuildReader {
   func resolvedFiles(for platform: Platform) -> [String: String] {
     var out: [String: String] = [:]
     for (name, path) in profile.paths
-    where name.hasPrefix(platform.rawValue + ".") || name == "realm" {
+    where name.hasPrefix(platform.rawValue + ".") || name.hasPrefix("web.") || name == "realm" {
       out[name] = repository.locate(path).map(AppRepository.display) ?? path
     }
     return out

@@ -23,6 +23,9 @@ public final class Device {
   /// A browser kind the scenario imposes on every app of the device.
   public let forcedBrowser: BrowserKind?
   public private(set) var apps: [App] = []
+  /// No network (airplane mode, a tunnel): every request of the device's apps and browser
+  /// fails before reaching a server, which is the lifecycle edge a logout must survive.
+  public var offline = false
   public init(
     name: String, platform: Platform, hasPlayServices: Bool = true, browser: BrowserKind? = nil,
     environment: DeviceEnvironment
@@ -98,6 +101,7 @@ public final class App {
       policy: TransportPolicy(build: build, behaviours: behaviours),
       environment: device.environment,
       keepsCookies: !behaviours.nativeJarDisabled)
+    native.isOffline = { [unowned device] in device.offline }
   }
 
   /// The API origin the build calls.

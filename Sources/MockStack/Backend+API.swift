@@ -27,9 +27,7 @@ extension Backend {
     if request.isSecure && !context.behaviours.backendSkipsOriginCheck {
       let trusted = Set(settings.csrfTrustedOrigins.map { $0.lowercased() } + [origin.description])
       if let requestOrigin = request.headers["Origin"] {
-        guard
-          trusted.contains(requestOrigin.lowercased()) || context.behaviours.backendTrustsAnyOrigin
-        else {
+        guard trusts(requestOrigin.lowercased(), trusted) else {
           return "Origin checking failed - \(requestOrigin) does not match any trusted origins."
         }
       } else if let referer = request.headers["Referer"] {
@@ -48,6 +46,22 @@ extension Backend {
       }
     }
     return nil
+  }
+
+  /// Django compares the whole origin (scheme, host and port) with each trusted one; the
+  /// mutations are the look-alike matches a hand-written check gets wrong.
+  private func trusts(_ requestOrigin: String, _ trusted: Set<String>) -> Bool {
+    let behaviours = context.behaviours
+    if behaviours.backendTrustsAnyOrigin { return true }
+    if behaviours.backendOriginComparesHost || behaviours.backendOriginSuffixMatch {
+      guard let host = Origin(url: requestOrigin)?.host else { return false }
+      return trusted.contains { entry in
+        guard let trustedHost = Origin(url: entry)?.host else { return false }
+        return behaviours.backendOriginSuffixMatch
+          ? host.hasSuffix(trustedHost) : host == trustedHost
+      }
+    }
+    return trusted.contains(requestOrigin)
   }
 
   func me(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {

@@ -17,6 +17,8 @@ extension Backend {
     if let scheme {
       guard
         context.behaviours.backendSkipsSchemeAllowlist || settings.callbackSchemes.contains(scheme)
+          || (context.behaviours.backendSchemePrefixMatch
+            && settings.callbackSchemes.contains { scheme.hasPrefix($0) })
       else {
         event(
           "authenticate refused: mobile_scheme \(scheme) is not in MOBILE_AUTH_CALLBACK_SCHEMES \(settings.callbackSchemes)"
@@ -105,7 +107,8 @@ extension Backend {
       let stateMatches = context.behaviours.backendFlagIgnoresState || flag.state == state
       let fresh =
         context.behaviours.backendFlagIgnoresAge
-        || context.clock.now.timeIntervalSince(flag.createdAt) < 600
+        || context.clock.now.timeIntervalSince(flag.createdAt)
+          < (context.behaviours.backendFlagMaxAge ?? 600)
       if stateMatches && fresh {
         let token = mint(sessionKey: session.key, challenge: flag.codeChallenge)
         return handOff(scheme: flag.scheme, token: token, setting: sessionCookieHeader(session))
@@ -330,8 +333,7 @@ extension Backend {
       event("logout: no backend session in this browser; nothing to end")
       return .redirect(to: done)
     }
-    sessions[session.key] = nil
-    logoutDeletesChannels(ofSession: session.key)
+    endSession(session)
     event("logout: backend session of \(session.user ?? "?") ended")
     if context.behaviours.backendSkipsIdPLogout {
       return HTTPResponse.redirect(to: done).with("Set-Cookie", sessionCookieHeader(nil))
@@ -364,11 +366,20 @@ extension Backend {
     .with("Set-Cookie", sessionCookieHeader(nil))
   }
 
+  /// Django's `logout()`: it flushes this session alone, so the user's other devices stay
+  /// signed in and keep their push registrations (a second actor the scenarios exercise).
+  func endSession(_ session: Session) {
+    sessions[session.key] = nil
+    if context.behaviours.backendLogoutEndsEverySession, let user = session.user {
+      sessions = sessions.filter { $0.value.user != user }
+    }
+    logoutDeletesChannels(of: session)
+  }
+
   /// `POST /api/v1.0/mobile/auth/logout/`: the safety net (rule 9).
   func mobileLogout(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {
     if !context.behaviours.backendIgnoresMobileLogout {
-      sessions[session.key] = nil
-      logoutDeletesChannels(ofSession: session.key)
+      endSession(session)
       event("mobile logout: session of \(session.user ?? "?") ended")
     }
     return HTTPResponse(status: 204).with("Set-Cookie", sessionCookieHeader(nil))

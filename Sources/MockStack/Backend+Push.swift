@@ -78,7 +78,10 @@ extension Backend {
 
   func deleteChannel(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {
     let id = request.path.split(separator: "/").last.map(String.init) ?? ""
-    guard let index = pushChannels.firstIndex(where: { $0.id == id && $0.user == session.user })
+    guard
+      let index = pushChannels.firstIndex(where: {
+        $0.id == id && ($0.user == session.user || context.behaviours.backendDeletesAnyUsersDevice)
+      })
     else { return .notFound }
     pushChannels.remove(at: index)
     return HTTPResponse(status: 204)
@@ -93,11 +96,15 @@ extension Backend {
   }
 
   /// The `user_logged_out` receiver: the devices the logging-out session registered go.
-  func logoutDeletesChannels(ofSession key: String) {
+  func logoutDeletesChannels(of session: Session) {
     guard !context.behaviours.backendKeepsPushChannelsOnLogout else { return }
-    let gone = pushChannels.filter { $0.sessionKey == key }
+    let everyDevice = context.behaviours.backendLogoutDeletesEveryDevice
+    let goes = { (channel: PushChannel) in
+      everyDevice ? channel.user == session.user : channel.sessionKey == session.key
+    }
+    let gone = pushChannels.filter(goes)
     guard !gone.isEmpty else { return }
-    pushChannels.removeAll { $0.sessionKey == key }
+    pushChannels.removeAll(where: goes)
     event(
       "push: logout deleted \(gone.count) device\(gone.count == 1 ? "" : "s") of \(gone[0].user)")
   }

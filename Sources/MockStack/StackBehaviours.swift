@@ -70,6 +70,10 @@ public struct StackBehaviours: Sendable, Hashable {
   // Backend, push (rule 15).
   /// Logout leaves the session's push devices registered.
   public var backendKeepsPushChannelsOnLogout = false
+  /// Logout deletes every device of the user, the other phones' included.
+  public var backendLogoutDeletesEveryDevice = false
+  /// A device is deleted by its id alone, whoever's session asks (an IDOR).
+  public var backendDeletesAnyUsersDevice = false
   /// Headers the backend's APNs sender writes over its own (a sender that formats one wrong).
   public var apnsHeaderOverrides: [String: String] = [:]
   /// The device table is unique per user and token: a token another user registered on the
@@ -97,12 +101,22 @@ public struct StackBehaviours: Sendable, Hashable {
 
   /// The mobile logout endpoint does not end the session.
   public var backendIgnoresMobileLogout = false
+  /// Logout ends every session of the user: the other devices are signed out too.
+  public var backendLogoutEndsEverySession = false
 
   // Backend, CSRF (rule 6).
   /// HTTPS unsafe requests are accepted without a trusted `Origin`.
   public var backendSkipsOriginCheck = false
   /// The Origin check accepts whatever Origin a request names (only a missing one fails).
   public var backendTrustsAnyOrigin = false
+  /// The Origin check compares hosts only: the same host on another port or over http passes.
+  public var backendOriginComparesHost = false
+  /// The Origin check accepts a host that ends with a trusted host (`evilmessages.example`).
+  public var backendOriginSuffixMatch = false
+  /// `authenticate` accepts a scheme that starts with an allowlisted one.
+  public var backendSchemePrefixMatch = false
+  /// How long the callback honours a mobile flag, in seconds, when not seed 000's 10 minutes.
+  public var backendFlagMaxAge: Double?
   /// The OIDC callback does not compare `state` with the one it stored (login CSRF).
   public var backendCallbackIgnoresState = false
   /// Unsafe requests are accepted without the CSRF token.

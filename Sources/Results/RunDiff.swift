@@ -123,6 +123,10 @@ public struct RunDiff: Sendable {
       of: #"\[REDACTED:[0-9a-f]{4}\]"#, with: "[REDACTED]", options: .regularExpression)
     out = out.replacingOccurrences(
       of: #"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, with: "…", options: .regularExpression)
+    // An OTA id's commit (`999-153d3b8`): the count is the scenario's, the sha the seed's.
+    out = out.replacingOccurrences(
+      of: #"(?<![0-9A-Za-z])([0-9]+)-[0-9a-f]{7}(?![0-9A-Za-z])"#, with: "$1-…",
+      options: .regularExpression)
     // A token shown by its first characters (`token 1Va53mVp…`).
     out = out.replacingOccurrences(
       of: #"[A-Za-z0-9_\-]{6,}…"#, with: "…", options: .regularExpression)

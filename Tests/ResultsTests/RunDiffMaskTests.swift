@@ -17,4 +17,15 @@ import Testing
       RunDiff.mask("GET /api/v1.0/config/ → 200") != RunDiff.mask("GET /api/v1.0/config/ → 302"))
     #expect(RunDiff.mask("opens in web-auth-session") == "opens in web-auth-session")
   }
+
+  /// A short OTA id keeps its count (what the scenario chose) and loses its commit (the
+  /// seed's): a count that changes is a change.
+  @Test func anOTAIdKeepsItsCountAndMasksItsCommit() {
+    #expect(
+      RunDiff.mask("ci published 999-153d3b8 on prod")
+        == RunDiff.mask("ci published 999-2701fa2 on prod"))
+    #expect(
+      RunDiff.mask("ci published 999-153d3b8 on prod")
+        != RunDiff.mask("ci published 998-153d3b8 on prod"))
+  }
 }

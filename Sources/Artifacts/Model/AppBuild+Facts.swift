@@ -206,6 +206,31 @@ extension AppBuild {
     add("API origin", frontend.apiOrigin) { $0 }
     add("server.url", capacitor.serverURL) { $0 }
     add("server.cleartext", capacitor.cleartext) { "\($0)" }
+    if authSession.nativeLogout == nil, let path = files["web.auth"] {
+      out.append(
+        BuildFact(
+          name: "nativeLogout", value: "not read: no \(path)", origin: nil,
+          derivation: [
+            "the simulated logout takes seed 000's four steps, each whatever the others do"
+          ]))
+    }
+    if let logout = authSession.nativeLogout, let problem = logout.problem {
+      out.append(
+        BuildFact(
+          name: "nativeLogout", value: "unverified: \(problem)", origin: logout.file,
+          derivation: [
+            "the simulated logout takes seed 000's four steps, each whatever the others do"
+          ]))
+    }
+    if let logout = authSession.nativeLogout {
+      for step in logout.order {
+        guard let placement = logout.steps[step] else { continue }
+        out.append(
+          BuildFact(
+            name: "nativeLogout step", value: step.rawValue + logout.reachText(step),
+            origin: "\(placement.location.file):\(placement.location.line)", derivation: []))
+      }
+    }
     switch platform {
     case .ios:
       add("auth plugin registered", authSession.pluginRegistered) {

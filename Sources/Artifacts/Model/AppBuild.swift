@@ -266,6 +266,9 @@ public struct AuthSessionSettings: Sendable {
   /// `ASWebAuthenticationSession` (the plugin) or `SFSafariViewController` (the default
   /// Browser plugin a "simplification" falls back to).
   public var usesWebAuthenticationSession: Bool = true
+  /// `nativeLogout()` as the web code writes it (`web.auth`), nil when the app ships no such
+  /// file: the simulated logout then takes seed 000's steps, every one of them.
+  public var nativeLogout: NativeLogoutFlow?
 
   public init() {}
 }

@@ -85,6 +85,7 @@ public struct AppProfile: Sendable {
   /// The Capacitor conventional layout, relative to the Capacitor root.
   public static let conventionalPaths: [String: String] = [
     "ios.infoPlist": "ios/App/App/Info.plist",
+    "web.auth": "src/features/native/auth.ts",
     "ios.capacitorConfig": "ios/App/App/capacitor.config.json",
     "ios.entitlements": "ios/App/App/App.entitlements",
     "ios.authPlugin": "ios/App/App/WebAuthSessionPlugin.swift",

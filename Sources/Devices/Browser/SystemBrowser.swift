@@ -98,6 +98,8 @@ final class BrowserNavigator {
   let authorizeEndpoint: String?
   /// A path the flow stops before requesting (after the IdP's authorization endpoint).
   var stopBeforePath: String?
+  /// The device has no network: every hop fails as a connection would.
+  var offline = false
 
   init(
     kind: BrowserKind, jar: CookieJar, client: HTTPClient, environment: DeviceEnvironment,
@@ -149,8 +151,9 @@ final class BrowserNavigator {
     }
     if let contentType = request.contentType { headers.add("Content-Type", contentType) }
     headers.add("Accept", "text/html,application/xhtml+xml")
-    let exchange = client.send(
-      ClientRequest(method: request.method, url: request.url, headers: headers, body: request.body))
+    let outgoing = ClientRequest(
+      method: request.method, url: request.url, headers: headers, body: request.body)
+    let exchange = offline ? HTTPExchange.offline(outgoing) : client.send(outgoing)
     environment.evidence.append(
       Evidence(
         kind: .navigation, source: source,
@@ -222,6 +225,7 @@ extension Device {
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
       registry: apps.lazy.compactMap { $0.build.schemeRegistry }.first,
       authorizeEndpoint: authorizeEndpoint)
+    navigator.offline = offline
     return navigator.run(from: url, credentials: credentials)
   }
 
@@ -249,6 +253,7 @@ extension Device {
       registeredSchemes: apps.flatMap { $0.build.registeredSchemes.map(\.value) },
       registry: apps.lazy.compactMap { $0.build.schemeRegistry }.first,
       authorizeEndpoint: authorizeEndpoint)
+    navigator.offline = offline
     return navigator.run(from: url, credentials: nil)
   }
 }

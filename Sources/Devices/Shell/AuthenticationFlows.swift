@@ -50,6 +50,7 @@ extension App {
       callbackScheme: build.callbackScheme.value,
       registeredSchemes: build.registeredSchemes.map(\.value), registry: build.schemeRegistry,
       authorizeEndpoint: build.backend.oidcAuthorizationEndpoint)
+    navigator.offline = device.offline
     device.environment.decision(
       "\(device.platform.rawValue)/\(name)", "opens \(url) in \(kind.rawValue)",
       detail: "cookies at start:\n" + jar.snapshot(redactor: device.environment.redactor))
@@ -129,22 +130,51 @@ extension App {
   }
 
   /// The logout of seed 000: the RP-initiated logout in the system browser, then the
-  /// safety-net POST, then the native cookies and the cached CSRF token are cleared.
+  /// safety-net POST, then the native cookies and the cached CSRF token are cleared — in the
+  /// order the app's `nativeLogout()` takes them, each skipped where that code skips it after
+  /// a request rejected (a dismissed sheet, no network). An app whose web code was not read
+  /// takes every step.
   public func logout() throws -> (browser: BrowserResult?, safetyNet: NativeHTTPStack.Result?) {
+    typealias Step = NativeLogoutFlow.Step
+    let flow = build.authSession.nativeLogout?.simulated
+    let source = "\(device.platform.rawValue)/\(name)"
     var browser: BrowserResult?
-    if !behaviours.logoutSkipsBrowser {
-      browser = try openInSystemBrowser(
-        apiURL(
-          "/api/v1.0/logout/?" + Query.encode([("mobile_scheme", build.callbackScheme.value)])),
-        credentials: nil)
+    var safetyNet: NativeHTTPStack.Result?
+    var rejected: Set<Step> = []
+    for step in flow?.order ?? Step.allCases {
+      if let flow, !flow.runs(step, rejected: rejected) {
+        let after = rejected.map(\.rawValue).sorted().joined(separator: " and ")
+        device.environment.decision(
+          source, "nativeLogout() skips \(step.rawValue): \(after) rejected (\(flow.file))")
+        continue
+      }
+      switch step {
+      case .browserLogout:
+        guard !behaviours.logoutSkipsBrowser else { continue }
+        let result = try openInSystemBrowser(
+          apiURL(
+            "/api/v1.0/logout/?" + Query.encode([("mobile_scheme", build.callbackScheme.value)])),
+          credentials: nil)
+        browser = result
+        // openAuthSession() resolves only when the sheet hands the scheme back.
+        if case .delivered = result.end {} else { rejected.insert(.browserLogout) }
+      case .safetyNet:
+        guard !behaviours.logoutSkipsSafetyNet else { continue }
+        let result = send(method: "POST", apiURL("/api/v1.0/mobile/auth/logout/"), body: [])
+        safetyNet = result
+        // fetch() rejects on a network failure only; an HTTP error status resolves.
+        if case .sent(let exchange) = result, exchange.response != nil {
+        } else {
+          rejected.insert(.safetyNet)
+        }
+      case .clearCookies:
+        native.jar.removeAll()
+        device.environment.decision(source, "native cookies cleared")
+      case .clearCSRFToken:
+        localStorage[csrfStorageKey] = nil
+        device.environment.decision(source, "the cached CSRF token cleared")
+      }
     }
-    let safetyNet =
-      behaviours.logoutSkipsSafetyNet
-      ? nil : send(method: "POST", apiURL("/api/v1.0/mobile/auth/logout/"), body: [])
-    native.jar.removeAll()
-    localStorage[csrfStorageKey] = nil
-    device.environment.decision(
-      "\(device.platform.rawValue)/\(name)", "native cookies and the cached CSRF token cleared")
     return (browser, safetyNet)
   }
 

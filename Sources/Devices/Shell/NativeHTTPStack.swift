@@ -23,6 +23,8 @@ public final class NativeHTTPStack {
   /// The secrets a response carries (a session's tokens from a real backend), registered with
   /// the redactor before the exchange is recorded.
   var secretsIn: ((HTTPResponse) -> [String])?
+  /// Whether the device has no network: requests then fail as a connection would.
+  var isOffline: () -> Bool = { false }
 
   init(
     source: String, policy: TransportPolicy, environment: DeviceEnvironment,
@@ -46,7 +48,9 @@ public final class NativeHTTPStack {
     if keepsCookies, let cookie = jar.header(for: request.url) {
       outgoing.headers.set("Cookie", cookie)
     }
-    let exchange = client.send(outgoing)
+    let exchange =
+      isOffline()
+      ? HTTPExchange.offline(outgoing) : client.send(outgoing)
     if keepsCookies, let response = exchange.response {
       jar.store(response.headers.values("Set-Cookie"), from: request.url)
     }
@@ -57,5 +61,15 @@ public final class NativeHTTPStack {
       exchange.evidence(source: source, redactor: environment.redactor, time: environment.clock.now)
     )
     return .sent(exchange)
+  }
+}
+
+extension HTTPExchange {
+  /// The exchange of a request made without a network: no server saw it.
+  static func offline(_ request: ClientRequest) -> HTTPExchange {
+    HTTPExchange(
+      request: request, response: nil,
+      error: HTTPClientError(.transport, "the device is offline: no network to reach the server"),
+      duration: 0)
   }
 }

@@ -67,7 +67,8 @@ public final class OTAUpdater {
         ignoresDevServer: behaviours.updaterIgnoresDevServer,
         rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin,
         forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor,
-        ignoresNativeFloor: behaviours.updaterIgnoresNativeFloor),
+        ignoresNativeFloor: behaviours.updaterIgnoresNativeFloor,
+        comparesCountsAsText: behaviours.updaterComparesCountsAsText),
       ordering: ReleaseOrdering(rawValue: app.build.otaOrdering) ?? .count)
   }
 

@@ -17,6 +17,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   // The OTA updater (rules 11 and 12).
   /// Applies any manifest that differs, lower counts included.
   public var updaterSkipsDowngradeGuard = false
+  /// The updater compares counts as text, not as numbers.
+  public var updaterComparesCountsAsText = false
   /// Applies a bundle without verifying its checksum and session key.
   public var updaterSkipsVerification = false
   /// Forgets failed boots: a broken bundle is downloaded again.

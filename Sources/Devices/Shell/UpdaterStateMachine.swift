@@ -24,6 +24,8 @@ struct UpdaterStateMachine: Sendable {
     var forgetsSequenceFloor = false
     /// A sequence-ordered app takes a hybrid id older than the native build's.
     var ignoresNativeFloor = false
+    /// Counts are compared as text: `999` orders above `1200`, `10000` below it.
+    var comparesCountsAsText = false
   }
 
   /// What the build decides before any request.
@@ -180,10 +182,15 @@ struct UpdaterStateMachine: Sendable {
         ? " (the builtin is stamped with the same commit)" : ""
       return decide(.skipped("the manifest's \(version) is the running bundle\(stamp)"))
     }
-    let verdict = ordering.decide(
+    var verdict = ordering.decide(
       manifest: manifest, running: current, builtin: builtin,
       applied: behaviours.forgetsSequenceFloor ? nil : appliedSequence,
       nativeFloor: !behaviours.ignoresNativeFloor)
+    if behaviours.comparesCountsAsText, ordering == .count,
+      let new = BundleVersion(version).countDigits, let old = BundleVersion(current).countDigits
+    {
+      verdict = (new > old, "count \(new) compared as text with the running \(old)")
+    }
     // As ota.ts: a version that failed to boot is refused before any ordering, so that it
     // wins over a rollback pointing at it (a higher sequence).
     if failedVersions.contains(version) {

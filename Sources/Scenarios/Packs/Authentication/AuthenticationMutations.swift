@@ -23,6 +23,14 @@ extension AuthenticationVocabulary {
       "backend.flag-ignores-age", "The callback consumes a mobile flag whatever its age.",
       breaks: "rule 2: a flag older than 10 minutes is ignored"
     ) { $0.backendFlagIgnoresAge = true },
+    MutationSpec(
+      "backend.flag-max-age", [.value("seconds", .integer)],
+      summary:
+        "The callback honours a mobile flag for SECONDS instead of 10 minutes (a unit slip: `backend.flag-max-age 60`).",
+      breaks: "rule 2: a flag lives 10 minutes"
+    ) { configuration, arguments in
+      configuration.stack.backendFlagMaxAge = arguments["seconds"].flatMap(Double.init)
+    },
     .stack(
       "backend.verifies-before-deleting",
       "The exchange verifies before deleting the token, so a failed attempt can be retried.",
@@ -46,6 +54,21 @@ extension AuthenticationVocabulary {
       breaks: "rule 2: MOBILE_AUTH_CALLBACK_SCHEMES"
     ) { $0.backendSkipsSchemeAllowlist = true },
     .stack(
+      "backend.scheme-prefix-match",
+      "authenticate accepts a mobile_scheme that starts with an allowlisted scheme (stmessages-evil).",
+      breaks: "rule 2: MOBILE_AUTH_CALLBACK_SCHEMES is compared whole"
+    ) { $0.backendSchemePrefixMatch = true },
+    .stack(
+      "backend.origin-compares-host",
+      "The Origin check compares hosts only: the trusted host on another port, or over http, passes.",
+      breaks: "rule 6: CSRF_TRUSTED_ORIGINS are whole origins (scheme, host, port)"
+    ) { $0.backendOriginComparesHost = true },
+    .stack(
+      "backend.origin-suffix-match",
+      "The Origin check accepts any host that ends with a trusted host (evilmessages.example).",
+      breaks: "rule 6: CSRF_TRUSTED_ORIGINS are whole origins"
+    ) { $0.backendOriginSuffixMatch = true },
+    .stack(
       "backend.short-circuits-valid-session",
       "authenticate mints a mobile token without the IdP when the browser holds a valid backend session.",
       breaks: "rule 8: a login that never reaches /authorize proves nothing"
@@ -55,6 +78,11 @@ extension AuthenticationVocabulary {
       "POST /api/v1.0/mobile/auth/logout/ does not end the session.",
       breaks: "rule 9: the safety-net logout"
     ) { $0.backendIgnoresMobileLogout = true },
+    .stack(
+      "backend.logout-ends-every-session",
+      "Logout ends every session of the user: the user's other devices are signed out too.",
+      breaks: "rule 9: logout ends the session of the device that logs out"
+    ) { $0.backendLogoutEndsEverySession = true },
     .stack(
       "backend.skips-origin-check", "HTTPS unsafe requests pass without a trusted Origin.",
       breaks: "rule 6: CSRF Origin on HTTPS"
@@ -100,6 +128,19 @@ extension AuthenticationVocabulary {
       "app.logout-skips-safety-net", "nativeLogout() does not post /api/v1.0/mobile/auth/logout/.",
       breaks: "rule 9: the safety net"
     ) { $0.logoutSkipsSafetyNet = true },
+    MutationSpec(
+      "app.logout-flush-awaits-safety-net",
+      summary:
+        "nativeLogout() clears the native cookies inside the try that awaits the safety-net POST: a rejected POST (no network) skips the flush.",
+      breaks: "seed 000, Logout: the app clears the native cookies and the cached CSRF token"
+    ) { configuration, _ in
+      var flow =
+        configuration.build.authSession.nativeLogout?.simulated ?? .seed(file: "(mutation)")
+      guard var flush = flow.steps[.clearCookies] else { return }
+      flush.after[.safetyNet] = NativeLogoutFlow.Reach(whenResolved: true, whenRejected: false)
+      flow.steps[.clearCookies] = flush
+      configuration.build.authSession.nativeLogout = flow
+    },
     .shell(
       "app.csrf-not-sent", "getHeaders() no longer echoes the cached CSRF token.",
       breaks: "rule 6: X-CSRFToken from local storage"

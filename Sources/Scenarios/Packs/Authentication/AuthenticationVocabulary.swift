@@ -103,7 +103,7 @@ enum AuthenticationVocabulary {
     ActionSpec(
       .app, "logs out",
       summary:
-        "`nativeLogout()`: the RP-initiated logout in the system browser, the safety-net POST, then the native cookies and the cached CSRF token are cleared.",
+        "`nativeLogout()`: the RP-initiated logout in the system browser, the safety-net POST, then the native cookies and the cached CSRF token are cleared — in the order the app's `auth.ts` takes them, each skipped where that code skips it after a request rejected (a dismissed sheet, no network).",
       example: "mail logs out"
     ) { context in
       let app = try context.requireApp()
@@ -153,7 +153,7 @@ enum AuthenticationVocabulary {
       .app, "uploads a file",
       [.flag("without-csrf"), .flag("without-origin"), .keyword("with-origin", "origin", .text)],
       summary:
-        "POST an attachment to `/api/v1.0/blob/upload/` through the native stack (the CSRF token path); `with-origin ORIGIN` sends that Origin instead of the app's.",
+        "POST an attachment to `/api/v1.0/blob/upload/` through the native stack (the CSRF token path); `with-origin ORIGIN` sends that Origin instead of the app's, or a look-alike of the app's API origin: `other-port` (its host on port 8443), `other-scheme` (its host over http), `look-alike` (a host that ends with its host).",
       example: "mail uploads a file"
     ) { context in
       let app = try context.requireApp()
@@ -163,7 +163,7 @@ enum AuthenticationVocabulary {
         contentType: "application/octet-stream",
         csrf: !context.arguments.has("without-csrf"),
         origin: !context.arguments.has("without-origin"),
-        originOverride: context.arguments["origin"])
+        originOverride: context.arguments["origin"].map { lookAlike($0, of: app.apiOrigin) })
       return Outcome.from(result, label: "upload \(url)")
     },
     ActionSpec(
@@ -695,5 +695,31 @@ extension AuthenticationVocabulary {
       ? context.fail(.idpEvent, type, "the browser shows a \(type) at the real identity provider")
       : context.fail(
         .noIdpEvent, type, "the browser shows no \(type) at the real identity provider")
+  }
+}
+
+extension AuthenticationVocabulary {
+  /// A look-alike of `origin` where an Origin check breaks, or `written` itself.
+  static func lookAlike(_ written: String, of origin: Origin?) -> String {
+    guard let origin else { return written }
+    switch written {
+    case "other-port":
+      return Origin(
+        scheme: origin.scheme, host: origin.host, port: origin.port == 8443 ? 9443 : 8443
+      )
+      .description
+    case "other-scheme":
+      return Origin(
+        scheme: origin.scheme == "https" ? "http" : "https", host: origin.host, port: nil
+      )
+      .description
+    case "look-alike":
+      return Origin(
+        scheme: origin.scheme, host: "evil" + origin.host,
+        port: origin.hasDefaultPort ? nil : origin.port
+      ).description
+    default:
+      return written
+    }
   }
 }

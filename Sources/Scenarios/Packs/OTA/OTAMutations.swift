@@ -10,6 +10,11 @@ extension OTAVocabulary {
       breaks: "rule 11: strictly greater count"
     ) { $0.updaterSkipsDowngradeGuard = true },
     .shell(
+      "updater.compares-counts-as-text",
+      "The updater compares the counts of two ids as text: 999 orders above 1200, 10000 below it.",
+      breaks: "rule 11: the count is a number"
+    ) { $0.updaterComparesCountsAsText = true },
+    .shell(
       "updater.forgets-sequence-floor",
       "A sequence-ordered app keeps no floor of the sequences it staged: any manifest's sequence looks new.",
       breaks: "Release sequence: a stale or replayed manifest never moves a device back"

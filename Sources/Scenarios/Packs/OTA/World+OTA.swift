@@ -41,6 +41,19 @@ extension World {
       return resolved
     }
     if expression == "builtin" { return builtin }
+    if ["builtin+digit", "builtin-digit", "builtin+digit-1"].contains(expression) {
+      // Across a digit boundary: the smallest count with one digit more than the builtin's
+      // (and the one just under it, all nines), or the largest with one digit fewer — where a
+      // text comparison gets the order wrong.
+      let digits = String(BundleVersion(builtin).count ?? 1000).count
+      let power = (1..<digits).reduce(1) { total, _ in total * 10 }
+      let count =
+        expression == "builtin-digit"
+        ? max(power - 1, 0) : expression == "builtin+digit" ? power * 10 : power * 10 - 1
+      let resolved = "\(count)-\(environment.random.hex(byteCount: 4).prefix(7))"
+      versions[expression] = resolved
+      return resolved
+    }
     // Clamped: an offset is a handful of releases, never an overflow.
     let offset = min(
       max(

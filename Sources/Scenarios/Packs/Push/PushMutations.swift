@@ -107,6 +107,16 @@ extension PushVocabulary {
       breaks: "rule 15: logout deletes the device's push token server-side"
     ) { $0.backendKeepsPushChannelsOnLogout = true },
     .stack(
+      "backend.logout-deletes-every-device",
+      "Logout deletes every device of the user, not only those the ending session registered: the user's other phones stop getting pushes.",
+      breaks: "rule 15: logout deletes the devices of the session that ends"
+    ) { $0.backendLogoutDeletesEveryDevice = true },
+    .stack(
+      "backend.deletes-any-users-device",
+      "DELETE /api/v1.0/users/me/channels/{id} deletes the device by its id alone, whoever's session asks.",
+      breaks: "rule 15: a user deletes only their own devices"
+    ) { $0.backendDeletesAnyUsersDevice = true },
+    .stack(
       "backend.push-token-unique-per-user",
       "The device table is unique per user and token: a token registered by another user of the same phone stays theirs too.",
       breaks: "rule 15: a push token belongs to the phone's signed-in user alone"

@@ -31,6 +31,27 @@ enum PushVocabulary {
       return outcome
     },
     ActionSpec(
+      .app, "deletes the push device of", [.value("other", .app)],
+      summary:
+        "`DELETE /api/v1.0/users/me/channels/{id}` for the device OTHER registered, sent by APP's session (another user's: an id learnt from a shared screen, a log): a user deletes only their own devices.",
+      example: "tablet-mail deletes the push device of mail"
+    ) { context in
+      let app = try context.requireApp()
+      guard let name = context.arguments["other"], let other = context.world.apps[name] else {
+        throw ScenarioRuntimeError("no app \(context.arguments["other"] ?? "")")
+      }
+      // The id as OTHER's own session lists it: the device its token belongs to.
+      let list = other.send(method: "GET", other.apiURL("/api/v1.0/users/me/channels/"), body: [])
+      guard case .sent(let exchange) = list,
+        let devices = exchange.response?.jsonObject as? [[String: Any]],
+        let id = devices.first?["id"] as? String
+      else {
+        throw ScenarioRuntimeError("\(name) has no registered push device to delete")
+      }
+      let url = app.apiURL("/api/v1.0/users/me/channels/\(id)/")
+      return Outcome.from(app.send(method: "DELETE", url, body: []), label: "DELETE \(url)")
+    },
+    ActionSpec(
       .world, "fcm answers", [.value("error", .text), .keyword("times", "count", .integer)],
       summary:
         "FCM answers ERROR (`QUOTA_EXCEEDED` 429 with Retry-After, `UNAVAILABLE` 503 with Retry-After, `INTERNAL` 500, `THIRD_PARTY_AUTH_ERROR` 401) to its next COUNT sends (one by default), whatever they carry: an outage of Google's, not the app's mistake.",
