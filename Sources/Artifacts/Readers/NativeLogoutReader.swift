@@ -111,16 +111,6 @@ enum NativeLogoutReader {
     return flow
   }
 
-  /// Where `nativeLogout` is declared: `const nativeLogout = async () => {` or
-  /// `function nativeLogout() {`.
-  private static func declaration(in tokens: [JSToken]) -> Int? {
-    tokens.indices.first { index in
-      guard tokens[index].text == "nativeLogout" else { return false }
-      let before = tokens.at(index - 1)?.text
-      return ["const", "let", "var", "function"].contains(before ?? "")
-    }
-  }
-
   /// The token indices inside the function's body braces: after the arrow of a `const`, or
   /// after the parameter list and the return type of a `function` (a type's own braces,
   /// `Promise<{ ok: boolean }>`, are not the body).
@@ -151,26 +141,6 @@ enum NativeLogoutReader {
     }
     guard index < tokens.count, let close = Block.matching(index, in: tokens) else { return nil }
     return (index + 1)..<close
-  }
-
-  /// `const NAME = "text"` at module level: the constants a body may name its URLs by.
-  private static func constants(in tokens: [JSToken], outside body: Range<Int>) -> [String: String]
-  {
-    var out: [String: String] = [:]
-    for index in tokens.indices where !body.contains(index) && tokens[index].text == "const" {
-      guard let name = tokens.at(index + 1), name.kind == .word, tokens.at(index + 2)?.text == "="
-      else { continue }
-      // The first literal of the initializer (`getRequestUrl("…")` or the literal itself).
-      var cursor = index + 3
-      while cursor < tokens.count, cursor < index + 8, tokens[cursor].text != ";" {
-        if case .string(let text) = tokens[cursor].kind {
-          out[name.text] = text
-          break
-        }
-        cursor += 1
-      }
-    }
-    return out
   }
 
   /// The structure questions the reader asks of one function body.
@@ -328,7 +298,6 @@ enum NativeLogoutReader {
       return false
     }
   }
-
   /// A braced block of the function body and what opened it.
   struct Block {
     enum Kind { case `try`, `catch`, finally, conditional, function, other }
@@ -509,7 +478,7 @@ struct JSToken {
 }
 
 extension Array where Element == JSToken {
-  fileprivate func at(_ index: Int) -> JSToken? {
+  func at(_ index: Int) -> JSToken? {
     indices.contains(index) ? self[index] : nil
   }
 }
