@@ -118,7 +118,7 @@ enum NativeLogoutReader {
     var index = declaration + 1
     if tokens[declaration - 1].text == "function" {
       guard let open = (index..<tokens.count).first(where: { tokens[$0].text == "(" }),
-        let close = Block.matchingParenthesis(open, in: tokens)
+        let close = Block.matching(open, in: tokens, pair: ("(", ")"))
       else { return nil }
       index = close + 1
       var angles = 0
@@ -309,23 +309,14 @@ enum NativeLogoutReader {
 
     func contains(_ index: Int) -> Bool { index > open && index < close }
 
-    static func matchingParenthesis(_ open: Int, in tokens: [JSToken]) -> Int? {
+    /// The index of the token closing the one at `open` (`{` … `}` by default, or `(` … `)`).
+    static func matching(
+      _ open: Int, in tokens: [JSToken], pair: (open: String, close: String) = ("{", "}")
+    ) -> Int? {
       var depth = 0
       for index in open..<tokens.count {
-        if tokens[index].text == "(" { depth += 1 }
-        if tokens[index].text == ")" {
-          depth -= 1
-          if depth == 0 { return index }
-        }
-      }
-      return nil
-    }
-
-    static func matching(_ open: Int, in tokens: [JSToken]) -> Int? {
-      var depth = 0
-      for index in open..<tokens.count {
-        if tokens[index].text == "{" { depth += 1 }
-        if tokens[index].text == "}" {
+        if tokens[index].text == pair.open { depth += 1 }
+        if tokens[index].text == pair.close {
           depth -= 1
           if depth == 0 { return index }
         }
