@@ -49,7 +49,10 @@ public final class Device {
   public func installSessionClient(_ build: AppBuild, name: String, behaviours: ShellBehaviours)
     throws -> SessionClient
   {
-    try SessionClient(name: name, build: build, behaviours: behaviours, environment: environment)
+    let client = try SessionClient(
+      name: name, build: build, behaviours: behaviours, environment: environment)
+    client.native.isOffline = { [unowned self] in self.offline }
+    return client
   }
 
   /// Installs `build` on this device.

@@ -50,7 +50,7 @@ extension InstanceShell {
     preferences[Self.activeKey] = origin
     note("added \(title) (\(origin)); active")
     let path = behaviours.dropsPendingPath ? "" : (pendingPath ?? "")
-    pendingPath = nil
+    if !behaviours.keepsPendingPath { pendingPath = nil }
     loadInstance(origin + (path == "/" ? "" : path))
   }
 

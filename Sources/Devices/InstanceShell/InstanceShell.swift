@@ -250,7 +250,10 @@ public final class InstanceShell {
 
   /// Renders the manager; in the same document (✕, a page restored from the back-forward
   /// cache) what the last render appended stays unless the code empties the root first.
-  func renderOnboarding(prefill: String, sameDocument: Bool = false) {
+  /// `pendingPath` is the render's own option: a render without it (the manager again, a ✕,
+  /// a new process) resumes nowhere.
+  func renderOnboarding(prefill: String, pendingPath: String? = nil, sameDocument: Bool = false) {
+    if !behaviours.keepsPendingPath || pendingPath != nil { self.pendingPath = pendingPath }
     let labels = instances.map(\.label)
     let clears = build.instanceShell?.code.managerClearsRoot?.value ?? true
     listed = sameDocument && !clears ? listed + labels : labels
@@ -302,8 +305,7 @@ public final class InstanceShell {
       loadInstance(instance.url + path, replace: behaviours.deepLinkReplaces, cold: cold)
     } else {
       note("deep link to an unknown host \(host): onboarding pre-filled, resuming to \(path)")
-      pendingPath = path
-      renderOnboarding(prefill: "https://" + host)
+      renderOnboarding(prefill: "https://" + host, pendingPath: path)
     }
     return true
   }

@@ -282,11 +282,15 @@ public final class SessionClient {
       return
     }
     let device = secureStorage["deviceId"]
+    let refreshToken = secureStorage["refreshToken"]
     retiredAccessToken = accessToken ?? retiredAccessToken
-    retiredRefreshToken = secureStorage["refreshToken"] ?? retiredRefreshToken
+    retiredRefreshToken = refreshToken ?? retiredRefreshToken
     secureStorage = [:]
     // The backend's device id outlives a session: the next login sends it back.
     if let device { secureStorage["deviceId"] = device }
+    if behaviours.sessionClientWipeKeepsRefreshToken, let refreshToken {
+      secureStorage["refreshToken"] = refreshToken
+    }
     accessToken = nil
     screen = .login
     note("local auth state wiped (\(why)): login")
@@ -396,7 +400,8 @@ public final class SessionClient {
 
   /// Back to the foreground: past the app's threshold the bootstrap is reloaded.
   public func foreground() {
-    let threshold = build.sessionForegroundReload ?? 600
+    let threshold =
+      behaviours.sessionClientForegroundThreshold ?? build.sessionForegroundReload ?? 600
     if let since = backgroundedAt, environment.clock.now.timeIntervalSince(since) > threshold {
       loadBootstrap(because: "back after \(Int(environment.clock.now.timeIntervalSince(since)))s")
     }
@@ -409,10 +414,26 @@ public final class SessionClient {
   // MARK: Session endpoints
 
   public func logOut(everywhere: Bool = false) {
-    _ = send(
+    let response = send(
       "POST", everywhere ? "/v1/mobile/session/logout-all" : "/v1/mobile/session/logout",
       bearer: true)
+    if behaviours.sessionClientWipesOnlyAfterConfirmedLogout,
+      !(200..<300).contains(response?.status ?? 0)
+    {
+      note("the sign-out was not answered: the local state is kept")
+      return
+    }
+    // The backend may never hear of it (no network): the device forgets the session anyway,
+    // and the server's ends with its TTL.
     wipe(everywhere ? "logout-all" : "logout")
+  }
+
+  /// The pieces of auth state the client still holds, by their contract names (seed 002:
+  /// all of it is deleted after logout or a terminal refresh error; the backend's deviceId
+  /// is not auth state: the next login sends it back).
+  public var authStateHeld: [String] {
+    (accessToken == nil ? [] : ["accessToken"])
+      + ["refreshToken", "sessionId", "bootstrapVersion"].filter { secureStorage[$0] != nil }
   }
 
   /// The device ids the backend lists for this user.

@@ -65,11 +65,14 @@ public final class NativeHTTPStack {
 }
 
 extension HTTPExchange {
+  /// What a request made without a network fails with: the device's doing, never a server's
+  /// (a run against real systems does not take it for their outage).
+  public static let offlineMessage = "the device is offline: no network to reach the server"
+
   /// The exchange of a request made without a network: no server saw it.
   static func offline(_ request: ClientRequest) -> HTTPExchange {
     HTTPExchange(
-      request: request, response: nil,
-      error: HTTPClientError(.transport, "the device is offline: no network to reach the server"),
+      request: request, response: nil, error: HTTPClientError(.transport, offlineMessage),
       duration: 0)
   }
 }

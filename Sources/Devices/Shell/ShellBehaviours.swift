@@ -59,6 +59,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var deepLinkReplaces = false
   /// An unknown-host deep link forgets its path once the instance is added.
   public var dropsPendingPath = false
+  /// The pending path outlives its onboarding (kept in storage, never deleted once used).
+  public var keepsPendingPath = false
   /// Onboarding validates against the admin-gated `/api/admin/health`.
   public var validatesAgainstAdminHealth = false
   /// Switching navigates before the active instance is saved.
@@ -79,8 +81,14 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var sessionClientKeepsOldRefreshToken = false
   /// A terminal refresh error leaves the local state in place.
   public var sessionClientKeepsStateOnTerminalError = false
+  /// Sign-out wipes the local state only when the backend answered it (no network: nothing).
+  public var sessionClientWipesOnlyAfterConfirmedLogout = false
+  /// The wipe deletes the session's keys but the refresh token.
+  public var sessionClientWipeKeepsRefreshToken = false
   /// The bootstrap is reloaded on each navigation.
   public var sessionClientReloadsOnNavigation = false
+  /// The foreground threshold the client uses instead of the profile's (seconds).
+  public var sessionClientForegroundThreshold: Double?
   /// The bootstrap is reloaded after every refresh, changed version or not.
   public var sessionClientReloadsOnRefresh = false
 

@@ -1,4 +1,6 @@
+import Devices
 import Foundation
+import HTTP
 import QualifyCore
 import ResultModel
 import StackPorts
@@ -42,9 +44,9 @@ extension Runner {
     guard let failing = records.last(where: { $0.status == .failed || $0.status == .error })
     else { return nil }
     for evidence in failing.evidence where evidence.kind == .http || evidence.kind == .navigation {
-      guard let url = requestURL(evidence.summary), let system = real.system(at: url) else {
-        continue
-      }
+      guard let url = requestURL(evidence.summary), let system = real.system(at: url),
+        !evidence.summary.contains(HTTPExchange.offlineMessage)
+      else { continue }
       let status = serverError(evidence.summary)
       guard evidence.summary.contains(" ✗ ") || (status != nil && !real.isBackend(url)) else {
         continue

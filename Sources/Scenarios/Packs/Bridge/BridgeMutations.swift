@@ -252,5 +252,15 @@ enum BridgeMutations {
       }
       configuration.build.bridge?.handoffServer = server
     },
+    MutationSpec(
+      "backend.handoff-code-lifetime", [.value("seconds", .integer)],
+      summary:
+        "The web app's handoff code lives SECONDS instead of two minutes (a unit slip, a bound off by some: `backend.handoff-code-lifetime 60`).",
+      breaks: "seed 001, the handoff's threat model: codes expire after two minutes"
+    ) { configuration, arguments in
+      guard var server = configuration.build.bridge?.handoffServer else { return }
+      server.ttlMilliseconds = Sourced((Int(arguments["seconds"] ?? "") ?? 120) * 1000, at: at)
+      configuration.build.bridge?.handoffServer = server
+    },
   ]
 }

@@ -39,7 +39,7 @@ enum CoreActions {
     ActionSpec(
       .world, "network lost on", [.value("device", .text)],
       summary:
-        "DEVICE loses its network (airplane mode, a tunnel) until `network back on DEVICE`: every request of its Capacitor apps' native HTTP stacks and of its system browser fails before reaching a server. The push service's own channel, and the stacks of the other shell kinds, are not cut.",
+        "DEVICE loses its network (airplane mode, a tunnel) until `network back on DEVICE`: every request of its Capacitor and session-contract apps' native HTTP stacks and of its system browser fails before reaching a server. The push service's own channel, and the stacks of the other shell kinds, are not cut.",
       example: "network lost on phone"
     ) { context in
       let device = try CoreActions.device(context)

@@ -150,6 +150,13 @@ enum InstanceShellMutations {
       configuration.shell.dropsPendingPath = true
     },
     MutationSpec(
+      "shell.keeps-pending-path",
+      summary: "An unknown-host deep link's path is kept after its instance opened there.",
+      breaks: "seed 004, deep links: resumes to <path> once added — that once"
+    ) { configuration, _ in
+      configuration.shell.keepsPendingPath = true
+    },
+    MutationSpec(
       "shell.validates-against-admin-health",
       summary: "Onboarding validates against the admin-gated /api/admin/health (403).",
       breaks: "seed 004, task 20.1: validate against /api/instance, not /api/admin/health"

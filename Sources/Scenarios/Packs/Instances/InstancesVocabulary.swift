@@ -232,7 +232,8 @@ enum InstancesVocabulary {
       if let url = shell.currentRemote, let components = URLComponents(string: url),
         Origin(url: url)?.description == site
       {
-        shows = path == nil || components.path == path
+        // An origin loaded as it is shows its root.
+        shows = path == nil || components.path == path || (path == "/" && components.path.isEmpty)
       } else {
         shows = false
       }

@@ -99,6 +99,25 @@ extension SessionPack {
       breaks: "seed 002: local state wiped on a terminal refresh error"
     ) { configuration, _ in configuration.shell.sessionClientKeepsStateOnTerminalError = true },
     MutationSpec(
+      "client.wipes-only-after-confirmed-logout",
+      summary: "Sign-out wipes the local state only when the backend answered it.",
+      breaks: "seed 002: all local auth state deleted after logout"
+    ) { configuration, _ in configuration.shell.sessionClientWipesOnlyAfterConfirmedLogout = true },
+    MutationSpec(
+      "client.wipe-keeps-refresh-token",
+      summary: "The wipe deletes the session's keys but the refresh token.",
+      breaks: "seed 002: all local auth state deleted after logout or a terminal refresh error"
+    ) { configuration, _ in configuration.shell.sessionClientWipeKeepsRefreshToken = true },
+    MutationSpec(
+      "client.foreground-threshold", [.value("seconds", .integer)],
+      summary:
+        "Back in the foreground, the client reloads the bootstrap past SECONDS instead of the profile's `session.foregroundReload` (a unit slip, a bound off by some).",
+      breaks: "seed 002, Bootstrap: after a return to the foreground beyond a defined threshold"
+    ) { configuration, arguments in
+      configuration.shell.sessionClientForegroundThreshold = arguments["seconds"].flatMap(
+        Double.init)
+    },
+    MutationSpec(
       "client.reloads-bootstrap-on-navigation",
       summary: "The bootstrap is reloaded on each navigation.",
       breaks: "seed 002: never on each navigation"

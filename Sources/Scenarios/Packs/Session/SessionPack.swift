@@ -278,12 +278,20 @@ enum SessionPack: ScenarioPack {
     ExpectationSpec(
       "session on", [.value("app", .app)], negatable: true,
       summary:
-        "APP holds a session (signed in, a refresh token in secure storage) rather than the login screen.",
+        "APP holds a session (signed in, a refresh token in secure storage) rather than the login screen; `no session` also wants nothing of the session left behind (access token, refresh token, sessionId, bootstrapVersion).",
       example: "expect no session on heymoov"
     ) { context in
       let client = try context.sessionClient("app")
       let live = client.screen == .home && client.secureStorage["refreshToken"] != nil
-      if live != context.negated { return nil }
+      if live != context.negated {
+        // On the login screen with a refresh token kept, the next launch signs back in.
+        let held = client.authStateHeld
+        guard context.negated, let first = held.first else { return nil }
+        return context.fail(
+          .authStateLeft, first,
+          "\(client.name) is on the login screen but still holds \(held.joined(separator: ", ")) (seed 002: all local auth state is deleted after logout or a terminal refresh error)"
+        )
+      }
       return context.fail(
         .sessionState, live ? "signed-in" : "login",
         live ? "\(client.name) is still signed in" : "\(client.name) is on the login screen")
@@ -403,7 +411,8 @@ enum SessionPack: ScenarioPack {
   ]
 
   static let failureReasons: [FailureReason] = [
-    .sessionState, .refreshCount, .bootstrapLoads, .noStore, .deviceId, .envelopeForm,
+    .sessionState, .authStateLeft, .refreshCount, .bootstrapLoads, .noStore, .deviceId,
+    .envelopeForm,
   ]
 
   /// Three dot-separated base64url parts whose first decodes to a JSON header with `alg`.
@@ -431,6 +440,9 @@ enum SessionPack: ScenarioPack {
 extension FailureReason {
   static let sessionState = FailureReason(
     "session-state", detail: "signed-in or login", "The app is (or is not) signed in.")
+  static let authStateLeft = FailureReason(
+    "auth-state-left", detail: "the first piece held",
+    "The app left the session's state behind after it ended.")
   static let refreshCount = FailureReason(
     "refresh-count", detail: "how many", "The apps sent another number of refreshes.")
   static let bootstrapLoads = FailureReason(
