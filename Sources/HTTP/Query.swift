@@ -37,8 +37,48 @@ public enum Query {
     text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
   }
 
+  /// `+` as a space, then `%XY` as its byte; a `%` without two hex digits after it, or bytes
+  /// that are not UTF-8, leave the percent signs as they are (as `removingPercentEncoding`).
+  /// Byte by byte: every request of a run parses its query and form this way.
   public static func decode(_ text: String) -> String {
-    let spaced = text.replacingOccurrences(of: "+", with: " ")
-    return spaced.removingPercentEncoding ?? spaced
+    let utf8 = Array(text.utf8)
+    guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
+      return text
+    }
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(utf8.count)
+    var index = 0
+    var wellFormed = true
+    while index < utf8.count {
+      let byte = utf8[index]
+      if byte == UInt8(ascii: "+") {
+        decoded.append(UInt8(ascii: " "))
+        index += 1
+      } else if byte == UInt8(ascii: "%") {
+        guard index + 2 < utf8.count, let high = hexValue(utf8[index + 1]),
+          let low = hexValue(utf8[index + 2])
+        else {
+          wellFormed = false
+          break
+        }
+        decoded.append(high << 4 | low)
+        index += 3
+      } else {
+        decoded.append(byte)
+        index += 1
+      }
+    }
+    if wellFormed, let string = String(validating: decoded, as: UTF8.self) { return string }
+    return String(
+      decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
   }
 }

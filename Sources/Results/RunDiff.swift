@@ -115,24 +115,29 @@ public struct RunDiff: Sendable {
     }
   }
 
-  static func mask(_ text: String) -> String {
-    var out = text.replacingOccurrences(
-      of: #"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, with: "(…)", options: .regularExpression)
+  /// What changes with every seed or every run, and what it is shown as. Compiled once: a
+  /// run's diff masks every evidence line of two runs.
+  private static let maskRules: [(NSRegularExpression, String)] = [
+    (#"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, "(…)"),
     // A redacted secret's fingerprint and a session's short hex id change with every seed.
-    out = out.replacingOccurrences(
-      of: #"\[REDACTED:[0-9a-f]{4}\]"#, with: "[REDACTED]", options: .regularExpression)
-    out = out.replacingOccurrences(
-      of: #"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, with: "…", options: .regularExpression)
+    (#"\[REDACTED:[0-9a-f]{4}\]"#, "[REDACTED]"),
+    (#"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, "…"),
     // An OTA id's commit (`999-153d3b8`): the count is the scenario's, the sha the seed's.
-    out = out.replacingOccurrences(
-      of: #"(?<![0-9A-Za-z])([0-9]+)-[0-9a-f]{7}(?![0-9A-Za-z])"#, with: "$1-…",
-      options: .regularExpression)
+    (#"(?<![0-9A-Za-z])([0-9]+)-[0-9a-f]{7}(?![0-9A-Za-z])"#, "$1-…"),
     // A token shown by its first characters (`token 1Va53mVp…`).
-    out = out.replacingOccurrences(
-      of: #"[A-Za-z0-9_\-]{6,}…"#, with: "…", options: .regularExpression)
-    guard let expression = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#) else {
-      return out
+    (#"[A-Za-z0-9_\-]{6,}…"#, "…"),
+  ].compactMap { pattern, template in
+    (try? NSRegularExpression(pattern: pattern)).map { ($0, template) }
+  }
+  private static let longRun = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#)
+
+  static func mask(_ text: String) -> String {
+    var out = text
+    for (expression, template) in maskRules {
+      out = expression.stringByReplacingMatches(
+        in: out, range: NSRange(out.startIndex..., in: out), withTemplate: template)
     }
+    guard let expression = longRun else { return out }
     let matches = expression.matches(in: out, range: NSRange(out.startIndex..., in: out))
     for match in matches.reversed() {
       guard let range = Range(match.range, in: out) else { continue }
