@@ -39,7 +39,8 @@ public enum Query {
 
   /// `+` as a space, then `%XY` as its byte; a `%` without two hex digits after it, or bytes
   /// that are not UTF-8, leave the percent signs as they are (as `removingPercentEncoding`).
-  /// Byte by byte: every request of a run parses its query and form this way.
+  /// Byte by byte, as the WHATWG form-urlencoded parser: every request of a run parses its
+  /// query and form this way.
   public static func decode(_ text: String) -> String {
     let utf8 = Array(text.utf8)
     guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {

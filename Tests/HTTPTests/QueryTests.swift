@@ -14,6 +14,12 @@ struct QueryTests {
     #expect(Query.decode(text) == (spaced.removingPercentEncoding ?? spaced))
   }
 
+  /// The form-urlencoded parser works on bytes: every 0x2B is a space, even before a
+  /// combining mark, where Foundation's Character-wise `replacingOccurrences` keeps the `+`.
+  @Test func aPlusIsASpaceWhateverFollowsIt() {
+    #expect(Query.decode("a+\u{301}") == "a \u{301}")
+  }
+
   @Test func pairsKeepTheirOrderAndDecodeBothSides() {
     let pairs = Query.parse("b=2&a=one+two&c%3D=%3D&flag&&d=")
     #expect(pairs.map(\.name) == ["b", "a", "c=", "flag", "d"])

@@ -162,6 +162,8 @@ public final class InstanceShell {
     listed = []
     canGoBackStale = false
     localScriptsLost = false
+    // The page's memory goes with the process; a path kept in storage would not.
+    if !behaviours.keepsPendingPath { pendingPath = nil }
     remoteModeEntered = false
     systemBrowserMark = systemBrowser.count
     if build.platform == .android, build.instanceShell?.launcherActivity == nil {

@@ -22,6 +22,9 @@ public final class SessionClient {
   public let build: AppBuild
   public let behaviours: ShellBehaviours
   let native: NativeHTTPStack
+  /// Someone else's client (a stolen token replayed, a forged assertion): it has its own
+  /// network, which the device losing its own does not cut.
+  let elsewhere: NativeHTTPStack
   let environment: DeviceEnvironment
   private var source: String { "\(build.platform.rawValue)/\(name)" }
 
@@ -72,11 +75,17 @@ public final class SessionClient {
       source: "\(build.platform.rawValue)/\(name) native",
       policy: TransportPolicy(build: build, behaviours: behaviours), environment: environment,
       keepsCookies: false)
+    elsewhere = try NativeHTTPStack(
+      source: "someone else, with \(name)'s material",
+      policy: TransportPolicy(build: build, behaviours: behaviours), environment: environment,
+      keepsCookies: false)
     // A real backend's tokens are as secret as the mock's: never in evidence or reports.
-    native.secretsIn = { response in
+    let secrets: (HTTPResponse) -> [String] = { response in
       guard let json = response.jsonObject as? [String: Any] else { return [] }
       return ["accessToken", "refreshToken"].compactMap { json[$0] as? String }
     }
+    native.secretsIn = secrets
+    elsewhere.secretsIn = secrets
   }
 
   private func note(_ summary: String) { environment.decision(source, summary) }
@@ -88,9 +97,10 @@ public final class SessionClient {
     return (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
   }
 
-  private func send(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: Bool)
-    -> HTTPResponse?
-  {
+  private func send(
+    _ method: String, _ path: String, json: [String: Any]? = nil, bearer: Bool,
+    fromElsewhere: Bool = false
+  ) -> HTTPResponse? {
     var headers: HTTPHeaders = ["Accept": "application/json"]
     var body: [UInt8] = []
     if let json {
@@ -100,7 +110,7 @@ public final class SessionClient {
     }
     if bearer, let accessToken { headers.set("Authorization", "Bearer \(accessToken)") }
     guard
-      case .sent(let exchange) = native.send(
+      case .sent(let exchange) = (fromElsewhere ? elsewhere : native).send(
         ClientRequest(method: method, url: url(path), headers: headers, body: body)),
       let response = exchange.response
     else { return nil }
@@ -247,21 +257,23 @@ public final class SessionClient {
   /// `GET path` with `token` as the Bearer (someone holding a dropped token).
   public func get(_ path: String, bearerToken token: String) -> HTTPResponse? {
     guard
-      case .sent(let exchange) = native.send(
+      case .sent(let exchange) = elsewhere.send(
         ClientRequest(url: url(path), headers: ["Authorization": "Bearer \(token)"]))
     else { return nil }
     return exchange.response
   }
 
-  /// A bodyless POST to `path`, as any client could send it.
+  /// A bodyless POST to `path`, as any client could send it (from its own network).
   public func sendRaw(_ path: String) -> HTTPResponse? {
-    send("POST", path, json: [:], bearer: false)
+    send("POST", path, json: [:], bearer: false, fromElsewhere: true)
   }
 
   /// Sends `body` to the passkey login endpoint as it is (an attacker's replayed or forged
   /// assertion).
   public func sendAssertion(_ body: [String: Any]) -> HTTPResponse? {
-    send("POST", "/v1/mobile/auth/passkeys/login/verify", json: body, bearer: false)
+    send(
+      "POST", "/v1/mobile/auth/passkeys/login/verify", json: body, bearer: false,
+      fromElsewhere: true)
   }
 
   /// The whole envelope replaces the stored one (the access token in memory).
@@ -292,6 +304,7 @@ public final class SessionClient {
       secureStorage["refreshToken"] = refreshToken
     }
     accessToken = nil
+    bootstrapVersion = nil
     screen = .login
     note("local auth state wiped (\(why)): login")
   }
@@ -388,7 +401,9 @@ public final class SessionClient {
 
   /// Someone else sends `token` to the refresh endpoint (a stolen, replayed token).
   public func replay(_ token: String) -> HTTPResponse? {
-    send("POST", "/v1/mobile/session/refresh", json: ["refreshToken": token], bearer: false)
+    send(
+      "POST", "/v1/mobile/session/refresh", json: ["refreshToken": token], bearer: false,
+      fromElsewhere: true)
   }
 
   /// A navigation inside the app: no bootstrap reload (the contract says never).

@@ -30,8 +30,10 @@ extension Runner {
     let deciding = check.steps.filter { controlled.isEmpty || controlled.contains($0.index) }
     return deciding.contains { step in
       step.evidence.contains {
+        // A request the device made without a network never reached the real system.
         ($0.kind == .http || $0.kind == .navigation)
           && Runner.requestURL($0.summary).map(real.isReal) == true
+          && !$0.summary.contains(HTTPExchange.offlineMessage)
       }
     }
   }

@@ -289,7 +289,7 @@ enum SessionPack: ScenarioPack {
         guard context.negated, let first = held.first else { return nil }
         return context.fail(
           .authStateLeft, first,
-          "\(client.name) is on the login screen but still holds \(held.joined(separator: ", ")) (seed 002: all local auth state is deleted after logout or a terminal refresh error)"
+          "\(client.name) is \(client.screen == .home ? "on its home screen" : "on the login screen") but still holds \(held.joined(separator: ", ")) (seed 002: all local auth state is deleted after logout or a terminal refresh error)"
         )
       }
       return context.fail(
