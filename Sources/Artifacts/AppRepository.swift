@@ -17,6 +17,8 @@ public final class AppRepository: Sendable {
   /// Every app file read so far, by its path relative to the app directory, with the SHA-256
   /// of the bytes read: what an attestation of the run names as its subjects.
   private let ledger = Locked<[String: String]>([:])
+  private let gitAnswers = Locked<[GitQuery: String?]>([:])
+  private let gitPending = DispatchGroup()
 
   /// The largest app file qualify reads; a bigger one is not a configuration file.
   public static let maximumFileSize = 16 << 20
@@ -280,18 +282,47 @@ public final class AppRepository: Sendable {
   /// The checkout is hostile input: git reads only refs and objects here (no `--dirty`, which
   /// would refresh the index and so run the checkout's fsmonitor and clean filters), with
   /// fsmonitor and hooks off, no system or global config, no prompt and no optional locks.
-  public func describeVersion() -> String? { git("describe", "--always", "--tags") }
+  public func describeVersion() -> String? { ask(.describe) }
 
   /// The full commit id the checkout is at (`git rev-parse HEAD`), nil when the app is not a
   /// git checkout: what names the release's sources in the report and the attestation.
   public func commit() -> String? {
-    git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").flatMap {
-      $0.count == 40 || $0.count == 64 ? $0 : nil
+    ask(.commit).flatMap { $0.count == 40 || $0.count == 64 ? $0 : nil }
+  }
+
+  /// Starts both git queries in the background: each costs a process (tens of milliseconds),
+  /// and a run needs their answers only when it records itself, after its set-up.
+  public func askGitInBackground() {
+    for query in GitQuery.allCases {
+      DispatchQueue.global().async(group: gitPending) {
+        let answer = self.git(query.arguments)
+        self.gitAnswers.withLock { $0[query] = .some(answer) }
+      }
     }
   }
 
+  private enum GitQuery: CaseIterable {
+    case describe, commit
+
+    var arguments: [String] {
+      switch self {
+      case .describe: return ["describe", "--always", "--tags"]
+      case .commit: return ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]
+      }
+    }
+  }
+
+  /// A query's answer: the background one when `askGitInBackground` started it, else asked now.
+  private func ask(_ query: GitQuery) -> String? {
+    gitPending.wait()
+    if let known = gitAnswers.withLock({ $0[query] }) { return known }
+    let answer = git(query.arguments)
+    gitAnswers.withLock { $0[query] = .some(answer) }
+    return answer
+  }
+
   /// One read-only git query in the checkout, its trimmed output; nil when git fails.
-  private func git(_ arguments: String...) -> String? {
+  private func git(_ arguments: [String]) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments =

@@ -235,13 +235,13 @@ public final class HTTPClient: Sendable {
     let length = size * count
     let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
       String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-    }.trimmingCharacters(in: .newlines)
+    }.trimmingOWS()
     if line.hasPrefix("HTTP/") {
       // A new status line (after a 100 Continue) starts a new header block.
       accumulator.headers = HTTPHeaders()
     } else if let colon = line.firstIndex(of: ":") {
       let name = String(line[..<colon])
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      let value = line[line.index(after: colon)...].trimmingOWS()
       accumulator.headers.add(name, value)
     }
     return length

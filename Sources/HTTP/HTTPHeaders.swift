@@ -61,3 +61,24 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
   }
 }
+
+extension Substring {
+  /// Without leading and trailing optional whitespace (RFC 9110's OWS: spaces and tabs), and
+  /// the CR and LF that end a raw header line: what surrounds a header field's value. Byte by
+  /// byte, since every header of every exchange passes here.
+  func trimmingOWS() -> String {
+    func isOWS(_ byte: UInt8) -> Bool {
+      byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
+    var start = utf8.startIndex
+    var end = utf8.endIndex
+    while start < end && isOWS(utf8[start]) { utf8.formIndex(after: &start) }
+    while start < end, isOWS(utf8[utf8.index(before: end)]) { utf8.formIndex(before: &end) }
+    return String(decoding: utf8[start..<end], as: UTF8.self)
+  }
+}
+
+extension String {
+  /// `Substring.trimmingOWS()` of the whole string.
+  func trimmingOWS() -> String { self[...].trimmingOWS() }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import QualifyCore
 
 /// A response from a mock server, or as a simulated client received it.
 public struct HTTPResponse: Sendable {
@@ -43,11 +44,8 @@ public struct HTTPResponse: Sendable {
 
   /// A JSON response from a JSON-serialisable value, keys sorted so bodies are reproducible.
   public static func json(_ value: Any, status: Int = 200) -> HTTPResponse {
-    let data =
-      (try? JSONSerialization.data(
-        withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-    return HTTPResponse(
-      status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    let data = JSONText.data(value, escapingSlashes: false) ?? Array("{}".utf8)
+    return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: data)
   }
 
   /// A redirect (302 by default) to `location`.

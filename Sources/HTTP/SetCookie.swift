@@ -26,15 +26,15 @@ public struct SetCookie: Sendable, Hashable {
   /// Parses one header value; nil when it has no `name=value` pair.
   public init?(header: String) {
     let parts = header.split(separator: ";", omittingEmptySubsequences: false).map {
-      $0.trimmingCharacters(in: .whitespaces)
+      $0.trimmingOWS()
     }
     guard let first = parts.first, let eq = first.firstIndex(of: "=") else { return nil }
-    name = String(first[..<eq]).trimmingCharacters(in: .whitespaces)
-    value = String(first[first.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
+    name = String(first[..<eq]).trimmingOWS()
+    value = String(first[first.index(after: eq)...]).trimmingOWS()
     guard !name.isEmpty else { return nil }
     for attribute in parts.dropFirst() {
       let pieces = attribute.split(separator: "=", maxSplits: 1).map {
-        $0.trimmingCharacters(in: .whitespaces)
+        $0.trimmingOWS()
       }
       let key = pieces.first?.lowercased() ?? ""
       let argument = pieces.count > 1 ? pieces[1] : ""

@@ -65,8 +65,9 @@ public enum JWT {
   }
 
   static func json(_ object: Any) throws -> [UInt8] {
-    Array(
-      try JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+    guard let data = JSONText.data(object, escapingSlashes: false) else {
+      throw InputError("a token's header or claims are not JSON")
+    }
+    return data
   }
 }

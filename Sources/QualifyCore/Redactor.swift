@@ -84,7 +84,7 @@ public final class Redactor: Sendable {
   public func redact(_ text: String) -> String {
     let current = known.withLock { $0 }
     var text = text
-    for literal in current.literals where text.contains(literal) {
+    for literal in current.literals where TextSearch.contains(text, literal) {
       text = text.replacingOccurrences(of: literal, with: Redactor.marker(for: literal))
     }
     return Redactor.redactPrivateKeys(
@@ -96,7 +96,7 @@ public final class Redactor: Sendable {
   /// Replaces every PEM private key block (`-----BEGIN … PRIVATE KEY-----` to its END line, or
   /// to the end of the text when it is cut off), whoever minted it.
   static func redactPrivateKeys(_ text: String) -> String {
-    guard text.contains("PRIVATE KEY-----") else { return text }
+    guard TextSearch.contains(text, "PRIVATE KEY-----") else { return text }
     var out = ""
     var rest = Substring(text)
     while let begin = rest.range(of: "-----BEGIN "),

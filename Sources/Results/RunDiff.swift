@@ -117,27 +117,37 @@ public struct RunDiff: Sendable {
 
   /// What changes with every seed or every run, and what it is shown as. Compiled once: a
   /// run's diff masks every evidence line of two runs.
-  private static let maskRules: [(NSRegularExpression, String)] = [
-    (#"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, "(…)"),
+  ///
+  /// Each rule carries what any match must contain, tested on the bytes first: most evidence
+  /// lines match no rule, and a regular expression pass over every line of two runs was a
+  /// tenth of a run with a baseline.
+  static let maskRules: [(NSRegularExpression, String, MaskTrigger)] = [
+    (#"\(\d+(\.\d+)?\s*(ms|µs|s)\)"#, "(…)", .substring("s)")),
     // A redacted secret's fingerprint and a session's short hex id change with every seed.
-    (#"\[REDACTED:[0-9a-f]{4}\]"#, "[REDACTED]"),
-    (#"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, "…"),
+    (#"\[REDACTED:[0-9a-f]{4}\]"#, "[REDACTED]", .substring("[REDACTED:")),
+    (#"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])"#, "…", .run(of: .lowercaseHex, atLeast: 8)),
     // An OTA id's commit (`999-153d3b8`): the count is the scenario's, the sha the seed's.
-    (#"(?<![0-9A-Za-z])([0-9]+)-[0-9a-f]{7}(?![0-9A-Za-z])"#, "$1-…"),
+    (#"(?<![0-9A-Za-z])([0-9]+)-[0-9a-f]{7}(?![0-9A-Za-z])"#, "$1-…", .digitThenDash),
     // A token shown by its first characters (`token 1Va53mVp…`).
-    (#"[A-Za-z0-9_\-]{6,}…"#, "…"),
-  ].compactMap { pattern, template in
-    (try? NSRegularExpression(pattern: pattern)).map { ($0, template) }
+    (#"[A-Za-z0-9_\-]{6,}…"#, "…", .substring("…")),
+  ].compactMap { pattern, template, trigger in
+    (try? NSRegularExpression(pattern: pattern)).map { ($0, template, trigger) }
   }
-  private static let longRun = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#)
+  static let longRun = try? NSRegularExpression(pattern: #"[A-Za-z0-9_\-]{12,}"#)
 
-  static func mask(_ text: String) -> String {
+  /// - Parameter guarded: false runs every rule whatever its trigger says: the reference the
+  ///   tests hold the guarded masks to.
+  static func mask(_ text: String, guarded: Bool = true) -> String {
     var out = text
-    for (expression, template) in maskRules {
+    // Each trigger is tested on the text as the earlier rules left it, since a replacement
+    // can make a later rule match (`abc_12345678…` becomes `abc_……`).
+    for (expression, template, trigger) in maskRules where !guarded || trigger.holds(in: out) {
       out = expression.stringByReplacingMatches(
         in: out, range: NSRange(out.startIndex..., in: out), withTemplate: template)
     }
-    guard let expression = longRun else { return out }
+    guard let expression = longRun,
+      !guarded || MaskTrigger.run(of: .token, atLeast: 12).holds(in: out)
+    else { return out }
     let matches = expression.matches(in: out, range: NSRange(out.startIndex..., in: out))
     for match in matches.reversed() {
       guard let range = Range(match.range, in: out) else { continue }
@@ -152,5 +162,50 @@ public struct RunDiff: Sendable {
       out.replaceSubrange(range, with: "…")
     }
     return out
+  }
+}
+
+/// What every match of a mask rule contains, cheap to test on the UTF-8 bytes.
+enum MaskTrigger {
+  enum Characters {
+    /// `[0-9a-f]`
+    case lowercaseHex
+    /// `[A-Za-z0-9_-]`
+    case token
+
+    func contains(_ byte: UInt8) -> Bool {
+      switch self {
+      case .lowercaseHex: return (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+      case .token:
+        return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+          || (0x61...0x7A).contains(byte) || byte == 0x5F || byte == 0x2D
+      }
+    }
+  }
+
+  case substring(String)
+  case run(of: Characters, atLeast: Int)
+  /// An ASCII digit right before a `-`.
+  case digitThenDash
+
+  func holds(in text: String) -> Bool {
+    switch self {
+    case .substring(let needle):
+      return TextSearch.containsBytes(text, needle)
+    case .run(let characters, let length):
+      var current = 0
+      for byte in text.utf8 {
+        current = characters.contains(byte) ? current + 1 : 0
+        if current >= length { return true }
+      }
+      return false
+    case .digitThenDash:
+      var previousIsDigit = false
+      for byte in text.utf8 {
+        if byte == 0x2D && previousIsDigit { return true }
+        previousIsDigit = (0x30...0x39).contains(byte)
+      }
+      return false
+    }
   }
 }

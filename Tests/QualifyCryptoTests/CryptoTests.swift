@@ -153,3 +153,20 @@ import Testing
         != Key.generateRSA(bits: 2048, seededBy: &b).pkcs1PublicPEM())
   }
 }
+
+extension SeededRSATests {
+  /// The moduli the seeds gave when each prime was confirmed by OpenSSL's `BN_check_prime`
+  /// (64 rounds): the faster test must find the very same primes, or every run's IdP key,
+  /// and every earlier report of a seed, would change.
+  @Test func theFasterPrimeTestFindsThePrimesOpenSSLFound() throws {
+    let recorded: [(UInt64, String, String)] = [
+      (99, "k", "c8c42a63139f7a9084d5f1ca3809205fe35d130e8deab7b4cc46d8edbe1d9b8b"),
+      (1, "idp-signing-key", "c3328dd268db8af47e9890a6725ba38fa5858a673cae968eaac3d22f08b3004d"),
+    ]
+    for (seed, label, modulusDigest) in recorded {
+      var generator = SeededGenerator(seed: seed, label: label)
+      let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+      #expect(Hex.encode(Digest.sha256(try key.rsaPublicNumbers().modulus)) == modulusDigest)
+    }
+  }
+}

@@ -162,7 +162,7 @@ public final class CookieJar {
   public func snapshot(redactor: Redactor) -> String {
     let lines = all.sorted { ($0.domain, $0.name) < ($1.domain, $1.name) }.map { cookie in
       let lifetime =
-        cookie.expires.map { "expires \(ISO8601DateFormatter().string(from: $0))" } ?? "session"
+        cookie.expires.map { "expires \(ISO8601.string(from: $0))" } ?? "session"
       let flags = [
         cookie.secure ? "Secure" : nil, cookie.httpOnly ? "HttpOnly" : nil,
         "SameSite=\(cookie.sameSite.rawValue)",

@@ -162,7 +162,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
             "auth": [
               "sessionId": session.id, "deviceId": session.deviceId, "authMethod": "password",
               "authLevel": "aal1", "passkeyEnrolled": false,
-              "reauthRequiredAt": ISO8601DateFormatter().string(
+              "reauthRequiredAt": ISO8601.string(
                 from: session.authenticatedAt.addingTimeInterval(SessionBackend.reauthWindow)),
             ],
             "bootstrapVersion": state.bootstrapVersion,
@@ -399,13 +399,12 @@ public final class SessionBackend: HTTPHandler, Sendable {
   }
 
   private func envelope(_ session: Session, version: Int) -> HTTPResponse {
-    let format = ISO8601DateFormatter()
     return noStore(
       .json([
         "accessToken": session.accessToken,
-        "accessExpiresAt": format.string(from: session.accessExpires),
+        "accessExpiresAt": ISO8601.string(from: session.accessExpires),
         "refreshToken": session.refreshToken,
-        "refreshExpiresAt": format.string(from: session.refreshExpires),
+        "refreshExpiresAt": ISO8601.string(from: session.refreshExpires),
         "sessionId": session.id, "deviceId": session.deviceId, "bootstrapVersion": version,
       ]))
   }

@@ -24,17 +24,32 @@ public enum ScenarioCatalogue {
         if url.pathExtension == "scenario" { files.append(url) }
       }
     }
-    files.sort { $0.path < $1.path }
+    let paths = files.sorted { $0.path < $1.path }
+    // The files parse on every core (the catalogue is a fifth of a one-scenario run), each
+    // into diagnostics of its own, merged in file order so that the output does not depend
+    // on the schedule; the first file that cannot be read is the error, as when serial.
+    let parsed = Locked(
+      [Result<(Scenario?, [Diagnostic]), any Error>?](
+        repeating: nil, count: paths.count))
+    let shownFrom = root.deletingLastPathComponent()
+    let rootLength = root.path.count
+    DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+      let file = paths[index]
+      let relative = String(file.standardizedFileURL.path.dropFirst(rootLength + 1))
+      let id = String(relative.dropLast(".scenario".count))
+      let own = DiagnosticsEngine()
+      let result = Result {
+        (try parse(file: file, id: id, diagnostics: own, shownFrom: shownFrom), own.diagnostics)
+      }
+      parsed.withLock { $0[index] = result }
+    }
     let diagnostics = DiagnosticsEngine()
     var scenarios: [Scenario] = []
-    for file in files {
-      let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
-      let id = String(relative.dropLast(".scenario".count))
-      if let scenario = try parse(
-        file: file, id: id, diagnostics: diagnostics, shownFrom: root.deletingLastPathComponent())
-      {
-        scenarios.append(scenario)
-      }
+    for result in parsed.withLock({ $0 }) {
+      guard let result else { continue }
+      let (scenario, found) = try result.get()
+      for diagnostic in found { diagnostics.emit(diagnostic) }
+      if let scenario { scenarios.append(scenario) }
     }
     if diagnostics.hasErrors {
       throw InputError(

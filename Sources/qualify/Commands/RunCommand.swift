@@ -179,6 +179,7 @@ struct RunCommand {
     // Bad input first: the app and the scenarios are read before anything starts.
     let appDirectory = parsed.value("app") ?? Paths.sampleApp
     let repository = try AppRepository(directory: appDirectory)
+    repository.askGitInBackground()
     // The real parts of the stack come first: an unreachable one stops the run now.
     let real = try parsed.value("stack").map {
       try StackFile.load(path: $0, shell: repository.profile.shell)
@@ -188,7 +189,9 @@ struct RunCommand {
       extraEnv: AppRepository.ExtraEnv(
         backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env"))
     ).mapValues { real?.applied(to: $0) ?? $0 }
-    var scenarios = try loadScenarios()
+    let allScenarios = try ScenarioCatalogue.load(
+      directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
+    var scenarios = try select(from: allScenarios)
     scenarios = try shard(scenarios)
     // Against a real IdP the test accounts are the stack file's, not the realm export's.
     if real?.identityProvider == nil { try Runner.checkTestUsers(scenarios, builds: builds) }
@@ -199,8 +202,6 @@ struct RunCommand {
         hint: "qualify list --all shows each scenario's shell kind")
     }
     let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel, shell: shell)
-    let allScenarios = try ScenarioCatalogue.load(
-      directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
     let catalogue = Runner.jobs(
       allScenarios, platforms: Platform.allCases, channel: channel, shell: shell)
     let startedAt = Date()
@@ -473,8 +474,9 @@ struct RunCommand {
     return options
   }
 
-  private func loadScenarios() throws -> [Scenario] {
-    let directory = parsed.value("scenarios") ?? Paths.scenariosDirectory
+  /// The scenarios the command line selects: one file, one id or glob, or the filters'
+  /// share of `all` (the catalogue, parsed once per run).
+  private func select(from all: [Scenario]) throws -> [Scenario] {
     if let single {
       if single.hasSuffix(".scenario") {
         let diagnostics = DiagnosticsEngine()
@@ -488,7 +490,6 @@ struct RunCommand {
         }
         return [scenario]
       }
-      let all = try ScenarioCatalogue.load(directory: directory)
       let matching = all.filter { $0.id == single || Glob.matches(single, $0.id) }
       guard !matching.isEmpty else {
         throw InputError(
@@ -499,7 +500,6 @@ struct RunCommand {
       }
       return matching
     }
-    let all = try ScenarioCatalogue.load(directory: directory)
     return ScenarioCatalogue.filter(all, globs: parsed.all("filter"), tags: parsed.all("tag"))
   }
 

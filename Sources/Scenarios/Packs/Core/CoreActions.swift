@@ -66,7 +66,7 @@ enum CoreActions {
       context.world.clock.advance(by: seconds)
       context.world.note(
         "clock",
-        "advanced \(Durations.format(seconds)) to \(ISO8601DateFormatter().string(from: context.world.clock.now))"
+        "advanced \(Durations.format(seconds)) to \(ISO8601.string(from: context.world.clock.now))"
       )
       return Outcome("advanced the clock by \(Durations.format(seconds))")
     },
