@@ -20,11 +20,14 @@ struct BuildReader {
 
   var profile: AppProfile { repository.profile }
 
+  /// The channel's builds, read by the reader of the app's shell kind.
   mutating func read() throws -> [Platform: AppBuild] {
-    if profile.shell == .multiInstance { return readMultiInstance() }
-    if profile.shell == .sessionContract { return readSessionContract() }
-    if profile.shell == .hybridWebView { return readHybrid() }
-    if profile.shell == .reactNativeBridge { return readBridge() }
+    try ShellBuildReaders.type(of: profile.shell).read(&self)
+  }
+
+  /// Seed 000's shell: a Capacitor app of one web app at a fixed origin, its env files, its
+  /// native projects and its realm.
+  mutating func readSingleOrigin() throws -> [Platform: AppBuild] {
     guard let files = profile.channels[channel] else {
       throw InputError(
         "the app \(profile.name) has no \(channel.rawValue) channel",

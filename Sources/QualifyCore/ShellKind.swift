@@ -26,6 +26,30 @@ public struct ShellKind: Sendable, Hashable {
     }
   }
 
+  /// What a `--stack` file names for the kind beside `$comment`, `caFile` and `timeout`.
+  public struct StackSchema: Sendable {
+    /// The real parts it may name (top-level keys).
+    public let parts: [String]
+    /// Those it must name.
+    public let required: [String]
+    /// Why a stack file names nothing for the kind (its parts are empty), and what to do
+    /// instead.
+    public let nothing: String?
+    public let nothingHint: String?
+
+    public init(
+      parts: [String], required: [String] = [], nothing: String? = nil, nothingHint: String? = nil
+    ) {
+      self.parts = parts
+      self.required = required
+      self.nothing = nothing
+      self.nothingHint = nothingHint
+    }
+
+    /// The keys every stack file may carry.
+    public static let common = ["$comment", "caFile", "timeout"]
+  }
+
   /// `single-origin`, `multi-instance`: what `qualify.json` and a scenario's `shell` line say.
   public let id: String
   public let summary: String
@@ -35,6 +59,10 @@ public struct ShellKind: Sendable, Hashable {
   /// What a release-channel run must say about the items a simulation cannot settle, nil
   /// when there is nothing to say.
   public let releaseCaveat: String?
+  /// Whether a run against the real identity provider settles what the release caveat says
+  /// the simulation cannot (seed 000's items 1 and 2).
+  public let realIdentityProviderSettlesCaveat: Bool
+  public let stack: StackSchema
 
   public static func == (a: ShellKind, b: ShellKind) -> Bool { a.id == b.id }
   public func hash(into hasher: inout Hasher) { hasher.combine(id) }
@@ -60,7 +88,9 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(8, "Push environment pairing", guardsStoreBuild: true),
     ],
     releaseCaveat:
-      "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it"
+      "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it",
+    realIdentityProviderSettlesCaveat: true,
+    stack: StackSchema(parts: ["identityProvider", "backend", "ota"])
   )
 
   /// Seed 004: a Capacitor shell with no fixed origin, loading the remote instances its user
@@ -87,7 +117,9 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(13, "The app's own test suite passes (resolveDeepLink's included)"),
     ],
     releaseCaveat:
-      "item 9 is a human handoff (a real device in hand) and item 13 is the app's own test suite: qualify proves neither"
+      "item 9 is a human handoff (a real device in hand) and item 13 is the app's own test suite: qualify proves neither",
+    realIdentityProviderSettlesCaveat: false,
+    stack: StackSchema(parts: ["instances"])
   )
 
   /// Seed 002: a mobile app on a first-party session contract with its backend (one
@@ -108,7 +140,9 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(8, "Contract errors the client can tell apart"),
       ChecklistItem(9, "Passkeys: login and registration (WebAuthn)"),
     ],
-    releaseCaveat: nil
+    releaseCaveat: nil,
+    realIdentityProviderSettlesCaveat: false,
+    stack: StackSchema(parts: ["backend", "testUsers"], required: ["backend"])
   )
 
   /// Seed 003: thin native Kotlin and Swift containers around a server-rendered site, a JS
@@ -135,7 +169,14 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(9, "The association files certify the release build (.well-known)"),
     ],
     releaseCaveat:
-      "Apple fetches apple-app-site-association through its CDN and Android verifies App Links at install: here the simulated OS fetches the files from the site itself; `qualify links verify --domain` checks the production domain's files"
+      "Apple fetches apple-app-site-association through its CDN and Android verifies App Links at install: here the simulated OS fetches the files from the site itself; `qualify links verify --domain` checks the production domain's files",
+    realIdentityProviderSettlesCaveat: false,
+    stack: StackSchema(
+      parts: [],
+      nothing:
+        "a hybrid-webview app's scenarios run against the embedded site only: a stack file names nothing for it",
+      nothingHint:
+        "check the real site's .well-known files with qualify links verify --domain https://…")
   )
 
   /// Seed 001: a React Native shell rendering its web UI at a fixed origin, talking to it over
@@ -174,7 +215,13 @@ public struct ShellKind: Sendable, Hashable {
         11, "Physical-device qualification: suspension, renderer loss, audio, alerts, recovery"),
     ],
     releaseCaveat:
-      "item 11 is a human handoff (seed 001: physical devices) and the native navigation processors are not composed: qualify proves the bridge and the handoff, not installed navigation"
+      "item 11 is a human handoff (seed 001: physical devices) and the native navigation processors are not composed: qualify proves the bridge and the handoff, not installed navigation",
+    realIdentityProviderSettlesCaveat: false,
+    stack: StackSchema(
+      parts: [],
+      nothing:
+        "a react-native-bridge app's scenarios run against the embedded web app and its handoff server only: a stack file names nothing for it"
+    )
   )
 
   public static let all: [ShellKind] = [

@@ -10,6 +10,12 @@ import QualifyCore
 /// variable that is not set, or a real part that cannot be reached is bad input (exit 2)
 /// naming the file and line, or the part and its URL.
 public enum StackFile {
+  /// `a`, `a and b`, `a, b and c`.
+  static func list(_ names: [String]) -> String {
+    names.count < 2
+      ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+  }
+
   /// The largest stack file: a page of JSON naming a few systems.
   public static let maximumSize = 1 << 20
 
@@ -56,57 +62,34 @@ public enum StackFile {
             at: FileLocation(file: path, line: 1, column: 1), "a stack file is a JSON object")
         ])
     }
-    let known = [
-      "$comment", "identityProvider", "backend", "ota", "instances", "testUsers", "caFile",
-      "timeout",
-    ]
+    let schema = shell.stack
+    let known = ShellKind.StackSchema.common + ShellKind.all.flatMap(\.stack.parts)
     for member in members where !known.contains(member.key) {
       fail(
         member.line, "unknown key \"\(member.key)\"",
         hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
     }
-    if shell == .hybridWebView || shell == .reactNativeBridge {
-      // What a real site would be checked for here is its association files: that has its
-      // own command, and nothing else of a real site is driven yet.
+    if let nothing = schema.nothing {
       throw InputError(
         "\(path) has errors",
         diagnostics: [
           Diagnostic.error(
-            at: FileLocation(file: path, line: 1, column: 1),
-            "a hybrid-webview app's scenarios run against the embedded site only: a stack file names nothing for it",
-            hint:
-              "check the real site's .well-known files with qualify links verify --domain https://…"
-          )
+            at: FileLocation(file: path, line: 1, column: 1), nothing, hint: schema.nothingHint)
         ])
     }
-    if shell == .sessionContract {
-      // Contract mode: a real backend and the test accounts the client signs in with.
-      for member in members
-      where !["$comment", "caFile", "timeout", "backend", "testUsers"].contains(member.key) {
-        fail(
-          member.line,
-          "\"\(member.key)\": a session-contract app's stack file names its backend and testUsers only"
-        )
-      }
-      if root["backend"] == nil {
-        fail(1, "a session-contract app's stack file names the backend under test (\"backend\")")
-      }
-    } else if root["testUsers"] != nil {
-      fail(
-        root.line(of: "testUsers"),
-        "top-level \"testUsers\" are a session-contract backend's: an IdP's go under identityProvider"
-      )
-    }
-    let foreign =
-      shell == .multiInstance
-      ? ["identityProvider", "backend", "ota"] : shell == .singleOrigin ? ["instances"] : []
-    for member in members where foreign.contains(member.key) {
+    // A part another kind's stack file names: say whose it is and what this one names.
+    for member in members where known.contains(member.key) {
+      guard !ShellKind.StackSchema.common.contains(member.key), !schema.parts.contains(member.key)
+      else { continue }
+      let owners = ShellKind.all.filter { $0.stack.parts.contains(member.key) }.map(\.id)
       fail(
         member.line,
-        shell == .multiInstance
-          ? "\"\(member.key)\": the app is a multi-instance shell, with no identity provider, backend or OTA channel of its own"
-          : "\"instances\" are a multi-instance shell's, and the app is a \(shell.id) shell",
-        hint: shell == .multiInstance ? "name its real instances under \"instances\"" : nil)
+        "\"\(member.key)\" is named by a \(owners.joined(separator: " or ")) app's stack file, and the app is a \(shell.id) shell: its stack file names \(StackFile.list(schema.parts)) only",
+        hint: member.key == "testUsers" && schema.parts.contains("identityProvider")
+          ? "the identity provider's test users go under identityProvider" : nil)
+    }
+    for part in schema.required where root[part] == nil {
+      fail(1, "a \(shell.id) app's stack file names the \(part) under test (\"\(part)\")")
     }
     // Where a missing key would be: the object's own first line.
     func line(_ object: JSONValue, _ key: String) -> Int? {
@@ -387,177 +370,4 @@ public enum StackFile {
     return real
   }
 
-  /// The real backend answers its config endpoint (`GET /api/v1.0/config/`) before the run,
-  /// or the run does not start.
-  static func probe(backend: RealSystems.Backend, _ real: RealSystems) throws {
-    let url = backend.origin.url("/api/v1.0/config/")
-    let exchange = try real.client().send(ClientRequest(url: url))
-    guard let response = exchange.response else {
-      throw InputError(
-        "the real backend is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
-        hint:
-          "check backend.baseURL in the stack file and that the backend answers from this machine")
-    }
-    guard response.status == 200, response.jsonObject is [String: Any] else {
-      throw InputError(
-        "the real backend answered \(response.status) at \(url), not the app's config: is backend.baseURL the app's API origin?"
-      )
-    }
-  }
-
-  /// A session-contract backend answers its bootstrap without a token as the contract says:
-  /// 401 with a JSON error, before the run, or the run does not start.
-  static func probe(contractBackend backend: RealSystems.Backend, _ real: RealSystems) throws {
-    let url = backend.origin.url("/v1/mobile/api/me")
-    let exchange = try real.client().send(ClientRequest(url: url))
-    guard let response = exchange.response else {
-      throw InputError(
-        "the real backend is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
-        hint: "check backend.baseURL in the stack file")
-    }
-    guard response.status == 401, (response.jsonObject as? [String: Any])?["error"] is String
-    else {
-      throw InputError(
-        "the real backend answered \(response.status) at \(url) without a token, not the contract's 401 with an error: is backend.baseURL the contract's API origin?"
-      )
-    }
-    // The test accounts sign in now, or the run would blame the app for a wrong password;
-    // each session opened here is closed again.
-    let client = try real.client()
-    for user in real.contractTestUsers {
-      let login = backend.origin.url("/v1/mobile/auth/password/login")
-      let body = try JSONSerialization.data(
-        withJSONObject: ["login": user.username, "password": user.password ?? ""])
-      let answer = client.send(
-        ClientRequest(
-          method: "POST", url: login, headers: ["Content-Type": "application/json"],
-          body: Array(body)))
-      guard let response = answer.response, response.status == 200,
-        let token = (response.jsonObject as? [String: Any])?["accessToken"] as? String
-      else {
-        throw InputError(
-          "the real backend refuses the test account \(user.username) at \(login): \(answer.response.map { "HTTP \($0.status) \((($0.jsonObject as? [String: Any])?["error"] as? String) ?? "")" } ?? answer.error?.message ?? "no answer")",
-          hint: "check testUsers and the variables their passwordEnv name")
-      }
-      _ = client.send(
-        ClientRequest(
-          method: "POST", url: backend.origin.url("/v1/mobile/session/logout"),
-          headers: ["Authorization": "Bearer \(token)"]))
-    }
-  }
-
-  /// A real instance answers `GET /api/instance` as a Sovereign instance (seed 004's
-  /// contract) before the run, or the run does not start.
-  static func probe(instance name: String, at origin: Origin, _ real: RealSystems) throws {
-    let url = origin.url("/api/instance")
-    let exchange = try real.client().send(ClientRequest(url: url))
-    guard let response = exchange.response else {
-      throw InputError(
-        "the real instance \(name) is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
-        hint: "check instances.\(name) in the stack file")
-    }
-    let body = response.jsonObject as? [String: Any]
-    guard response.status == 200, body?["status"] as? String == "ok",
-      body?["product"] as? String == "sovereign", body?["instanceName"] is String,
-      body?["platformVersion"] is String
-    else {
-      throw InputError(
-        "the real instance \(name) at \(url) does not answer as a Sovereign instance (HTTP \(response.status); expected {status: \"ok\", product: \"sovereign\", instanceName, platformVersion})"
-      )
-    }
-  }
-
-  /// The real channel serves a manifest before the run, or the run does not start; its
-  /// bundle's origin is reached over the network too.
-  static func probe(manifestURL: String, _ real: RealSystems) throws -> RealSystems.OTAChannel {
-    var origins = [Origin(url: manifestURL)].compactMap { $0 }
-    var probing = real
-    probing.ota = RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
-    let exchange = try probing.client().send(ClientRequest(url: manifestURL))
-    guard let response = exchange.response else {
-      throw InputError(
-        "the real OTA channel is unreachable: \(manifestURL): \(exchange.error?.message ?? "no answer")",
-        hint:
-          "check ota.manifestURL in the stack file and that the bucket answers from this machine"
-      )
-    }
-    guard response.status == 200 else {
-      throw InputError(
-        "the real OTA channel answered \(response.status) at \(manifestURL): no manifest is published there",
-        hint: "publish to the channel first, or leave \"ota\" out to use the in-process bucket")
-    }
-    let manifest: Manifest
-    do {
-      manifest = try Manifest.parse(response.body, source: manifestURL)
-    } catch {
-      throw InputError("the real OTA channel's manifest at \(manifestURL) does not parse: \(error)")
-    }
-    let bundleURL = Manifest.resolve(manifest.url, against: manifestURL)
-    if let bundle = Origin(url: bundleURL), !origins.contains(bundle) {
-      origins.append(bundle)
-    }
-    // The bundle must be there too: a channel whose manifest names a missing bundle would
-    // fail every device, and the run would blame the app.
-    probing.ota = RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
-    let head = try probing.client().send(ClientRequest(method: "HEAD", url: bundleURL))
-    guard let answer = head.response, answer.status == 200 else {
-      throw InputError(
-        "the real OTA channel's bundle \(manifest.version) cannot be downloaded: \(bundleURL): \(head.response.map { "HTTP \($0.status)" } ?? head.error?.message ?? "no answer")",
-        hint: "the manifest at \(manifestURL) names it")
-    }
-    return RealSystems.OTAChannel(manifestURL: manifestURL, origins: origins)
-  }
-
-  /// Reads the IdP's discovery document: the endpoints the run uses, and the proof it answers.
-  static func discover(
-    _ issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
-    companion: RealSystems.IdentityProvider.Client, users: [RealmSettings.User], trusted: String?,
-    timeout: TimeInterval
-  ) throws -> RealSystems.IdentityProvider {
-    let url =
-      (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer)
-      + "/.well-known/openid-configuration"
-    guard let origin = Origin(url: issuer) else {
-      throw InputError("the identity provider's issuer is not an http(s) URL: \(issuer)")
-    }
-    var configuration = RealSystems.clientConfiguration(
-      trusted: trusted, timeout: timeout, authorities: [origin.authority])
-    configuration.maxResponseBytes = 1 << 20
-    let exchange = try HTTPClient(configuration: configuration).send(ClientRequest(url: url))
-    guard let response = exchange.response else {
-      throw InputError(
-        "the real identity provider is unreachable: \(url): \(exchange.error?.message ?? "no answer")",
-        hint: "check the issuer in the stack file and that the IdP answers from this machine")
-    }
-    guard response.status == 200, let document = response.jsonObject as? [String: Any] else {
-      throw InputError(
-        "the real identity provider answered \(response.status) at \(url), not a discovery document"
-      )
-    }
-    func endpoint(_ key: String) throws -> String {
-      guard let value = document[key] as? String, Origin(url: value) != nil else {
-        throw InputError("the discovery document at \(url) has no \(key)")
-      }
-      return value
-    }
-    guard document["issuer"] as? String == issuer else {
-      throw InputError(
-        "the discovery document at \(url) names the issuer \(document["issuer"] as? String ?? "none"), not \(issuer) (OIDC Discovery §4.3)"
-      )
-    }
-    let tokenEndpoint = try endpoint("token_endpoint")
-    let notes = try ClientProbe.check(
-      [("app", app), ("companion", companion)], at: tokenEndpoint,
-      offered: document["token_endpoint_auth_methods_supported"] as? [String],
-      configuration: configuration)
-    var provider = RealSystems.IdentityProvider(
-      issuer: issuer, profile: profile,
-      authorizationEndpoint: try endpoint("authorization_endpoint"),
-      tokenEndpoint: try endpoint("token_endpoint"), jwksURI: try endpoint("jwks_uri"),
-      userinfoEndpoint: document["userinfo_endpoint"] as? String,
-      endSessionEndpoint: document["end_session_endpoint"] as? String, app: app,
-      companion: companion, testUsers: users)
-    provider.unchecked = notes
-    return provider
-  }
 }

@@ -71,8 +71,23 @@ import Testing
     machine.pluginStart()
     #expect(machine.current == expected)
     #expect(Self.check(&machine, "1002-crash")?.reason.contains("failed boot") == true)
-    #expect(machine.failedVersions == ["1002-crash"])
+    #expect(machine.failedVersion == "1002-crash")
     #expect(machine.notes.contains { $0.hasPrefix("rolled back: 1002-crash") })
+  }
+
+  /// The real `ota.ts` mirrors the plugin's record into one localStorage slot
+  /// (`ota-boot-failed-version`): a second failed boot replaces the first, which a manifest
+  /// pointing at it again may then apply once more (and see fail, and record, again).
+  @Test func theMirrorHoldsTheLastFailedBootOnly() {
+    var machine = Machine(builtin: "builtin", behaviours: .init())
+    #expect(Self.check(&machine, "1002-crash")?.label == "applied")
+    machine.pluginStart()
+    #expect(Self.check(&machine, "1002-crash")?.reason.contains("failed boot") == true)
+    #expect(Self.check(&machine, "1003-crash")?.label == "applied")
+    machine.pluginStart()
+    #expect(Self.check(&machine, "1003-crash")?.reason.contains("failed boot") == true)
+    #expect(machine.failedVersion == "1003-crash")
+    #expect(Self.check(&machine, "1002-crash")?.label == "applied")
   }
 
   @Test func forgettingFailedBootsReappliesTheBrokenBundle() {

@@ -153,7 +153,7 @@ import Testing
       (#"{"instances": {"blog": "https://one.example"}}"#, #"unknown key "blog" in instances"#),
       (
         #"{"ota": {"manifestURL": "https://127.0.0.1:9/m.json"}, "timeout": "1s"}"#,
-        "the app is a multi-instance shell, with no identity provider, backend or OTA channel"
+        "\"ota\" is named by a single-origin app's stack file, and the app is a multi-instance shell: its stack file names instances only"
       ),
     ] {
       try Data(text.utf8).write(to: scratch.appendingPathComponent("stack.json"))
@@ -171,8 +171,25 @@ import Testing
     #expect(messages.status == 2)
     #expect(
       messages.stderr.contains(
-        "\"instances\" are a multi-instance shell's, and the app is a single-origin shell"),
-      "\(messages.stderr)")
+        "\"instances\" is named by a multi-instance app's stack file, and the app is a single-origin shell: its stack file names identityProvider, backend and ota only"
+      ), "\(messages.stderr)")
+    // Each kind's refusal comes from its own schema: a bridge app is not told it is a hybrid one.
+    try Data(#"{"timeout": "1s"}"#.utf8).write(to: scratch.appendingPathComponent("stack.json"))
+    let bridge = try CLI.run(
+      ["--app", Fixtures.root + "/Scenarios/apps/openmapx", "--stack", "stack.json"], in: scratch)
+    #expect(bridge.status == 2)
+    #expect(
+      bridge.stderr.contains(
+        "a react-native-bridge app's scenarios run against the embedded web app")
+        && !bridge.stderr.contains("hybrid"),
+      "\(bridge.stderr)")
+    let hybrid = try CLI.run(
+      ["--app", Fixtures.root + "/Scenarios/apps/appplatform", "--stack", "stack.json"],
+      in: scratch)
+    #expect(hybrid.status == 2)
+    #expect(
+      hybrid.stderr.contains("a hybrid-webview app's scenarios run against the embedded site only")
+        && hybrid.stderr.contains("qualify links verify"), "\(hybrid.stderr)")
   }
 
   @Test func aStatementOfAnotherKindOfShellIsAParseError() throws {
@@ -200,6 +217,30 @@ import Testing
       run.stderr.contains(
         "mixed.scenario:6:5: error: 'mail starts' belongs to the instances pack, for multi-instance shells; this scenario drives a single-origin shell"
       ), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("the statement needs 'shell multi-instance' in the scenario's header"))
+    // The hint names the statement's own kind, whichever it is.
+    try FileManager.default.removeItem(at: folder.appendingPathComponent("mixed.scenario"))
+    try Data(
+      """
+      scenario "Mixed"
+        device phone
+        app site on phone
+
+        step "one"
+          site is opened
+          expect onboarding on site
+
+        control "none"
+          mutate shell.no-pageshow-handler
+          fails at step 1
+      """.utf8
+    ).write(to: folder.appendingPathComponent("hybrid.scenario"))
+    let hybrid = try CLI.run(["list", "--scenarios", folder.path], in: scratch)
+    #expect(hybrid.status == 2)
+    #expect(
+      hybrid.stderr.contains("the statement needs 'shell hybrid-webview' in the scenario's header"),
+      "\(hybrid.stderr)")
   }
 }
 

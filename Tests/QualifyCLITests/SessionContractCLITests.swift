@@ -35,7 +35,7 @@ import Testing
       (#"{"testUsers": []}"#, "names the backend under test"),
       (
         #"{"ota": {"manifestURL": "https://x.example/m.json"}, "backend": {"baseURL": "https://api.example"}}"#,
-        "a session-contract app's stack file names its backend and testUsers only"
+        "\"ota\" is named by a single-origin app's stack file, and the app is a session-contract shell: its stack file names backend and testUsers only"
       ),
     ] {
       try Data(text.utf8).write(to: scratch.appendingPathComponent("stack.json"))

@@ -123,6 +123,44 @@ enum SampleResults {
       try upgraded.results(run: SampleResults.run.id).contains { $0.check.failedLine == 12 })
   }
 
+  /// Rows are read by column name: a value of another type than its column's, as a damaged or
+  /// foreign database holds, is an error naming the column, not a default read silently.
+  @Test func aValueOfTheWrongTypeIsAnErrorNamingItsColumn() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("q.sqlite").path
+    do {
+      let store = try ResultStore(path: path)
+      try store.begin(SampleResults.run)
+      for result in SampleResults.results { try store.record(result, run: SampleResults.run.id) }
+      #expect(try store.results(run: SampleResults.run.id).count == SampleResults.results.count)
+    }
+    let database = try Database(path: path)
+    try database.execute("UPDATE scenario_results SET duration = 'slow'")
+    let store = try ResultStore(path: path)
+    #expect {
+      try store.results(run: SampleResults.run.id)
+    } throws: { error in
+      guard let error = error as? SQLiteError else { return false }
+      return error.message == "column duration holds text where a number belongs"
+        && error.isEnvironment && error.hint.contains("damaged")
+    }
+    try database.execute("UPDATE runs SET pid = 'one'")
+    #expect(throws: SQLiteError.self) { try store.run(SampleResults.run.id) }
+  }
+
+  @Test func aColumnTheQueryDidNotSelectIsAnError() throws {
+    let database = try Database(path: ":memory:")
+    let rows = try database.rows("SELECT 1 AS one, NULL AS none, 2.5 AS half")
+    let row = try #require(rows.first)
+    #expect(try row.integer("one") == 1)
+    #expect(try row.text("none") == nil)
+    #expect(try row.real("half") == 2.5)
+    #expect(try row.real("one") == 1)
+    #expect(throws: SQLiteError.self) { try row.text("two") }
+    #expect(throws: SQLiteError.self) { try row.integer("half") }
+  }
+
   @Test func resultsRoundTripThroughTheStore() throws {
     let directory = try Fixtures.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

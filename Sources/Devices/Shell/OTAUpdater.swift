@@ -42,8 +42,8 @@ public final class OTAUpdater {
 
   /// The marker a bundle's index.html carries when it crashes before `notifyAppReady()`.
   public static let crashMarker = "qualify:crash-on-boot"
-  /// The local-storage key mirroring failed boots (`ota.ts`).
-  public static let failedVersionsKey = "ota_failed_versions"
+  /// The local-storage key mirroring the last failed boot (the real `ota.ts`'s).
+  public static let failedVersionKey = "ota-boot-failed-version"
   /// The local-storage key of the sequence floor (the real `ota.ts`'s).
   public static let appliedSequenceKey = "ota-applied-sequence"
 
@@ -114,20 +114,15 @@ public final class OTAUpdater {
     flushNotes()
   }
 
-  /// The versions ota.ts refuses to re-apply, mirrored from the plugin's record.
-  var failedVersions: [String] {
-    guard let raw = app.localStorage[OTAUpdater.failedVersionsKey],
-      let list = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String]
-    else { return [] }
-    return list
-  }
+  /// The version ota.ts refuses to re-apply, mirrored from the plugin's record.
+  var failedVersion: String? { app.localStorage[OTAUpdater.failedVersionKey] }
 
   /// `checkAndApplyOtaUpdate()` (seed 000): the machine decides, this sends and verifies.
   public func check() -> Decision {
     let build = app.build
     let baked = build.capacitor.updaterPublicKey?.value
     let verifies = !app.behaviours.updaterSkipsVerification
-    machine.restoreFailedVersions(failedVersions)
+    machine.restoreFailedVersion(failedVersion)
     machine.restoreAppliedSequence(
       app.localStorage[OTAUpdater.appliedSequenceKey].flatMap { Double($0) }.flatMap {
         $0.isFinite ? $0 : nil
@@ -166,7 +161,7 @@ public final class OTAUpdater {
         action = machine.downloaded(
           verify(bundle.body, manifest: manifest, publicKey: baked, as: version))
       case .decided(let decision):
-        persistFailedVersions()
+        persistFailedVersion()
         persistAppliedSequence()
         flushNotes()
         if case .applied = decision, !crashesOnBoot {
@@ -312,11 +307,9 @@ public final class OTAUpdater {
     app.localStorage[OTAUpdater.appliedSequenceKey] = Manifest.text(floor)
   }
 
-  private func persistFailedVersions() {
-    let list = machine.failedVersions
-    guard list != failedVersions else { return }
-    let data = (try? JSONSerialization.data(withJSONObject: list)) ?? Data("[]".utf8)
-    app.localStorage[OTAUpdater.failedVersionsKey] = String(decoding: data, as: UTF8.self)
+  private func persistFailedVersion() {
+    guard let version = machine.failedVersion, version != failedVersion else { return }
+    app.localStorage[OTAUpdater.failedVersionKey] = version
   }
 }
 

@@ -67,21 +67,23 @@ struct UpdaterStateMachine: Sendable {
   private var unconfirmed: String?
   /// The plugin's "last failed update", cleared when read.
   private var failedRecord: String?
-  /// `ota.ts`'s mirror of failed boots, which it never re-applies (kept in local storage).
-  private(set) var failedVersions: [String]
+  /// `ota.ts`'s mirror of the plugin's last failed update, which it never re-applies (kept in
+  /// local storage under `ota-boot-failed-version`). One slot, as the real `ota.ts` keeps it:
+  /// a second failed boot takes the first one's place.
+  private(set) var failedVersion: String?
   /// The check in progress: the manifest's version, URL and sequence.
   private var checking: (version: String, manifestURL: String, sequence: Double?)?
   /// What the updater says in the evidence, in order.
   private(set) var notes: [String] = []
 
   init(
-    builtin: String, behaviours: Behaviours, failedVersions: [String] = [],
+    builtin: String, behaviours: Behaviours, failedVersion: String? = nil,
     ordering: ReleaseOrdering = .count
   ) {
     self.builtin = builtin
     self.behaviours = behaviours
     self.ordering = ordering
-    self.failedVersions = failedVersions
+    self.failedVersion = failedVersion
     current = builtin
     lastGood = builtin
   }
@@ -116,8 +118,8 @@ struct UpdaterStateMachine: Sendable {
 
   /// Takes the failed-boot mirror as the app's storage holds it now (a cleared storage
   /// forgets it, as ota.ts would).
-  mutating func restoreFailedVersions(_ stored: [String]) {
-    failedVersions = stored
+  mutating func restoreFailedVersion(_ stored: String?) {
+    failedVersion = stored
   }
 
   /// Takes the sequence floor as the app's storage holds it now (a cleared storage loses it:
@@ -193,7 +195,7 @@ struct UpdaterStateMachine: Sendable {
     }
     // As ota.ts: a version that failed to boot is refused before any ordering, so that it
     // wins over a rollback pointing at it (a higher sequence).
-    if failedVersions.contains(version) {
+    if failedVersion == version {
       return decide(.refused("\(version) refused: recorded as a failed boot, never re-applied"))
     }
     if !verdict.applies && !behaviours.skipsDowngradeGuard {
@@ -223,7 +225,7 @@ struct UpdaterStateMachine: Sendable {
   }
 
   private mutating func remember(failed version: String) {
-    if !failedVersions.contains(version) { failedVersions.append(version) }
+    failedVersion = version
   }
 
   private mutating func decide(_ decision: Decision) -> Action {

@@ -39,11 +39,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
     var deviceId: String
     var accessToken: String
     var accessExpires: Date
-    /// The live refresh token, and those it replaced (a replay of one revokes the session).
-    var refreshToken: String
-    var retiredRefreshTokens: Set<String> = []
-    var refreshExpires: Date
-    var revoked: String?
+    /// Its refresh tokens and whether it ended (rotation and reuse detection).
+    var refresh: RefreshTokenMachine
     /// When the user last proved who they are (a login, not a refresh).
     var authenticatedAt: Date
   }
@@ -118,7 +115,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
     }
     router.post("/v1/mobile/session/logout") { [unowned self] in
       self.authenticated($0) { session, state in
-        state.sessions[session.id]?.revoked = "logged out"
+        state.sessions[session.id]?.refresh.end(.loggedOut)
         return HTTPResponse(status: 204)
       }
     }
@@ -126,7 +123,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
       self.authenticated($0) { session, state in
         for (id, other) in state.sessions where other.user == session.user {
           if self.behaviours.sessionLogoutAllKeepsOthers && id != session.id { continue }
-          state.sessions[id]?.revoked = "logged out everywhere"
+          state.sessions[id]?.refresh.end(.loggedOutEverywhere)
         }
         return HTTPResponse(status: 204)
       }
@@ -148,7 +145,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
         state.devices[device] = nil
         if !self.behaviours.sessionDeviceDeleteKeepsSessions {
           for (id, other) in state.sessions where other.deviceId == device {
-            state.sessions[id]?.revoked = "device deleted"
+            state.sessions[id]?.refresh.end(.deviceDeleted)
           }
         }
         return HTTPResponse(status: 204)
@@ -394,8 +391,13 @@ public final class SessionBackend: HTTPHandler, Sendable {
       id: "ms_" + context.random.hex(byteCount: 8), user: user, deviceId: deviceId,
       accessToken: accessToken(for: user),
       accessExpires: now.addingTimeInterval(SessionBackend.accessTTL),
-      refreshToken: context.secret(byteCount: 32),
-      refreshExpires: now.addingTimeInterval(SessionBackend.refreshTTL), authenticatedAt: now)
+      refresh: RefreshTokenMachine(
+        token: context.secret(byteCount: 32),
+        expires: now.addingTimeInterval(SessionBackend.refreshTTL),
+        behaviours: RefreshTokenMachine.Behaviours(
+          noReuseDetection: behaviours.sessionNoReuseDetection,
+          noRotation: behaviours.sessionNoRotation, leeway: behaviours.sessionRefreshLeeway)),
+      authenticatedAt: now)
   }
 
   private func envelope(_ session: Session, version: Int) -> HTTPResponse {
@@ -403,8 +405,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
       .json([
         "accessToken": session.accessToken,
         "accessExpiresAt": ISO8601.string(from: session.accessExpires),
-        "refreshToken": session.refreshToken,
-        "refreshExpiresAt": ISO8601.string(from: session.refreshExpires),
+        "refreshToken": session.refresh.current,
+        "refreshExpiresAt": ISO8601.string(from: session.refresh.expires),
         "sessionId": session.id, "deviceId": session.deviceId, "bootstrapVersion": version,
       ]))
   }
@@ -416,39 +418,23 @@ public final class SessionBackend: HTTPHandler, Sendable {
       return error(400, "invalid_request", "refreshToken is required.")
     }
     return state.withLock { state -> HTTPResponse in
-      guard
-        var session = state.sessions.values.first(where: {
-          $0.refreshToken == token || $0.retiredRefreshTokens.contains(token)
-        })
+      guard var session = state.sessions.values.first(where: { $0.refresh.issued(token) })
       else {
         return error(401, "session_expired", "Unknown refresh token.")
       }
-      if session.refreshToken != token && !behaviours.sessionNoReuseDetection {
-        state.sessions[session.id]?.revoked = "refresh token reused"
+      let answer = session.refresh.refresh(
+        token, now: context.clock.now, banned: state.banned.contains(session.user))
+      if answer == .replayed {
         event("refresh token of \(session.id) replayed: the session is revoked")
-        return error(401, "refresh_reused", "This refresh token was already used.")
       }
-      if let revoked = session.revoked {
-        return error(
-          401, revoked == "refresh token reused" ? "refresh_reused" : "session_expired",
-          "The session has ended (\(revoked)).")
+      if let (status, code, message) = answer.refusal {
+        state.sessions[session.id] = session
+        return error(status, code, message)
       }
-      guard
-        session.refreshExpires.addingTimeInterval(behaviours.sessionRefreshLeeway)
-          > context.clock.now
-      else {
-        return error(401, "session_expired", "The session has expired.")
-      }
-      if state.banned.contains(session.user) {
-        state.sessions[session.id]?.revoked = "profile banned"
-        return error(403, "profile_banned", "This profile is banned.")
-      }
-      let now = context.clock.now
       session.accessToken = accessToken(for: session.user)
-      session.accessExpires = now.addingTimeInterval(SessionBackend.accessTTL)
-      if !behaviours.sessionNoRotation {
-        session.retiredRefreshTokens.insert(session.refreshToken)
-        session.refreshToken = context.secret(byteCount: 32)
+      session.accessExpires = context.clock.now.addingTimeInterval(SessionBackend.accessTTL)
+      if answer == .renewed(rotated: true) {
+        session.refresh.rotate(to: context.secret(byteCount: 32))
       }
       state.sessions[session.id] = session
       event("session \(session.id) refreshed")
@@ -469,8 +455,8 @@ public final class SessionBackend: HTTPHandler, Sendable {
       guard let session = state.sessions.values.first(where: { $0.accessToken == token }) else {
         return error(401, "session_expired", "Unknown access token.")
       }
-      if let revoked = session.revoked {
-        return error(401, "session_expired", "The session has ended (\(revoked)).")
+      if case .ended(let ending) = session.refresh.state {
+        return error(401, "session_expired", "The session has ended (\(ending.rawValue)).")
       }
       guard
         session.accessExpires.addingTimeInterval(behaviours.sessionAccessLeeway) > context.clock.now
@@ -479,29 +465,5 @@ public final class SessionBackend: HTTPHandler, Sendable {
       }
       return body(session, &state)
     }
-  }
-}
-
-/// The world of a session-contract app: its backend at the app's API origin.
-public final class SessionStack: Sendable {
-  public let backend: SessionBackend
-  private let mounted: MountedHosts
-
-  public init(
-    apiOrigin: Origin, material: StackMaterial, context: StackContext, accounts: [String] = [],
-    sharing listeners: StackListeners? = nil
-  ) throws {
-    backend = SessionBackend(origin: apiOrigin, context: context, accounts: accounts)
-    mounted = try MountedHosts(
-      serving: backend, at: apiOrigin, material: material, context: context, sharing: listeners)
-  }
-
-  /// Public authority (`host:port`) → loopback port.
-  public var origins: [String: UInt16] { mounted.origins }
-
-  public func stop() { mounted.stop() }
-
-  deinit {
-    stop()
   }
 }

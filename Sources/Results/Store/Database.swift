@@ -27,7 +27,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
   public var isEnvironment: Bool {
     [
       SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_CORRUPT, SQLITE_NOTADB,
-      SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PERM, SQLITE_NOLFS,
+      SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PERM, SQLITE_NOLFS, SQLITE_MISMATCH,
     ].contains(code & 0xff)
   }
 
@@ -37,7 +37,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     case SQLITE_FULL:
       return
         "free space on the disk that holds it, or pass --db FILE on another disk; what was recorded before is intact"
-    case SQLITE_CORRUPT, SQLITE_NOTADB:
+    case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_MISMATCH:
       return
         "it is not a qualify database or it is damaged: move it aside (a new one is created) or pass --db FILE"
     case SQLITE_BUSY, SQLITE_LOCKED:
@@ -128,6 +128,18 @@ public final class Database: @unchecked Sendable {
     }
   }
 
+  /// The rows of a query, read by column name (`Row`).
+  public func rows(_ sql: String, _ values: [SQLValue] = []) throws -> [Row] {
+    try withStatement(sql, values) { statement in
+      let columns = statement.columnNames
+      var rows: [Row] = []
+      while try statement.step() {
+        rows.append(Row(columns: columns, values: statement.row, sql: sql, path: path))
+      }
+      return rows
+    }
+  }
+
   /// The rowid of the last insert on this connection.
   public var lastInsertID: Int64 {
     lock.lock()
@@ -207,6 +219,17 @@ final class Statement {
     case SQLITE_DONE: return false
     default: throw database.error(status, sql: sql)
     }
+  }
+
+  /// Each result column's name → its index.
+  var columnNames: [String: Int] {
+    var names: [String: Int] = [:]
+    for column in 0..<sqlite3_column_count(pointer) {
+      if let name = sqlite3_column_name(pointer, column) {
+        names[String(cString: name)] = Int(column)
+      }
+    }
+    return names
   }
 
   var row: [SQLValue] {

@@ -238,11 +238,11 @@ public final class ResultStore: Sendable {
   public func markAbandonedRuns() throws -> [String] {
     if isReadOnly { return [] }
     let host = ProcessInfo.processInfo.hostName
-    let rows = try database.query("SELECT id, pid, host FROM runs WHERE status = 'running'")
+    let rows = try database.rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
     var marked: [String] = []
     for row in rows {
-      guard let id = row[0].text, let pid = row[1].integer else { continue }
-      let sameHost = row[2].text == host
+      guard let id = try row.text("id"), let pid = try row.integer("pid") else { continue }
+      let sameHost = try row.text("host") == host
       // Another host's run cannot be checked; only this machine's dead processes are marked.
       guard sameHost,
         !ResultStore.isAlive(Int32(pid)) || Int32(pid) == ProcessInfo.processInfo.processIdentifier
@@ -386,148 +386,4 @@ public final class ResultStore: Sendable {
       ])
   }
 
-  // MARK: Reading
-
-  /// The most recent runs, newest first.
-  public func runs(limit: Int = 20) throws -> [RunRecord] {
-    try database.query(
-      "SELECT \(ResultStore.runColumns) FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
-      [.integer(Int64(limit))]
-    ).map(ResultStore.runRecord)
-  }
-
-  /// The run `id`, or the latest when `id` is nil or `latest`; ids may be abbreviated to a
-  /// unique prefix.
-  public func run(_ id: String?) throws -> RunRecord? {
-    let columns = ResultStore.runColumns
-    if id == nil || id == "latest" {
-      return try database.query(
-        "SELECT \(columns) FROM runs ORDER BY started_at DESC, id DESC LIMIT 1"
-      ).first.map(ResultStore.runRecord)
-    }
-    let rows = try database.query(
-      "SELECT \(columns) FROM runs WHERE id LIKE ? ORDER BY id", [.text((id ?? "") + "%")])
-    return rows.count == 1
-      ? ResultStore.runRecord(rows[0]) : rows.first { $0[0].text == id }.map(ResultStore.runRecord)
-  }
-
-  /// The newest qualified run of `app` on `channel` that started before `date`: what a new
-  /// run is compared with (a shared store may hold other apps' runs).
-  public func lastQualified(app: String, channel: Channel, before date: Date) throws -> RunRecord? {
-    try database.query(
-      "SELECT \(ResultStore.runColumns) FROM runs WHERE status = 'qualified' AND app = ? AND channel = ? AND started_at < ? ORDER BY started_at DESC, id DESC LIMIT 1",
-      [.text(app), .text(channel.rawValue), .text(ResultStore.format(date))]
-    ).first.map(ResultStore.runRecord)
-  }
-
-  static let runColumns =
-    "id, started_at, finished_at, status, channel, app, app_version, seed, filter, platforms, pid, host, harness_version, passed, failed, control_did_not_bite, error, scope, not_applicable, app_name, app_files, waived, waivers"
-
-  static func runRecord(_ row: [SQLValue]) -> RunRecord {
-    var record = RunRecord(
-      id: row[0].text ?? "", startedAt: parse(row[1].text) ?? Date(timeIntervalSince1970: 0),
-      channel: Channel(rawValue: row[4].text ?? "") ?? .prod, app: row[5].text ?? "",
-      appVersion: row[6].text,
-      seed: UInt64(row[7].text ?? "") ?? 0, filter: row[8].text,
-      platforms: (row[9].text ?? "").split(separator: ",").compactMap {
-        Platform(rawValue: String($0))
-      },
-      harnessVersion: row[12].text ?? "")
-    record.finishedAt = parse(row[2].text)
-    record.status = RunRecord.Status(rawValue: row[3].text ?? "") ?? .aborted
-    record.pid = Int32(row[10].integer ?? 0)
-    record.host = row[11].text ?? ""
-    record.counts = [
-      "passed": Int(row[13].integer ?? 0), "failed": Int(row[14].integer ?? 0),
-      "control-did-not-bite": Int(row[15].integer ?? 0), "error": Int(row[16].integer ?? 0),
-      "not-applicable": Int(row[18].integer ?? 0),
-    ]
-    record.scope = decodeScope(row[17].text)
-    record.appName = row[19].text
-    record.appFiles = row[20].text.flatMap {
-      try? JSONDecoder().decode([AppFileDigest].self, from: Data($0.utf8))
-    }
-    record.waived = Int(row[21].integer ?? 0)
-    record.waivers = Int(row[22].integer ?? 0)
-    return record
-  }
-
-  /// The scenario results of a run, rebuilt from the tables, in scenario order.
-  public func results(run: String) throws -> [ScenarioResult] {
-    let rows = try database.query(
-      "SELECT id, scenario_id, title, file, platform, channel, checklist, tags, verdict, message, duration, supports, proof, na_cause, attempts FROM scenario_results WHERE run_id = ? ORDER BY scenario_id, platform",
-      [.text(run)])
-    return try rows.map { row in
-      let resultID = row[0].integer ?? 0
-      let executions = try database.query(
-        "SELECT id, control, mutations, expected_step, because, outcome, message, failed_step, is_error, duration, failure_reason, failure_detail, fix, failed_line FROM executions WHERE result_id = ? ORDER BY id",
-        [.integer(resultID)])
-      var check = ExecutionRecord(
-        steps: [], failedStep: nil, message: nil, isError: false, duration: 0)
-      var controls: [ControlRecord] = []
-      for execution in executions {
-        let record = try executionRecord(execution)
-        if let name = execution[1].text {
-          controls.append(
-            ControlRecord(
-              name: name,
-              mutations: (execution[2].text ?? "").split(separator: "\n").map(String.init),
-              expectedStep: Int(execution[3].integer ?? 0), because: execution[4].text,
-              outcome: ControlRecord.Outcome(rawValue: execution[5].text ?? "") ?? .error,
-              message: execution[6].text ?? "",
-              execution: record.steps.isEmpty && record.duration == 0 ? nil : record))
-        } else {
-          check = record
-        }
-      }
-      var result = ScenarioResult(
-        scenarioID: row[1].text ?? "", title: row[2].text ?? "", file: row[3].text ?? "",
-        platform: Platform(rawValue: row[4].text ?? "") ?? .ios,
-        channel: Channel(rawValue: row[5].text ?? "") ?? .prod,
-        checklist: (row[6].text ?? "").split(separator: ",").compactMap { Int($0) },
-        tags: (row[7].text ?? "").split(separator: ",").map(String.init),
-        verdict: Verdict(rawValue: row[8].text ?? "") ?? .error, message: row[9].text ?? "",
-        check: check,
-        controls: controls, duration: row[10].real ?? 0)
-      result.supports = (row[11].text ?? "").split(separator: ",").compactMap { Int($0) }
-      result.proof = Proof(rawValue: row[12].text ?? "") ?? .simulated
-      result.notApplicableCause = row[13].text.flatMap(NotApplicableCause.init(rawValue:))
-      result.attempts =
-        row[14].text.flatMap {
-          try? JSONDecoder().decode([ScenarioResult.Attempt].self, from: Data($0.utf8))
-        } ?? []
-      return result
-    }
-  }
-
-  private func executionRecord(_ row: [SQLValue]) throws -> ExecutionRecord {
-    let executionID = row[0].integer ?? 0
-    let evidenceRows = try database.query(
-      "SELECT step_idx, kind, source, summary, detail, time FROM evidence WHERE execution_id = ? ORDER BY step_idx, seq",
-      [.integer(executionID)])
-    var evidence: [Int: [Evidence]] = [:]
-    for e in evidenceRows {
-      evidence[Int(e[0].integer ?? 0), default: []].append(
-        Evidence(
-          kind: Evidence.Kind(rawValue: e[1].text ?? "") ?? .note, source: e[2].text ?? "",
-          summary: e[3].text ?? "",
-          detail: e[4].text ?? "",
-          time: ResultStore.parse(e[5].text) ?? Date(timeIntervalSince1970: 0)))
-    }
-    let steps = try database.query(
-      "SELECT idx, title, status, message, duration FROM steps WHERE execution_id = ? ORDER BY idx",
-      [.integer(executionID)]
-    ).map { s in
-      StepRecord(
-        index: Int(s[0].integer ?? 0), title: s[1].text ?? "",
-        status: StepRecord.Status(rawValue: s[2].text ?? "") ?? .error,
-        message: s[3].text, evidence: evidence[Int(s[0].integer ?? 0)] ?? [],
-        duration: s[4].real ?? 0)
-    }
-    return ExecutionRecord(
-      steps: steps, failedStep: row[7].integer.map { Int($0) }, message: row[6].text,
-      isError: row[8].integer == 1,
-      duration: row[9].real ?? 0, failureReason: row[10].text, failureDetail: row[11].text,
-      fix: row[12].text, failedLine: row[13].integer.map { Int($0) })
-  }
 }

@@ -37,7 +37,10 @@ extension ParserState {
         report(
           line.location,
           "'\(line.text)' belongs to the \(pack.name) pack, for \(pack.shells.map(\.id).sorted().joined(separator: ", ")) shells; this scenario drives a \(scenario.shell.id) shell",
-          hint: scenario.shell == .singleOrigin ? "add 'shell multi-instance' to its header" : nil)
+          hint: pack.shells.count == 1
+            ? pack.shells.first.map {
+              "the statement needs 'shell \($0.id)' in the scenario's header"
+            } : nil)
       }
     }
     if scenario.steps.isEmpty {

@@ -44,13 +44,6 @@ public struct Failure: Sendable {
   /// `status 200`: what `because` is compared with.
   public var label: String { detail.map { "\(reason.name) \($0)" } ?? reason.name }
 
-  /// Whether a control's `because` names this failure: the reason, and the detail when it
-  /// gives one.
-  public func matches(_ because: Because) -> Bool {
-    guard reason.name == because.reason else { return false }
-    guard let wanted = because.detail else { return true }
-    return detail?.lowercased() == wanted.lowercased()
-  }
 }
 
 /// A control's `because REASON [DETAIL]`.
@@ -64,6 +57,14 @@ public struct Because: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String { detail.map { "\(reason) \($0)" } ?? reason }
+
+  /// Whether it names a step's failure: the same reason, and the same detail (in any case)
+  /// when it gives one. The failure arrives as the execution record keeps it.
+  public func names(reason failed: String?, detail failedDetail: String?) -> Bool {
+    guard failed == reason else { return false }
+    guard let detail else { return true }
+    return failedDetail?.lowercased() == detail.lowercased()
+  }
 }
 
 extension FailureReason {

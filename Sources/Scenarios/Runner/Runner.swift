@@ -238,22 +238,54 @@ public final class Runner: Sendable {
         scenario, platform, channel, .passed,
         "all \(scenario.steps.count) steps held (controls not run)", check, [], started)
     }
-    var applicable = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
-    // A control that would mutate a real IdP is reported as not applicable there, never
-    // dropped silently.
-    var skipped: [ControlRecord] = []
-    // Against a real backend, a control that changes the backend runs against the embedded
-    // one at the real backend's address: the expectations read the same answers, so it shows
-    // the check could fail; what it checks in the real backend is the check's own run.
+    let plan = controlPlan(scenario, platform: platform, channel: channel)
+    if plan.applicable.isEmpty && !plan.skipped.isEmpty {
+      var outcome = result(
+        scenario, platform, channel, .notApplicable,
+        "every negative control of this scenario needs a mock-only power over a part that is a real system here: the check ran and held, but nothing shows it could fail here",
+        check, plan.skipped, started)
+      outcome.notApplicableCause = .realSystem
+      return outcome
+    }
+    guard !plan.applicable.isEmpty else {
+      return result(
+        scenario, platform, channel, .controlDidNotBite,
+        "no negative control applies on \(platform.rawValue)/\(channel.rawValue): a check that cannot fail proves nothing",
+        check, [], started)
+    }
+    let controls = runControls(plan, of: scenario, over: base, label: label, transport: transport)
+    return conclude(scenario, platform, channel, check: check, controls, plan.skipped, started)
+  }
+
+  /// The controls of one (scenario, platform, channel), sorted by where they can run.
+  struct ControlPlan {
+    /// The controls that run.
+    var applicable: [Control]
+    /// Those that change the backend, run against the embedded one at the real backend's
+    /// address: the expectations read the same answers, so they show the check could fail;
+    /// what the check proves of the real backend is the check's own run.
+    var inEmbeddedBackend: Set<String>
+    /// Those that would mutate a real system: reported as not applicable, never dropped.
+    var skipped: [ControlRecord]
+  }
+
+  func controlPlan(_ scenario: Scenario, platform: Platform, channel: Channel) -> ControlPlan {
+    let applies = scenario.controls.filter { $0.applies(to: platform, channel: channel) }
     let inEmbeddedBackend = Set(
-      applicable.filter { control in
+      applies.filter { control in
         embeddedBackendMaterial != nil && !control.needs.isEmpty
           && Runner.forbidden(control.needs, by: embeddedBackendMaterial?.real).isEmpty
           && !Runner.forbidden(control.needs, by: material.real).isEmpty
       }.map(\.name))
-    for control in applicable where !inEmbeddedBackend.contains(control.name) {
-      guard let power = Runner.forbidden(control.needs, by: material.real).first else { continue }
-      skipped.append(
+    var plan = ControlPlan(applicable: [], inEmbeddedBackend: inEmbeddedBackend, skipped: [])
+    for control in applies {
+      guard !inEmbeddedBackend.contains(control.name),
+        let power = Runner.forbidden(control.needs, by: material.real).first
+      else {
+        plan.applicable.append(control)
+        continue
+      }
+      plan.skipped.append(
         ControlRecord(
           name: control.name, mutations: control.mutations.map(\.text),
           expectedStep: control.failsAt, because: control.because?.description,
@@ -262,29 +294,19 @@ public final class Runner: Sendable {
             "not applicable: it needs a mock-only power over the \(power.part) (\(power.rawValue)), and the \(power.part) is a real system here",
           execution: nil))
     }
-    applicable.removeAll {
-      !inEmbeddedBackend.contains($0.name)
-        && Runner.forbidden($0.needs, by: material.real).first != nil
-    }
-    if applicable.isEmpty && !skipped.isEmpty {
-      var outcome = result(
-        scenario, platform, channel, .notApplicable,
-        "every negative control of this scenario needs a mock-only power over a part that is a real system here: the check ran and held, but nothing shows it could fail here",
-        check, skipped, started)
-      outcome.notApplicableCause = .realSystem
-      return outcome
-    }
-    guard !applicable.isEmpty else {
-      return result(
-        scenario, platform, channel, .controlDidNotBite,
-        "no negative control applies on \(platform.rawValue)/\(channel.rawValue): a check that cannot fail proves nothing",
-        check, [], started)
-    }
-    var controls: [ControlRecord] = []
-    for control in applicable {
+    return plan
+  }
+
+  /// Runs each applicable control in a fresh world over the check's configuration and judges
+  /// it against the step and reason it names.
+  private func runControls(
+    _ plan: ControlPlan, of scenario: Scenario, over base: WorldConfiguration, label: String,
+    transport: WorkerTransport
+  ) -> [ControlRecord] {
+    plan.applicable.map { control in
       var configuration = base
       for mutation in control.mutations { mutation.spec.apply(&configuration, mutation.arguments) }
-      let embedded = inEmbeddedBackend.contains(control.name)
+      let embedded = plan.inEmbeddedBackend.contains(control.name)
       let execution = execute(
         scenario, configuration: configuration, label: "\(label)/control:\(control.name)",
         transport: transport, material: embedded ? embeddedBackendMaterial : nil)
@@ -295,12 +317,19 @@ public final class Runner: Sendable {
       mark(
         "\(label)/control:\(control.name)",
         "control \"\(control.name)\" \(judged.outcome.rawValue): \(judged.message)")
-      controls.append(judged)
+      return judged
     }
-    let errors = controls.filter { $0.outcome == .error }
-    controls += skipped
+  }
+
+  /// The verdict of a check that held, from its controls: an error first, then a control that
+  /// missed, else passed.
+  private func conclude(
+    _ scenario: Scenario, _ platform: Platform, _ channel: Channel, check: ExecutionRecord,
+    _ ran: [ControlRecord], _ skipped: [ControlRecord], _ started: Date
+  ) -> ScenarioResult {
+    let controls = ran + skipped
     let misses = controls.filter { $0.outcome == .didNotBite || $0.outcome == .bitElsewhere }
-    if let error = errors.first {
+    if let error = ran.first(where: { $0.outcome == .error }) {
       return result(
         scenario, platform, channel, .error, "control \"\(error.name)\": \(error.message)", check,
         controls, started)
@@ -312,86 +341,12 @@ public final class Runner: Sendable {
         "control \(names) did not make the scenario fail as stated: \(misses[0].message)", check,
         controls, started)
     }
-    let bitten = controls.count - skipped.count
     return result(
       scenario, platform, channel, .passed,
-      "all \(scenario.steps.count) steps held; \(bitten) control\(bitten == 1 ? "" : "s") bit"
+      "all \(scenario.steps.count) steps held; \(ran.count) control\(ran.count == 1 ? "" : "s") bit"
         + (skipped.isEmpty
           ? "" : "; \(skipped.count) not applicable against the real systems"),
       check, controls, started)
-  }
-
-  /// Why the scenario does not run on this build, nil when it does: a feature it needs that
-  /// the build does not enable (a failure when the profile says the app uses it), or a
-  /// simulation over a release env the channel did not supply.
-  func applicability(_ scenario: Scenario, build: AppBuild) -> (
-    Verdict, String, NotApplicableCause?
-  )? {
-    // Over dev defaults, neither a simulation nor a feature's state says anything about a
-    // release channel.
-    if build.channel.isRelease && (!scenario.isStatic || !scenario.requires.isEmpty),
-      let warning = build.environment.fallbackWarning(channel: build.channel)
-    {
-      return (.notApplicable, "not run: \(warning)", .envNotSupplied)
-    }
-    // Against a real IdP (`--stack`), what only a mock can be made to do does not run: a
-    // scenario that sets the IdP's profile or breaks the IdP on purpose.
-    if let real = material.real?.identityProvider {
-      // A scenario about one IdP's behaviour runs against a real IdP of that kind only.
-      if let profile = scenario.identityProvider,
-        !(profile == real.profile || profile == real.profile + "-dev")
-      {
-        return (
-          .notApplicable,
-          "not run against the real identity provider at \(real.issuer): the scenario sets the mock IdP's profile (idp \(profile))",
-          .realSystem
-        )
-      }
-    }
-    if let power = Runner.forbidden(scenario.needs, by: material.real).first {
-      return (
-        .notApplicable,
-        "not run: it needs a mock-only power over the \(power.part) (\(power.rawValue)), and the \(power.part) is a real system here",
-        .realSystem
-      )
-    }
-    if let ordering = scenario.otaOrdering, ordering != build.otaOrdering {
-      return (
-        .notApplicable,
-        "it checks OTA releases ordered by \(ordering), and this app orders them by \(build.otaOrdering) (qualify.json ota.ordering)",
-        .declared
-      )
-    }
-    for feature in scenario.requires {
-      let state = build.features[feature]
-      guard !state.enabled else { continue }
-      let name = feature == .ota ? "OTA" : "push"
-      switch (state.use, build.channel.isRelease) {
-      case (.used, true):
-        return (
-          .failed,
-          "qualify.json declares features.\(feature.rawValue) = true, but this \(build.channel.rawValue) build does not enable \(name): \(state.decidedBy)",
-          nil
-        )
-      case (.used, false):
-        return (
-          .notApplicable,
-          "\(name) is off in this dev build (\(state.decidedBy)); the app uses it on release channels (qualify.json features.\(feature.rawValue) = true)",
-          .declared
-        )
-      case (.unused, _):
-        return (
-          .notApplicable,
-          "\(name) is not enabled in this build (qualify.json: features.\(feature.rawValue) = false): \(state.decidedBy)",
-          .declared
-        )
-      case (.auto, _):
-        return (
-          .notApplicable, "\(name) is not enabled in this build: \(state.decidedBy)", .featureOff
-        )
-      }
-    }
-    return nil
   }
 
   private func result(
@@ -438,11 +393,8 @@ public final class Runner: Sendable {
       message = execution.message ?? "error"
     } else if let failed = execution.failedStep {
       let reasonHolds =
-        control.because.map { because in
-          execution.failureReason == because.reason
-            && (because.detail.map { $0.lowercased() == execution.failureDetail?.lowercased() }
-              ?? true)
-        } ?? true
+        control.because?.names(reason: execution.failureReason, detail: execution.failureDetail)
+        ?? true
       let why = execution.failureLabel.map { " [\($0)]" } ?? ""
       if failed == control.failsAt && reasonHolds {
         outcome = .bit
@@ -467,360 +419,6 @@ public final class Runner: Sendable {
       execution: execution)
   }
 
-  // MARK: Executions
-
-  /// Runs the steps once in a fresh world, bounded by the scenario's timeout.
-  func execute(
-    _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    transport: WorkerTransport, material: StackMaterial? = nil
-  ) -> ExecutionRecord {
-    let timeout = options.timeoutOverride ?? scenario.timeout
-    let progress = ExecutionProgress()
-    let started = Date()
-    let lease = transport.lease
-    var snapshot: (step: Int, records: [StepRecord])?
-    let outcome = Runner.withTimeout(timeout) { [self] in
-      self.executeSteps(
-        scenario, configuration: configuration, label: label, progress: progress,
-        transport: lease, material: material ?? self.material)
-    } onTimeout: {
-      // What had finished when time ran out: a step the worker completes after the
-      // deadline does not count.
-      snapshot = (progress.currentStep, progress.records)
-      progress.cancel()
-    }
-    switch outcome {
-    case .finished(let record):
-      return record
-    case .timedOut(let joined):
-      // A worker that did not stop in its grace period still holds the lease's listeners.
-      if !joined { transport.reset() }
-      // Steps that finished in time keep their records; the first that did not is the one
-      // that timed out (none while the world was still being built), the rest did not run.
-      let begun = snapshot?.step ?? 0
-      let finished = Dictionary(
-        (snapshot?.records ?? []).map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
-      var step = 0
-      var steps: [StepRecord] = []
-      for each in scenario.steps {
-        if let record = finished[each.index] {
-          steps.append(record)
-        } else if begun > 0 && step == 0 {
-          step = each.index
-          steps.append(
-            StepRecord(
-              index: each.index, title: each.title, status: .error, message: "timed out",
-              evidence: [], duration: timeout))
-        } else {
-          steps.append(
-            StepRecord(
-              index: each.index, title: each.title, status: .notRun, message: nil, evidence: [],
-              duration: 0))
-        }
-      }
-      return ExecutionRecord(
-        steps: steps, failedStep: nil,
-        message:
-          "timed out after \(Durations.format(timeout))\(step > 0 ? ", at step \(step)" : " before the first step")",
-        isError: true, duration: Date().timeIntervalSince(started),
-        failureReason: ExecutionRecord.timeoutReason)
-    }
-  }
-
-  private func executeSteps(
-    _ scenario: Scenario, configuration: WorldConfiguration, label: String,
-    progress: ExecutionProgress, transport: TransportLease, material: StackMaterial
-  ) -> ExecutionRecord {
-    let started = Date()
-    let world: World
-    do {
-      world = try World(
-        scenario: scenario, configuration: configuration, material: material, seed: options.seed,
-        label: label, redactor: redactor, transport: transport)
-    } catch let unreachable as StackError where unreachable.isAppConfiguration {
-      // The app names an origin nothing can serve: its own configuration fails the first step.
-      let message = "the app cannot reach its backend: \(unreachable)"
-      return ExecutionRecord(
-        steps: scenario.steps.map {
-          StepRecord(
-            index: $0.index, title: $0.title, status: $0.index == 1 ? .failed : .notRun,
-            message: $0.index == 1 ? message : nil, evidence: [], duration: 0)
-        }, failedStep: 1, message: message, isError: false,
-        duration: Date().timeIntervalSince(started))
-    } catch {
-      return ExecutionRecord(
-        steps: [], failedStep: nil, message: "the world could not be built: \(error)",
-        isError: true,
-        duration: Date().timeIntervalSince(started))
-    }
-    defer { world.tearDown() }
-    if let trace {
-      world.evidence.observe { trace(label, $0) }
-    }
-    var records: [StepRecord] = []
-    var failedStep: Int?
-    var failure: Failure?
-    var errorMessage: String?
-    for step in scenario.steps {
-      // Timed out: the caller has what finished in time and is waiting for this worker.
-      if progress.isCancelled && errorMessage == nil && failedStep == nil {
-        errorMessage = "cancelled"
-      }
-      if failedStep != nil || errorMessage != nil {
-        records.append(
-          StepRecord(
-            index: step.index, title: step.title, status: .notRun, message: nil, evidence: [],
-            duration: 0))
-        continue
-      }
-      progress.begin(step.index)
-      mark(label, "step \(step.index) \"\(step.title)\"")
-      let stepStarted = Date()
-      // The first step also carries what the world noted while it was built (a `given`
-      // mutation, a harness key standing in for the app's).
-      let evidenceStart = step.index == 1 ? 0 : world.evidence.count
-      var stepFailure: Failure?
-      do {
-        try world.beginStep(
-          readsEvents: step.lines.contains {
-            if case .expectation(let spec, _) = $0.kind { return spec.observesIdentityEvents }
-            return false
-          })
-        stepFailure = try run(step, in: world, configuration: configuration) {
-          self.mark(label, $0)
-        }
-      } catch let notApplicable as ScenarioNotApplicable {
-        var record = ExecutionRecord(
-          steps: records, failedStep: nil, message: notApplicable.reason, isError: false,
-          duration: Date().timeIntervalSince(started), notApplicable: true)
-        record.notApplicableCause = notApplicable.cause
-        return record
-      } catch {
-        errorMessage = "\(error)"
-      }
-      let status: StepRecord.Status =
-        errorMessage != nil ? .error : stepFailure == nil ? .passed : .failed
-      if let stepFailure {
-        failedStep = step.index
-        failure = stepFailure
-      }
-      let message = errorMessage ?? stepFailure?.message
-      let record = StepRecord(
-        index: step.index, title: step.title, status: status, message: message.map(redactor.redact),
-        evidence: world.evidence.since(evidenceStart),
-        duration: Date().timeIntervalSince(stepStarted))
-      records.append(record)
-      mark(
-        label,
-        "step \(step.index) \(status.rawValue)" + (message.map { ": " + redactor.redact($0) } ?? "")
-      )
-      progress.finish(record)
-    }
-    if let real = material.real, failedStep != nil || errorMessage != nil,
-      let outage = Runner.outage(of: real, in: records)
-    {
-      return ExecutionRecord(
-        steps: records, failedStep: nil, message: redactor.redact(outage), isError: true,
-        duration: Date().timeIntervalSince(started), failureReason: ExecutionRecord.outageReason)
-    }
-    return ExecutionRecord(
-      steps: records, failedStep: failedStep,
-      message: (errorMessage ?? failure?.message).map(redactor.redact),
-      isError: errorMessage != nil,
-      duration: Date().timeIntervalSince(started), failureReason: failure?.reason.name,
-      failureDetail: failure?.detail.map(redactor.redact),
-      fix: failure?.fix.map(redactor.redact),
-      failedLine: failure?.line
-        ?? failedStep.flatMap { index in
-          scenario.steps.first { $0.index == index }?.location.line
-        })
-  }
-
-  /// Runs one step's lines; nil when the step held, else why it did not.
-  private func run(
-    _ step: Step, in world: World, configuration: WorldConfiguration,
-    mark: (String) -> Void
-  ) throws -> Failure? {
-    var problemStep = false
-    for line in step.lines {
-      if let condition = line.condition,
-        !condition.holds(platform: configuration.platform, channel: configuration.channel)
-      {
-        continue
-      }
-      switch line.kind {
-      case .action(let spec):
-        if problemStep, let unexamined = world.unexaminedProblem {
-          return unexamined
-        }
-        let app = line.actor.flatMap { world.apps[$0] }
-        let outcome = try spec.perform(
-          ActionContext(world: world, app: app, arguments: line.arguments))
-        world.lastOutcome = outcome
-        world.problemExamined = false
-        problemStep = outcome.problem != nil
-      case .expectation(let spec, let negated):
-        let context = ExpectationContext(
-          world: world, outcome: world.lastOutcome, arguments: line.arguments, negated: negated)
-        if var failure = try spec.check(context) {
-          // The action's own problem is usually the root cause: say it.
-          if let problem = world.unexaminedProblem,
-            !(world.lastOutcome?.problem.map(spec.examines.matches) ?? false)
-          {
-            failure.message = "\(line.text): \(failure.message) — after \(problem.message)"
-          } else {
-            failure.message = "\(line.text): \(failure.message)"
-          }
-          mark("✗ " + redactor.redact(failure.message))
-          failure.line = line.location.line
-          return failure
-        }
-        mark("✓ " + line.text)
-        if let problem = world.lastOutcome?.problem, spec.examines.matches(problem) {
-          world.problemExamined = true
-        }
-      }
-    }
-    if problemStep, var unexamined = world.unexaminedProblem {
-      unexamined.line = unexamined.line ?? step.location.line
-      return unexamined
-    }
-    return nil
-  }
-
-  /// Runs `body` on its own thread and waits at most `seconds` for it.
-  /// How a bounded execution ended.
-  enum Bounded<T> {
-    case finished(T)
-    /// The deadline passed; `joined` says whether the worker then stopped within its grace
-    /// period (it always should: it checks for cancellation between steps).
-    case timedOut(joined: Bool)
-  }
-
-  /// How long a cancelled worker gets to reach its next step boundary before it is left
-  /// behind; only a step that never returns (a harness bug) needs it.
-  static let cancellationGrace: TimeInterval = 30
-
-  /// Runs `body` on a worker thread with a deadline. When it passes, `onTimeout` runs (it
-  /// cancels the body cooperatively), then the worker is joined, so that no worker is still
-  /// inside OpenSSL or libcurl when the next execution, or the process's exit, tears down
-  /// what it uses.
-  static func withTimeout<T: Sendable>(
-    _ seconds: TimeInterval, _ body: @escaping @Sendable () -> T, onTimeout: () -> Void
-  ) -> Bounded<T> {
-    let box = Locked<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      let value = body()
-      box.withLock { $0 = value }
-      done.signal()
-    }
-    thread.stackSize = 8 << 20
-    thread.start()
-    if done.wait(timeout: .now() + seconds) == .success, let value = box.withLock({ $0 }) {
-      return .finished(value)
-    }
-    onTimeout()
-    let joined = done.wait(timeout: .now() + cancellationGrace) == .success
-    return .timedOut(joined: joined)
-  }
-
-  /// Checks, before anything runs, that the app has the test users the scenarios name: the
-  /// profile's `testUsers` exist at the realm export, and there are as many as the roles the
-  /// scenarios use.
-  /// - Throws: `InputError` naming `qualify.json` or the realm export.
-  public static func checkTestUsers(_ scenarios: [Scenario], builds: [Platform: AppBuild]) throws {
-    let needed =
-      scenarios.flatMap(\.users).compactMap { AppProfile.userRoles.firstIndex(of: $0) }.max()
-      .map { $0 + 1 } ?? 0
-    guard needed > 0, let build = builds.values.first, let realm = build.realm,
-      !realm.users.isEmpty
-    else { return }
-    let names = realm.users.map(\.username)
-    for user in build.testUsers
-    where !realm.users.contains(where: { $0.username == user || $0.email == user }) {
-      throw InputError(
-        "qualify.json testUsers names \(user), who is not a user of the realm export \(realm.file)",
-        hint: "its users who can sign in: \(names.joined(separator: ", "))")
-    }
-    let available = build.testUsers.isEmpty ? realm.users.count : build.testUsers.count
-    if available < needed {
-      let roles = AppProfile.userRoles.prefix(needed).joined(separator: ", ")
-      throw InputError(
-        "the scenarios need \(needed) test users (\(roles)), but \(build.testUsers.isEmpty ? "the realm export \(realm.file) has \(available) who can sign in" : "qualify.json testUsers names \(available)") (\(names.joined(separator: ", ")))",
-        hint:
-          "add users to the realm export (service accounts, disabled users and users without a password credential do not count), or name them in qualify.json testUsers"
-      )
-    }
-  }
-
-  /// Secrets of the app's configuration that must never be shown.
-  static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
-    for file in build.backend.env.files {
-      for entry in file.entries where SecretShape.isSecretName(entry.key) {
-        for secret in secretParts(of: entry.value) { redactor.register(secret) }
-      }
-    }
-    if let key = build.frontend.otaPrivateKey { redactor.register(key.value) }
-    for client in build.realm?.clients ?? [] {
-      if let secret = client.secret { redactor.register(secret) }
-    }
-    for user in build.realm?.users ?? [] {
-      if let password = user.password { redactor.register(password) }
-    }
-  }
-
-  /// What of an env value is secret: a service account's JSON holds its key and key id among
-  /// public names (its project, its address), which stay readable; a PEM written on one line
-  /// with `\n` escapes is its lines.
-  static func secretParts(of value: String) -> [String] {
-    if let data = value.data(using: .utf8),
-      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-    {
-      return object.filter { $0.key.lowercased().contains("private_key") }.values
-        .compactMap { $0 as? String }.flatMap(secretParts)
-    }
-    return [value.replacingOccurrences(of: "\\n", with: "\n")]
-  }
-
-}
-
-extension World {
-  /// The last outcome's problem as a failure, when no expectation has looked at it.
-  var unexaminedProblem: Failure? {
-    guard let outcome = lastOutcome, let problem = outcome.problem, !problemExamined else {
-      return nil
-    }
-    return Failure(problem.reason, nil, "\(outcome.description): \(problem.message)")
-  }
-}
-
-/// Where an execution got to, readable when it times out.
-private final class ExecutionProgress: Sendable {
-  private struct State {
-    var step = 0
-    var finished: [StepRecord] = []
-  }
-
-  private let state = Locked(State())
-  private let cancelled = Locked(false)
-
-  /// Asks the worker to stop at its next step boundary.
-  func cancel() { cancelled.withLock { $0 = true } }
-
-  var isCancelled: Bool { cancelled.withLock { $0 } }
-
-  func begin(_ index: Int) {
-    state.withLock { $0.step = index }
-  }
-
-  func finish(_ record: StepRecord) {
-    state.withLock { $0.finished.append(record) }
-  }
-
-  var currentStep: Int { state.withLock { $0.step } }
-
-  var records: [StepRecord] { state.withLock { $0.finished } }
 }
 
 private final class Counter: Sendable {

@@ -16,27 +16,11 @@ public final class World {
   public let clock: VirtualClock
   public let evidence: EvidenceLog
   public let redactor: Redactor
+  /// The app's shell kind's part of the world: its servers and the shells beside its apps.
+  let shellWorld: any ShellWorld
   /// The embedded stack of a single-origin shell (seed 000: backend, IdP, bucket, push
-  /// gateways); nil for a multi-instance shell.
-  public let stack: Stack?
-  /// The sites of a multi-instance shell's world (seed 004); nil for other kinds.
-  public let instanceServers: InstanceServers?
-  /// The multi-instance shells, by app name.
-  public private(set) var instanceShells: [String: InstanceShell] = [:]
-  /// The backend of a session-contract app's world (seed 002); nil for other kinds.
-  public let sessionStack: SessionStack?
-  /// The session-contract clients, by app name.
-  public private(set) var sessionClients: [String: SessionClient] = [:]
-  /// The site and Firebase of a hybrid WebView app's world (seed 003); nil for other kinds.
-  public let hybridServers: HybridServers?
-  /// The hybrid WebView containers, by app name.
-  public private(set) var hybridShells: [String: HybridShell] = [:]
-  /// The web app of a React Native bridge shell's world (seed 001); nil for other kinds.
-  public let bridgeServers: BridgeServers?
-  /// The React Native bridge shells, by app name.
-  public private(set) var bridgeShells: [String: BridgeShell] = [:]
-  /// The answers of the last racing handoff redemptions.
-  var bridgeRace: [HTTPResponse] = []
+  /// gateways); nil for the other kinds.
+  public var stack: Stack? { shell(SingleOriginWorld.self)?.stack }
   /// A real session-contract backend's test accounts (`--stack`).
   private let contractTestUsers: [RealmSettings.User]
   /// The real IdP's end-session endpoint (`--stack`), where a browser-side LOGOUT is seen.
@@ -127,41 +111,14 @@ public final class World {
     let context = StackContext(
       clock: clock, random: random, evidence: evidence, redactor: redactor,
       channel: configuration.channel, behaviours: configuration.stack)
-    // A multi-instance shell has no backend of its own: its servers are the user's instances.
-    let stack =
-      configuration.build.shell == .singleOrigin
-      ? try Stack(
-        build: configuration.build, material: material, context: context,
-        identityProvider: configuration.identityProvider,
-        sharing: try transport?.listeners(material)) : nil
-    self.stack = stack
-    instanceServers =
-      configuration.build.shell == .multiInstance
-      ? try InstanceServers(material: material, sharing: try transport?.listeners(material)) : nil
     contractTestUsers = material.real?.contractTestUsers ?? []
     realEndSessionEndpoint = material.real?.identityProvider?.endSessionEndpoint
-    // A real contract backend (`--stack`) is reached over the network: nothing mocked there.
-    sessionStack =
-      configuration.build.shell == .sessionContract && material.real?.backend == nil
-      ? try Origin(url: configuration.build.frontend.apiOrigin.value).map {
-        try SessionStack(
-          apiOrigin: $0, material: material, context: context,
-          accounts: configuration.build.testUsers,
-          sharing: try transport?.listeners(material))
-      } : nil
-    hybridServers =
-      configuration.build.shell == .hybridWebView
-      ? try HybridServers(
-        build: configuration.build, material: material, context: context,
-        sharing: try transport?.listeners(material)) : nil
-    bridgeServers =
-      configuration.build.shell == .reactNativeBridge
-      ? try BridgeServers(
-        build: configuration.build, material: material, context: context,
-        sharing: try transport?.listeners(material)) : nil
-    let origins =
-      stack?.origins ?? instanceServers?.origins ?? sessionStack?.origins ?? hybridServers?.origins
-      ?? bridgeServers?.origins ?? [:]
+    let shellWorld = try ShellWorlds.type(of: configuration.build.shell).init(
+      ShellWorldSetup(
+        configuration: configuration, material: material, context: context,
+        listeners: { try transport?.listeners(material) }))
+    self.shellWorld = shellWorld
+    let origins = shellWorld.origins
     environment = DeviceEnvironment(
       clock: clock, random: RandomSource(seed: seed, label: label + "/devices"), evidence: evidence,
       redactor: redactor,
@@ -175,7 +132,7 @@ public final class World {
       try transport?.observer(material, origins: origins)
       ?? TransportLease.makeObserver(material, origins: origins)
     ports =
-      stack?.ports(client: observer)
+      (shellWorld as? SingleOriginWorld)?.stack.ports(client: observer)
       ?? StackPorts(identityProvider: nil, backend: nil, bucket: nil)
     do {
       for declaration in scenario.devices {
@@ -196,32 +153,16 @@ public final class World {
         let build = declaration.role == .companion ? try companionBuild() : configuration.build
         apps[declaration.name] = try device.install(
           build, name: declaration.name, behaviours: configuration.shell)
-        if build.shell == .multiInstance {
-          instanceShells[declaration.name] = try device.installInstanceShell(
-            build, name: declaration.name, behaviours: configuration.shell)
-        }
-        if build.shell == .reactNativeBridge {
-          bridgeShells[declaration.name] = try device.installBridgeShell(
-            build, name: declaration.name, behaviours: configuration.shell)
-        }
-        if build.shell == .hybridWebView {
-          hybridShells[declaration.name] = try device.installHybridShell(
-            build, name: declaration.name)
-        }
-        if build.shell == .sessionContract {
-          sessionClients[declaration.name] = try device.installSessionClient(
-            build, name: declaration.name, behaviours: configuration.shell)
+        if build.shell == type(of: shellWorld).kind {
+          try shellWorld.install(
+            build, name: declaration.name, on: device, behaviours: configuration.shell)
         }
       }
       for role in scenario.users {
         users[role] = try boundUser(role)
       }
     } catch {
-      stack?.stop()
-      instanceServers?.stop()
-      sessionStack?.stop()
-      hybridServers?.stop()
-      bridgeServers?.stop()
+      shellWorld.stop()
       throw error
     }
     if let harnessNote { note("ota", harnessNote) }
@@ -238,8 +179,7 @@ public final class World {
     }
     // A real contract backend's accounts, unless the world embeds the backend (a control).
     let known =
-      ports.identityProvider?.testUsers ?? sessionStack?.backend.testUsers
-      ?? hybridServers?.backend.testUsers ?? contractTestUsers
+      ports.identityProvider?.testUsers ?? shellWorld.testUsers ?? contractTestUsers
     let declared = configuration.build.testUsers
     if !declared.isEmpty {
       guard index < declared.count else {
@@ -284,11 +224,7 @@ public final class World {
 
   /// Stops the stack's servers.
   func tearDown() {
-    stack?.stop()
-    instanceServers?.stop()
-    sessionStack?.stop()
-    hybridServers?.stop()
-    bridgeServers?.stop()
+    shellWorld.stop()
   }
 
   /// The embedded stack, for the steps of seed 000's shell.
@@ -313,8 +249,7 @@ public final class World {
   /// Marks the start of a step; `readsEvents` when its expectations look at the IdP events
   /// of the step, which are then counted from where the feed stands now.
   func beginStep(readsEvents: Bool) throws {
-    for shell in instanceShells.values { shell.markStep() }
-    for client in sessionClients.values { client.markStep() }
+    shellWorld.markStep()
     stepEventStart =
       readsEvents && eventsAvailable ? try ports.identityProvider?.events().count ?? 0 : 0
     stepEvidenceStart = evidence.count
@@ -374,185 +309,5 @@ public final class World {
       Evidence(
         kind: .note, source: source, summary: redactor.redact(summary),
         detail: redactor.redact(detail), time: clock.now))
-  }
-}
-
-/// What an action's implementation gets.
-public struct ActionContext {
-  public let world: World
-  /// The acting app, for app actions.
-  public let app: App?
-  public let arguments: Arguments
-
-  /// The acting app; app actions always have one (the parser checks it).
-  func requireApp() throws -> App {
-    guard let app else { throw ScenarioRuntimeError("this action needs an app") }
-    return app
-  }
-
-  /// The declared app named by parameter `name`.
-  func app(_ name: String) throws -> App {
-    guard let value = arguments[name], let app = world.apps[value] else {
-      throw ScenarioRuntimeError("no app \(arguments[name] ?? name) in this world")
-    }
-    return app
-  }
-
-  /// The credentials of the user named by parameter `name`, if given.
-  func credentials(_ name: String = "user") -> Credentials? {
-    guard let user = arguments[name].flatMap({ world.users[$0] }) else { return nil }
-    return Credentials(
-      username: user.username, password: user.password ?? "",
-      rememberMe: arguments.has("remember-me"))
-  }
-}
-
-/// What an expectation's check gets.
-public struct ExpectationContext {
-  public let world: World
-  public let outcome: Outcome?
-  public let arguments: Arguments
-  public let negated: Bool
-}
-
-extension ExpectationContext {
-  /// A failure with `reason`.
-  func fail(
-    _ reason: FailureReason, _ detail: String? = nil, _ message: String, fix: String? = nil
-  ) -> Failure {
-    Failure(reason, detail, message, fix: fix)
-  }
-
-  /// The failure of an expectation that needed a response and got none: the action's own
-  /// problem when it had one (a refusal, a transport error), else `no-response`.
-  func noResponse(_ message: String) -> Failure {
-    Failure(outcome?.problem?.reason ?? .noResponse, nil, message)
-  }
-
-  /// The failure of an expectation that found no outcome of the kind it examines.
-  func missing(_ reason: FailureReason, _ message: String) -> Failure {
-    Failure(reason, nil, message)
-  }
-
-  /// The username the role in parameter `name` is bound to.
-  func username(_ name: String = "user") -> String? {
-    arguments[name].map { world.users[$0]?.username ?? $0 }
-  }
-
-  /// The name the backend knows the user by: the IdP's subject when the stack file maps one
-  /// (a real IdP's opaque `sub`), else the username.
-  func backendIdentity(_ name: String = "user") -> String? {
-    arguments[name].map { world.users[$0].map { $0.subject ?? $0.username } ?? $0 }
-  }
-
-  /// Every name the backend may know the user as: the username, the IdP's subject, the email.
-  func identities(_ name: String = "user") -> Set<String> {
-    guard let role = arguments[name] else { return [] }
-    guard let user = world.users[role] else { return [role] }
-    return Set([user.username, user.subject, user.email].compactMap { $0 })
-  }
-
-  /// `first (user1@example.local)` for messages.
-  func userLabel(_ name: String = "user") -> String? {
-    guard let role = arguments[name] else { return nil }
-    guard let username = world.users[role]?.username else { return role }
-    return "\(role) (\(username))"
-  }
-}
-
-/// What a step checks does not apply to this build (a guard over an env the channel did not
-/// supply): the scenario is not applicable rather than passed or failed.
-public struct ScenarioNotApplicable: Error, Sendable {
-  public var reason: String
-  /// Why, when the step knows (the app's own build makes it inapplicable: `declared`); nil
-  /// leaves the runner to decide (a real system, or the channel's env).
-  public var cause: NotApplicableCause?
-  public init(_ reason: String, cause: NotApplicableCause? = nil) {
-    self.reason = reason
-    self.cause = cause
-  }
-}
-
-/// An action could not be carried out for a reason that is the harness's or the scenario's,
-/// not the app's: the execution ends in `error`.
-public struct ScenarioRuntimeError: Error, CustomStringConvertible, Sendable {
-  public var description: String
-  public init(_ description: String) { self.description = description }
-}
-
-/// What one runner worker reuses from world to world: the listeners the worlds mount their
-/// virtual hosts on and the client pool the devices share. State never crosses worlds;
-/// sockets and TLS connections do.
-///
-/// Each execution draws from the current lease. A timeout abandons the execution, whose
-/// thread may still be running: `reset()` gives the worker a new lease and leaves the old one
-/// to that thread alone, so the two never share a listener or a client.
-final class WorkerTransport: Sendable {
-  private let current = Locked(TransportLease())
-
-  var lease: TransportLease { current.withLock { $0 } }
-
-  func reset() {
-    current.withLock { $0 = TransportLease() }
-  }
-}
-
-/// The listeners and the client of one line of executions, made on first use.
-final class TransportLease: Sendable {
-  private let listeners = Locked<StackListeners?>(nil)
-  private let pool = Locked<HTTPClient?>(nil)
-  private let observerPool = Locked<HTTPClient?>(nil)
-
-  func listeners(_ material: StackMaterial) throws -> StackListeners {
-    try listeners.withLock { shared in
-      if let shared { return shared }
-      let made = try StackListeners(material: material)
-      shared = made
-      return made
-    }
-  }
-
-  /// The harness's own client for the ports: it trusts the run's CA and the certificate an
-  /// untrusted-CA mutation serves, so observing never depends on what the devices are shown.
-  func observer(_ material: StackMaterial, origins: [String: UInt16]) throws -> HTTPClient {
-    let client = try observerPool.withLock { pool in
-      if let pool { return pool }
-      let made = try TransportLease.makeObserver(material, origins: origins)
-      pool = made
-      return made
-    }
-    client.update(origins: origins)
-    return client
-  }
-
-  static func makeObserver(_ material: StackMaterial, origins: [String: UInt16]) throws
-    -> HTTPClient
-  {
-    // The harness asks the real systems (`--stack`) too: a real backend whose sessions it
-    // checks.
-    var configuration = HTTPClient.Configuration(
-      trustedCertificatesPEM: material.authority.certificatePEM
-        + material.untrustedCredentials.certificatePEM
-        + (material.real?.trustedCertificatesPEM ?? ""),
-      origins: origins, userAgent: "qualify-observer")
-    configuration.realAuthorities = material.real?.authorities ?? []
-    if let real = material.real { configuration.timeout = real.timeout }
-    return try HTTPClient(configuration: configuration)
-  }
-
-  func client(_ material: StackMaterial) throws -> HTTPClient {
-    try pool.withLock { pool in
-      if let pool { return pool }
-      // The devices trust the run's CA, and the real systems' (`--stack`) which they reach
-      // over the network.
-      var configuration = HTTPClient.Configuration(
-        trustedCertificatesPEM: material.authority.certificatePEM
-          + (material.real?.trustedCertificatesPEM ?? ""), userAgent: "qualify")
-      configuration.realAuthorities = material.real?.authorities ?? []
-      if let real = material.real { configuration.timeout = real.timeout }
-      let made = try HTTPClient(configuration: configuration)
-      pool = made
-      return made
-    }
   }
 }

@@ -235,19 +235,7 @@ struct RunCommand {
     }
     // A build whose origins cannot be served (no scheme) fails its own scenarios, with the
     // https-origins guard naming the value; it does not stop the run.
-    let topologies = builds.values.compactMap { try? StackTopology(build: $0) }
-    // A multi-instance shell's world serves the instance sites instead.
-    let hosts: Set<String>
-    switch shell {
-    case .multiInstance: hosts = InstanceServers.secureHosts
-    case .sessionContract:
-      hosts = Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
-    case .hybridWebView:
-      hosts = builds.values.reduce(Set<String>()) { $0.union(HybridServers.secureHosts($1)) }
-    case .reactNativeBridge:
-      hosts = builds.values.reduce(Set<String>()) { $0.union(BridgeServers.secureHosts($1)) }
-    default: hosts = topologies.reduce(Set<String>()) { $0.union($1.secureHosts) }
-    }
+    let hosts = RunPlan.secureHosts(shell: shell, builds: builds)
     let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
     var scope = RunScope()
     scope.scenario = single
@@ -259,30 +247,8 @@ struct RunCommand {
     scope.controls = !parsed.has("no-controls")
     scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
     scope.waivers = waivers
-    if let idp = real?.identityProvider {
-      scope.realIdentityProvider = idp.issuer
-      scope.caveats.append(
-        idp.admin == nil
-          ? "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); it gives no event feed, so single sign-on is proven browser-side (/authorize reached, no login form, a code delivered); scenarios and controls that would change the IdP are not applicable"
-          : "the identity provider is the real one at \(idp.issuer) (\(idp.profile)); single sign-on is proven by its own events (Keycloak's admin API, realm \(idp.admin?.realm ?? "")); scenarios and controls that would change the IdP are not applicable"
-      )
-      scope.caveats += idp.unchecked
-    }
-    if let backend = real?.backend {
-      scope.caveats.append(
-        "the backend is the real one at \(backend.origin): the devices call it; the controls that change the backend run against the embedded backend at its address, and scenarios that move its clock (advance) are not applicable"
-      )
-    }
-    if let instances = real?.instances, !instances.isEmpty {
-      scope.caveats.append(
-        "real instances: \(instances.sorted { $0.key < $1.key }.map { "\($0.key) at \($0.value)" }.joined(separator: ", ")): onboarding checks them at /api/instance and the shell loads their pages; the other sites stay mocked"
-      )
-    }
-    if let ota = real?.ota {
-      scope.caveats.append(
-        "the OTA channel is the real one at \(ota.manifestURL): its live bundle is verified with the build's own key; scenarios that publish to the bucket are not applicable"
-      )
-    }
+    scope.realIdentityProvider = real?.identityProvider?.issuer
+    scope.caveats = RunPlan.caveats(builds: builds, real: real)
     scope.release = ReleaseRecord(builds: builds, commit: repository.commit())
     scope.repeats = repeats > 1 ? repeats : nil
     scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
@@ -314,32 +280,6 @@ struct RunCommand {
           path: "\(role):\(DisplayPath.of(path))",
           sha256: FileManager.default.contents(atPath: path).map(Attestation.hex) ?? "unreadable")
       }
-    }
-    if let build = builds.values.first, build.features.ota.enabled,
-      build.frontend.otaPrivateKey == nil
-    {
-      scope.caveats.append(
-        "the OTA key pairing was not verified: the signing key (MOBILE_OTA_SIGNING_PRIVATE_KEY_B64) is in neither the app's env nor qualify's environment, so bundles were signed with a harness key whose public half the simulated build bakes in"
-      )
-    }
-    if let build = builds.values.first, let bridge = build.bridge {
-      let unavailable = bridge.unavailableCapabilities
-      scope.caveats.append(
-        bridge.dispatcherComposed?.value == true
-          ? "the shell composes a dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")); capabilities reported unavailable: \(unavailable.isEmpty ? "none" : unavailable.joined(separator: ", "))"
-          : "the shell reports \(unavailable.isEmpty ? "no capability" : unavailable.joined(separator: ", ")) unavailable: App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")), so every command but event.ack is answered unsupported-capability — the sign-in handoff is qualified as components (SystemAuthSession and the server), not as an installed sign-in; this is not a working navigation release"
-      )
-    } else if let build = builds.values.first, build.shell == .hybridWebView {
-      scope.caveats.append(
-        "the site's service account is the harness's own, in the project FIREBASE_PROJECT_ID names: the pairing of the app's Firebase config with that project was checked, whether Google knows the account's key was not"
-      )
-    } else if let build = builds.values.first, build.features.push.enabled {
-      let withheld = PushCredentials.withheld(build.backend)
-      scope.caveats.append(
-        withheld.isEmpty
-          ? "the push keys were used as the backend env gives them; whether Apple and Google know them (the key id in the team, the service account's messaging role) cannot be checked in simulation"
-          : "the push credentials were not verified: \(withheld.joined(separator: ", ")) \(withheld.count == 1 ? "is" : "are") not in the backend env, so the backend sent with harness keys; the environment, topic and Firebase project pairing was checked, the keys' registration with Apple and Google was not"
-      )
     }
     scope.selectedRuns = jobsToRun.count
     scope.catalogueRuns = catalogue.count
@@ -515,35 +455,6 @@ struct RunCommand {
   }
 }
 
-func channelOption(_ parsed: ParsedOptions, default channel: Channel = .prod) throws -> Channel {
-  guard let value = parsed.value("channel") else { return channel }
-  guard let parsedChannel = Channel(rawValue: value) else {
-    throw InputError(
-      "unknown channel '\(value)'",
-      hint: Suggestions.closest(to: value, among: Channel.allCases.map(\.rawValue)).map {
-        "did you mean '\($0)'?"
-      }
-        ?? "channels are dev, staging and prod")
-  }
-  return parsedChannel
-}
-
-func platformOption(_ parsed: ParsedOptions) throws -> [Platform] {
-  guard let value = parsed.value("platform") else { return Platform.allCases }
-  guard let platform = Platform(rawValue: value) else {
-    throw InputError("unknown platform '\(value)'", hint: "platforms are ios and android")
-  }
-  return [platform]
-}
-
-func seedOption(_ parsed: ParsedOptions) throws -> UInt64 {
-  guard let value = parsed.value("seed") else { return UInt64.random(in: 1...999_999) }
-  guard let seed = UInt64(value) else {
-    throw InputError("--seed must be a non-negative whole number, got '\(value)'")
-  }
-  return seed
-}
-
 /// Marks the run aborted when the user interrupts it, then exits 130.
 final class InterruptHandler {
   private var sources: [DispatchSourceSignal] = []
@@ -573,8 +484,4 @@ private final class StoreErrors: Sendable {
   private let errors = Locked<[Error]>([])
   func add(_ error: Error) { errors.withLock { $0.append(error) } }
   var first: Error? { errors.withLock { $0.first } }
-}
-
-extension String {
-  var nilIfEmpty: String? { isEmpty ? nil : self }
 }

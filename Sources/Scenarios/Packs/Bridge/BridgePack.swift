@@ -122,7 +122,7 @@ enum BridgePack: ScenarioPack {
       example: "openmapx opens the sign-in handoff"
     ) { context in
       let shell = try context.bridgeShell()
-      guard let server = context.world.bridgeServers?.server else {
+      guard let server = context.world.bridge?.servers.server else {
         throw ScenarioRuntimeError("no handoff server in this world")
       }
       shell.openHandoff(purpose: "sign-in", login: server.login, password: server.password)
@@ -160,13 +160,13 @@ enum BridgePack: ScenarioPack {
         "The code and verifier APP holds are redeemed twice at the same moment (a double tap, a replayed request): the answers are kept for `expect redemptions won`.",
       example: "two redemptions race for the handoff of openmapx", powers: [.backendHook]
     ) { context in
-      guard let name = context.arguments["app"], let shell = context.world.bridgeShells[name],
-        let handoff = shell.handoff, let server = context.world.bridgeServers?.server
+      guard let name = context.arguments["app"], let shell = context.world.bridge?.shells[name],
+        let handoff = shell.handoff, let server = context.world.bridge?.servers.server
       else { throw ScenarioRuntimeError("no handoff to race for") }
       let answers = server.redeem([
         (handoff.code, handoff.verifier), (handoff.code, handoff.verifier),
       ])
-      context.world.bridgeRace = answers
+      context.world.bridge?.race = answers
       return Outcome(
         "two redemptions raced: \(answers.map { "HTTP \($0.status)" }.joined(separator: ", "))")
     },
@@ -298,7 +298,7 @@ enum BridgePack: ScenarioPack {
         "Every refusal of the handoff server so far was the same answer (status and body): none tells which check failed.",
       example: "expect rejections uniform"
     ) { context in
-      let refusals = Set(context.world.bridgeServers?.server.refusals ?? [])
+      let refusals = Set(context.world.bridge?.servers.server.refusals ?? [])
       if refusals.count <= 1 { return nil }
       return context.fail(
         .handoff, "\(refusals.count) answers",
@@ -366,12 +366,12 @@ enum BridgePack: ScenarioPack {
       summary: "Of the racing redemptions, COUNT got a token.",
       example: "expect redemptions won 1"
     ) { context in
-      let won = context.world.bridgeRace.filter { $0.status == 200 }.count
+      let won = (context.world.bridge?.race ?? []).filter { $0.status == 200 }.count
       let wanted = Int(context.arguments["count"] ?? "") ?? 1
       if won == wanted { return nil }
       return context.fail(
         .handoff, "\(won) won",
-        "expected \(wanted) of \(context.world.bridgeRace.count) racing redemptions to succeed; \(won) did\(serverCode(context.world))"
+        "expected \(wanted) of \((context.world.bridge?.race ?? []).count) racing redemptions to succeed; \(won) did\(serverCode(context.world))"
       )
     },
     ExpectationSpec(
@@ -395,7 +395,7 @@ enum BridgePack: ScenarioPack {
       example: "expect code stored hashed on openmapx"
     ) { context in
       let shell = try context.bridgeShell("app")
-      guard let server = context.world.bridgeServers?.server, let code = shell.handoff?.code else {
+      guard let server = context.world.bridge?.servers.server, let code = shell.handoff?.code else {
         throw ScenarioRuntimeError("no handoff code to look for")
       }
       if !server.storedKeys.contains(code) { return nil }
@@ -450,7 +450,7 @@ extension ActionContext {
   /// The acting app's bridge shell.
   func bridgeShell() throws -> BridgeShell {
     let app = try requireApp()
-    guard let shell = world.bridgeShells[app.name] else {
+    guard let shell = world.bridge?.shells[app.name] else {
       throw ScenarioRuntimeError("\(app.name) is not a React Native bridge shell")
     }
     return shell
@@ -459,7 +459,7 @@ extension ActionContext {
 
 extension ExpectationContext {
   func bridgeShell(_ name: String) throws -> BridgeShell {
-    guard let value = arguments[name], let shell = world.bridgeShells[value] else {
+    guard let value = arguments[name], let shell = world.bridge?.shells[value] else {
       throw ScenarioRuntimeError("no bridge shell \(arguments[name] ?? name) in this world")
     }
     return shell

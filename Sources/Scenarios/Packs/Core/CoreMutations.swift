@@ -79,7 +79,7 @@ enum CoreMutations {
     MutationSpec(
       "backend.env", [.value("key", .text), .value("value", .text)],
       summary:
-        "Overrides one setting of the backend's env file (e.g. MOBILE_AUTH_CALLBACK_SCHEMES).",
+        "Overrides one setting of the backend's env file (e.g. MOBILE_AUTH_CALLBACK_SCHEMES, or PUSH_APNS_USE_SANDBOX for rule 14).",
       breaks: "whatever the setting configures"
     ) { configuration, arguments in
       configuration.build.backend.env.set(arguments["key"] ?? "", arguments["value"] ?? "")

@@ -118,7 +118,7 @@ enum HybridPack: ScenarioPack {
         "A business event for USER (a booking request, a message): FirebaseNotification sends FCM v1 to each of the user's tokens, with `data.targetUrl` the page at PATH (default /).",
       example: "the site notifies first about /booking/123", powers: [.backendHook]
     ) { context in
-      guard let backend = context.world.hybridServers?.backend,
+      guard let backend = context.world.hybrid?.servers.backend,
         let login = context.arguments["user"].flatMap({ context.world.users[$0]?.username }),
         let user = backend.user(login: login)
       else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
@@ -175,7 +175,7 @@ enum HybridPack: ScenarioPack {
       example: "appplatform registers its token as second"
     ) { context in
       let shell = try context.hybridShell()
-      guard let backend = context.world.hybridServers?.backend,
+      guard let backend = context.world.hybrid?.servers.backend,
         let login = context.arguments["user"].flatMap({ context.world.users[$0]?.username }),
         let user = backend.user(login: login)
       else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
@@ -290,7 +290,7 @@ enum HybridPack: ScenarioPack {
       summary: "The site's AppToken table holds COUNT rows for USER.",
       example: "expect tokens of first 1"
     ) { context in
-      guard let backend = context.world.hybridServers?.backend,
+      guard let backend = context.world.hybrid?.servers.backend,
         let login = context.username(), let user = backend.user(login: login)
       else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
       let count = backend.tokens.filter { $0.user == user.id }.count
@@ -404,7 +404,7 @@ extension ActionContext {
   /// The acting app's hybrid container.
   func hybridShell() throws -> HybridShell {
     let app = try requireApp()
-    guard let shell = world.hybridShells[app.name] else {
+    guard let shell = world.hybrid?.shells[app.name] else {
       throw ScenarioRuntimeError("\(app.name) is not a hybrid WebView app")
     }
     return shell
@@ -413,7 +413,7 @@ extension ActionContext {
 
 extension ExpectationContext {
   func hybridShell(_ name: String) throws -> HybridShell {
-    guard let value = arguments[name], let shell = world.hybridShells[value] else {
+    guard let value = arguments[name], let shell = world.hybrid?.shells[value] else {
       throw ScenarioRuntimeError("no hybrid WebView app \(arguments[name] ?? name) in this world")
     }
     return shell

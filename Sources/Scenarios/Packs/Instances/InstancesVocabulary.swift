@@ -73,7 +73,7 @@ enum InstancesVocabulary {
         site == "prefilled"
         ? shell.prefill ?? ""
           // What a user types: the bare host of an https site, the whole URL of an http one.
-        : context.world.instanceServers?.site(named: site).map {
+        : context.world.instances?.servers.site(named: site).map {
           $0.origin.isSecure ? $0.origin.hostHeader : $0.origin.description
         } ?? site
       guard case .onboarding = shell.screen else {
@@ -250,7 +250,8 @@ enum InstancesVocabulary {
         "During this step the shell handed a URL (of SITE, when given) to the system browser; `no` with no SITE: nothing at all.",
       example: "expect system browser opened docs"
     ) { context in
-      let opened = context.world.instanceShells.values.flatMap(\.systemBrowserThisStep)
+      let shells = context.world.instances?.shells.values.map { $0 } ?? []
+      let opened = shells.flatMap(\.systemBrowserThisStep)
       let matching: [String]
       if let site = context.arguments["site"] {
         let wanted = try origin(site, in: context.world)
@@ -288,7 +289,7 @@ enum InstancesVocabulary {
   /// `{site}` replaced by that site's host, `{SITE}` by it in capitals.
   static func hostsFilledIn(_ text: String, world: World) -> String {
     var out = text
-    for site in world.instanceServers?.sites ?? [] {
+    for site in world.instances?.servers.sites ?? [] {
       out = out.replacingOccurrences(of: "{\(site.name)}", with: site.origin.hostHeader)
       out = out.replacingOccurrences(
         of: "{\(site.name.uppercased())}", with: site.origin.hostHeader.uppercased())
@@ -298,7 +299,7 @@ enum InstancesVocabulary {
 
   /// A site name of the world, or a URL, as an origin.
   static func origin(_ site: String, in world: World) throws -> String {
-    if let known = world.instanceServers?.site(named: site) { return known.origin.description }
+    if let known = world.instances?.servers.site(named: site) { return known.origin.description }
     guard let origin = Origin(url: site) else {
       throw ScenarioRuntimeError(
         "\(site) is neither a site of the world (\(sites.joined(separator: ", "))) nor a URL")
@@ -334,7 +335,7 @@ extension ActionContext {
   /// The acting app's multi-instance shell.
   func instanceShell() throws -> InstanceShell {
     let app = try requireApp()
-    guard let shell = world.instanceShells[app.name] else {
+    guard let shell = world.instances?.shells[app.name] else {
       throw ScenarioRuntimeError("\(app.name) is not a multi-instance shell")
     }
     return shell
@@ -344,7 +345,7 @@ extension ActionContext {
 extension ExpectationContext {
   /// The multi-instance shell named by parameter `name`.
   func instanceShell(_ name: String) throws -> InstanceShell {
-    guard let value = arguments[name], let shell = world.instanceShells[value] else {
+    guard let value = arguments[name], let shell = world.instances?.shells[value] else {
       throw ScenarioRuntimeError("no multi-instance shell \(arguments[name] ?? name) in this world")
     }
     return shell

@@ -7,15 +7,8 @@ import QualifyCore
 /// visible.
 extension PushVocabulary {
   static let mutations: [MutationSpec] = [
-    MutationSpec(
-      "backend.env", [.value("name", .text), .value("value", .text)],
-      summary:
-        "The channel's backend runs with NAME=VALUE on top of its env files (`backend.env PUSH_APNS_USE_SANDBOX True`).",
-      breaks: "rule 14: the backend's push settings must pair with the build"
-    ) { configuration, arguments in
-      guard let name = arguments["name"] else { return }
-      configuration.build.backend.env.set(name, arguments["value"] ?? "")
-    },
+    // `backend.env` (the core pack's) stages rule 14's backend-side mistakes
+    // (`backend.env PUSH_APNS_USE_SANDBOX True`).
     MutationSpec(
       "backend.apns-header", [.value("name", .text), .value("value", .text)],
       summary:

@@ -182,7 +182,7 @@ enum SessionPack: ScenarioPack {
       example: "heymoov deletes the device of tablet"
     ) { context in
       let client = try context.sessionClient()
-      guard let name = context.arguments["other"], let other = context.world.sessionClients[name],
+      guard let name = context.arguments["other"], let other = context.world.session?.clients[name],
         let device = other.secureStorage["deviceId"]
       else { throw ScenarioRuntimeError("no device of \(context.arguments["other"] ?? "?")") }
       client.deleteDevice(device)
@@ -239,7 +239,7 @@ enum SessionPack: ScenarioPack {
         "A refresh token APP already rotated out comes back to the refresh endpoint (a stolen token).",
       example: "attacker replays the retired refresh token of heymoov"
     ) { context in
-      guard let name = context.arguments["app"], let client = context.world.sessionClients[name]
+      guard let name = context.arguments["app"], let client = context.world.session?.clients[name]
       else { throw ScenarioRuntimeError("no session app \(context.arguments["app"] ?? "?")") }
       guard let token = client.retiredRefreshToken else {
         return Outcome(
@@ -301,9 +301,9 @@ enum SessionPack: ScenarioPack {
       summary: "How many refresh requests the apps sent during this step.",
       example: "expect refreshes 1"
     ) { context in
-      let refreshes = context.world.sessionClients.values.flatMap(\.responses).filter {
-        $0.path == "/v1/mobile/session/refresh"
-      }
+      let clients = context.world.session?.clients.values.map { $0 } ?? []
+      let path = "/v1/mobile/session/refresh"
+      let refreshes = clients.flatMap(\.responses).filter { $0.path == path }
       let wanted = Int(context.arguments["count"] ?? "") ?? -1
       // The exchanges show what happened: a second refresh with a retired token, say.
       let shown = refreshes.map { exchange in
@@ -459,7 +459,7 @@ extension ActionContext {
   /// The acting app's session client.
   func sessionClient() throws -> SessionClient {
     let app = try requireApp()
-    guard let client = world.sessionClients[app.name] else {
+    guard let client = world.session?.clients[app.name] else {
       throw ScenarioRuntimeError("\(app.name) is not a session-contract app")
     }
     return client
@@ -468,7 +468,7 @@ extension ActionContext {
 
 extension ExpectationContext {
   func sessionClient(_ name: String) throws -> SessionClient {
-    guard let value = arguments[name], let client = world.sessionClients[value] else {
+    guard let value = arguments[name], let client = world.session?.clients[value] else {
       throw ScenarioRuntimeError("no session-contract app \(arguments[name] ?? name) in this world")
     }
     return client
@@ -478,7 +478,7 @@ extension ExpectationContext {
 extension World {
   /// The session-contract client named `name`.
   func sessionClient(named name: String?) throws -> SessionClient {
-    guard let name, let client = sessionClients[name] else {
+    guard let name, let client = session?.clients[name] else {
       throw ScenarioRuntimeError("no session-contract app \(name ?? "?") in this world")
     }
     return client
@@ -486,7 +486,7 @@ extension World {
 
   /// A hook of the mock backend (what happens elsewhere in the product).
   func sessionBackendHook(_ path: String, form: String) throws {
-    guard let backend = sessionStack?.backend else {
+    guard let backend = session?.stack?.backend else {
       throw PortUnsupported("the contract backend is a real system: it has no hook to \(path)")
     }
     _ = backend.handle(

@@ -1,0 +1,128 @@
+import Foundation
+import QualifyCore
+import QualifyCrypto
+
+/// The hybrid shell's Android side: its Gradle script, its manifest and its Kotlin.
+extension BuildReader {
+  mutating func readHybridAndroid(into build: inout AppBuild) {
+    let paths = profile.paths
+    if let path = paths["android.buildGradle"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let script = GradleScript.read(
+            text: text, file: file, buildType: gradleBuildType, environment: EnvLayers([]),
+            ext: [:], properties: [:])
+          if let id = script.applicationId?.value {
+            build.appId = Sourced(id, at: script.applicationId?.location)
+          }
+          build.hybrid?.targetSdk = targetSdk(text, file: file)
+          for (index, line) in SourceText.codeLines(text) {
+            if let range = line.range(
+              of: #"versionName\s*=?\s*"([^"]+)""#, options: .regularExpression)
+            {
+              let value = line[range].split(separator: "\"").dropFirst().first.map(String.init)
+              build.hybrid?.versionName = value.map { Sourced($0, at: location(file, index + 1)) }
+              break
+            }
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    readManifest(
+      into: &build,
+      placeholders: [
+        "applicationId": ResolvedValue(
+          value: build.appId.value, derivation: [], location: build.appId.location, unresolved: nil)
+      ])
+    if let path = paths["android.manifest"], let (text, file) = try? repository.text(path),
+      let root = try? XMLReader.parse(text: text, file: file)
+    {
+      let permission = root.children("uses-permission").first {
+        $0.attributes["android:name"] == "android.permission.POST_NOTIFICATIONS"
+      }
+      build.hybrid?.declaresPostNotifications = Sourced(
+        permission != nil, at: location(file, permission?.line ?? 0))
+      for activity in root.children("application").first?.children("activity") ?? [] {
+        let name = activity.attributes["android:name"] ?? "(unnamed)"
+        for filter in activity.children("intent-filter") {
+          let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
+          let categories = filter.children("category").compactMap {
+            $0.attributes["android:name"]
+          }
+          let data = filter.children("data")
+          let schemes = data.compactMap { $0.attributes["android:scheme"]?.lowercased() }
+          guard actions.contains("android.intent.action.VIEW"),
+            schemes.contains(where: { $0 == "http" || $0 == "https" })
+          else { continue }
+          var link = LinkIntentFilter(
+            activity: name, autoVerify: filter.attributes["android:autoVerify"] == "true",
+            schemes: schemes,
+            hosts: data.compactMap { $0.attributes["android:host"]?.lowercased() },
+            isBrowsable: categories.contains("android.intent.category.BROWSABLE")
+              && categories.contains("android.intent.category.DEFAULT"),
+            location: location(file, filter.line))
+          link.paths = data.compactMap { $0.attributes["android:path"] }
+          link.pathPrefixes = data.compactMap { $0.attributes["android:pathPrefix"] }
+          link.pathPatterns = data.compactMap { $0.attributes["android:pathPattern"] }
+          build.hybrid?.linkFilters.append(link)
+        }
+      }
+    }
+    if let path = paths["android.googleServices"] {
+      do {
+        if let (text, file) = try repository.text(path) {
+          let json = try JSONDocument(text: text, file: file).value
+          if let project = json.at("project_info.project_id")?.string {
+            build.hybrid?.firebaseProject = Sourced(
+              project, at: location(file, json["project_info"]?.line(of: "project_id")))
+          }
+          for client in json["client"]?.array ?? [] {
+            if let info = client.at("client_info.android_client_info"),
+              let name = info["package_name"]?.string
+            {
+              build.hybrid?.firebaseApps.append(
+                Sourced(name, at: location(file, info.line(of: "package_name"))))
+            }
+          }
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    let kotlin = CodeSearch(
+      repository, under: XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java"),
+      suffixes: [".kt", ".java"], quotes: ["\""])
+    var code = HybridShellCode()
+    code.bridgeName = kotlin.captures(#"addJavascriptInterface\([^"]*"([A-Za-z0-9_]+)"\)"#).first
+    code.bridgeMethods = bridgeMethods(kotlin)
+    code.bridgeClass =
+      kotlin.captures(#"class\s+([A-Za-z0-9_]+)\s*\(private val context"#).first
+      ?? kotlin.files.first { $0.lines.contains { $0.1.contains("@JavascriptInterface") } }.map {
+        Sourced($0.file, at: FileLocation(file: $0.file, line: 0, column: 1))
+      }
+    code.asksPermissionOnPageLoad = kotlin.blockDoes(
+      after: "fun onPageFinished(", ["Manifest.permission.POST_NOTIFICATIONS"],
+      home: "WebViewClient")
+    code.permissionEvent = kotlin.fact(
+      [["evaluateJavascript", "onNativePermissionResult"]], home: "WebViewClient")
+    code.registersToken = kotlin.fact([["/api/android-register"]], home: "onPageFinished")
+    code.registrationForm = Self.registrationForm(
+      kotlin, path: "/api/android-register", pairs: #""(\w+)"\s+to\s+(\w+)"#, fieldFirst: true,
+      separator: #"joinToString\("&"\)\s*\{\s*\(\s*(\w+)\s*,\s*\w+\s*\)\s*->\s*"\$(\w+)([^"$]*)"#)
+    code.opensTargetUrl = kotlin.fact(
+      [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
+    code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    // NotificationCompat leaves a notification in the tray after its tap unless the builder
+    // sets auto-cancel.
+    if let written = kotlin.captures(#"\.setAutoCancel\(\s*(true|false)\s*\)"#).first {
+      code.autoCancels = Sourced(written.value == "true", at: written.location)
+    } else if let builder = kotlin.find(["NotificationCompat.Builder("]) {
+      code.autoCancels = Sourced(
+        false, at: builder,
+        derivation: ["setAutoCancel is not called: NotificationCompat's default is false"])
+    }
+    build.hybrid?.code = code
+  }
+}

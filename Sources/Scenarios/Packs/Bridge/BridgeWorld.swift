@@ -1,0 +1,51 @@
+import Artifacts
+import Devices
+import HTTP
+import MockStack
+import QualifyCore
+
+/// Seed 001's world: the web app with its handoff server, and the React Native bridge shells
+/// beside the apps.
+final class BridgeWorld: ShellWorld {
+  static let kind = ShellKind.reactNativeBridge
+  let servers: BridgeServers
+  /// The React Native bridge shells, by app name.
+  private(set) var shells: [String: BridgeShell] = [:]
+  /// The answers of the last racing handoff redemptions.
+  var race: [HTTPResponse] = []
+
+  static func secureHosts(_ builds: [Platform: AppBuild]) -> Set<String> {
+    builds.values.reduce(Set<String>()) { $0.union(BridgeServers.secureHosts($1)) }
+  }
+
+  static func caveats(_ builds: [Platform: AppBuild]) -> [String] {
+    guard let build = builds.values.first else { return [] }
+    guard let bridge = build.bridge else { return ShellWorlds.pushCaveats(of: build) }
+    let unavailable = bridge.unavailableCapabilities
+    return [
+      bridge.dispatcherComposed?.value == true
+        ? "the shell composes a dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")); capabilities reported unavailable: \(unavailable.isEmpty ? "none" : unavailable.joined(separator: ", "))"
+        : "the shell reports \(unavailable.isEmpty ? "no capability" : unavailable.joined(separator: ", ")) unavailable: App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")), so every command but event.ack is answered unsupported-capability — the sign-in handoff is qualified as components (SystemAuthSession and the server), not as an installed sign-in; this is not a working navigation release"
+    ]
+  }
+
+  init(_ setup: ShellWorldSetup) throws {
+    servers = try BridgeServers(
+      build: setup.configuration.build, material: setup.material, context: setup.context,
+      sharing: try setup.listeners())
+  }
+
+  var origins: [String: UInt16] { servers.origins }
+
+  func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
+    throws
+  {
+    shells[name] = try device.installBridgeShell(build, name: name, behaviours: behaviours)
+  }
+
+  func stop() { servers.stop() }
+}
+
+extension World {
+  var bridge: BridgeWorld? { shell(BridgeWorld.self) }
+}

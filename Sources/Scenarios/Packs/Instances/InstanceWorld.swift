@@ -1,0 +1,39 @@
+import Artifacts
+import Devices
+import MockStack
+import QualifyCore
+
+/// Seed 004's world: no backend of its own, the user's instance sites instead, and the
+/// multi-instance shells beside the apps.
+final class InstanceWorld: ShellWorld {
+  static let kind = ShellKind.multiInstance
+  let servers: InstanceServers
+  /// The multi-instance shells, by app name.
+  private(set) var shells: [String: InstanceShell] = [:]
+
+  static func secureHosts(_ builds: [Platform: AppBuild]) -> Set<String> {
+    InstanceServers.secureHosts
+  }
+
+  init(_ setup: ShellWorldSetup) throws {
+    servers = try InstanceServers(material: setup.material, sharing: try setup.listeners())
+  }
+
+  var origins: [String: UInt16] { servers.origins }
+
+  func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
+    throws
+  {
+    shells[name] = try device.installInstanceShell(build, name: name, behaviours: behaviours)
+  }
+
+  func markStep() {
+    for shell in shells.values { shell.markStep() }
+  }
+
+  func stop() { servers.stop() }
+}
+
+extension World {
+  var instances: InstanceWorld? { shell(InstanceWorld.self) }
+}

@@ -1,0 +1,49 @@
+import Artifacts
+import Devices
+import HTTP
+import MockStack
+import QualifyCore
+
+/// Seed 002's world: the session-contract backend at the app's API origin (none when the
+/// backend is the real one, `--stack`), and the session clients beside the apps.
+final class SessionWorld: ShellWorld {
+  static let kind = ShellKind.sessionContract
+  /// The embedded backend; nil against a real one, which is reached over the network.
+  let stack: SessionStack?
+  /// The session-contract clients, by app name.
+  private(set) var clients: [String: SessionClient] = [:]
+
+  static func secureHosts(_ builds: [Platform: AppBuild]) -> Set<String> {
+    Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
+  }
+
+  init(_ setup: ShellWorldSetup) throws {
+    let build = setup.configuration.build
+    stack =
+      setup.material.real?.backend == nil
+      ? try Origin(url: build.frontend.apiOrigin.value).map {
+        try SessionStack(
+          apiOrigin: $0, material: setup.material, context: setup.context,
+          accounts: build.testUsers, sharing: try setup.listeners())
+      } : nil
+  }
+
+  var origins: [String: UInt16] { stack?.origins ?? [:] }
+  var testUsers: [RealmSettings.User]? { stack?.backend.testUsers }
+
+  func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
+    throws
+  {
+    clients[name] = try device.installSessionClient(build, name: name, behaviours: behaviours)
+  }
+
+  func markStep() {
+    for client in clients.values { client.markStep() }
+  }
+
+  func stop() { stack?.stop() }
+}
+
+extension World {
+  var session: SessionWorld? { shell(SessionWorld.self) }
+}
