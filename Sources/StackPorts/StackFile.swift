@@ -31,6 +31,21 @@ public enum StackFile {
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     shell: ShellKind = .singleOrigin
   ) throws -> RealSystems {
+    let document = try document(at: path)
+    guard case .object = document.value else {
+      throw InputError(
+        "\(path) has errors",
+        diagnostics: [
+          Diagnostic.error(
+            at: FileLocation(file: path, line: 1, column: 1), "a stack file is a JSON object")
+        ])
+    }
+    var parser = Parser(path: path, root: document.value, environment: environment, shell: shell)
+    return try connect(try parser.parse(), path: path, shell: shell)
+  }
+
+  /// The file's JSON, read within its size limit.
+  static func document(at path: String) throws -> JSONDocument {
     let data: Data
     do {
       // A stack file is a page of JSON; a link is followed (the command line names it).
@@ -41,63 +56,174 @@ public enum StackFile {
     } catch let refusal as ConfinedFile.Refusal {
       throw InputError(refusal.describe("the stack file \(path)"))
     }
-    let document: JSONDocument
     do {
-      document = try JSONDocument(text: String(decoding: data, as: UTF8.self), file: path)
+      return try JSONDocument(text: String(decoding: data, as: UTF8.self), file: path)
     } catch let diagnostic as Diagnostic {
       throw InputError("\(path) is not valid JSON", diagnostics: [diagnostic])
     }
-    let root = document.value
+  }
+
+  /// An identity provider as the file names it, before its discovery document is read.
+  typealias PartialProvider = (
+    issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
+    companion: RealSystems.IdentityProvider.Client, users: [RealmSettings.User]
+  )
+
+  /// What the file names, checked but not yet asked.
+  struct Parsed {
+    var timeout: TimeInterval
+    var trusted: String?
+    var identityProvider: PartialProvider?
+    var admin: KeycloakAdmin?
+    var backend: RealSystems.Backend?
+    var manifestURL: String?
+    var contractUsers: [RealmSettings.User]
+    var instances: [String: Origin]
+  }
+
+  /// The real systems the file names, each asked before the run: the IdP's discovery and
+  /// admin API, the backend's config, the channel's manifest, each instance.
+  static func connect(_ parsed: Parsed, path: String, shell: ShellKind) throws -> RealSystems {
+    let trusted = parsed.trusted
+    let timeout = parsed.timeout
+    let admin = parsed.admin
+    let backend = parsed.backend
+    let manifestURL = parsed.manifestURL
+    let contractUsers = parsed.contractUsers
+    let instances = parsed.instances
+    var real = RealSystems(
+      identityProvider: nil, trustedCertificatesPEM: trusted ?? "", timeout: timeout, file: path)
+    if let partial = parsed.identityProvider {
+      real.identityProvider = try discover(
+        partial.issuer, profile: partial.profile, app: partial.app, companion: partial.companion,
+        users: partial.users, trusted: trusted, timeout: timeout)
+      if let admin {
+        // Signed in and able to read events before the run, or bad input now.
+        real.identityProvider?.admin = admin
+        let client = try real.client()
+        let token = try admin.token(client)
+        let answer = client.send(
+          ClientRequest(
+            url: admin.url + "/admin/realms/\(admin.realm)/events/config",
+            headers: ["Authorization": "Bearer \(token)"]))
+        guard (answer.response?.jsonObject as? [String: Any])?["eventsEnabled"] as? Bool == true
+        else {
+          throw InputError(
+            "the realm \(admin.realm) does not store events (events/config answered \(answer.response.map { String($0.status) } ?? "nothing")): the harness would read an empty feed",
+            hint: "enable \"Save events\" for the realm, with LOGIN and CODE_TO_TOKEN")
+        }
+      }
+    }
+    if let backend {
+      real.backend = backend
+      real.contractTestUsers = contractUsers
+      if shell == .sessionContract {
+        try probe(contractBackend: backend, real)
+      } else {
+        try probe(backend: backend, real)
+      }
+    }
+    if let manifestURL {
+      real.ota = try probe(manifestURL: manifestURL, real)
+    }
+    real.instances = instances
+    for (name, origin) in instances.sorted(by: { $0.key < $1.key }) {
+      try probe(instance: name, at: origin, real)
+    }
+    return real
+  }
+
+  /// The file's checks, each mistake collected with its line and thrown together.
+  struct Parser {
+    let path: String
+    let root: JSONValue
+    let environment: [String: String]
+    let shell: ShellKind
     var diagnostics: [Diagnostic] = []
-    func fail(_ line: Int?, _ message: String, hint: String? = nil) {
+
+    init(path: String, root: JSONValue, environment: [String: String], shell: ShellKind) {
+      self.path = path
+      self.root = root
+      self.environment = environment
+      self.shell = shell
+    }
+
+    mutating func fail(_ line: Int?, _ message: String, hint: String? = nil) {
       diagnostics.append(
         Diagnostic.error(
           at: FileLocation(file: path, line: line ?? 1, column: 1), message, hint: hint))
     }
-    guard case .object(let members) = root else {
-      throw InputError(
-        "\(path) has errors",
-        diagnostics: [
-          Diagnostic.error(
-            at: FileLocation(file: path, line: 1, column: 1), "a stack file is a JSON object")
-        ])
+
+    mutating func parse() throws -> Parsed {
+      try checkSchema()
+      let timeout = timeout()
+      let trusted = trust()
+      let (partial, admin) = identityProvider()
+      let backend = backend()
+      let manifestURL = manifestURL()
+      let contractUsers = contractUsers()
+      let instances = instances()
+      let secureURLs =
+        [partial?.issuer, backend?.origin.description, manifestURL].compactMap { $0 }
+        + instances.values.map(\.description)
+      if trusted == nil, let url = secureURLs.first(where: { $0.lowercased().hasPrefix("https") }) {
+        fail(
+          1,
+          "no CA certificates to verify \(url) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(StackFile.systemBundles.joined(separator: ", "))"
+        )
+      }
+      if !diagnostics.isEmpty {
+        throw InputError(
+          "\(path) has errors",
+          diagnostics: diagnostics.sorted { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) })
+      }
+      return Parsed(
+        timeout: timeout, trusted: trusted, identityProvider: partial, admin: admin,
+        backend: backend, manifestURL: manifestURL, contractUsers: contractUsers,
+        instances: instances)
     }
-    let schema = shell.stack
-    let known = ShellKind.StackSchema.common + ShellKind.all.flatMap(\.stack.parts)
-    for member in members where !known.contains(member.key) {
-      fail(
-        member.line, "unknown key \"\(member.key)\"",
-        hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
+
+    /// The keys this kind's schema takes; a kind whose file names nothing is refused now.
+    mutating func checkSchema() throws {
+      guard case .object(let members) = root else { return }
+      let schema = shell.stack
+      let known = ShellKind.StackSchema.common + ShellKind.all.flatMap(\.stack.parts)
+      for member in members where !known.contains(member.key) {
+        fail(
+          member.line, "unknown key \"\(member.key)\"",
+          hint: Suggestions.closest(to: member.key, among: known).map { "did you mean \"\($0)\"?" })
+      }
+      if let nothing = schema.nothing {
+        throw InputError(
+          "\(path) has errors",
+          diagnostics: [
+            Diagnostic.error(
+              at: FileLocation(file: path, line: 1, column: 1), nothing, hint: schema.nothingHint)
+          ])
+      }
+      // A part another kind's stack file names: say whose it is and what this one names.
+      for member in members where known.contains(member.key) {
+        guard !ShellKind.StackSchema.common.contains(member.key), !schema.parts.contains(member.key)
+        else { continue }
+        let owners = ShellKind.all.filter { $0.stack.parts.contains(member.key) }.map(\.id)
+        fail(
+          member.line,
+          "\"\(member.key)\" is named by a \(owners.joined(separator: " or ")) app's stack file, and the app is a \(shell.id) shell: its stack file names \(StackFile.list(schema.parts)) only",
+          hint: member.key == "testUsers" && schema.parts.contains("identityProvider")
+            ? "the identity provider's test users go under identityProvider" : nil)
+      }
+      for part in schema.required where root[part] == nil {
+        fail(1, "a \(shell.id) app's stack file names the \(part) under test (\"\(part)\")")
+      }
     }
-    if let nothing = schema.nothing {
-      throw InputError(
-        "\(path) has errors",
-        diagnostics: [
-          Diagnostic.error(
-            at: FileLocation(file: path, line: 1, column: 1), nothing, hint: schema.nothingHint)
-        ])
-    }
-    // A part another kind's stack file names: say whose it is and what this one names.
-    for member in members where known.contains(member.key) {
-      guard !ShellKind.StackSchema.common.contains(member.key), !schema.parts.contains(member.key)
-      else { continue }
-      let owners = ShellKind.all.filter { $0.stack.parts.contains(member.key) }.map(\.id)
-      fail(
-        member.line,
-        "\"\(member.key)\" is named by a \(owners.joined(separator: " or ")) app's stack file, and the app is a \(shell.id) shell: its stack file names \(StackFile.list(schema.parts)) only",
-        hint: member.key == "testUsers" && schema.parts.contains("identityProvider")
-          ? "the identity provider's test users go under identityProvider" : nil)
-    }
-    for part in schema.required where root[part] == nil {
-      fail(1, "a \(shell.id) app's stack file names the \(part) under test (\"\(part)\")")
-    }
+
     // Where a missing key would be: the object's own first line.
     func line(_ object: JSONValue, _ key: String) -> Int? {
       if let line = object.line(of: key) { return line }
       if case .object(let members) = object { return members.first?.line }
       return nil
     }
-    func secret(_ object: JSONValue, _ key: String) -> String? {
+    mutating func secret(_ object: JSONValue, _ key: String) -> String? {
       guard let name = object[key]?.string, !name.isEmpty else {
         fail(line(object, key), "\"\(key)\" must name an environment variable")
         return nil
@@ -110,7 +236,7 @@ public enum StackFile {
       Redactor.process.registerLiteral(value)
       return value
     }
-    func text(_ object: JSONValue, _ key: String) -> String? {
+    mutating func text(_ object: JSONValue, _ key: String) -> String? {
       guard let value = object[key]?.string, !value.isEmpty else {
         fail(line(object, key), "\"\(key)\" is required (a non-empty string)")
         return nil
@@ -119,7 +245,7 @@ public enum StackFile {
     }
     // Secrets, passwords and sessions cross the network: cleartext only on this machine's
     // loopback.
-    func requireSecure(_ url: String, _ object: JSONValue, _ key: String, _ what: String) {
+    mutating func requireSecure(_ url: String, _ object: JSONValue, _ key: String, _ what: String) {
       if let origin = Origin(url: url), !origin.isSecure,
         !["127.0.0.1", "localhost", "::1"].contains(origin.host)
       {
@@ -129,7 +255,7 @@ public enum StackFile {
           hint: "use https (http is accepted on 127.0.0.1 and localhost only)")
       }
     }
-    func checkKeys(_ object: JSONValue, _ keys: [String], in part: String) {
+    mutating func checkKeys(_ object: JSONValue, _ keys: [String], in part: String) {
       guard case .object(let members) = object else {
         fail(root.line(of: part), "\"\(part)\" must be a JSON object")
         return
@@ -140,38 +266,49 @@ public enum StackFile {
           hint: Suggestions.closest(to: member.key, among: keys).map { "did you mean \"\($0)\"?" })
       }
     }
-    var timeout: TimeInterval = 10
-    if let value = root["timeout"] {
-      if let seconds = value.string.flatMap(Durations.parse), seconds > 0 {
-        timeout = seconds
-      } else {
-        fail(root.line(of: "timeout"), "\"timeout\" must be a duration such as 10s")
+
+    /// How long one request to a real system may take (`timeout`, 10 s by default).
+    mutating func timeout() -> TimeInterval {
+      var timeout: TimeInterval = 10
+      if let value = root["timeout"] {
+        if let seconds = value.string.flatMap(Durations.parse), seconds > 0 {
+          timeout = seconds
+        } else {
+          fail(root.line(of: "timeout"), "\"timeout\" must be a duration such as 10s")
+        }
       }
+      return timeout
     }
-    var trusted: String?
-    if let caFile = root["caFile"]?.string {
-      let resolved = URL(
-        fileURLWithPath: caFile, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()
-      ).path
-      if let pem = FileManager.default.contents(atPath: resolved),
-        String(decoding: pem, as: UTF8.self).contains("BEGIN CERTIFICATE")
-      {
-        trusted = String(decoding: pem, as: UTF8.self)
+
+    /// The CA certificates the real systems are verified with: `caFile`, else `SSL_CERT_FILE`,
+    /// else the system's trust store.
+    mutating func trust() -> String? {
+      var trusted: String?
+      if let caFile = root["caFile"]?.string {
+        let resolved = URL(
+          fileURLWithPath: caFile,
+          relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent()
+        ).path
+        if let pem = FileManager.default.contents(atPath: resolved),
+          String(decoding: pem, as: UTF8.self).contains("BEGIN CERTIFICATE")
+        {
+          trusted = String(decoding: pem, as: UTF8.self)
+        } else {
+          fail(root.line(of: "caFile"), "\(caFile) is not a readable PEM file of CA certificates")
+        }
       } else {
-        fail(root.line(of: "caFile"), "\(caFile) is not a readable PEM file of CA certificates")
+        let candidates = [environment["SSL_CERT_FILE"]].compactMap { $0 } + StackFile.systemBundles
+        trusted = candidates.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
+          .map { String(decoding: $0, as: UTF8.self) }
       }
-    } else {
-      let candidates = [environment["SSL_CERT_FILE"]].compactMap { $0 } + systemBundles
-      trusted = candidates.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
-        .map { String(decoding: $0, as: UTF8.self) }
+      return trusted
     }
-    var admin: KeycloakAdmin?
-    var partial:
-      (
-        issuer: String, profile: String, app: RealSystems.IdentityProvider.Client,
-        companion: RealSystems.IdentityProvider.Client, users: [RealmSettings.User]
-      )?
-    if let idp = root["identityProvider"] {
+
+    /// `identityProvider`: the issuer, the two clients, the test users and Keycloak's admin API.
+    mutating func identityProvider() -> (provider: PartialProvider?, admin: KeycloakAdmin?) {
+      var admin: KeycloakAdmin?
+      var partial: PartialProvider?
+      guard let idp = root["identityProvider"] else { return (nil, nil) }
       let issuer = text(idp, "issuer")
       checkKeys(
         idp, ["issuer", "profile", "app", "companion", "testUsers", "admin"],
@@ -233,141 +370,109 @@ public enum StackFile {
       if let issuer, clients.count == 2 {
         partial = (issuer, profile, clients[0], clients[1], users)
       }
+      return (partial, admin)
     }
-    var backend: RealSystems.Backend?
-    if let entry = root["backend"] {
-      checkKeys(entry, ["baseURL", "sessionCookie"], in: "backend")
-      if let url = text(entry, "baseURL") {
-        if let origin = Origin(url: url),
-          ["", "/"].contains(URLComponents(string: url)?.path ?? "")
-        {
-          requireSecure(url, entry, "baseURL", "the backend")
-          backend = RealSystems.Backend(
-            origin: origin, sessionCookie: entry["sessionCookie"]?.string ?? "sessionid")
-        } else {
-          fail(
-            entry.line(of: "baseURL"),
-            "\"baseURL\" is the backend's origin (https://host[:port]), not \(url)")
-        }
-      }
-      // The real backend redeems codes at its own IdP: the harness must sign in there too.
-      if root["identityProvider"] == nil && shell != .sessionContract {
-        fail(
-          root.line(of: "backend"),
-          "a real backend signs users in at its real identity provider: name it in \"identityProvider\" (its test users, the app's and the companion's clients)"
-        )
-      }
-    }
-    var manifestURL: String?
-    if let entry = root["ota"] {
-      checkKeys(entry, ["manifestURL"], in: "ota")
-      if let url = text(entry, "manifestURL") {
-        if Origin(url: url) != nil {
-          requireSecure(url, entry, "manifestURL", "the OTA manifest")
-          manifestURL = url
-        } else {
-          fail(entry.line(of: "manifestURL"), "\"manifestURL\" is not an http(s) URL: \(url)")
-        }
-      }
-    }
-    var contractUsers: [RealmSettings.User] = []
-    if shell == .sessionContract {
-      if let list = root["testUsers"]?.array, !list.isEmpty {
-        for entry in list {
-          if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {
-            contractUsers.append(
-              RealmSettings.User(
-                username: name, password: password, email: nil, firstName: nil, lastName: nil))
+
+    /// `backend`: a real deployment's origin.
+    mutating func backend() -> RealSystems.Backend? {
+      var backend: RealSystems.Backend?
+      if let entry = root["backend"] {
+        checkKeys(entry, ["baseURL", "sessionCookie"], in: "backend")
+        if let url = text(entry, "baseURL") {
+          if let origin = Origin(url: url),
+            ["", "/"].contains(URLComponents(string: url)?.path ?? "")
+          {
+            requireSecure(url, entry, "baseURL", "the backend")
+            backend = RealSystems.Backend(
+              origin: origin, sessionCookie: entry["sessionCookie"]?.string ?? "sessionid")
+          } else {
+            fail(
+              entry.line(of: "baseURL"),
+              "\"baseURL\" is the backend's origin (https://host[:port]), not \(url)")
           }
         }
-      } else if root["backend"] != nil {
-        fail(
-          root.line(of: "testUsers") ?? root.line(of: "backend"),
-          "\"testUsers\" must list the backend's test accounts: [{\"username\", \"passwordEnv\"}]")
-      }
-    }
-    var instances: [String: Origin] = [:]
-    if let entry = root["instances"] {
-      checkKeys(entry, RealSystems.instanceSiteNames, in: "instances")
-      for member in entry.members ?? [] where RealSystems.instanceSiteNames.contains(member.key) {
-        guard let url = member.value.string, let origin = Origin(url: url),
-          ["", "/"].contains(URLComponents(string: url)?.path ?? "")
-        else {
-          fail(member.line, "instances.\(member.key) is an instance's origin (https://host[:port])")
-          continue
-        }
-        // The shell under qualification is a release build: its instances are https.
-        guard origin.isSecure else {
+        // The real backend redeems codes at its own IdP: the harness must sign in there too.
+        if root["identityProvider"] == nil && shell != .sessionContract {
           fail(
-            member.line,
-            "instances.\(member.key) is \(url): a release shell reaches instances over https only",
-            hint: "serve the test instance over https (with caFile naming its CA)")
-          continue
-        }
-        if let same = instances.first(where: { $0.value == origin }) {
-          fail(
-            member.line,
-            "instances.\(member.key) and instances.\(same.key) are the same origin \(origin): the scenarios need distinct instances"
+            root.line(of: "backend"),
+            "a real backend signs users in at its real identity provider: name it in \"identityProvider\" (its test users, the app's and the companion's clients)"
           )
-          continue
-        }
-        instances[member.key] = origin
-      }
-    }
-    let secureURLs =
-      [partial?.issuer, backend?.origin.description, manifestURL].compactMap { $0 }
-      + instances.values.map(\.description)
-    if trusted == nil, let url = secureURLs.first(where: { $0.lowercased().hasPrefix("https") }) {
-      fail(
-        1,
-        "no CA certificates to verify \(url) with: no caFile, no SSL_CERT_FILE, and no system trust store at \(systemBundles.joined(separator: ", "))"
-      )
-    }
-    if !diagnostics.isEmpty {
-      throw InputError(
-        "\(path) has errors",
-        diagnostics: diagnostics.sorted { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) })
-    }
-    var real = RealSystems(
-      identityProvider: nil, trustedCertificatesPEM: trusted ?? "", timeout: timeout, file: path)
-    if let partial {
-      real.identityProvider = try discover(
-        partial.issuer, profile: partial.profile, app: partial.app, companion: partial.companion,
-        users: partial.users, trusted: trusted, timeout: timeout)
-      if let admin {
-        // Signed in and able to read events before the run, or bad input now.
-        real.identityProvider?.admin = admin
-        let client = try real.client()
-        let token = try admin.token(client)
-        let answer = client.send(
-          ClientRequest(
-            url: admin.url + "/admin/realms/\(admin.realm)/events/config",
-            headers: ["Authorization": "Bearer \(token)"]))
-        guard (answer.response?.jsonObject as? [String: Any])?["eventsEnabled"] as? Bool == true
-        else {
-          throw InputError(
-            "the realm \(admin.realm) does not store events (events/config answered \(answer.response.map { String($0.status) } ?? "nothing")): the harness would read an empty feed",
-            hint: "enable \"Save events\" for the realm, with LOGIN and CODE_TO_TOKEN")
         }
       }
+      return backend
     }
-    if let backend {
-      real.backend = backend
-      real.contractTestUsers = contractUsers
-      if shell == .sessionContract {
-        try probe(contractBackend: backend, real)
-      } else {
-        try probe(backend: backend, real)
-      }
-    }
-    if let manifestURL {
-      real.ota = try probe(manifestURL: manifestURL, real)
-    }
-    real.instances = instances
-    for (name, origin) in instances.sorted(by: { $0.key < $1.key }) {
-      try probe(instance: name, at: origin, real)
-    }
-    return real
-  }
 
+    /// `ota`: a real channel's manifest.
+    mutating func manifestURL() -> String? {
+      var manifestURL: String?
+      if let entry = root["ota"] {
+        checkKeys(entry, ["manifestURL"], in: "ota")
+        if let url = text(entry, "manifestURL") {
+          if Origin(url: url) != nil {
+            requireSecure(url, entry, "manifestURL", "the OTA manifest")
+            manifestURL = url
+          } else {
+            fail(entry.line(of: "manifestURL"), "\"manifestURL\" is not an http(s) URL: \(url)")
+          }
+        }
+      }
+      return manifestURL
+    }
+
+    /// A session-contract backend's own test accounts (top-level `testUsers`).
+    mutating func contractUsers() -> [RealmSettings.User] {
+      var contractUsers: [RealmSettings.User] = []
+      if shell == .sessionContract {
+        if let list = root["testUsers"]?.array, !list.isEmpty {
+          for entry in list {
+            if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {
+              contractUsers.append(
+                RealmSettings.User(
+                  username: name, password: password, email: nil, firstName: nil, lastName: nil))
+            }
+          }
+        } else if root["backend"] != nil {
+          fail(
+            root.line(of: "testUsers") ?? root.line(of: "backend"),
+            "\"testUsers\" must list the backend's test accounts: [{\"username\", \"passwordEnv\"}]"
+          )
+        }
+      }
+      return contractUsers
+    }
+
+    /// `instances`: a multi-instance shell's real instance sites.
+    mutating func instances() -> [String: Origin] {
+      var instances: [String: Origin] = [:]
+      if let entry = root["instances"] {
+        checkKeys(entry, RealSystems.instanceSiteNames, in: "instances")
+        for member in entry.members ?? [] where RealSystems.instanceSiteNames.contains(member.key) {
+          guard let url = member.value.string, let origin = Origin(url: url),
+            ["", "/"].contains(URLComponents(string: url)?.path ?? "")
+          else {
+            fail(
+              member.line, "instances.\(member.key) is an instance's origin (https://host[:port])")
+            continue
+          }
+          // The shell under qualification is a release build: its instances are https.
+          guard origin.isSecure else {
+            fail(
+              member.line,
+              "instances.\(member.key) is \(url): a release shell reaches instances over https only",
+              hint: "serve the test instance over https (with caFile naming its CA)")
+            continue
+          }
+          if let same = instances.first(where: { $0.value == origin }) {
+            fail(
+              member.line,
+              "instances.\(member.key) and instances.\(same.key) are the same origin \(origin): the scenarios need distinct instances"
+            )
+            continue
+          }
+          instances[member.key] = origin
+        }
+      }
+      return instances
+    }
+  }
 }

@@ -154,25 +154,15 @@ struct RunCommand {
     let platforms = try platformOption(parsed)
     let seed = try seedOption(parsed)
     let jobs =
-      try parsed.value("jobs").map { value -> Int in
-        guard let n = Int(value), n >= 1, n <= 64 else {
-          throw InputError("--jobs must be a number from 1 to 64, got '\(value)'")
-        }
-        return n
-      } ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+      try RunCommand.count(parsed, "jobs", upTo: 64)
+      ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
     let timeout = try parsed.value("timeout").map { value -> TimeInterval in
       guard let seconds = Durations.parse(value), seconds > 0 else {
         throw InputError("--timeout needs a duration such as 30s, got '\(value)'")
       }
       return seconds
     }
-    let repeats =
-      try parsed.value("repeat").map { value -> Int in
-        guard let n = Int(value), n >= 1, n <= 100 else {
-          throw InputError("--repeat must be a number from 1 to 100, got '\(value)'")
-        }
-        return n
-      } ?? 1
+    let repeats = try RunCommand.count(parsed, "repeat", upTo: 100) ?? 1
     let json = parsed.has("json")
     let terminal = json ? Terminal.standardError : Terminal.standardOutput
 
@@ -237,59 +227,10 @@ struct RunCommand {
     // https-origins guard naming the value; it does not stop the run.
     let hosts = RunPlan.secureHosts(shell: shell, builds: builds)
     let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
-    var scope = RunScope()
-    scope.scenario = single
-    scope.shell = shell == .singleOrigin ? nil : shell.id
-    scope.filters = parsed.all("filter")
-    scope.tags = parsed.all("tag")
-    scope.shard = parsed.value("shard")
-    scope.platforms = platforms
-    scope.controls = !parsed.has("no-controls")
-    scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
-    scope.waivers = waivers
-    scope.realIdentityProvider = real?.identityProvider?.issuer
-    scope.caveats = RunPlan.caveats(builds: builds, real: real)
-    scope.release = ReleaseRecord(builds: builds, commit: repository.commit())
-    scope.repeats = repeats > 1 ? repeats : nil
-    scope.reproduceOptions = reproduceOptions(channel: channel, seed: seed, app: repository.root)
-    scope.failFast = parsed.has("fail-fast") ? true : nil
-    scope.releaseChannel = channel.isRelease ? true : nil
-    scope.allowPartial = parsed.has("allow-partial") ? true : nil
-    // `qualify` when found on the PATH, else the path it was started by.
-    let invoked = CommandLine.arguments.first ?? "qualify"
-    // A binary that shares no folder with the working directory is named as on the PATH:
-    // its path would name the machine.
-    scope.command =
-      invoked.contains("/")
-      ? DisplayPath.relativeIfNear(URL(fileURLWithPath: invoked).standardizedFileURL.path).map {
-        // A binary in the working directory runs as ./qualify, not from the PATH.
-        $0.contains("/") ? $0 : "./" + $0
-      } ?? "qualify" : "qualify"
-    let scenarioFolder = URL(fileURLWithPath: parsed.value("scenarios") ?? Paths.scenariosDirectory)
-      .resolvingSymlinksInPath().standardizedFileURL
-    if !RunCommand.isBundledCatalogue(scenarioFolder.path) {
-      scope.scenarioFolder = AppRepository.display(scenarioFolder)
-    }
-    scope.catalogueDigest = RunCommand.digest(ofScenariosIn: scenarioFolder)
-    let pipelineEnv =
-      parsed.all("backend-env").map { ("backend", $0) }
-      + parsed.all("frontend-env").map { ("frontend", $0) }
-    if !pipelineEnv.isEmpty {
-      scope.pipelineEnvFiles = pipelineEnv.map { role, path in
-        AppFileDigest(
-          path: "\(role):\(DisplayPath.of(path))",
-          sha256: FileManager.default.contents(atPath: path).map(Attestation.hex) ?? "unreadable")
-      }
-    }
-    scope.selectedRuns = jobsToRun.count
-    scope.catalogueRuns = catalogue.count
-    for (scenario, platform) in catalogue {
-      for item in scenario.checklist {
-        var platforms = scope.catalogueItems[String(item), default: []]
-        if !platforms.contains(platform) { platforms.append(platform) }
-        scope.catalogueItems[String(item)] = platforms
-      }
-    }
+    var scope = self.scope(
+      shell: shell, builds: builds, real: real, repository: repository, channel: channel,
+      seed: seed, platforms: platforms, repeats: repeats, waivers: waivers,
+      selected: jobsToRun.count, catalogue: catalogue)
     var run = RunRecord(
       id: RunRecord.newID(at: startedAt), startedAt: startedAt, channel: channel,
       app: repository.root.path,
@@ -393,7 +334,7 @@ struct RunCommand {
 
   /// The options that rebuild this run's world, for reproduce commands: the channel, the
   /// seed, the app, the env files and scenario folder it was given.
-  private func reproduceOptions(channel: Channel, seed: UInt64, app: URL) -> [String] {
+  func reproduceOptions(channel: Channel, seed: UInt64, app: URL) -> [String] {
     var options = [
       "--channel", channel.rawValue, "--seed", String(seed), "--app",
       AppRepository.display(app),
