@@ -20,7 +20,7 @@ public final class World {
   let shellWorld: any ShellWorld
   /// The embedded stack of a single-origin shell (seed 000: backend, IdP, bucket, push
   /// gateways); nil for the other kinds.
-  public var stack: Stack? { shell(SingleOriginWorld.self)?.stack }
+  public var stack: Stack? { shellWorld(as: SingleOriginWorld.self)?.stack }
   /// A real session-contract backend's test accounts (`--stack`).
   private let contractTestUsers: [RealmSettings.User]
   /// The real IdP's end-session endpoint (`--stack`), where a browser-side LOGOUT is seen.

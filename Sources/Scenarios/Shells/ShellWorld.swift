@@ -82,5 +82,5 @@ enum ShellWorlds {
 
 extension World {
   /// The world of the kind `T`, nil when the app is of another kind.
-  func shell<T: ShellWorld>(_ type: T.Type) -> T? { shellWorld as? T }
+  func shellWorld<T: ShellWorld>(as type: T.Type) -> T? { shellWorld as? T }
 }

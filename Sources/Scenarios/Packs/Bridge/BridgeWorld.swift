@@ -47,5 +47,5 @@ final class BridgeWorld: ShellWorld {
 }
 
 extension World {
-  var bridge: BridgeWorld? { shell(BridgeWorld.self) }
+  var bridge: BridgeWorld? { shellWorld(as: BridgeWorld.self) }
 }

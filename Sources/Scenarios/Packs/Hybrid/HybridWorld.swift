@@ -39,5 +39,5 @@ final class HybridWorld: ShellWorld {
 }
 
 extension World {
-  var hybrid: HybridWorld? { shell(HybridWorld.self) }
+  var hybrid: HybridWorld? { shellWorld(as: HybridWorld.self) }
 }

@@ -35,5 +35,5 @@ final class InstanceWorld: ShellWorld {
 }
 
 extension World {
-  var instances: InstanceWorld? { shell(InstanceWorld.self) }
+  var instances: InstanceWorld? { shellWorld(as: InstanceWorld.self) }
 }

@@ -45,5 +45,5 @@ final class SessionWorld: ShellWorld {
 }
 
 extension World {
-  var session: SessionWorld? { shell(SessionWorld.self) }
+  var session: SessionWorld? { shellWorld(as: SessionWorld.self) }
 }
