@@ -278,6 +278,7 @@ extension BuildReader {
     }
     let swift = CodeSearch(repository, under: appFolder, suffixes: [".swift"], quotes: ["\""])
     var code = HybridShellCode()
+    if swift.files.isEmpty { code.unread = appFolder + "/**/*.swift" }
     code.bridgeName = swift.captures(#"\.add\([^)]*name:\s*"([A-Za-z0-9_]+)"\)"#).first
     code.permissionEvent = swift.fact(
       [["evaluateJavaScript", "onNativePermissionResult"]], home: "WKScriptMessageHandler")

@@ -91,10 +91,10 @@ extension BuildReader {
         collect(error)
       }
     }
-    let kotlin = CodeSearch(
-      repository, under: XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java"),
-      suffixes: [".kt", ".java"], quotes: ["\""])
+    let sources = XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java")
+    let kotlin = CodeSearch(repository, under: sources, suffixes: [".kt", ".java"], quotes: ["\""])
     var code = HybridShellCode()
+    if kotlin.files.isEmpty { code.unread = sources + "/**/*.{kt,java}" }
     code.bridgeName = kotlin.captures(#"addJavascriptInterface\([^"]*"([A-Za-z0-9_]+)"\)"#).first
     code.bridgeMethods = bridgeMethods(kotlin)
     code.bridgeClass =

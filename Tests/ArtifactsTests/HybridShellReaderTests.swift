@@ -264,6 +264,25 @@ import Testing
     }
   }
 
+  /// A container whose sources are not where the reader looks (a moved folder, a profile that
+  /// points elsewhere) was not read: its rules are unverified, never assumed to hold.
+  @Test func aContainerWithoutSourcesIsUnverifiedNotPassed() throws {
+    let scratch = try Fixtures.temporaryDirectory("qualify-hybrid-unread")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.hybridApp, toPath: copy.path)
+    let read = try #require(try builds(copy.path)[.android])
+    #expect(read.hybrid?.code.unread == nil)
+    #expect(!BuildGuards.findings(for: read).contains { $0.rule == "container-code" })
+    try FileManager.default.removeItem(at: copy.appendingPathComponent("android/app/src/main/java"))
+    let android = try #require(try builds(copy.path)[.android])
+    #expect(android.hybrid?.code.unread == "android/app/src/main/java/**/*.{kt,java}")
+    let finding = try #require(
+      BuildGuards.findings(for: android).first { $0.rule == "container-code" })
+    #expect(finding.severity == .unverified)
+    #expect(finding.message.contains("its code was not read"))
+  }
+
   /// A rule is what the code does where it does it: a task injected but not called, or a
   /// helper that asks for the permission but is not called when a page finishes, is absent.
   @Test func aCommentedOutCallIsNotTheRule() throws {

@@ -149,6 +149,18 @@ enum SampleResults {
     #expect(throws: SQLiteError.self) { try store.run(SampleResults.run.id) }
   }
 
+  /// A guard that found no code to read makes the run partial as unverified, not as an env
+  /// left out: the gate names what the user must look at.
+  @Test func codeFoundNowhereIsUnverifiedNotAnEnvLeftOut() {
+    var result = SampleResults.results[0]
+    result.verdict = .notApplicable
+    result.message =
+      "container-code is no source file of the Android container at android/app/src/main/java/**/*.{kt,java}: its code was not read, so seed 003's rules in it are unverified"
+    #expect(RunSummary([result]).partialReasons == [RunSummary.unverifiedReason])
+    result.message = "backend-env is the channel's env, which was not supplied"
+    #expect(RunSummary([result]).partialReasons == ["channel env not supplied"])
+  }
+
   @Test func aColumnTheQueryDidNotSelectIsAnError() throws {
     let database = try Database(path: ":memory:")
     let rows = try database.rows("SELECT 1 AS one, NULL AS none, 2.5 AS half")

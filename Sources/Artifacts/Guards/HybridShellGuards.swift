@@ -212,6 +212,15 @@ extension BuildGuards {
       check: { build in
         guard let hybrid = build.hybrid else { return [] }
         let code = hybrid.code
+        // No source file where the container's code should be: every rule below would read
+        // as absent-but-unjudged, and the simulated container would follow them all.
+        if let unread = code.unread {
+          return [
+            GuardHit(
+              "no source file of the \(build.platform.displayName) container at \(unread): its code was not read, so seed 003's rules in it are unverified",
+              at: nil, value: unread, unverified: true)
+          ]
+        }
         var out: [GuardHit] = []
         func missing(_ fact: Sourced<Bool>?, _ message: String, value: String) {
           if let hit = GuardHit.missing(fact, message, value: value) { out.append(hit) }

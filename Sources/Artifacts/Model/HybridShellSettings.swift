@@ -130,6 +130,9 @@ public struct LinkIntentFilter: Sendable {
 /// behaves; nil when the code was not found, and the container then behaves as the seed
 /// describes.
 public struct HybridShellCode: Sendable {
+  /// Where the reader looked for the container's sources when it found none: nothing of the
+  /// code was read (nil when it read some).
+  public var unread: String?
   /// The JS bridge's name: Android `addJavascriptInterface(…, "AndroidBridge")`, iOS
   /// `userContentController.add(…, name: "notify")`.
   public var bridgeName: Sourced<String>?
