@@ -28,10 +28,12 @@ public final class SessionClient {
   let environment: DeviceEnvironment
   private var source: String { "\(build.platform.rawValue)/\(name)" }
 
+  /// What the client keeps and decides: the session, its refreshes, its wipes.
+  private var machine: SessionClientMachine
   /// Secure storage: the envelope but the access token (kept in memory).
-  public private(set) var secureStorage: [String: String] = [:]
-  public private(set) var accessToken: String?
-  public private(set) var screen: Screen = .login
+  public var secureStorage: [String: String] { machine.storage }
+  public var accessToken: String? { machine.accessToken }
+  public var screen: Screen { machine.signedIn ? .home : .login }
   /// How many times the bootstrap was loaded, and the version last seen.
   public private(set) var bootstrapLoads = 0
   public private(set) var bootstrapVersion: Int?
@@ -46,9 +48,9 @@ public final class SessionClient {
   public private(set) var deviceIdBeforeLogin: String?
   /// The refresh token the last successful refresh replaced: kept for the harness (a replay
   /// is an attacker's move, never the client's), outside secure storage.
-  public private(set) var retiredRefreshToken: String?
+  public var retiredRefreshToken: String? { machine.retiredRefreshToken }
   /// The access token a sign-out or wipe dropped (for the harness, as above).
-  public private(set) var retiredAccessToken: String?
+  public var retiredAccessToken: String? { machine.retiredAccessToken }
   /// The relying party of the last ceremony (secure storage is wiped at sign-out).
   private var lastRpId: String?
 
@@ -71,6 +73,13 @@ public final class SessionClient {
     self.build = build
     self.behaviours = behaviours
     self.environment = environment
+    machine = SessionClientMachine(
+      behaviours: .init(
+        noSingleFlight: behaviours.sessionClientNoSingleFlight,
+        keepsStateOnTerminalError: behaviours.sessionClientKeepsStateOnTerminalError,
+        wipeKeepsRefreshToken: behaviours.sessionClientWipeKeepsRefreshToken,
+        keepsOldRefreshToken: behaviours.sessionClientKeepsOldRefreshToken,
+        wipesOnlyAfterConfirmedLogout: behaviours.sessionClientWipesOnlyAfterConfirmedLogout))
     native = try NativeHTTPStack(
       source: "\(build.platform.rawValue)/\(name) native",
       policy: TransportPolicy(build: build, behaviours: behaviours), environment: environment,
@@ -140,7 +149,7 @@ public final class SessionClient {
     if response?.status == 400, lastError == "invalid_device", deviceIdBeforeLogin != nil {
       // The backend no longer knows the stored device (deleted): log in as a new one.
       note("the stored deviceId is no longer the backend's: signing in without it")
-      secureStorage["deviceId"] = nil
+      machine.storage["deviceId"] = nil
       body["deviceId"] = nil
       loginSentDeviceId = nil
       response = send("POST", "/v1/mobile/auth/password/login", json: body, bearer: false)
@@ -151,8 +160,7 @@ public final class SessionClient {
       note("login refused: \(lastError ?? "no answer")")
       return
     }
-    store(envelope)
-    screen = .home
+    machine.signIn(.init(json: envelope))
     loadBootstrap(because: "after login")
   }
 
@@ -208,7 +216,7 @@ public final class SessionClient {
       send("POST", "/v1/mobile/auth/passkeys/login/options", json: [:], bearer: false)?
       .jsonObject as? [String: Any]
     pendingChallenge = options?["challenge"] as? String
-    if let rp = options.map(rpId) { secureStorage["rpId"] = rp }
+    if let rp = options.map(rpId) { machine.storage["rpId"] = rp }
   }
 
   /// The challenge last answered (a double submit answers it again).
@@ -249,8 +257,7 @@ public final class SessionClient {
       note("passkey login refused: \(lastError ?? "no answer")")
       return
     }
-    store(envelope)
-    screen = .home
+    machine.signIn(.init(json: envelope))
     loadBootstrap(because: "after login")
   }
 
@@ -276,37 +283,14 @@ public final class SessionClient {
       fromElsewhere: true)
   }
 
-  /// The whole envelope replaces the stored one (the access token in memory).
-  private func store(_ envelope: [String: Any]) {
-    accessToken = envelope["accessToken"] as? String
-    for key in ["refreshToken", "sessionId", "deviceId"] {
-      if let value = envelope[key] as? String { secureStorage[key] = value }
-    }
-    if let version = envelope["bootstrapVersion"] as? Int {
-      secureStorage["bootstrapVersion"] = String(version)
-    }
-  }
-
-  /// Local auth state gone: back to login.
-  private func wipe(_ why: String) {
-    if behaviours.sessionClientKeepsStateOnTerminalError && why.hasPrefix("terminal") {
-      note("terminal refresh error (\(why)); the local state is kept")
+  /// Local auth state gone: back to login, unless the client keeps it (a control's bug).
+  private func wipe(_ wipe: SessionClientMachine.Wipe) {
+    guard machine.wipe(wipe) else {
+      note("terminal refresh error (\(wipe.reason)); the local state is kept")
       return
     }
-    let device = secureStorage["deviceId"]
-    let refreshToken = secureStorage["refreshToken"]
-    retiredAccessToken = accessToken ?? retiredAccessToken
-    retiredRefreshToken = refreshToken ?? retiredRefreshToken
-    secureStorage = [:]
-    // The backend's device id outlives a session: the next login sends it back.
-    if let device { secureStorage["deviceId"] = device }
-    if behaviours.sessionClientWipeKeepsRefreshToken, let refreshToken {
-      secureStorage["refreshToken"] = refreshToken
-    }
-    accessToken = nil
     bootstrapVersion = nil
-    screen = .login
-    note("local auth state wiped (\(why)): login")
+    note("local auth state wiped (\(wipe.reason)): login")
   }
 
   // MARK: Private calls and refresh
@@ -316,13 +300,13 @@ public final class SessionClient {
   public func call(_ path: String, method: String = "GET") -> HTTPResponse? {
     guard screen == .home else { return nil }
     var response = send(method, path, bearer: true)
-    if response?.status == 401, lastError == "access_token_expired" {
+    var answer = machine.afterCall(status: response?.status, error: lastError, retried: false)
+    if answer == .refreshAndRetry {
       guard refresh() else { return response }
       response = send(method, path, bearer: true)
+      answer = machine.afterCall(status: response?.status, error: lastError, retried: true)
     }
-    if response?.status == 401, ["session_expired", "refresh_reused"].contains(lastError ?? "") {
-      wipe("terminal: \(lastError ?? "")")
-    }
+    if case .wipe(let why) = answer { wipe(why) }
     return response
   }
 
@@ -333,17 +317,19 @@ public final class SessionClient {
     var expired = 0
     for _ in 0..<count {
       let response = send("GET", path, bearer: true)
-      if response?.status == 401, lastError == "access_token_expired" { expired += 1 }
-    }
-    guard expired > 0 else { return }
-    if behaviours.sessionClientNoSingleFlight {
-      let token = secureStorage["refreshToken"]
-      for _ in 0..<expired {
-        guard refresh(using: token) else { break }
+      if machine.afterCall(status: response?.status, error: lastError, retried: false)
+        == .refreshAndRetry
+      {
+        expired += 1
       }
-    } else {
+    }
+    let refreshes = machine.refreshes(forExpiredCalls: expired)
+    guard !refreshes.isEmpty else { return }
+    if refreshes == [nil] {
       note("\(expired) calls wait on one refresh (single flight)")
-      _ = refresh()
+    }
+    for token in refreshes {
+      guard refresh(using: token) else { break }
     }
     if screen == .home {
       for _ in 0..<count { _ = send("GET", path, bearer: true) }
@@ -353,28 +339,22 @@ public final class SessionClient {
   /// `POST /v1/mobile/session/refresh`; false when it did not give a new envelope.
   @discardableResult
   public func refresh(using token: String? = nil) -> Bool {
-    guard let refreshToken = token ?? secureStorage["refreshToken"] else { return false }
-    let before = secureStorage["bootstrapVersion"]
-    guard
-      let response = send(
-        "POST", "/v1/mobile/session/refresh", json: ["refreshToken": refreshToken], bearer: false)
-    else { return false }
-    guard response.status == 200, let envelope = response.jsonObject as? [String: Any] else {
-      if ["refresh_reused", "session_expired", "profile_banned"].contains(lastError ?? "") {
-        wipe("terminal: \(lastError ?? "")")
-      }
+    guard let refreshToken = machine.beginRefresh(using: token) else { return false }
+    let response = send(
+      "POST", "/v1/mobile/session/refresh", json: ["refreshToken": refreshToken], bearer: false)
+    let end = machine.refreshAnswered(
+      status: response?.status, error: lastError,
+      envelope: (response?.jsonObject as? [String: Any]).map(SessionClientMachine.Envelope.init))
+    switch end {
+    case .refused(let why):
+      if let why { wipe(why) }
       return false
+    case .renewed(let bootstrapChanged):
+      if bootstrapChanged || behaviours.sessionClientReloadsOnRefresh {
+        loadBootstrap(because: "bootstrapVersion changed")
+      }
+      return true
     }
-    if behaviours.sessionClientKeepsOldRefreshToken {
-      accessToken = envelope["accessToken"] as? String
-    } else {
-      if envelope["refreshToken"] as? String != refreshToken { retiredRefreshToken = refreshToken }
-      store(envelope)
-    }
-    if secureStorage["bootstrapVersion"] != before || behaviours.sessionClientReloadsOnRefresh {
-      loadBootstrap(because: "bootstrapVersion changed")
-    }
-    return true
   }
 
   // MARK: Bootstrap
@@ -384,18 +364,13 @@ public final class SessionClient {
     else { return }
     bootstrapLoads += 1
     bootstrapVersion = (response.jsonObject as? [String: Any])?["bootstrapVersion"] as? Int
-    if let version = bootstrapVersion { secureStorage["bootstrapVersion"] = String(version) }
+    if let version = bootstrapVersion { machine.storage["bootstrapVersion"] = String(version) }
     note("bootstrap loaded (\(why))")
   }
 
   /// A cold start: the bootstrap is loaded when a session exists.
   public func coldStart() {
-    accessToken = nil
-    guard secureStorage["refreshToken"] != nil else {
-      screen = .login
-      return
-    }
-    screen = .home
+    guard machine.coldStart() else { return }
     if refresh() { loadBootstrap(because: "cold start") }
   }
 
@@ -432,24 +407,19 @@ public final class SessionClient {
     let response = send(
       "POST", everywhere ? "/v1/mobile/session/logout-all" : "/v1/mobile/session/logout",
       bearer: true)
-    if behaviours.sessionClientWipesOnlyAfterConfirmedLogout,
-      !(200..<300).contains(response?.status ?? 0)
-    {
+    if machine.keepsStateAfterLogout(status: response?.status) {
       note("the sign-out was not answered: the local state is kept")
       return
     }
     // The backend may never hear of it (no network): the device forgets the session anyway,
     // and the server's ends with its TTL.
-    wipe(everywhere ? "logout-all" : "logout")
+    wipe(everywhere ? .logoutEverywhere : .logout)
   }
 
   /// The pieces of auth state the client still holds, by their contract names (seed 002:
   /// all of it is deleted after logout or a terminal refresh error; the backend's deviceId
   /// is not auth state: the next login sends it back).
-  public var authStateHeld: [String] {
-    (accessToken == nil ? [] : ["accessToken"])
-      + ["refreshToken", "sessionId", "bootstrapVersion"].filter { secureStorage[$0] != nil }
-  }
+  public var authStateHeld: [String] { machine.authStateHeld }
 
   /// The device ids the backend lists for this user.
   public func devices() -> [String] {

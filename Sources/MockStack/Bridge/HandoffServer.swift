@@ -2,7 +2,6 @@ import Artifacts
 import Foundation
 import HTTP
 import QualifyCore
-import QualifyCrypto
 
 /// The web app at a React Native bridge shell's compiled origin (seed 001): its page, and the
 /// server side of the system-browser sign-in handoff — `/mobile-auth` (sign in, then a
@@ -14,16 +13,8 @@ import QualifyCrypto
 /// code stored as its SHA-256, its lifetime, whether it is consumed by the statement that
 /// reads it, whether a wrong verifier burns it. Every rejection is the same answer.
 public final class HandoffServer: HTTPHandler, Sendable {
-  struct Row: Sendable {
-    var user: String
-    var challenge: String
-    var state: String
-    var expires: Date
-  }
-
   struct State: Sendable {
-    /// By stored key: the code's SHA-256, or the code itself when the code stores it so.
-    var rows: [String: Row] = [:]
+    var codes: HandoffCodeTable
     var tokens: [String: String] = [:]
     var sessions: [String: String] = [:]
     var refusals: [String] = []
@@ -33,25 +24,27 @@ public final class HandoffServer: HTTPHandler, Sendable {
   /// The account the scenarios sign in with.
   public let login: String
   public let password: String
-  let code: HandoffServerCode
+  /// Every rejection is the same answer (the web app's code as read).
+  let uniformRejections: Bool
   /// The scheme the server sends callbacks to: the official one for a release origin.
   public let callbackScheme: String
   let context: StackContext
-  private let state = Locked(State())
+  private let state: Locked<State>
 
   static let rejected = HTTPResponse.json(["error": "invalid_handoff"], status: 400)
 
   init(origin: Origin, bridge: BridgeShellSettings, context: StackContext) {
     self.origin = origin
     self.context = context
-    code = bridge.handoffServer
+    uniformRejections = bridge.handoffServer.uniformRejections?.value ?? true
+    state = Locked(State(codes: HandoffCodeTable(rules: .init(bridge.handoffServer))))
     callbackScheme = bridge.serverCallbackScheme
     login = "ada@openmapx.test"
     password = context.secret(byteCount: 12)
   }
 
   /// The keys the table holds: what a read of it would give away.
-  public var storedKeys: [String] { state.withLock { Array($0.rows.keys) } }
+  public var storedKeys: [String] { state.withLock { $0.codes.storedKeys } }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     switch (request.method, request.path) {
@@ -97,12 +90,11 @@ public final class HandoffServer: HTTPHandler, Sendable {
     else { return .problem(401, "sign-in refused") }
     let callbackCode = context.random.token(byteCount: 32)
     context.redactor.register(callbackCode)
-    let key = code.hashesCode?.value ?? true ? Self.sha256(callbackCode) : callbackCode
-    let lifetime = TimeInterval(code.ttlMilliseconds?.value ?? 120_000) / 1000
-    self.state.withLock {
-      $0.rows[key] = Row(
-        user: login, challenge: challenge, state: state,
-        expires: context.clock.now.addingTimeInterval(lifetime))
+    let now = context.clock.now
+    let lifetime = self.state.withLock {
+      $0.codes.issue(
+        code: callbackCode, user: login, challenge: challenge, state: state, now: now)
+      return $0.codes.rules.lifetime
     }
     context.event("handoff", "issued a callback code for \(login), valid \(Int(lifetime)) s")
     return .redirect(
@@ -117,52 +109,28 @@ public final class HandoffServer: HTTPHandler, Sendable {
   /// Every refusal the server gave, in order (what an attacker could compare).
   public var refusals: [String] { state.withLock { $0.refusals } }
 
-  /// Redemptions arriving together: when the code reads a row and deletes it in two
-  /// statements, each reads before any deletes (the race the atomic statement closes).
+  /// Redemptions arriving together (`HandoffCodeTable` judges them as the app's statements
+  /// would); each redeemed code is answered with a one-time token.
   public func redeem(_ attempts: [(code: String, verifier: String)]) -> [HTTPResponse] {
-    let atomic = code.consumesAtomically?.value ?? true
-    let burns = code.wrongVerifierBurns?.value ?? true
-    let hashes = code.hashesCode?.value ?? true
     let now = context.clock.now
-    func wellFormed(_ verifier: String) -> Bool {
-      (43...128).contains(verifier.count)
-        && verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
-    }
-    // The rows each attempt reads.
-    let read: [Row?] = state.withLock { state in
-      attempts.map { attempt in
-        let key = hashes ? Self.sha256(attempt.code) : attempt.code
-        guard wellFormed(attempt.verifier), let row = state.rows[key], row.expires > now else {
-          return nil
-        }
-        if atomic { state.rows[key] = nil }
-        return row
-      }
-    }
+    let outcomes = state.withLock { $0.codes.redeem(attempts, now: now) }
     // A server whose refusals differ says which check failed.
-    let uniform = code.uniformRejections?.value ?? true
     func refused(_ why: String, status: Int = 400) -> HTTPResponse {
-      uniform ? Self.rejected : .json(["error": why], status: status)
+      uniformRejections ? Self.rejected : .json(["error": why], status: status)
     }
-    var answers: [HTTPResponse] = []
-    for (attempt, row) in zip(attempts, read) {
-      guard let row else {
-        answers.append(refused("unknown_or_expired", status: 404))
-        continue
-      }
-      let key = hashes ? Self.sha256(attempt.code) : attempt.code
-      let matches = Self.sha256(attempt.verifier) == row.challenge
-      if !atomic && (matches || burns) { state.withLock { _ = $0.rows.removeValue(forKey: key) } }
-      if atomic && !matches && !burns { state.withLock { $0.rows[key] = row } }
-      guard matches else {
+    let answers = outcomes.map { outcome -> HTTPResponse in
+      switch outcome {
+      case .unknownOrExpired:
+        return refused("unknown_or_expired", status: 404)
+      case .wrongVerifier:
         context.event("handoff", "a redemption with a wrong verifier was refused")
-        answers.append(refused("wrong_verifier"))
-        continue
+        return refused("wrong_verifier")
+      case .redeemed(let user):
+        let token = context.secret(byteCount: 24)
+        state.withLock { $0.tokens[token] = user }
+        context.event("handoff", "a callback code was redeemed for \(user)")
+        return .json(["token": token])
       }
-      let token = context.secret(byteCount: 24)
-      state.withLock { $0.tokens[token] = row.user }
-      context.event("handoff", "a callback code was redeemed for \(row.user)")
-      answers.append(.json(["token": token]))
     }
     let given = answers.filter { $0.status != 200 }.map { "\($0.status) \($0.bodyText)" }
     state.withLock { $0.refusals += given }
@@ -177,11 +145,6 @@ public final class HandoffServer: HTTPHandler, Sendable {
     state.withLock { $0.sessions[session] = user }
     return HTTPResponse.json(["user": user]).with(
       "Set-Cookie", "openmapx.session=\(session); Path=/; Secure; HttpOnly; SameSite=Lax")
-  }
-
-  /// base64url(SHA-256(text)), as the challenge and the stored key are written.
-  public static func sha256(_ text: String) -> String {
-    Base64URL.encode(Digest.sha256(Array(text.utf8)))
   }
 }
 

@@ -5,10 +5,11 @@ import MockStack
 import QualifyCore
 import StackPorts
 
-/// What a run certifies and what it must say about itself, decided from the app's builds and
-/// the real parts of the stack before anything starts: the hosts the run's CA names and the
-/// caveats the terminal, the report and the summary print, each kind's from its own world
-/// type. (Which scenarios a run selects is still `RunCommand`'s to decide.)
+/// What a run covers, certifies and must say about itself, decided from the command line's
+/// selection, the app's builds and the real parts of the stack before anything starts: the
+/// scenarios and runs it selects and how many run at once (`RunPlan+Selection`), the hosts
+/// the run's CA names, and the caveats the terminal, the report and the summary print, each
+/// kind's from its own world type. `RunCommand` parses the options and dispatches.
 public enum RunPlan {
   /// The hosts the world serves over TLS, so the run's certificate authority names them.
   public static func secureHosts(shell: ShellKind, builds: [Platform: AppBuild]) -> Set<String> {

@@ -181,18 +181,16 @@ struct RunCommand {
     ).mapValues { real?.applied(to: $0) ?? $0 }
     let allScenarios = try ScenarioCatalogue.load(
       directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
-    var scenarios = try select(from: allScenarios)
-    scenarios = try shard(scenarios)
+    let shell = repository.profile.shell
+    let scenarios = try RunPlan.scenarios(
+      RunPlan.Selection(
+        single: single, filters: parsed.all("filter"), tags: parsed.all("tag"),
+        shard: parsed.value("shard")),
+      from: allScenarios, shell: shell, appTitle: repository.profile.title)
     // Against a real IdP the test accounts are the stack file's, not the realm export's.
     if real?.identityProvider == nil { try Runner.checkTestUsers(scenarios, builds: builds) }
-    let shell = repository.profile.shell
-    if let single, let scenario = scenarios.first, scenario.shell != shell {
-      throw InputError(
-        "\(single) drives a \(scenario.shell.id) shell, and \(repository.profile.title) is a \(shell.id) shell",
-        hint: "qualify list --all shows each scenario's shell kind")
-    }
-    let jobsToRun = Runner.jobs(scenarios, platforms: platforms, channel: channel, shell: shell)
-    let catalogue = Runner.jobs(
+    let jobsToRun = RunPlan.runs(scenarios, platforms: platforms, channel: channel, shell: shell)
+    let catalogue = RunPlan.runs(
       allScenarios, platforms: Platform.allCases, channel: channel, shell: shell)
     let startedAt = Date()
     let waivers = try WaiverFile.load(
@@ -260,13 +258,8 @@ struct RunCommand {
     let runner = Runner(
       builds: builds, material: material,
       options: Runner.Options(
-        // A real IdP's event feed is shared by every world: one execution at a time keeps a
-        // step's events its own.
         seed: seed,
-        // A shared real system (the IdP's event feed, a backend whose sessions a logout-all ends)
-        // would see one scenario's steps in another's: one at a time.
-        jobs: single != nil || real?.identityProvider?.admin != nil || real?.backend != nil
-          ? 1 : jobs,
+        jobs: RunPlan.parallelism(requested: jobs, single: single != nil, real: real),
         runControls: !parsed.has("no-controls"),
         timeoutOverride: timeout, repeats: repeats,
         stopsAfter: parsed.has("fail-fast") ? blocks : nil))
@@ -353,46 +346,6 @@ struct RunCommand {
     if let stack = parsed.value("stack") { options += ["--stack", shown(stack)] }
     if parsed.has("no-controls") { options.append("--no-controls") }
     return options
-  }
-
-  /// The scenarios the command line selects: one file, one id or glob, or the filters'
-  /// share of `all` (the catalogue, parsed once per run).
-  private func select(from all: [Scenario]) throws -> [Scenario] {
-    if let single {
-      if single.hasSuffix(".scenario") {
-        let diagnostics = DiagnosticsEngine()
-        let url = URL(fileURLWithPath: single)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-          throw InputError("no such scenario file: \(single)")
-        }
-        let scenario = try ScenarioCatalogue.parse(file: url, diagnostics: diagnostics)
-        guard let scenario, !diagnostics.hasErrors else {
-          throw InputError("\(single) has errors", diagnostics: diagnostics.diagnostics)
-        }
-        return [scenario]
-      }
-      let matching = all.filter { $0.id == single || Glob.matches(single, $0.id) }
-      guard !matching.isEmpty else {
-        throw InputError(
-          "no scenario '\(single)'",
-          hint: Suggestions.closest(to: single, among: all.map(\.id)).map {
-            "did you mean '\($0)'?"
-          } ?? "see: qualify list")
-      }
-      return matching
-    }
-    return ScenarioCatalogue.filter(all, globs: parsed.all("filter"), tags: parsed.all("tag"))
-  }
-
-  private func shard(_ scenarios: [Scenario]) throws -> [Scenario] {
-    guard let value = parsed.value("shard") else { return scenarios }
-    let parts = value.split(separator: "/").compactMap { Int($0) }
-    guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-      throw InputError("--shard must be I/N with 1 ≤ I ≤ N, got '\(value)'")
-    }
-    return scenarios.sorted { $0.id < $1.id }.enumerated().filter {
-      $0.offset % parts[1] == parts[0] - 1
-    }.map(\.element)
   }
 }
 
