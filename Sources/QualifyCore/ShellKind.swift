@@ -36,14 +36,28 @@ public struct ShellKind: Sendable, Hashable {
     /// instead.
     public let nothing: String?
     public let nothingHint: String?
+    /// What a real `backend` of this kind answers, and so how it is checked before a run.
+    public let backend: Backend?
+
+    /// The API a real backend is checked against before a run.
+    public enum Backend: Sendable, Equatable {
+      /// Seed 000's: a cookie session (`/api/v1.0/users/me/`) signed in at the real identity
+      /// provider, which the stack file must then name.
+      case cookieSession
+      /// Seed 002's session contract (`/v1/mobile/...`), with its own test accounts at the
+      /// top level of the stack file (`testUsers`).
+      case sessionContract
+    }
 
     public init(
-      parts: [String], required: [String] = [], nothing: String? = nil, nothingHint: String? = nil
+      parts: [String], required: [String] = [], nothing: String? = nil, nothingHint: String? = nil,
+      backend: Backend? = nil
     ) {
       self.parts = parts
       self.required = required
       self.nothing = nothing
       self.nothingHint = nothingHint
+      self.backend = backend
     }
 
     /// The keys every stack file may carry.
@@ -63,6 +77,21 @@ public struct ShellKind: Sendable, Hashable {
   /// the simulation cannot (seed 000's items 1 and 2).
   public let realIdentityProviderSettlesCaveat: Bool
   public let stack: StackSchema
+  /// The commands besides a run that serve this kind.
+  public internal(set) var commands: Set<Command> = []
+
+  /// A command that serves some kinds only.
+  public enum Command: String, Sendable, Hashable, CaseIterable {
+    /// `qualify serve`: the kind's world for a real device or curl.
+    case serve
+    /// `qualify links verify`: the site's association files against the app.
+    case links
+  }
+
+  /// The kinds `command` serves, by id, for a message to an app of another kind.
+  public static func serving(_ command: Command) -> [String] {
+    all.filter { $0.commands.contains(command) }.map(\.id)
+  }
 
   public static func == (a: ShellKind, b: ShellKind) -> Bool { a.id == b.id }
   public func hash(into hasher: inout Hasher) { hasher.combine(id) }
@@ -90,7 +119,8 @@ public struct ShellKind: Sendable, Hashable {
     releaseCaveat:
       "items 1 and 2: the IdP side (ProConnect reusing its session for acr_values=eidas1, its persistent cookie) is simulated here; seed 000 says only a run against the production IdP proves it",
     realIdentityProviderSettlesCaveat: true,
-    stack: StackSchema(parts: ["identityProvider", "backend", "ota"])
+    stack: StackSchema(parts: ["identityProvider", "backend", "ota"], backend: .cookieSession),
+    commands: [.serve]
   )
 
   /// Seed 004: a Capacitor shell with no fixed origin, loading the remote instances its user
@@ -142,7 +172,8 @@ public struct ShellKind: Sendable, Hashable {
     ],
     releaseCaveat: nil,
     realIdentityProviderSettlesCaveat: false,
-    stack: StackSchema(parts: ["backend", "testUsers"], required: ["backend"])
+    stack: StackSchema(
+      parts: ["backend", "testUsers"], required: ["backend"], backend: .sessionContract)
   )
 
   /// Seed 003: thin native Kotlin and Swift containers around a server-rendered site, a JS
@@ -176,7 +207,8 @@ public struct ShellKind: Sendable, Hashable {
       nothing:
         "a hybrid-webview app's scenarios run against the embedded site only: a stack file names nothing for it",
       nothingHint:
-        "check the real site's .well-known files with qualify links verify --domain https://…")
+        "check the real site's .well-known files with qualify links verify --domain https://…"),
+    commands: [.serve, .links]
   )
 
   /// Seed 001: a React Native shell rendering its web UI at a fixed origin, talking to it over

@@ -98,6 +98,51 @@ public struct PushSend: Sendable, Equatable {
   public var delivered: Bool { status == 200 }
 }
 
+/// A hybrid app's site (seed 003) as its operator sees it: who a user is to it, the pushes a
+/// business event sends, the device tokens it keeps. A real site has none of these hooks
+/// (`PortUnsupported`); the embedded site answers them at `/_qualify/…`.
+public protocol HybridSitePort: Sendable {
+  var origin: Origin { get }
+  /// The site's id of the user signed in as `login`, and the salt its page hands the
+  /// container as `userToken`; nil when the site has no such user.
+  func account(login: String) throws -> SiteAccount?
+  /// A business event for user `id` (a booking request, a message): the site sends its FCM
+  /// pushes with `targetUrl`, and answers what it did.
+  func notify(userId: String, title: String, body: String, targetUrl: String) throws
+    -> HTTPResponse
+  /// How many device tokens (`AppToken` rows) the site holds for user `id`.
+  func tokenCount(userId: String) throws -> Int
+}
+
+/// A user of a hybrid app's site, as its page names them to the container.
+public struct SiteAccount: Sendable, Equatable {
+  public var id: String
+  public var salt: String
+
+  public init(id: String, salt: String) {
+    self.id = id
+    self.salt = salt
+  }
+}
+
+/// The server side of a React Native bridge shell's sign-in handoff (seed 001): its test
+/// account, and what an operator can see of its code table. A real web app has none of the
+/// hooks (`PortUnsupported`); the embedded one answers them at `/_qualify/handoff/…`.
+public protocol HandoffPort: Sendable {
+  var origin: Origin { get }
+  /// The account the scenarios sign in with.
+  var login: String { get }
+  var password: String { get }
+  /// Redemptions arriving at the same moment (a double tap, a replayed request), judged as
+  /// the web app's statements would judge concurrent requests; the answers in order.
+  func redeemTogether(_ attempts: [(code: String, verifier: String)]) throws -> [HTTPResponse]
+  /// The keys the code table holds: what a read of its database would give away.
+  func storedKeys() throws -> [String]
+  /// Every refusal the server answered so far (status and body), in order: what an attacker
+  /// comparing them would see.
+  func refusals() throws -> [String]
+}
+
 /// The ports of one qualification: where each outside system is reached.
 public struct StackPorts: Sendable {
   public var identityProvider: IdentityProviderPort?
@@ -106,12 +151,19 @@ public struct StackPorts: Sendable {
   public var backend: BackendPort?
   /// The OTA bucket the pipeline publishes to and devices download from.
   public var bucket: BucketStore?
+  /// A hybrid app's site (seed 003).
+  public var hybridSite: HybridSitePort?
+  /// A bridge shell's web app and its sign-in handoff (seed 001).
+  public var handoff: HandoffPort?
 
   public init(
-    identityProvider: IdentityProviderPort?, backend: BackendPort?, bucket: BucketStore?
+    identityProvider: IdentityProviderPort? = nil, backend: BackendPort? = nil,
+    bucket: BucketStore? = nil, hybridSite: HybridSitePort? = nil, handoff: HandoffPort? = nil
   ) {
     self.identityProvider = identityProvider
     self.backend = backend
     self.bucket = bucket
+    self.hybridSite = hybridSite
+    self.handoff = handoff
   }
 }

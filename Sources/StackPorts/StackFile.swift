@@ -117,10 +117,9 @@ public enum StackFile {
     if let backend {
       real.backend = backend
       real.contractTestUsers = contractUsers
-      if shell == .sessionContract {
-        try probe(contractBackend: backend, real)
-      } else {
-        try probe(backend: backend, real)
+      switch shell.stack.backend {
+      case .sessionContract?: try probe(contractBackend: backend, real)
+      case .cookieSession?, nil: try probe(backend: backend, real)
       }
     }
     if let manifestURL {
@@ -392,7 +391,7 @@ public enum StackFile {
           }
         }
         // The real backend redeems codes at its own IdP: the harness must sign in there too.
-        if root["identityProvider"] == nil && shell != .sessionContract {
+        if root["identityProvider"] == nil && shell.stack.backend == .cookieSession {
           fail(
             root.line(of: "backend"),
             "a real backend signs users in at its real identity provider: name it in \"identityProvider\" (its test users, the app's and the companion's clients)"
@@ -422,7 +421,7 @@ public enum StackFile {
     /// A session-contract backend's own test accounts (top-level `testUsers`).
     mutating func contractUsers() -> [RealmSettings.User] {
       var contractUsers: [RealmSettings.User] = []
-      if shell == .sessionContract {
+      if shell.stack.backend == .sessionContract {
         if let list = root["testUsers"]?.array, !list.isEmpty {
           for entry in list {
             if let name = text(entry, "username"), let password = secret(entry, "passwordEnv") {

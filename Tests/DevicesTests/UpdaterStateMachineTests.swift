@@ -31,8 +31,92 @@ import Testing
         #expect(url.hasPrefix("https://ota.test/channels/prod/bundles/"))
         action = machine.downloaded(download)
       case .decided(let decision): return decision
+      case .inspected: return nil
       }
     }
+  }
+
+  /// Runs one inspection of the live bundle: the manifest answered `status` with `version`
+  /// (nil: it did not parse), the download ending as `download`.
+  static func inspect(
+    _ machine: inout Machine, status: Int? = 200, _ version: String?,
+    download: Machine.Download = .verified, hasKey: Bool = true
+  ) -> OTAUpdater.LiveBundle? {
+    var action = machine.beginInspection(.init(servesFromDevServer: false, hasPublicKey: hasKey))
+    while true {
+      switch action {
+      case .fetchConfig: action = machine.configRead(.some(manifestURL))
+      case .fetchManifest:
+        action = machine.manifestRead(
+          status: status, manifest: version.map(manifest), parseError: "bad JSON")
+      case .download: action = machine.downloaded(download)
+      case .inspected(let live): return live
+      case .decided: return nil
+      }
+    }
+  }
+
+  struct InspectionRow: Sendable, CustomTestStringConvertible {
+    var why: String
+    var status: Int? = 200
+    var version: String?
+    var download: Machine.Download = .verified
+    var hasKey = true
+    var expected: OTAUpdater.LiveBundle
+    var testDescription: String { why }
+  }
+
+  /// A store release asks of its live channel whether this build's devices would take what
+  /// is published there, whatever the ordering rules say: a downgrade verifies too.
+  @Test(arguments: [
+    InspectionRow(
+      why: "a published bundle verifies", version: "999-old", expected: .verified("999-old")),
+    InspectionRow(
+      why: "no key", version: "1-a", hasKey: false,
+      expected: .refused("the build embeds no OTA public key: its updater is off")),
+    InspectionRow(
+      why: "unreachable", status: nil, version: nil,
+      expected: .unavailable("the manifest \(manifestURL) is unreachable")),
+    InspectionRow(
+      why: "nothing published", status: 404, version: nil,
+      expected: .unavailable("no manifest published at \(manifestURL) (404)")),
+    InspectionRow(
+      why: "a manifest that does not parse", version: nil,
+      expected: .refused("the manifest does not parse: bad JSON")),
+    InspectionRow(
+      why: "a bundle the key refuses", version: "2-b", download: .refused("checksum"),
+      expected: .refused("checksum")),
+    InspectionRow(
+      why: "a failed download", version: "2-b", download: .failed,
+      expected: .unavailable(
+        "the bundle 2-b did not download from https://ota.test/channels/prod/bundles/2-b.zip")),
+  ])
+  func anInspectionJudgesTheLiveBundleAndChangesNothing(_ row: InspectionRow) {
+    var machine = Machine(builtin: "1000-aaa", behaviours: .init(), ordering: .count)
+    let live = Self.inspect(
+      &machine, status: row.status, row.version, download: row.download, hasKey: row.hasKey)
+    #expect(live == row.expected)
+    #expect(machine.current == "1000-aaa")
+    #expect(machine.phase == .idle)
+    #expect(machine.failedVersion == nil)
+    // The device then checks as usual: an inspection left no conversation behind.
+    #expect(Self.check(&machine, "1001-bbb")?.label == "applied")
+  }
+
+  @Test func aCheckWalksThroughEveryPhase() {
+    var machine = Machine(builtin: "1000-aaa", behaviours: .init())
+    #expect(machine.beginCheck(Self.build) == .fetchConfig)
+    #expect(machine.phase == .readingConfig(.check))
+    _ = machine.configRead(.some(Self.manifestURL))
+    #expect(machine.phase == .readingManifest(.check, url: Self.manifestURL))
+    _ = machine.manifestRead(status: 200, manifest: Self.manifest("1001-b"))
+    #expect(
+      machine.phase
+        == .downloading(
+          .check, version: "1001-b", manifestURL: Self.manifestURL,
+          bundleURL: "https://ota.test/channels/prod/bundles/1001-b.zip", sequence: nil))
+    #expect(machine.downloaded(.verified) == .decided(.applied("1001-b")))
+    #expect(machine.phase == .idle)
   }
 
   /// Rule 11: a strictly greater count, or plain inequality for ids without a count.

@@ -88,6 +88,22 @@ import Testing
     #expect(wrongTeam.stdout.contains("applinks.details[0].appIDs: lists 8XK2M4QZ7Q"))
   }
 
+  /// `qualify serve` and `qualify links` ask the kind's own data which apps they serve: an
+  /// app of another kind is bad input naming the kinds they do serve.
+  @Test func serveAndLinksRefuseTheKindsTheyDoNotServe() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let serve = try CLI.run(["serve", "--app", Fixtures.instanceShellApp], in: scratch)
+    #expect(serve.status == 2, "\(serve.stdout)\(serve.stderr)")
+    #expect(
+      serve.stderr.contains(
+        "single-origin or hybrid-webview app; sovereign is a multi-instance app"))
+    let links = try CLI.run(
+      ["links", "verify", "--domain", "https://openmapx.com", "--app", Fixtures.bridgeApp],
+      in: scratch)
+    #expect(links.status == 2, "\(links.stdout)\(links.stderr)")
+    #expect(links.stderr.contains("is a react-native-bridge app: only a hybrid-webview app"))
+  }
+
   @Test func linksVerifyRefusesBadInputWithExit2() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let cases: [([String], String)] = [

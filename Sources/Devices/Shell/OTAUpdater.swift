@@ -127,10 +127,28 @@ public final class OTAUpdater {
       app.localStorage[OTAUpdater.appliedSequenceKey].flatMap { Double($0) }.flatMap {
         $0.isFinite ? $0 : nil
       })
-    var action = machine.beginCheck(
-      .init(
-        servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
-        hasPublicKey: baked != nil && (build.frontend.otaPublicKey != nil || !verifies)))
+    let decided = drive(
+      machine.beginCheck(
+        .init(
+          servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
+          hasPublicKey: baked != nil && (build.frontend.otaPublicKey != nil || !verifies))))
+    guard case .decided(let decision) = decided else {
+      preconditionFailure("a check ends in a decision")
+    }
+    persistFailedVersion()
+    persistAppliedSequence()
+    flushNotes()
+    if case .applied = decision, !crashesOnBoot {
+      // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
+      notifyAppReady()
+    }
+    return decision
+  }
+
+  /// Carries out the machine's requests until it ends the conversation (`.decided` or
+  /// `.inspected`): the backend's /config, the manifest, the bundle and its verification.
+  private func drive(_ first: UpdaterStateMachine.Action) -> UpdaterStateMachine.Action {
+    var action = first
     var manifest: Manifest?
     while true {
       switch action {
@@ -149,26 +167,27 @@ public final class OTAUpdater {
           action = machine.manifestRead(status: nil, manifest: nil)
           continue
         }
-        manifest = try? Manifest.parse(response.body, source: url)
-        action = machine.manifestRead(status: response.status, manifest: manifest)
+        var parseError: String?
+        do {
+          manifest = try Manifest.parse(response.body, source: url)
+        } catch {
+          manifest = nil
+          parseError = "\(error)"
+        }
+        action = machine.manifestRead(
+          status: response.status, manifest: manifest, parseError: parseError)
       case .download(let url, let version):
         guard case .sent(let download) = app.native.send(ClientRequest(url: url)),
-          let bundle = download.response, bundle.status == 200, let manifest, let baked
+          let bundle = download.response, bundle.status == 200, let manifest,
+          let baked = app.build.capacitor.updaterPublicKey?.value
         else {
           action = machine.downloaded(.failed)
           continue
         }
         action = machine.downloaded(
           verify(bundle.body, manifest: manifest, publicKey: baked, as: version))
-      case .decided(let decision):
-        persistFailedVersion()
-        persistAppliedSequence()
-        flushNotes()
-        if case .applied = decision, !crashesOnBoot {
-          // The reloaded bundle runs ota.ts again, whose first call confirms the boot.
-          notifyAppReady()
-        }
-        return decision
+      case .decided, .inspected:
+        return action
       }
     }
   }
@@ -203,47 +222,17 @@ public final class OTAUpdater {
   /// asks of its live channel — would this build's devices take what is published there?
   public func inspectLiveBundle() -> LiveBundle {
     let build = app.build
-    guard let baked = build.capacitor.updaterPublicKey?.value,
-      build.frontend.otaPublicKey != nil || app.behaviours.updaterSkipsVerification
-    else {
-      return .refused("the build embeds no OTA public key: its updater is off")
+    let inspected = drive(
+      machine.beginInspection(
+        .init(
+          servesFromDevServer: false,
+          hasPublicKey: build.capacitor.updaterPublicKey != nil
+            && (build.frontend.otaPublicKey != nil || app.behaviours.updaterSkipsVerification))))
+    flushNotes()
+    guard case .inspected(let live) = inspected else {
+      preconditionFailure("an inspection ends in a live bundle's judgement")
     }
-    guard case .sent(let exchange) = app.fetchConfig(),
-      let config = exchange.response?.jsonObject as? [String: Any],
-      let manifestURL = config["MOBILE_OTA_MANIFEST_URL"] as? String, !manifestURL.isEmpty
-    else {
-      return .unavailable("the backend's /config names no MOBILE_OTA_MANIFEST_URL")
-    }
-    guard case .sent(let read) = app.native.send(ClientRequest(url: manifestURL)),
-      let response = read.response
-    else {
-      return .unavailable("the manifest \(manifestURL) is unreachable")
-    }
-    guard response.status == 200 else {
-      return .unavailable("no manifest published at \(manifestURL) (\(response.status))")
-    }
-    let manifest: Manifest
-    do {
-      manifest = try Manifest.parse(response.body, source: manifestURL)
-    } catch {
-      return .refused("the manifest does not parse: \(error)")
-    }
-    let url = Manifest.resolve(manifest.url, against: manifestURL)
-    guard case .sent(let download) = app.native.send(ClientRequest(url: url)),
-      let bundle = download.response, bundle.status == 200
-    else {
-      return .unavailable("the bundle \(manifest.version) did not download from \(url)")
-    }
-    switch verify(bundle.body, manifest: manifest, publicKey: baked, as: manifest.version) {
-    case .verified:
-      note("the live bundle \(manifest.version) verifies with the baked key")
-      return .verified(manifest.version)
-    case .refused(let reason):
-      note("the live bundle \(manifest.version) is refused: \(reason)")
-      return .refused(reason)
-    case .failed:
-      return .unavailable("the bundle \(manifest.version) did not download from \(url)")
-    }
+    return live
   }
 
   /// Verifies and unpacks a downloaded bundle as the plugin does (or as a mutated updater

@@ -8,8 +8,11 @@ import OTA
 ///
 /// A check is a short conversation: `beginCheck` → `.fetchConfig`; `configRead` →
 /// `.fetchManifest`; `manifestRead` → `.download`; `downloaded` → a `Decision`. Each step may
-/// end it with a decision instead. `OTAUpdater` is the I/O around it: the requests, the bundle
-/// verification, local storage.
+/// end it with a decision instead. An inspection of the channel's live bundle
+/// (`beginInspection`) is the same conversation without the ordering rules, ending in a
+/// `LiveBundle` and changing nothing on the device. Where a conversation stands is `phase`; an
+/// answer the phase does not wait for traps in a debug build. `OTAUpdater` is the I/O around
+/// it: the requests, the bundle verification, local storage.
 struct UpdaterStateMachine: Sendable {
   typealias Decision = OTAUpdater.Decision
 
@@ -42,6 +45,27 @@ struct UpdaterStateMachine: Sendable {
     /// Download and verify `url` as `version`.
     case download(url: String, version: String)
     case decided(Decision)
+    /// How the live bundle fared (an inspection's end).
+    case inspected(OTAUpdater.LiveBundle)
+  }
+
+  /// Why the updater is talking to the channel.
+  enum Purpose: Sendable, Equatable {
+    /// `checkAndApplyOtaUpdate()`.
+    case check
+    /// Would this build's devices take what the channel serves now?
+    case inspection
+  }
+
+  /// Where a conversation stands.
+  enum Phase: Sendable, Equatable {
+    case idle
+    case readingConfig(Purpose)
+    case readingManifest(Purpose, url: String)
+    /// The manifest's `version`, downloaded from `bundleURL`; `sequence` is the floor a
+    /// verified bundle raises.
+    case downloading(
+      Purpose, version: String, manifestURL: String, bundleURL: String, sequence: Double?)
   }
 
   /// What came of a download.
@@ -71,8 +95,7 @@ struct UpdaterStateMachine: Sendable {
   /// local storage under `ota-boot-failed-version`). One slot, as the real `ota.ts` keeps it:
   /// a second failed boot takes the first one's place.
   private(set) var failedVersion: String?
-  /// The check in progress: the manifest's version, URL and sequence.
-  private var checking: (version: String, manifestURL: String, sequence: Double?)?
+  private(set) var phase: Phase = .idle
   /// What the updater says in the evidence, in order.
   private(set) var notes: [String] = []
 
@@ -137,7 +160,8 @@ struct UpdaterStateMachine: Sendable {
   /// The start of `checkAndApplyOtaUpdate()`: mirror the failed-boot record, then stop here
   /// when OTA is off for this build.
   mutating func beginCheck(_ build: Build) -> Action {
-    checking = nil
+    assert(phase == .idle, "a check began while another conversation was under way")
+    phase = .idle
     if let failed = failedRecord {
       failedRecord = nil  // The record clears itself when read.
       if !behaviours.forgetsFailedBoots { remember(failed: failed) }
@@ -153,24 +177,56 @@ struct UpdaterStateMachine: Sendable {
           "the build embeds no OTA public key (MOBILE_OTA_SIGNING_PUBLIC_KEY_B64): ota.ts refuses every manifest"
         ))
     }
+    phase = .readingConfig(.check)
+    return .fetchConfig
+  }
+
+  /// The start of an inspection: the channel's live bundle fetched as a check fetches it and
+  /// verified with the baked key, whatever the ordering rules would decide; never applied.
+  mutating func beginInspection(_ build: Build) -> Action {
+    assert(phase == .idle, "an inspection began while another conversation was under way")
+    guard build.hasPublicKey else {
+      return .inspected(.refused("the build embeds no OTA public key: its updater is off"))
+    }
+    phase = .readingConfig(.inspection)
     return .fetchConfig
   }
 
   /// `/config` answered: `nil` when it could not be read, else the manifest URL it serves.
   mutating func configRead(_ manifestURL: String??) -> Action {
+    guard case .readingConfig(let purpose) = phase else {
+      assertionFailure("/config answered outside a conversation")
+      return decide(.failed("the backend's /config could not be read"))
+    }
+    if purpose == .inspection {
+      guard let url = manifestURL ?? nil, !url.isEmpty else {
+        return inspected(.unavailable("the backend's /config names no MOBILE_OTA_MANIFEST_URL"))
+      }
+      phase = .readingManifest(.inspection, url: url)
+      return .fetchManifest(url)
+    }
     guard let served = manifestURL else {
       return decide(.failed("the backend's /config could not be read"))
     }
     guard let url = served, !url.isEmpty else {
       return decide(.otaOff("/config serves no MOBILE_OTA_MANIFEST_URL: OTA is off"))
     }
-    checking = ("", url, nil)
+    phase = .readingManifest(.check, url: url)
     return .fetchManifest(url)
   }
 
-  /// The manifest request ended: no status when unreachable, a manifest when one parsed.
-  mutating func manifestRead(status: Int?, manifest: Manifest?) -> Action {
-    let manifestURL = checking?.manifestURL ?? ""
+  /// The manifest request ended: no status when unreachable, a manifest when one parsed, else
+  /// why it did not (`parseError`).
+  mutating func manifestRead(status: Int?, manifest: Manifest?, parseError: String? = nil)
+    -> Action
+  {
+    guard case .readingManifest(let purpose, let manifestURL) = phase else {
+      assertionFailure("a manifest arrived outside a conversation")
+      return decide(.failed("the manifest is unreachable"))
+    }
+    if purpose == .inspection {
+      return inspect(manifestURL, status: status, manifest: manifest, parseError: parseError)
+    }
     guard let status else { return decide(.failed("the manifest \(manifestURL) is unreachable")) }
     guard status == 200, let manifest else {
       return decide(.skipped("no manifest published at \(manifestURL) (\(status))"))
@@ -201,13 +257,54 @@ struct UpdaterStateMachine: Sendable {
     if !verdict.applies && !behaviours.skipsDowngradeGuard {
       return decide(.refused("\(version) refused: \(verdict.rule)"))
     }
-    checking = (version, manifestURL, manifest.sequence)
-    return .download(url: Manifest.resolve(manifest.url, against: manifestURL), version: version)
+    return download(.check, manifest, from: manifestURL)
   }
 
-  /// The download ended; a verified bundle is `set()` and the WebView reloads on it.
+  private mutating func download(_ purpose: Purpose, _ manifest: Manifest, from manifestURL: String)
+    -> Action
+  {
+    let url = Manifest.resolve(manifest.url, against: manifestURL)
+    phase = .downloading(
+      purpose, version: manifest.version, manifestURL: manifestURL, bundleURL: url,
+      sequence: manifest.sequence)
+    return .download(url: url, version: manifest.version)
+  }
+
+  /// An inspection's manifest: anything published and parsed is downloaded.
+  private mutating func inspect(
+    _ manifestURL: String, status: Int?, manifest: Manifest?, parseError: String?
+  ) -> Action {
+    guard let status else {
+      return inspected(.unavailable("the manifest \(manifestURL) is unreachable"))
+    }
+    guard status == 200 else {
+      return inspected(.unavailable("no manifest published at \(manifestURL) (\(status))"))
+    }
+    guard let manifest else {
+      return inspected(.refused("the manifest does not parse: \(parseError ?? "no manifest")"))
+    }
+    return download(.inspection, manifest, from: manifestURL)
+  }
+
+  /// The download ended; a verified bundle is `set()` and the WebView reloads on it (a
+  /// check), or is only judged (an inspection).
   mutating func downloaded(_ result: Download) -> Action {
-    let version = checking?.version ?? ""
+    guard case .downloading(let purpose, let version, _, let bundleURL, let sequence) = phase else {
+      assertionFailure("a download ended outside a conversation")
+      return decide(.failed("a download ended outside a check"))
+    }
+    if purpose == .inspection {
+      switch result {
+      case .verified:
+        notes.append("the live bundle \(version) verifies with the baked key")
+        return inspected(.verified(version))
+      case .refused(let reason):
+        notes.append("the live bundle \(version) is refused: \(reason)")
+        return inspected(.refused(reason))
+      case .failed:
+        return inspected(.unavailable("the bundle \(version) did not download from \(bundleURL)"))
+      }
+    }
     switch result {
     case .failed:
       if behaviours.recordsTransientFailures { remember(failed: version) }
@@ -216,7 +313,7 @@ struct UpdaterStateMachine: Sendable {
     case .refused(let why):
       return decide(.refused("\(version) refused: \(why)"))
     case .verified:
-      raiseFloor(checking?.sequence)
+      raiseFloor(sequence)
       current = version
       unconfirmed = version
       notes.append("set(\(version)): the WebView reloads on the new bundle")
@@ -228,8 +325,13 @@ struct UpdaterStateMachine: Sendable {
     failedVersion = version
   }
 
+  private mutating func inspected(_ live: OTAUpdater.LiveBundle) -> Action {
+    phase = .idle
+    return .inspected(live)
+  }
+
   private mutating func decide(_ decision: Decision) -> Action {
-    checking = nil
+    phase = .idle
     notes.append("update check: \(decision.label): \(decision.reason)")
     return .decided(decision)
   }

@@ -55,6 +55,16 @@ public final class HandoffServer: HTTPHandler, Sendable {
       return redeem(
         code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "")
     case ("POST", "/api/mobile-auth/verify"): return verify(request)
+    case ("POST", "/_qualify/handoff/redeem-together"):
+      let attempts = (request.jsonObject?["attempts"] as? [[String: Any]] ?? []).map {
+        (code: $0["code"] as? String ?? "", verifier: $0["verifier"] as? String ?? "")
+      }
+      let answers = redeem(attempts).map {
+        ["status": $0.status, "body": $0.bodyText] as [String: Any]
+      }
+      return .json(["answers": answers])
+    case ("GET", "/_qualify/handoff/table"): return .json(["keys": storedKeys])
+    case ("GET", "/_qualify/handoff/refusals"): return .json(["refusals": refusals])
     case ("GET", "/"):
       let session = request.cookies["openmapx.session"].flatMap { id in
         state.withLock { $0.sessions[id] }

@@ -43,6 +43,8 @@ public final class HybridBackend: HTTPHandler, Sendable {
   private let state = Locked(State())
 
   static let sessionCookie = "PHPSESSID"
+  /// The operator hook that names a user's id and salt (`HybridSitePort.account`).
+  static let accountsHook = "/_qualify/accounts/"
 
   init(origin: Origin, build: AppBuild, context: StackContext, sender: FCMSender) {
     self.origin = origin
@@ -84,6 +86,13 @@ public final class HybridBackend: HTTPHandler, Sendable {
     case ("POST", "/api/android-register"): return register(request, type: "ANDROID")
     case ("POST", "/api/ios-register"): return register(request, type: "IOS")
     case ("POST", "/_qualify/notify"): return notify(request)
+    case ("GET", "/_qualify/tokens"):
+      let user = request.query("user") ?? ""
+      return .json(["count": tokens.filter { $0.user == user }.count])
+    case ("GET", _) where path.hasPrefix(Self.accountsHook):
+      let login = String(path.dropFirst(Self.accountsHook.count)).removingPercentEncoding ?? ""
+      guard let user = user(login: login) else { return .json([String: String]()) }
+      return .json(["id": user.id, "salt": user.salt])
     case ("GET", _): return page(request)
     default:
       return .problem(405, "Method not allowed")

@@ -131,9 +131,7 @@ public final class World {
     let observer =
       try transport?.observer(material, origins: origins)
       ?? TransportLease.makeObserver(material, origins: origins)
-    ports =
-      (shellWorld as? SingleOriginWorld)?.stack.ports(client: observer)
-      ?? StackPorts(identityProvider: nil, backend: nil, bucket: nil)
+    ports = shellWorld.ports(observer: observer)
     do {
       for declaration in scenario.devices {
         let browser =

@@ -1,5 +1,6 @@
 import Artifacts
 import Devices
+import HTTP
 import MockStack
 import QualifyCore
 import StackPorts
@@ -23,6 +24,9 @@ protocol ShellWorld: AnyObject, SendableMetatype {
   var origins: [String: UInt16] { get }
   /// The accounts the kind's own backend knows, nil when it has none.
   var testUsers: [RealmSettings.User]? { get }
+  /// The ports the harness observes this kind's systems through, asking them with `observer`
+  /// (which trusts the deployment's certificates whatever the devices are shown).
+  func ports(observer: HTTPClient) -> StackPorts
   /// Installs the kind's shell beside an app of this kind just installed on `device`.
   func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
     throws
@@ -33,6 +37,7 @@ protocol ShellWorld: AnyObject, SendableMetatype {
 
 extension ShellWorld {
   var testUsers: [RealmSettings.User]? { nil }
+  func ports(observer: HTTPClient) -> StackPorts { StackPorts() }
   func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
     throws
   {}

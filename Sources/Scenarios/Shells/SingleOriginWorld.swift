@@ -1,7 +1,9 @@
 import Artifacts
 import Devices
+import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// Seed 000's world: the embedded stack (backend, IdP, bucket, push gateways) at the
 /// build's origins.
@@ -32,5 +34,6 @@ final class SingleOriginWorld: ShellWorld {
   }
 
   var origins: [String: UInt16] { stack.origins }
+  func ports(observer: HTTPClient) -> StackPorts { stack.ports(client: observer) }
   func stop() { stack.stop() }
 }

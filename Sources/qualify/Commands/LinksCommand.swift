@@ -77,10 +77,11 @@ struct LinksCommand {
     let channel = try channelOption(parsed)
     let platforms = try platformOption(parsed)
     let repository = try AppRepository(directory: parsed.value("app") ?? Paths.hybridSampleApp)
-    guard repository.profile.shell == .hybridWebView else {
+    guard repository.profile.shell.commands.contains(.links) else {
+      let kinds = ShellKind.serving(.links)
       throw InputError(
-        "\(repository.profile.name) is a \(repository.profile.shell.id) app: only a hybrid-webview app names the files its site must serve",
-        hint: "set \"shell\": \"hybrid-webview\" and its \"hybrid\" section in qualify.json")
+        "\(repository.profile.name) is a \(repository.profile.shell.id) app: only a \(kinds.joined(separator: " or ")) app names the files its site must serve",
+        hint: "set \"shell\": \"\(kinds.first ?? "")\" and its section in qualify.json")
     }
     let builds = try repository.builds(for: channel)
     let trusted: String?

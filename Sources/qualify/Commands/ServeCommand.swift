@@ -60,15 +60,16 @@ struct ServeCommand {
       throw InputError("the app has no build for the \(channel.rawValue) channel")
     }
     let caPath = parsed.value("ca-out") ?? "Reports/serve-ca.pem"
-    if build.shell == .hybridWebView {
-      return try serveHybrid(
-        build, repository: repository, channel: channel, ports: ports, caPath: caPath)
-    }
-    guard build.shell == .singleOrigin else {
+    guard build.shell.commands.contains(.serve) else {
       throw InputError(
-        "qualify serve starts a single-origin app's stack or a hybrid-webview app's site; \(repository.profile.name) is a \(build.shell.id) app",
+        "qualify serve starts the world of a \(ShellKind.serving(.serve).joined(separator: " or ")) app; \(repository.profile.name) is a \(build.shell.id) app",
         hint: "its world is started by its scenarios: qualify --app \(parsed.value("app") ?? "DIR")"
       )
+    }
+    // A hybrid app's world is its site; every other served kind's is the embedded stack.
+    if build.hybrid != nil {
+      return try serveHybrid(
+        build, repository: repository, channel: channel, ports: ports, caPath: caPath)
     }
     let topology = try StackTopology(build: build)
     // Each serve has keys of its own: a client that cached one serve's JWKS must not

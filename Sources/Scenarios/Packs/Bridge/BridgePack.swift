@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// The bridge pack: seed 001's React Native shell — the descriptor, protocol negotiation,
 /// the honest capability report, the receiver's checks and bounds, snapshots and deltas, and
@@ -122,7 +123,7 @@ enum BridgePack: ScenarioPack {
       example: "openmapx opens the sign-in handoff"
     ) { context in
       let shell = try context.bridgeShell()
-      guard let server = context.world.bridge?.servers.server else {
+      guard let server = context.world.ports.handoff else {
         throw ScenarioRuntimeError("no handoff server in this world")
       }
       shell.openHandoff(purpose: "sign-in", login: server.login, password: server.password)
@@ -161,9 +162,9 @@ enum BridgePack: ScenarioPack {
       example: "two redemptions race for the handoff of openmapx", powers: [.backendHook]
     ) { context in
       guard let name = context.arguments["app"], let shell = context.world.bridge?.shells[name],
-        let handoff = shell.handoff, let server = context.world.bridge?.servers.server
+        let handoff = shell.handoff, let server = context.world.ports.handoff
       else { throw ScenarioRuntimeError("no handoff to race for") }
-      let answers = server.redeem([
+      let answers = try server.redeemTogether([
         (handoff.code, handoff.verifier), (handoff.code, handoff.verifier),
       ])
       context.world.bridge?.race = answers
@@ -298,7 +299,7 @@ enum BridgePack: ScenarioPack {
         "Every refusal of the handoff server so far was the same answer (status and body): none tells which check failed.",
       example: "expect rejections uniform"
     ) { context in
-      let refusals = Set(context.world.bridge?.servers.server.refusals ?? [])
+      let refusals = Set(try context.world.ports.handoff?.refusals() ?? [])
       if refusals.count <= 1 { return nil }
       return context.fail(
         .handoff, "\(refusals.count) answers",
@@ -395,10 +396,10 @@ enum BridgePack: ScenarioPack {
       example: "expect code stored hashed on openmapx"
     ) { context in
       let shell = try context.bridgeShell("app")
-      guard let server = context.world.bridge?.servers.server, let code = shell.handoff?.code else {
+      guard let server = context.world.ports.handoff, let code = shell.handoff?.code else {
         throw ScenarioRuntimeError("no handoff code to look for")
       }
-      if !server.storedKeys.contains(code) { return nil }
+      if try !server.storedKeys().contains(code) { return nil }
       return context.fail(
         .handoffLeak, "plain code",
         "the server's table holds the callback code itself\(serverCode(context.world))")

@@ -3,6 +3,7 @@ import Devices
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// Seed 001's world: the web app with its handoff server, and the React Native bridge shells
 /// beside the apps.
@@ -36,6 +37,13 @@ final class BridgeWorld: ShellWorld {
   }
 
   var origins: [String: UInt16] { servers.origins }
+
+  func ports(observer: HTTPClient) -> StackPorts {
+    let server = servers.server
+    return StackPorts(
+      handoff: HTTPHandoffServer(
+        origin: server.origin, login: server.login, password: server.password, client: observer))
+  }
 
   func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
     throws

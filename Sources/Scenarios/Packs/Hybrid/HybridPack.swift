@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// The hybrid pack: seed 003's WebView containers — the JS bridge, the notification
 /// permission and its answer to the page, FCM token registration with the site and its
@@ -118,21 +119,12 @@ enum HybridPack: ScenarioPack {
         "A business event for USER (a booking request, a message): FirebaseNotification sends FCM v1 to each of the user's tokens, with `data.targetUrl` the page at PATH (default /).",
       example: "the site notifies first about /booking/123", powers: [.backendHook]
     ) { context in
-      guard let backend = context.world.hybrid?.servers.backend,
-        let login = context.arguments["user"].flatMap({ context.world.users[$0]?.username }),
-        let user = backend.user(login: login)
-      else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
+      let (site, login, user) = try siteUser(context.world, context.arguments)
       let path = context.arguments["path"] ?? "/"
-      let body = try JSONSerialization.data(withJSONObject: [
-        "userId": user.id, "title": "AppPlatform", "body": "Nouvelle demande",
-        "targetUrl": backend.origin.url(path),
-      ])
       var result = Outcome("the site notified \(login) about \(path)")
-      result.response = backend.handle(
-        HTTPRequest(
-          method: "POST", target: "/_qualify/notify",
-          headers: ["Content-Type": "application/json", "Host": backend.origin.hostHeader],
-          body: Array(body), scheme: "https"))
+      result.response = try site.notify(
+        userId: user.id, title: "AppPlatform", body: "Nouvelle demande",
+        targetUrl: site.origin.url(path))
       return result
     },
     ActionSpec(
@@ -175,10 +167,7 @@ enum HybridPack: ScenarioPack {
       example: "appplatform registers its token as second"
     ) { context in
       let shell = try context.hybridShell()
-      guard let backend = context.world.hybrid?.servers.backend,
-        let login = context.arguments["user"].flatMap({ context.world.users[$0]?.username }),
-        let user = backend.user(login: login)
-      else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
+      let (_, login, user) = try siteUser(context.world, context.arguments)
       guard let token = shell.fcmToken else {
         return Outcome(
           "\(shell.name) has no FCM token to register",
@@ -290,10 +279,9 @@ enum HybridPack: ScenarioPack {
       summary: "The site's AppToken table holds COUNT rows for USER.",
       example: "expect tokens of first 1"
     ) { context in
-      guard let backend = context.world.hybrid?.servers.backend,
-        let login = context.username(), let user = backend.user(login: login)
-      else { throw ScenarioRuntimeError("no site user \(context.arguments["user"] ?? "?")") }
-      let count = backend.tokens.filter { $0.user == user.id }.count
+      let (site, login, user) = try siteUser(
+        context.world, context.arguments, login: context.username())
+      let count = try site.tokenCount(userId: user.id)
       let wanted = Int(context.arguments["count"] ?? "") ?? 0
       if count == wanted { return nil }
       return context.fail(
@@ -362,6 +350,17 @@ enum HybridPack: ScenarioPack {
   }
 
   /// The rules the site's own code lacks, with where, for a failure they explain.
+  /// The site's port and its account of the scenario's `user`.
+  static func siteUser(_ world: World, _ arguments: Arguments, login: String? = nil) throws -> (
+    site: HybridSitePort, login: String, account: SiteAccount
+  ) {
+    guard let site = world.ports.hybridSite,
+      let login = login ?? arguments["user"].flatMap({ world.users[$0]?.username }),
+      let account = try site.account(login: login)
+    else { throw ScenarioRuntimeError("no site user \(arguments["user"] ?? "?")") }
+    return (site, login, account)
+  }
+
   static func siteCode(_ world: World) -> String {
     guard let code = world.configuration.build.hybrid?.backendCode else { return "" }
     let facts: [(Sourced<Bool>?, String)] = [

@@ -1,7 +1,9 @@
 import Artifacts
 import Devices
+import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// Seed 003's world: the site and Firebase, and the hybrid WebView containers beside the apps.
 final class HybridWorld: ShellWorld {
@@ -28,6 +30,10 @@ final class HybridWorld: ShellWorld {
 
   var origins: [String: UInt16] { servers.origins }
   var testUsers: [RealmSettings.User]? { servers.backend.testUsers }
+
+  func ports(observer: HTTPClient) -> StackPorts {
+    StackPorts(hybridSite: HTTPHybridSite(origin: servers.backend.origin, client: observer))
+  }
 
   func install(_ build: AppBuild, name: String, on device: Device, behaviours: ShellBehaviours)
     throws
