@@ -115,13 +115,12 @@ extension BuildReader {
         frontend: FrontendSettings(apiOrigin: web, isDevBuild: !release.value),
         backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: [:])
-      build.shell = .reactNativeBridge
       build.features.ota = FeatureState(
         enabled: false, use: .unused,
         decidedBy: "seed 001: no native OTA update channel in the release design")
       build.features.push = FeatureState(
         enabled: false, use: .unused, decidedBy: "seed 001: no remote push in the release design")
-      build.bridge = settings
+      build.parts = .reactNativeBridge(settings)
       if !release.value {
         // An Expo development build lets the WebView reach the local dev server over HTTP.
         build.transport.usesCleartextTraffic = Sourced(

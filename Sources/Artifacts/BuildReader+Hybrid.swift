@@ -75,12 +75,11 @@ extension BuildReader {
         frontend: FrontendSettings(apiOrigin: webOrigin, isDevBuild: channel == .dev),
         backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: resolvedFiles(for: platform))
-      build.shell = .hybridWebView
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a hybrid WebView app has no OTA channel")
       build.features.push = FeatureState(
         enabled: true, use: .used, decidedBy: "seed 003: FCM pushes carrying a targetUrl")
-      build.hybrid = base
+      build.parts = .hybridWebView(base)
       switch platform {
       case .ios: readHybridIOS(into: &build)
       case .android: readHybridAndroid(into: &build)

@@ -46,11 +46,10 @@ extension BuildReader {
         frontend: FrontendSettings(apiOrigin: Sourced("", at: nil), isDevBuild: channel == .dev),
         backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: resolvedFiles(for: platform))
-      build.shell = .multiInstance
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a multi-instance shell has no OTA channel")
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
-      build.instanceShell = settings
+      build.parts = .multiInstance(settings)
       switch platform {
       case .ios: readInstanceShellIOS(into: &build)
       case .android: readInstanceShellAndroid(into: &build)

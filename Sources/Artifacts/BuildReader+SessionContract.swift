@@ -40,11 +40,11 @@ extension BuildReader {
           apiOrigin: Sourced(api, at: location), isDevBuild: channel == .dev),
         backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: [:])
-      build.shell = .sessionContract
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a session-contract app has no OTA channel here")
       build.testUsers = profile.testUsers
-      build.sessionForegroundReload = profile.sessionForegroundReload ?? 600
+      build.parts = .sessionContract(
+        SessionContractSettings(foregroundReload: profile.sessionForegroundReload ?? 600))
       builds[platform] = build
     }
     return builds

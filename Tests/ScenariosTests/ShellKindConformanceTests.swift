@@ -15,6 +15,14 @@ import Testing
     }
   }()
 
+  /// The bundled sample apps by folder name.
+  static let samples: [String] = {
+    let apps = Fixtures.root + "/Scenarios/apps"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: apps)) ?? []).map {
+      apps + "/" + $0
+    }
+  }()
+
   static let sampleKinds: [ShellKind] = {
     let apps = Fixtures.root + "/Scenarios/apps"
     let names = (try? FileManager.default.contentsOfDirectory(atPath: apps)) ?? []
@@ -55,5 +63,30 @@ import Testing
     if kind.stack.parts.isEmpty {
       #expect(kind.stack.nothing != nil, "\(id): says why a stack file names nothing for it")
     }
+  }
+
+  /// A build's kind and its kind's settings are one value (`ShellParts`): every sample's
+  /// builds are of the profile's kind, and only that kind's settings are there.
+  @Test func aBuildIsOfOneKindWithThatKindsSettingsOnly() throws {
+    var seen: Set<String> = []
+    for app in Self.samples {
+      // The regression fixtures' folder is no app of its own.
+      guard let repository = try? AppRepository(directory: app),
+        let builds = try? repository.builds(for: .prod)
+      else { continue }
+      let kind = repository.profile.shell
+      for build in builds.values {
+        seen.insert(build.shell.id)
+        #expect(build.shell == kind, "\(app): \(build.platform)")
+        #expect(build.parts.kind == kind)
+        let present = [
+          ("multi-instance", build.instanceShell != nil), ("hybrid-webview", build.hybrid != nil),
+          ("react-native-bridge", build.bridge != nil),
+          ("session-contract", build.sessionForegroundReload != nil),
+        ].filter(\.1).map(\.0)
+        #expect(present == (kind == .singleOrigin ? [] : [kind.id]), "\(app): \(present)")
+      }
+    }
+    #expect(seen == Set(ShellKind.all.map(\.id)))
   }
 }

@@ -10,17 +10,9 @@ import QualifyCore
 public struct AppBuild: Sendable {
   public var platform: Platform
   public var channel: Channel
-  /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
-  public var shell: ShellKind = .singleOrigin
-  /// What a multi-instance shell's build says; nil for other kinds.
-  public var instanceShell: InstanceShellSettings?
-  /// What a hybrid WebView app's build and site say; nil for other kinds.
-  public var hybrid: HybridShellSettings?
-  /// What a React Native bridge shell's build and code say; nil for other kinds.
-  public var bridge: BridgeShellSettings?
-  /// A session-contract app (seed 002): how long in the background makes it reload its
-  /// bootstrap on return, in seconds.
-  public var sessionForegroundReload: Double?
+  /// What the build of its kind of shell says beyond the common fields: the kind and its
+  /// settings are one value, so a build cannot be of one kind with another kind's settings.
+  public var parts: ShellParts = .singleOrigin
   /// The app's short name (`messages`).
   public var name: String
   /// The name reports show.
@@ -69,6 +61,34 @@ public struct AppBuild: Sendable {
   public var environment = ChannelEnvironment()
   /// The usernames the scenarios' `first`, `second`, `third` users are bound to.
   public var testUsers: [String] = []
+
+  /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
+  public var shell: ShellKind { parts.kind }
+
+  /// What a multi-instance shell's build says; nil for other kinds. Setting it makes the
+  /// build a multi-instance one.
+  public var instanceShell: InstanceShellSettings? {
+    get { if case .multiInstance(let settings) = parts { settings } else { nil } }
+    set { if let newValue { parts = .multiInstance(newValue) } }
+  }
+
+  /// What a hybrid WebView app's build and site say; nil for other kinds.
+  public var hybrid: HybridShellSettings? {
+    get { if case .hybridWebView(let settings) = parts { settings } else { nil } }
+    set { if let newValue { parts = .hybridWebView(newValue) } }
+  }
+
+  /// What a React Native bridge shell's build and code say; nil for other kinds.
+  public var bridge: BridgeShellSettings? {
+    get { if case .reactNativeBridge(let settings) = parts { settings } else { nil } }
+    set { if let newValue { parts = .reactNativeBridge(newValue) } }
+  }
+
+  /// A session-contract app (seed 002): how long in the background makes it reload its
+  /// bootstrap on return, in seconds; nil for other kinds.
+  public var sessionForegroundReload: Double? {
+    if case .sessionContract(let settings) = parts { settings.foregroundReload } else { nil }
+  }
 
   /// Whether `scheme` is registered natively.
   public func registers(scheme: String) -> Bool {
@@ -335,4 +355,37 @@ public struct FrontendSettings: Sendable {
     self.apiOrigin = apiOrigin
     self.isDevBuild = isDevBuild
   }
+}
+
+/// One kind of shell's own part of a build: a case a kind (`ShellKind.all`), each with the
+/// settings only that kind has.
+public enum ShellParts: Sendable {
+  /// Seed 000: a Capacitor app of one web app; everything it says is in the common fields.
+  case singleOrigin
+  /// Seed 004: a shell of instances the user adds.
+  case multiInstance(InstanceShellSettings)
+  /// Seed 002: a client of a first-party session contract.
+  case sessionContract(SessionContractSettings)
+  /// Seed 003: native WebView containers around a server-rendered site.
+  case hybridWebView(HybridShellSettings)
+  /// Seed 001: a React Native shell on a versioned bridge.
+  case reactNativeBridge(BridgeShellSettings)
+
+  public var kind: ShellKind {
+    switch self {
+    case .singleOrigin: .singleOrigin
+    case .multiInstance: .multiInstance
+    case .sessionContract: .sessionContract
+    case .hybridWebView: .hybridWebView
+    case .reactNativeBridge: .reactNativeBridge
+    }
+  }
+}
+
+/// What a session-contract app's profile says of its client (seed 002).
+public struct SessionContractSettings: Sendable, Equatable {
+  /// How long in the background makes the app reload its bootstrap on return, in seconds.
+  public var foregroundReload: Double
+
+  public init(foregroundReload: Double) { self.foregroundReload = foregroundReload }
 }

@@ -220,11 +220,9 @@ enum InstanceShellMutations {
       breaks: "seed 004, deep links: singleTask routes a warm link through onNewIntent"
     ) { configuration, arguments in
       guard configuration.platform == .android else { return }
+      let manifest = configuration.build.files["android.manifest"] ?? "AndroidManifest.xml"
       configuration.build.instanceShell?.deepLinkLaunchMode = Sourced(
-        arguments["mode"] ?? "standard",
-        at: FileLocation(
-          file: configuration.build.files["android.manifest"] ?? "AndroidManifest.xml", line: 0,
-          column: 1))
+        arguments["mode"] ?? "standard", at: FileLocation(file: manifest, line: 0, column: 1))
     },
     MutationSpec(
       "app.no-launcher-activity",
@@ -241,10 +239,9 @@ enum InstanceShellMutations {
       breaks:
         "seed 004, navigation policy: the shell's policy, not Capacitor's, keeps instances in-app"
     ) { configuration, arguments in
+      let config = configuration.build.capacitor.file
       configuration.build.instanceShell?.allowNavigation.append(
-        Sourced(
-          arguments["origin"] ?? "*",
-          at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1)))
+        Sourced(arguments["origin"] ?? "*", at: FileLocation(file: config, line: 0, column: 1)))
     },
     MutationSpec(
       "app.native-auth-code",
