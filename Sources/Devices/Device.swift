@@ -205,7 +205,8 @@ extension App {
 extension Device {
   /// Installs a hybrid WebView app (seed 003) on this device.
   public func installHybridShell(_ build: AppBuild, name: String) throws -> HybridShell {
-    try HybridShell(name: name, build: build, environment: environment)
+    try HybridShell(
+      name: name, build: build, hasPlayServices: hasPlayServices, environment: environment)
   }
 }
 

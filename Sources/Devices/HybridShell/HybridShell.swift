@@ -46,6 +46,8 @@ public final class HybridShell {
   let system: NativeHTTPStack
   /// Firebase Messaging's side on the device (Play services / the iOS SDK).
   let firebase: NativeHTTPStack
+  /// Android: Google Play services on the phone (FCM has no token without them).
+  let hasPlayServices: Bool
   var source: String { "\(build.platform.rawValue)/\(name)" }
   var code: HybridShellCode { build.hybrid?.code ?? HybridShellCode() }
 
@@ -84,9 +86,11 @@ public final class HybridShell {
   /// The page finished loading since the permission was last asked on iOS.
   private var iosAskedThisLaunch = false
 
-  init(name: String, build: AppBuild, environment: DeviceEnvironment) throws {
+  init(name: String, build: AppBuild, hasPlayServices: Bool, environment: DeviceEnvironment) throws
+  {
     self.name = name
     self.build = build
+    self.hasPlayServices = hasPlayServices
     self.environment = environment
     let policy = TransportPolicy(build: build, behaviours: ShellBehaviours())
     let prefix = "\(build.platform.rawValue)/\(name)"
@@ -327,13 +331,22 @@ public final class HybridShell {
       tokenProblem = "no Firebase config in the app"
       return
     }
+    // The platform's own rules come first, the same for every shell
+    // (`PushRegistrationStateMachine`): Apple issues an APNs token only to a build signed with
+    // aps-environment, FCM on Android needs Play services and a google-services.json client
+    // for the package. Firebase on iOS then needs the APNs token handed to it.
+    if case .impossible(let reason) = platformTokenRules(hybrid).tokenRequest() {
+      let file = build.platform == .ios ? "GoogleService-Info.plist" : "google-services.json"
+      tokenProblem =
+        build.platform == .ios
+        ? "\(hybrid.entitlementsFile.map { "\($0) have no aps-environment" } ?? "\(build.files["ios.project"] ?? "the Xcode project") sets no CODE_SIGN_ENTITLEMENTS: the build signs with no entitlements, so no aps-environment"): registerForRemoteNotifications fails, no APNs token, so no FCM token"
+        : reason.contains("google-services.json") && !hybrid.firebaseApps.isEmpty
+          ? "\(file) (\(hybrid.firebaseApps.first?.origin ?? "?")) registers \(hybrid.firebaseApps.map(\.value).joined(separator: ", ")), not \(build.appId.value): no FCM token"
+          : "\(reason): no FCM token"
+      environment.decision(source, tokenProblem ?? "")
+      return
+    }
     if build.platform == .ios {
-      if hybrid.entitlementsFile != nil && hybrid.apsEnvironment == nil {
-        tokenProblem =
-          "\(hybrid.entitlementsFile ?? "the entitlements") have no aps-environment: registerForRemoteNotifications fails, no APNs token, so no FCM token"
-        environment.decision(source, tokenProblem ?? "")
-        return
-      }
       apnsToken = environment.random.hex(byteCount: 32)
       let proxy = hybrid.firebaseProxyEnabled?.value ?? true
       if !proxy, let handoff = code.apnsHandoff, !handoff.value {
@@ -366,6 +379,18 @@ public final class HybridShell {
     }
     environment.redactor.register(token)
     fcmToken = token
+  }
+
+  /// The platform's rules for a push token, over what this build and phone have.
+  private func platformTokenRules(_ hybrid: HybridShellSettings) -> PushRegistrationStateMachine {
+    var facts = PushRegistrationStateMachine.Facts(
+      platform: build.platform, appId: build.appId.value,
+      apsEnvironment: hybrid.apsEnvironment?.value, hasPlayServices: hasPlayServices,
+      firebaseProject: hybrid.firebaseProject?.value,
+      firebasePackages: hybrid.firebaseApps.map(\.value),
+      declaresPostNotifications: hybrid.declaresPostNotifications?.value ?? true)
+    facts.entitlementsFile = hybrid.entitlementsFile
+    return PushRegistrationStateMachine(facts: facts, behaviours: .init())
   }
 
   /// The container posts its token with the signed-in page's user id and salt, and the
