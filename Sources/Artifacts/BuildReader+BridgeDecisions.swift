@@ -8,7 +8,21 @@ import QualifyCore
 /// patterns `isPublicHost` refuses a release origin with.
 extension BuildReader {
   mutating func readBridgeDecisions(into settings: inout BridgeShellSettings) {
-    let quotes: Set<Character> = ["\"", "'", "`"]
+    settings.navigation = readNavigationDecisions()
+    readProtocolModule(into: &settings)
+    let auth = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
+      quotes: Self.quotes)
+    settings.handoff.statuses = auth.captures(#"status:\s*["']([^"']*)["']\s+as\s+const"#)
+    settings.publicHostPatterns = readPublicHostPatterns() ?? settings.publicHostPatterns
+  }
+
+  /// The quotes a TypeScript string is written in.
+  static let quotes: Set<Character> = ["\"", "'", "`"]
+
+  /// `App.tsx`'s navigation handler and `classifyNavigation`'s decisions.
+  func readNavigationDecisions() -> BridgeNavigationCode {
+    let quotes = Self.quotes
     let app = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
       quotes: quotes)
@@ -46,8 +60,13 @@ extension BuildReader {
         ).first
       Self.readEarlyRefusals(body, in: policy, into: &navigation)
     }
-    settings.navigation = navigation
+    return navigation
+  }
 
+  /// The protocol module: each direction's vocabulary against its schema, the envelope's type
+  /// field, and the statuses `auth.result` accepts.
+  func readProtocolModule(into settings: inout BridgeShellSettings) {
+    let quotes = Self.quotes
     let module = CodeSearch(
       repository, under: (BridgeReader.protocolModule as NSString).deletingLastPathComponent,
       suffixes: [(BridgeReader.protocolModule as NSString).lastPathComponent], quotes: quotes)
@@ -101,15 +120,14 @@ extension BuildReader {
           at: FileLocation(file: file, line: status.0 + 1, column: 1))
       }
     }
-    let auth = CodeSearch(
-      repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
-      quotes: quotes)
-    settings.handoff.statuses = auth.captures(#"status:\s*["']([^"']*)["']\s+as\s+const"#)
+  }
 
-    // `isPublicHost`: each `!/pattern/.test(host)` of its body, all of which must pass.
+  /// `isPublicHost`: each `!/pattern/.test(host)` of its body, all of which must pass; nil
+  /// when no such function was found.
+  func readPublicHostPatterns() -> Sourced<[String]>? {
     let config = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "config"),
-      suffixes: ["mobileConfig.ts"], quotes: quotes)
+      suffixes: ["mobileConfig.ts"], quotes: Self.quotes)
     if let body = config.blocks(after: "function isPublicHost(").first {
       let at = FileLocation(file: body.file, line: body.line, column: 1)
       let text = body.body.split(separator: "\n").dropFirst().joined(separator: " ")
@@ -118,10 +136,11 @@ extension BuildReader {
       let rest = text.replacingOccurrences(of: negated, with: "", options: .regularExpression)
         .replacingOccurrences(of: "&&", with: "").replacingOccurrences(
           of: #"return|[;{}\s]"#, with: "", options: .regularExpression)
-      settings.publicHostPatterns = Sourced(
+      return Sourced(
         patterns.map { $0[1].contains("i") ? "(?i)" + $0[0] : $0[0] }, at: at,
         derivation: rest.isEmpty ? [] : ["also: \(rest)"])
     }
+    return nil
   }
 
   /// classifyNavigation's `if (…) return "reject";` on credentials and on the URL's length,

@@ -150,66 +150,9 @@ struct RunCommand {
       Terminal.standardOutput.write(single == nil ? RunCommand.help : RunCommand.singleHelp)
       return .qualified
     }
-    let channel = try channelOption(parsed)
-    let platforms = try platformOption(parsed)
-    let seed = try seedOption(parsed)
-    let jobs =
-      try RunCommand.count(parsed, "jobs", upTo: 64)
-      ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
-    let timeout = try parsed.value("timeout").map { value -> TimeInterval in
-      guard let seconds = Durations.parse(value), seconds > 0 else {
-        throw InputError("--timeout needs a duration such as 30s, got '\(value)'")
-      }
-      return seconds
-    }
-    let repeats = try RunCommand.count(parsed, "repeat", upTo: 100) ?? 1
-    let json = parsed.has("json")
-    let terminal = json ? Terminal.standardError : Terminal.standardOutput
-
+    let settings = try Settings(parsed)
     // Bad input first: the app and the scenarios are read before anything starts.
-    let appDirectory = parsed.value("app") ?? Paths.sampleApp
-    let repository = try AppRepository(directory: appDirectory)
-    repository.askGitInBackground()
-    // The real parts of the stack come first: an unreachable one stops the run now.
-    let real = try parsed.value("stack").map {
-      try StackFile.load(path: $0, shell: repository.profile.shell)
-    }
-    let builds = try repository.builds(
-      for: channel,
-      extraEnv: AppRepository.ExtraEnv(
-        backend: parsed.all("backend-env"), frontend: parsed.all("frontend-env"))
-    ).mapValues { real?.applied(to: $0) ?? $0 }
-    let allScenarios = try ScenarioCatalogue.load(
-      directory: parsed.value("scenarios") ?? Paths.scenariosDirectory)
-    let shell = repository.profile.shell
-    let scenarios = try RunPlan.scenarios(
-      RunPlan.Selection(
-        single: single, filters: parsed.all("filter"), tags: parsed.all("tag"),
-        shard: parsed.value("shard")),
-      from: allScenarios, shell: shell, appTitle: repository.profile.title)
-    // Against a real IdP the test accounts are the stack file's, not the realm export's.
-    if real?.identityProvider == nil { try Runner.checkTestUsers(scenarios, builds: builds) }
-    let jobsToRun = RunPlan.runs(scenarios, platforms: platforms, channel: channel, shell: shell)
-    let catalogue = RunPlan.runs(
-      allScenarios, platforms: Platform.allCases, channel: channel, shell: shell)
-    let startedAt = Date()
-    let waivers = try WaiverFile.load(
-      directory: repository.root,
-      display: AppRepository.display(
-        repository.root.appendingPathComponent(WaiverFile.name)),
-      day: Waiver.day(startedAt),
-      controls: Dictionary(
-        allScenarios.map { ($0.id, Set($0.controls.map(\.name))) }, uniquingKeysWith: { a, _ in a })
-    )
-    guard !jobsToRun.isEmpty else {
-      throw InputError(
-        "no scenario applies"
-          + (parsed.all("filter").isEmpty
-            ? "" : " to --filter \(parsed.all("filter").joined(separator: ", "))")
-          + " on channel \(channel.rawValue)",
-        hint: "see: qualify list")
-    }
-
+    let inputs = try readInputs(settings)
     // The environment is checked before anything runs: a report folder or a database that
     // cannot be written stops the run now, naming the path, not after every scenario ran.
     let outputs = RunOutputs(parsed)
@@ -217,71 +160,21 @@ struct RunCommand {
     let store = try ResultStore(path: parsed.value("db") ?? Paths.defaultDatabase)
     try store.requireWritable()
     for id in try store.markAbandonedRuns() {
-      terminal.line(
-        terminal.style("note:", .yellow)
+      settings.terminal.line(
+        settings.terminal.style("note:", .yellow)
           + " run \(id) was left running by a process that is gone; marked aborted")
     }
-    // A build whose origins cannot be served (no scheme) fails its own scenarios, with the
-    // https-origins guard naming the value; it does not stop the run.
-    let hosts = RunPlan.secureHosts(shell: shell, builds: builds)
-    let material = try StackMaterial(hosts: hosts, seed: seed, real: real)
-    var scope = self.scope(
-      shell: shell, builds: builds, real: real, repository: repository, channel: channel,
-      seed: seed, platforms: platforms, repeats: repeats, waivers: waivers,
-      selected: jobsToRun.count, catalogue: catalogue)
-    var run = RunRecord(
-      id: RunRecord.newID(at: startedAt), startedAt: startedAt, channel: channel,
-      app: repository.root.path,
-      appVersion: repository.describeVersion(), seed: seed,
-      filter: ([single].compactMap { $0 } + scope.limits).joined(separator: "; ").nilIfEmpty,
-      platforms: platforms, harnessVersion: qualifyVersion)
-    run.scope = scope
-    run.appName = repository.profile.title
-    var files = repository.filesRead.map { AppFileDigest(path: $0.path, sha256: $0.sha256) }
-    if waivers != nil,
-      let data = FileManager.default.contents(
-        atPath: repository.root.appendingPathComponent(WaiverFile.name).path)
-    {
-      files.append(AppFileDigest(path: WaiverFile.name, sha256: Attestation.hex(data)))
-      files.sort { $0.path < $1.path }
-    }
-    run.appFiles = files
-    try store.begin(run)
+    var (run, material) = try begin(inputs, settings, in: store)
     let interrupt = InterruptHandler(store: store, run: run.id)
-
-    // --fail-fast stops at what blocks the release; a waived failure does not.
-    let inForce = waivers ?? []
-    let blocks: @Sendable (ScenarioResult) -> Bool = { result in
-      let failing: Set<Verdict> = [.failed, .controlDidNotBite, .error]
-      return failing.contains(result.verdict) && result.waivers(among: inForce) == nil
-    }
-    let runner = Runner(
-      builds: builds, material: material,
-      options: Runner.Options(
-        seed: seed,
-        jobs: RunPlan.parallelism(requested: jobs, single: single != nil, real: real),
-        runControls: !parsed.has("no-controls"),
-        timeoutOverride: timeout, repeats: repeats,
-        stopsAfter: parsed.has("fail-fast") ? blocks : nil))
-    if parsed.has("trace") || single != nil && parsed.has("trace") {
-      let tracer = Tracer(terminal: terminal)
-      runner.trace = { label, evidence in tracer.print(label, evidence) }
-    }
+    let runner = makeRunner(inputs, settings, material: material)
     let progress = Progress(
-      terminal: terminal, total: jobsToRun.count, verbose: parsed.has("trace"),
-      waivers: waivers ?? [])
-    terminal.line(
-      "qualify \(qualifyVersion) · app \(repository.profile.title) (\(AppRepository.display(repository.root))) · channel \(channel.rawValue) · seed \(seed) · \(jobsToRun.count) scenario run\(jobsToRun.count == 1 ? "" : "s")\(scope.isFull ? "" : " (partial: \(scope.limits.joined(separator: ", ")))")"
-    )
-    if let release = scope.release { terminal.line("release: " + release.text) }
-    if let warning = scope.envWarning {
-      terminal.line(terminal.style("warning: " + warning, .yellow, .bold))
-    }
-    for caveat in scope.caveats { terminal.line(terminal.style("note: " + caveat, .yellow)) }
+      terminal: settings.terminal, total: inputs.runs.count, verbose: parsed.has("trace"),
+      waivers: inputs.waivers ?? [])
+    printHeader(inputs, settings, scope: run.scope ?? RunScope())
     let storeErrors = StoreErrors()
     let runID = run.id
     let results = runner.run(
-      scenarios, platforms: platforms, channel: channel,
+      inputs.scenarios, platforms: settings.platforms, channel: settings.channel,
       onStart: { scenario, platform in progress.started(scenario, platform) },
       onResult: { result in
         do {
@@ -294,12 +187,12 @@ struct RunCommand {
     interrupt.disarm()
     if let error = storeErrors.first { throw error }
 
-    if results.count < jobsToRun.count {
+    if results.count < inputs.runs.count, var scope = run.scope {
       scope.stoppedEarly =
-        "stopped by --fail-fast after \(results.count) of \(jobsToRun.count) runs"
+        "stopped by --fail-fast after \(results.count) of \(inputs.runs.count) runs"
       try store.update(scope: scope, run: run.id)
+      run.scope = scope
     }
-    run.scope = scope
     return try outputs.conclude(run, results: results, store: store, progress: progress)
   }
 
