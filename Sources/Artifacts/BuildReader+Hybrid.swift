@@ -220,8 +220,17 @@ extension BuildReader {
         collect(error)
       }
     }
-    // The entitlements the target signs with: CODE_SIGN_ENTITLEMENTS, relative to the
-    // project's folder.
+    readHybridEntitlements(settings, into: &build)
+    readGoogleServiceInfo(in: appFolder, into: &build)
+    build.hybrid?.code = readHybridIOSCode(in: appFolder)
+  }
+
+  /// The entitlements the target signs with: CODE_SIGN_ENTITLEMENTS, relative to the
+  /// project's folder.
+  private mutating func readHybridEntitlements(
+    _ settings: XcodeBuildSettings, into build: inout AppBuild
+  ) {
+    let paths = profile.paths
     if let entitlements = settings.value("CODE_SIGN_ENTITLEMENTS"), !entitlements.value.isEmpty {
       let projectFolder =
         paths["ios.project"].map {
@@ -253,6 +262,10 @@ extension BuildReader {
         collect(error)
       }
     }
+  }
+
+  /// `GoogleService-Info.plist` beside the Info.plist: the Firebase project and app.
+  private mutating func readGoogleServiceInfo(in appFolder: String, into build: inout AppBuild) {
     let googleService = XcodeProject.join(appFolder, "GoogleService-Info.plist")
     do {
       if let (data, file) = try repository.data(googleService) {
@@ -275,6 +288,11 @@ extension BuildReader {
     } catch {
       collect(error)
     }
+  }
+
+  /// The iOS container's Swift code: the bridge, the permission's answer, the APNs hand-over,
+  /// the token registration, foreground pushes, taps and links.
+  private func readHybridIOSCode(in appFolder: String) -> HybridShellCode {
     let swift = CodeSearch(repository, under: appFolder, suffixes: [".swift"], quotes: ["\""])
     var code = HybridShellCode()
     if swift.files.isEmpty { code.unread = appFolder + "/**/*.swift" }
@@ -287,9 +305,18 @@ extension BuildReader {
     code.registrationForm = Self.registrationForm(
       swift, path: "/api/ios-register",
       pairs: #"URLQueryItem\(name:\s*"(\w+)",\s*value:\s*(\w+)\)"#, fieldFirst: true)
-    // With the notification center's delegate set, iOS shows a push that arrives in the
-    // foreground only with what willPresent hands its completion handler; without the
-    // method, or with an empty or silent set, nothing is shown.
+    code.presentsInForeground = Self.presentsInForeground(swift)
+    code.opensTargetUrl = swift.fact(
+      [["didReceive response", "targetUrl", "webView.load("]],
+      home: "UNUserNotificationCenterDelegate")
+    readLinkHandling(swift, into: &code)
+    return code
+  }
+
+  /// With the notification center's delegate set, iOS shows a push that arrives in the
+  /// foreground only with what willPresent hands its completion handler; without the method,
+  /// or with an empty or silent set, nothing is shown. Nil without the delegate.
+  static func presentsInForeground(_ swift: CodeSearch) -> Sourced<Bool>? {
     if swift.find(["UNUserNotificationCenter.current().delegate"]) != nil {
       if let handler = swift.blocks(after: "willPresent notification").first {
         // The options may be built first (`options.insert(.banner)` per iOS version) and
@@ -309,16 +336,18 @@ extension BuildReader {
             of: #"\)\s*async\s*->\s*UNNotificationPresentationOptions"#,
             options: .regularExpression) != nil
         let visible = visibleOption && (isAsync || body.contains(name + "("))
-        code.presentsInForeground = Sourced(
+        return Sourced(
           visible, at: FileLocation(file: handler.file, line: handler.line, column: 1))
       } else {
-        code.presentsInForeground = Sourced(
-          false, at: swift.find(["UNUserNotificationCenter.current().delegate"]))
+        return Sourced(false, at: swift.find(["UNUserNotificationCenter.current().delegate"]))
       }
     }
-    code.opensTargetUrl = swift.fact(
-      [["didReceive response", "targetUrl", "webView.load("]],
-      home: "UNUserNotificationCenterDelegate")
+    return nil
+  }
+
+  /// Universal Links reaching the web view, and the FCM token reaching the registration, each
+  /// followed through a notification the delegate relays.
+  private func readLinkHandling(_ swift: CodeSearch, into code: inout HybridShellCode) {
     code.opensLinks = swift.fact(
       [["NSUserActivityTypeBrowsingWeb", "webpageURL", "webView.load("]],
       home: "UIApplicationDelegate")
@@ -348,7 +377,6 @@ extension BuildReader {
     {
       code.registersToken = delivered
     }
-    build.hybrid?.code = code
   }
 
   /// The registration form of the file that names `path`: its (field, variable) pairs, and,
