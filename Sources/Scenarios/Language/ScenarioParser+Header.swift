@@ -6,73 +6,16 @@ import QualifyCore
 extension ParserState {
   mutating func parseHeader(_ line: SourceLine, keyword: String, into scenario: inout Scenario) {
     let head = line.tokens[0]
-    let rest = Array(line.tokens.dropFirst())
     switch keyword {
     case "about":
       if let text = stringArgument(line, at: 1, what: "the text") { scenario.about.append(text) }
       expectEnd(line, after: 2)
     case "shell":
-      let ids = ShellKind.all.map(\.id)
-      guard let token = rest.first else {
-        missing(
-          line, "expected a shell kind", hint: "shell kinds are \(ids.joined(separator: ", "))")
-        return
-      }
-      guard let kind = ShellKind.named(token.text) else {
-        error(
-          line, token, "unknown shell kind '\(token.text)'",
-          hint: suggestion(token.text, ids) ?? "shell kinds are \(ids.joined(separator: ", "))")
-        return
-      }
-      if sawShell {
-        error(line, head, "the shell kind is given twice")
-      }
-      sawShell = true
-      if !scenario.checklist.isEmpty || !scenario.supports.isEmpty {
-        error(
-          line, head, "the shell line comes before checklist and supports",
-          hint: "checklist items are numbered in the shell kind's own checklist")
-      }
-      scenario.shell = kind
-      expectEnd(line, after: 2)
+      parseShell(line, into: &scenario)
     case "checklist", "supports":
-      let items = listWords(line)
-      let numbers = scenario.shell.checklist.map(\.number)
-      let range = "\(scenario.shell.source) has items \(numbers.first ?? 1) to \(numbers.last ?? 1)"
-      if items.isEmpty {
-        missing(line, "expected checklist item numbers", hint: range)
-      }
-      for token in items {
-        guard let n = Int(token.text), numbers.contains(n) else {
-          error(
-            line, token, "'\(token.text)' is not a release checklist item", hint: range)
-          continue
-        }
-        if keyword == "checklist" {
-          scenario.checklist.append(n)
-        } else {
-          scenario.supports.append(n)
-        }
-      }
+      parseChecklist(line, keyword: keyword, into: &scenario)
     case "requires":
-      let words = listWords(line)
-      if words.isEmpty {
-        missing(
-          line, "expected a feature",
-          hint:
-            "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      for token in words {
-        guard let feature = AppProfile.Feature(rawValue: token.text) else {
-          error(
-            line, token, "unknown feature '\(token.text)'",
-            hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.rawValue))
-              ?? "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))"
-          )
-          continue
-        }
-        scenario.requires.append(feature)
-      }
+      parseRequires(line, into: &scenario)
     case "given":
       if let use = parseMutation(line, scenario: scenario) { scenario.given.append(use) }
     case "platforms":
@@ -80,74 +23,21 @@ extension ParserState {
     case "channels":
       if let channels = parseChannels(line) { scenario.channels = channels }
     case "ota-ordering":
-      let words = listWords(line)
-      guard words.count == 1, AppProfile.otaOrderings.contains(words[0].text) else {
-        missing(
-          line, "expected count or sequence",
-          hint:
-            "ota-ordering count: the app orders releases by <count>-<sha> ids; sequence: by the manifest's sequence"
-        )
-        return
-      }
-      scenario.otaOrdering = words[0].text
+      parseOTAOrdering(line, into: &scenario)
     case "tags":
       let tags = listWords(line)
       if tags.isEmpty { missing(line, "expected at least one tag") }
       scenario.tags += tags.map(\.text)
     case "timeout":
-      guard let token = rest.first else {
-        missing(line, "expected a duration", hint: "for example: timeout 5s")
-        return
-      }
-      guard let seconds = Durations.parse(token.text), seconds > 0 else {
-        error(
-          line, token, "'\(token.text)' is not a duration", hint: "write it like 500ms, 5s or 2m")
-        return
-      }
-      scenario.timeout = seconds
-      expectEnd(line, after: 2)
+      parseTimeout(line, into: &scenario)
     case "idp":
-      guard let token = rest.first else {
-        missing(
-          line, "expected an identity provider profile",
-          hint: "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
-        return
-      }
-      guard AppProfile.identityProviders.contains(token.text) else {
-        error(
-          line, token, "unknown identity provider profile '\(token.text)'",
-          hint: suggestion(token.text, AppProfile.identityProviders)
-            ?? "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
-        return
-      }
-      scenario.identityProvider = token.text
-      expectEnd(line, after: 2)
+      parseIdentityProvider(line, into: &scenario)
     case "device":
       parseDevice(line, into: &scenario)
     case "app":
       parseApp(line, into: &scenario)
     case "user":
-      guard let token = rest.first, token.kind == .word else {
-        missing(
-          line, "expected a user role",
-          hint:
-            "users are roles: \(AppProfile.userRoles.joined(separator: ", ")) (bound to the app's test users)"
-        )
-        return
-      }
-      guard AppProfile.userRoles.contains(token.text) else {
-        error(
-          line, token, "'\(token.text)' is not a user role",
-          hint:
-            "users are roles bound to the app's test users (qualify.json testUsers, or the realm export's users in order): \(AppProfile.userRoles.joined(separator: ", "))"
-        )
-        return
-      }
-      if scenario.users.contains(token.text) {
-        error(line, token, "user '\(token.text)' is already declared")
-      }
-      scenario.users.append(token.text)
-      expectEnd(line, after: 2)
+      parseUser(line, into: &scenario)
     case "expect", "on", "mutate", "fails", "because":
       error(
         line, head,
@@ -162,6 +52,155 @@ extension ParserState {
         hint: suggestion(head.text, known)
           ?? "before the first step a scenario declares: \(known.joined(separator: ", "))")
     }
+  }
+
+  /// `shell KIND`: before checklist and supports, once.
+  mutating func parseShell(_ line: SourceLine, into scenario: inout Scenario) {
+    let head = line.tokens[0]
+    let rest = Array(line.tokens.dropFirst())
+    let ids = ShellKind.all.map(\.id)
+    guard let token = rest.first else {
+      missing(
+        line, "expected a shell kind", hint: "shell kinds are \(ids.joined(separator: ", "))")
+      return
+    }
+    guard let kind = ShellKind.named(token.text) else {
+      error(
+        line, token, "unknown shell kind '\(token.text)'",
+        hint: suggestion(token.text, ids) ?? "shell kinds are \(ids.joined(separator: ", "))")
+      return
+    }
+    if sawShell {
+      error(line, head, "the shell kind is given twice")
+    }
+    sawShell = true
+    if !scenario.checklist.isEmpty || !scenario.supports.isEmpty {
+      error(
+        line, head, "the shell line comes before checklist and supports",
+        hint: "checklist items are numbered in the shell kind's own checklist")
+    }
+    scenario.shell = kind
+    expectEnd(line, after: 2)
+  }
+
+  /// `checklist N…` or `supports N…`: items of the shell kind's own checklist.
+  mutating func parseChecklist(_ line: SourceLine, keyword: String, into scenario: inout Scenario) {
+    let items = listWords(line)
+    let numbers = scenario.shell.checklist.map(\.number)
+    let range = "\(scenario.shell.source) has items \(numbers.first ?? 1) to \(numbers.last ?? 1)"
+    if items.isEmpty {
+      missing(line, "expected checklist item numbers", hint: range)
+    }
+    for token in items {
+      guard let n = Int(token.text), numbers.contains(n) else {
+        error(
+          line, token, "'\(token.text)' is not a release checklist item", hint: range)
+        continue
+      }
+      if keyword == "checklist" {
+        scenario.checklist.append(n)
+      } else {
+        scenario.supports.append(n)
+      }
+    }
+  }
+
+  /// `requires FEATURE…`: the app features the scenario needs.
+  mutating func parseRequires(_ line: SourceLine, into scenario: inout Scenario) {
+    let words = listWords(line)
+    if words.isEmpty {
+      missing(
+        line, "expected a feature",
+        hint:
+          "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    for token in words {
+      guard let feature = AppProfile.Feature(rawValue: token.text) else {
+        error(
+          line, token, "unknown feature '\(token.text)'",
+          hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.rawValue))
+            ?? "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
+        continue
+      }
+      scenario.requires.append(feature)
+    }
+  }
+
+  /// `ota-ordering count|sequence`.
+  mutating func parseOTAOrdering(_ line: SourceLine, into scenario: inout Scenario) {
+    let words = listWords(line)
+    guard words.count == 1, AppProfile.otaOrderings.contains(words[0].text) else {
+      missing(
+        line, "expected count or sequence",
+        hint:
+          "ota-ordering count: the app orders releases by <count>-<sha> ids; sequence: by the manifest's sequence"
+      )
+      return
+    }
+    scenario.otaOrdering = words[0].text
+  }
+
+  /// `timeout DURATION`.
+  mutating func parseTimeout(_ line: SourceLine, into scenario: inout Scenario) {
+    let rest = Array(line.tokens.dropFirst())
+    guard let token = rest.first else {
+      missing(line, "expected a duration", hint: "for example: timeout 5s")
+      return
+    }
+    guard let seconds = Durations.parse(token.text), seconds > 0 else {
+      error(
+        line, token, "'\(token.text)' is not a duration", hint: "write it like 500ms, 5s or 2m")
+      return
+    }
+    scenario.timeout = seconds
+    expectEnd(line, after: 2)
+  }
+
+  /// `idp PROFILE`.
+  mutating func parseIdentityProvider(_ line: SourceLine, into scenario: inout Scenario) {
+    let rest = Array(line.tokens.dropFirst())
+    guard let token = rest.first else {
+      missing(
+        line, "expected an identity provider profile",
+        hint: "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
+      return
+    }
+    guard AppProfile.identityProviders.contains(token.text) else {
+      error(
+        line, token, "unknown identity provider profile '\(token.text)'",
+        hint: suggestion(token.text, AppProfile.identityProviders)
+          ?? "use one of: \(AppProfile.identityProviders.joined(separator: ", "))")
+      return
+    }
+    scenario.identityProvider = token.text
+    expectEnd(line, after: 2)
+  }
+
+  /// `user ROLE`: one of the roles bound to the app's test users.
+  mutating func parseUser(_ line: SourceLine, into scenario: inout Scenario) {
+    let rest = Array(line.tokens.dropFirst())
+    guard let token = rest.first, token.kind == .word else {
+      missing(
+        line, "expected a user role",
+        hint:
+          "users are roles: \(AppProfile.userRoles.joined(separator: ", ")) (bound to the app's test users)"
+      )
+      return
+    }
+    guard AppProfile.userRoles.contains(token.text) else {
+      error(
+        line, token, "'\(token.text)' is not a user role",
+        hint:
+          "users are roles bound to the app's test users (qualify.json testUsers, or the realm export's users in order): \(AppProfile.userRoles.joined(separator: ", "))"
+      )
+      return
+    }
+    if scenario.users.contains(token.text) {
+      error(line, token, "user '\(token.text)' is already declared")
+    }
+    scenario.users.append(token.text)
+    expectEnd(line, after: 2)
   }
 
   mutating func parseDevice(_ line: SourceLine, into scenario: inout Scenario) {
