@@ -38,42 +38,27 @@ struct LinksCommand {
       command: "qualify links verify")
   }
 
+  static let help =
+    helpText(
+      usage:
+        "qualify links verify --domain URL [--app DIR] [--channel C] [--cacert FILE] [--connect-to H:P:127.0.0.1:P] [--json]",
+      summary: """
+        Fetches https://DOMAIN/.well-known/apple-app-site-association and \
+        /.well-known/assetlinks.json as the OS does (no redirect followed, at most 128 KiB) \
+        and checks them against the app: the iOS appID (DEVELOPMENT_TEAM and bundle id) and \
+        the paths in qualify.json's hybrid.links; the Android package and the SHA-256 of the \
+        certificate the channel's build is signed with (hybrid.releaseCertificate). Exit 0 \
+        when both files certify the app, 1 when one does not, 2 on bad input or an \
+        unreachable domain.
+        """, options: LinksCommand.options)
+
   func execute() throws -> ExitCode {
     let out = Terminal.standardOutput
     if parsed.has("help") {
-      out.write(
-        helpText(
-          usage:
-            "qualify links verify --domain URL [--app DIR] [--channel C] [--cacert FILE] [--connect-to H:P:127.0.0.1:P] [--json]",
-          summary: """
-            Fetches https://DOMAIN/.well-known/apple-app-site-association and \
-            /.well-known/assetlinks.json as the OS does (no redirect followed, at most 128 KiB) \
-            and checks them against the app: the iOS appID (DEVELOPMENT_TEAM and bundle id) and \
-            the paths in qualify.json's hybrid.links; the Android package and the SHA-256 of the \
-            certificate the channel's build is signed with (hybrid.releaseCertificate). Exit 0 \
-            when both files certify the app, 1 when one does not, 2 on bad input or an \
-            unreachable domain.
-            """, options: LinksCommand.options))
+      out.write(Self.help)
       return .qualified
     }
-    guard let raw = parsed.value("domain") else {
-      throw InputError(
-        "qualify links verify needs --domain", hint: "--domain https://www.example.org")
-    }
-    guard let domain = Origin(url: raw), domain.isSecure,
-      ["", "/"].contains(URLComponents(string: raw)?.path ?? "")
-    else {
-      throw InputError(
-        "--domain must be an https origin (https://host), not \(raw)",
-        hint: "the OS fetches the association files over HTTPS only")
-    }
-    if let port = URLComponents(string: raw)?.port, port != 443 {
-      throw InputError(
-        "--domain \(raw) names port \(port): iOS and Android fetch the association files from port 443 only",
-        hint:
-          "name the host alone; reach a test deployment on another port with --connect-to HOST:443:127.0.0.1:PORT"
-      )
-    }
+    let domain = try Self.domain(parsed)
     let channel = try channelOption(parsed)
     let platforms = try platformOption(parsed)
     let repository = try AppRepository(directory: parsed.value("app") ?? Paths.hybridSampleApp)
@@ -84,39 +69,7 @@ struct LinksCommand {
         hint: "set \"shell\": \"\(kinds.first ?? "")\" and its section in qualify.json")
     }
     let builds = try repository.builds(for: channel)
-    let trusted: String?
-    if let path = parsed.value("cacert") {
-      guard let data = FileManager.default.contents(atPath: path) else {
-        throw InputError("the CA file \(path) does not exist")
-      }
-      trusted = String(decoding: data, as: UTF8.self)
-    } else {
-      trusted = nil
-    }
-    var origins: [String: UInt16] = [:]
-    for entry in parsed.all("connect-to") {
-      let parts = entry.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-      guard parts.count == 4, !parts[0].isEmpty, UInt16(parts[1]) != nil,
-        ["127.0.0.1", "localhost", "::1"].contains(parts[2]), let port = UInt16(parts[3])
-      else {
-        throw InputError(
-          "--connect-to must be HOST:PORT:127.0.0.1:PORT (loopback only), not \(entry)")
-      }
-      origins["\(parts[0].lowercased()):\(parts[1])"] = port
-    }
-    var timeout: TimeInterval = 10
-    if let value = parsed.value("timeout") {
-      guard let seconds = Durations.parse(value), seconds > 0 else {
-        throw InputError("--timeout must be a duration such as 10s, not \(value)")
-      }
-      timeout = seconds
-    }
-    var configuration = HTTPClient.Configuration(
-      trustedCertificatesPEM: trusted, origins: origins, allowsOutsideOrigins: true,
-      timeout: timeout, userAgent: "qualify-links-verify",
-      maxResponseBytes: AssociationCheck.maximumBytes)
-    configuration.realAuthorities = [domain.authority]
-    let client = try HTTPClient(configuration: configuration)
+    let client = try self.client(for: domain)
     let verdicts = try AssociationCheck.verify(
       domain: domain, builds: platforms.compactMap { builds[$0] }, client: client)
     let failed = verdicts.contains { !$0.problems.isEmpty }
@@ -153,5 +106,66 @@ struct LinksCommand {
         : "the site certifies the app on \(verdicts.map(\.platform.displayName).joined(separator: " and "))"
     )
     return failed ? .notQualified : .qualified
+  }
+
+  /// `--domain`: an https origin on port 443, as the OS fetches the files.
+  static func domain(_ parsed: ParsedOptions) throws -> Origin {
+    guard let raw = parsed.value("domain") else {
+      throw InputError(
+        "qualify links verify needs --domain", hint: "--domain https://www.example.org")
+    }
+    guard let domain = Origin(url: raw), domain.isSecure,
+      ["", "/"].contains(URLComponents(string: raw)?.path ?? "")
+    else {
+      throw InputError(
+        "--domain must be an https origin (https://host), not \(raw)",
+        hint: "the OS fetches the association files over HTTPS only")
+    }
+    if let port = URLComponents(string: raw)?.port, port != 443 {
+      throw InputError(
+        "--domain \(raw) names port \(port): iOS and Android fetch the association files from port 443 only",
+        hint:
+          "name the host alone; reach a test deployment on another port with --connect-to HOST:443:127.0.0.1:PORT"
+      )
+    }
+    return domain
+  }
+
+  /// The client that fetches the files: the CA to trust (`--cacert`), loopback stand-ins for
+  /// the domain (`--connect-to`), the timeout; redirects are not followed, as the OS does not.
+  func client(for domain: Origin) throws -> HTTPClient {
+    let trusted: String?
+    if let path = parsed.value("cacert") {
+      guard let data = FileManager.default.contents(atPath: path) else {
+        throw InputError("the CA file \(path) does not exist")
+      }
+      trusted = String(decoding: data, as: UTF8.self)
+    } else {
+      trusted = nil
+    }
+    var origins: [String: UInt16] = [:]
+    for entry in parsed.all("connect-to") {
+      let parts = entry.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+      guard parts.count == 4, !parts[0].isEmpty, UInt16(parts[1]) != nil,
+        ["127.0.0.1", "localhost", "::1"].contains(parts[2]), let port = UInt16(parts[3])
+      else {
+        throw InputError(
+          "--connect-to must be HOST:PORT:127.0.0.1:PORT (loopback only), not \(entry)")
+      }
+      origins["\(parts[0].lowercased()):\(parts[1])"] = port
+    }
+    var timeout: TimeInterval = 10
+    if let value = parsed.value("timeout") {
+      guard let seconds = Durations.parse(value), seconds > 0 else {
+        throw InputError("--timeout must be a duration such as 10s, not \(value)")
+      }
+      timeout = seconds
+    }
+    var configuration = HTTPClient.Configuration(
+      trustedCertificatesPEM: trusted, origins: origins, allowsOutsideOrigins: true,
+      timeout: timeout, userAgent: "qualify-links-verify",
+      maxResponseBytes: AssociationCheck.maximumBytes)
+    configuration.realAuthorities = [domain.authority]
+    return try HTTPClient(configuration: configuration)
   }
 }

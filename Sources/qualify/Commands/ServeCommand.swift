@@ -25,22 +25,24 @@ struct ServeCommand {
     parsed = try ParsedOptions.parse(arguments, ServeCommand.options, command: "qualify serve")
   }
 
+  static let help =
+    helpText(
+      usage:
+        "qualify serve [--channel C] [--app DIR] [--https-port N] [--http-port N] [--ca-out FILE] [--json]",
+      summary: """
+        Starts the embedded stack (backend, identity provider, OTA bucket, push gateways) on \
+        127.0.0.1 with the app's configuration and serves until interrupted, printing each \
+        component's origin, the CA certificate to trust, the test users and the OIDC clients. \
+        Origins keep their real names: reach them with curl --connect-to (printed), or by \
+        mapping the names to 127.0.0.1. It serves single-origin apps (seed 000's stack) and \
+        hybrid-webview apps (the site and its .well-known files); other shell kinds are \
+        refused with exit 2.
+        """, options: ServeCommand.options)
+
   func execute() throws -> ExitCode {
     let out = Terminal.standardOutput
     if parsed.has("help") {
-      out.write(
-        helpText(
-          usage:
-            "qualify serve [--channel C] [--app DIR] [--https-port N] [--http-port N] [--ca-out FILE] [--json]",
-          summary: """
-            Starts the embedded stack (backend, identity provider, OTA bucket, push gateways) on \
-            127.0.0.1 with the app's configuration and serves until interrupted, printing each \
-            component's origin, the CA certificate to trust, the test users and the OIDC clients. \
-            Origins keep their real names: reach them with curl --connect-to (printed), or by \
-            mapping the names to 127.0.0.1. It serves single-origin apps (seed 000's stack) and \
-            hybrid-webview apps (the site and its .well-known files); other shell kinds are \
-            refused with exit 2.
-            """, options: ServeCommand.options))
+      out.write(Self.help)
       return .qualified
     }
     let channel = try channelOption(parsed, default: .dev)
@@ -89,7 +91,29 @@ struct ServeCommand {
     // Only once the listeners run: a serve that cannot start must not replace the CA of the
     // one already serving.
     try ReportFiles.writeText(material.authority.certificatePEM, to: caPath)
+    let components = Self.components(of: stack, topology)
+    let users = stack.identityProvider?.testUsers.map(\.username) ?? []
+    let clients = stack.identityProvider?.clientSummaries ?? []
+    if parsed.has("json") {
+      let document: [String: Any] = [
+        "channel": channel.rawValue, "ca": URL(fileURLWithPath: caPath).path,
+        "components": components, "users": users,
+        "clients": clients, "https": stack.ports.https, "http": stack.ports.http,
+      ]
+      let data = try JSONSerialization.data(
+        withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+      out.line(String(decoding: data, as: UTF8.self))
+    } else {
+      printStack(
+        components, users: users, clients: clients, caPath: caPath, channel: channel,
+        app: repository.profile.name)
+    }
+    waitForInterrupt()
+    return .qualified
+  }
 
+  /// Each component of the stack: its public origin, its loopback port, and what to ask it.
+  static func components(of stack: Stack, _ topology: StackTopology) -> [[String: Any]] {
     var components: [[String: Any]] = []
     func add(_ name: String, _ origin: Origin?, _ extra: [String: Any] = [:]) {
       guard let origin else { return }
@@ -121,46 +145,40 @@ struct ServeCommand {
     add(
       "Google OAuth (FCM tokens)", StackTopology.googleOAuth,
       ["token": StackTopology.googleOAuth.url("/token")])
-    let users = stack.identityProvider?.testUsers.map(\.username) ?? []
-    let clients = stack.identityProvider?.clientSummaries ?? []
-    if parsed.has("json") {
-      let document: [String: Any] = [
-        "channel": channel.rawValue, "ca": URL(fileURLWithPath: caPath).path,
-        "components": components, "users": users,
-        "clients": clients, "https": stack.ports.https, "http": stack.ports.http,
-      ]
-      let data = try JSONSerialization.data(
-        withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-      out.line(String(decoding: data, as: UTF8.self))
-    } else {
+    return components
+  }
+
+  /// The stack as a person reads it, with a curl line to try.
+  private func printStack(
+    _ components: [[String: Any]], users: [String], clients: [[String: Any]], caPath: String,
+    channel: Channel, app: String
+  ) {
+    let out = Terminal.standardOutput
+    out.line(
+      out.style("qualify serve", .bold)
+        + " · \(app) · channel \(channel.rawValue) · loopback only")
+    for component in components {
       out.line(
-        out.style("qualify serve", .bold)
-          + " · \(repository.profile.name) · channel \(channel.rawValue) · loopback only")
-      for component in components {
-        out.line(
-          "  \((component["name"] as? String ?? "").padding(toLength: 34, withPad: " ", startingAt: 0)) \(component["origin"] ?? "") → \(component["loopback"] ?? "")"
-        )
-        if let issuer = component["issuer"] { out.line("      issuer \(issuer)") }
-        if let send = component["send"] { out.line("      send \(send)") }
-      }
-      out.line("  CA certificate to trust: \(caPath)")
-      out.line(
-        "  test users: \(users.joined(separator: ", ")) (passwords as in the realm export; not printed)"
+        "  \((component["name"] as? String ?? "").padding(toLength: 34, withPad: " ", startingAt: 0)) \(component["origin"] ?? "") → \(component["loopback"] ?? "")"
       )
-      for client in clients {
-        out.line(
-          "  OIDC client \(client["client_id"] ?? "") → \((client["redirect_uris"] as? [String])?.joined(separator: " ") ?? "")"
-        )
-      }
-      if let backend = components.first {
-        out.line(
-          "  try: curl --cacert \(caPath) --connect-to \(backend["connectTo"] ?? "") \(backend["config"] ?? "")"
-        )
-      }
-      out.line("serving until interrupted (Ctrl-C)")
+      if let issuer = component["issuer"] { out.line("      issuer \(issuer)") }
+      if let send = component["send"] { out.line("      send \(send)") }
     }
-    waitForInterrupt()
-    return .qualified
+    out.line("  CA certificate to trust: \(caPath)")
+    out.line(
+      "  test users: \(users.joined(separator: ", ")) (passwords as in the realm export; not printed)"
+    )
+    for client in clients {
+      out.line(
+        "  OIDC client \(client["client_id"] ?? "") → \((client["redirect_uris"] as? [String])?.joined(separator: " ") ?? "")"
+      )
+    }
+    if let backend = components.first {
+      out.line(
+        "  try: curl --cacert \(caPath) --connect-to \(backend["connectTo"] ?? "") \(backend["config"] ?? "")"
+      )
+    }
+    out.line("serving until interrupted (Ctrl-C)")
   }
 
   /// Real time, fresh randomness, and every event and exchange printed on stderr as it
