@@ -66,40 +66,9 @@ public final class World {
     scenario: Scenario, configuration: WorldConfiguration, material: StackMaterial, seed: UInt64,
     label: String, redactor: Redactor, transport: TransportLease? = nil
   ) throws {
-    // The pipeline signs with the app's key when the harness has it; otherwise the simulated
-    // build bakes in a harness key's public half, as a QA build would.
-    let signing = try material.otaSigningKey(
-      appKey: configuration.build.frontend.otaPrivateKey?.value)
-    otaSigningKey = signing.key
-    var configuration = configuration
-    var harnessNote: String?
-    // Against a real OTA channel (`--stack`) the build keeps the key it ships with: the
-    // question is whether that key verifies what the channel serves.
-    // A baked key the plugin cannot use (an SPKI PEM, another size) stays as the app ships
-    // it: swapping in the harness key would hide that no device ever verifies a bundle.
-    if !signing.isAppKey, material.real?.ota == nil,
-      let baked = configuration.build.capacitor.updaterPublicKey,
-      CapgoBundle.deviceKeyProblem(baked.value) == nil
-    {
-      // The PEM text, as a config the plugin can read carries it.
-      let pem = try signing.key.pkcs1PublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(pem, at: nil)
-      // ota.ts decodes its key from base64, the form Vite inlines.
-      if configuration.build.frontend.otaPublicKey != nil {
-        configuration.build.frontend.otaPublicKey = Sourced(Base64PEM.encode(pem), at: nil)
-      }
-      harnessNote =
-        "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
-    }
-    if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor.updaterPublicKey {
-      let spki = try signing.key.spkiPublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(spki, at: baked.location)
-    }
-    if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
-    {
-      let foreign = try material.foreignOTAKey.pkcs1PublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
-    }
+    let (configured, signing, harnessNote) = try Self.bakeOTAKey(into: configuration, material)
+    otaSigningKey = signing
+    let configuration = configured
     self.configuration = configuration
     self.redactor = redactor
     // Against a real system the world's time starts now: the real IdP's tokens are dated by
@@ -167,6 +136,50 @@ public final class World {
     for use in scenario.given {
       note("scenario", "given \(use.text): \(use.spec.summary)")
     }
+  }
+
+  /// The key bundles are signed with and the public key the simulated build bakes in: the
+  /// app's own pair when the harness has its private key, else a harness key whose public
+  /// half replaces the app's (a QA build's), unless the app's key is one no device can use or
+  /// the channel is real (`--stack`); then the controls that bake another form or key. Also
+  /// says what the run must note about it.
+  static func bakeOTAKey(into configuration: WorldConfiguration, _ material: StackMaterial) throws
+    -> (WorldConfiguration, Key, String?)
+  {
+    // The pipeline signs with the app's key when the harness has it; otherwise the simulated
+    // build bakes in a harness key's public half, as a QA build would.
+    let signing = try material.otaSigningKey(
+      appKey: configuration.build.frontend.otaPrivateKey?.value)
+    var configuration = configuration
+    var harnessNote: String?
+    // Against a real OTA channel (`--stack`) the build keeps the key it ships with: the
+    // question is whether that key verifies what the channel serves.
+    // A baked key the plugin cannot use (an SPKI PEM, another size) stays as the app ships
+    // it: swapping in the harness key would hide that no device ever verifies a bundle.
+    if !signing.isAppKey, material.real?.ota == nil,
+      let baked = configuration.build.capacitor.updaterPublicKey,
+      CapgoBundle.deviceKeyProblem(baked.value) == nil
+    {
+      // The PEM text, as a config the plugin can read carries it.
+      let pem = try signing.key.pkcs1PublicPEM()
+      configuration.build.capacitor.updaterPublicKey = Sourced(pem, at: nil)
+      // ota.ts decodes its key from base64, the form Vite inlines.
+      if configuration.build.frontend.otaPublicKey != nil {
+        configuration.build.frontend.otaPublicKey = Sourced(Base64PEM.encode(pem), at: nil)
+      }
+      harnessNote =
+        "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
+    }
+    if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor.updaterPublicKey {
+      let spki = try signing.key.spkiPublicPEM()
+      configuration.build.capacitor.updaterPublicKey = Sourced(spki, at: baked.location)
+    }
+    if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
+    {
+      let foreign = try material.foreignOTAKey.pkcs1PublicPEM()
+      configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
+    }
+    return (configuration, signing.key, harnessNote)
   }
 
   /// The test user a role (`first`, `second`, `third`) is bound to: the profile's
