@@ -50,51 +50,14 @@ public final class Stack: Sendable {
     // The identity provider, configured like the real one of the channel.
     let profile =
       IdentityProviderProfile.named(profileName ?? build.identityProvider) ?? .keycloakDev
-    // A realm export holds hashed passwords that cannot be reversed: the mock IdP gives those
-    // users test passwords of its own (from the run's seed).
-    let users =
-      (build.realm?.users.isEmpty == false ? build.realm?.users ?? [] : Stack.testUsers(context))
-      .map { user -> RealmSettings.User in
-        var user = user
-        if user.password == nil { user.password = context.secret(byteCount: 12) }
-        return user
-      }
+    let users = Stack.identityProviderUsers(build, context)
     let companionSecret = context.secret(byteCount: 24)
-    var idp: IdentityProvider?
     // A real IdP (`--stack`) replaces the mock: nothing is served at its origin.
-    if let origin = topology.identityProvider, real?.identityProvider == nil {
-      let appClientID = build.backend.oidcClientId ?? build.name
-      let appCallback = topology.backend.url("/api/v1.0/callback/")
-      var clients: [IdentityProvider.Client] = []
-      var appACR: [String: Int] = ["eidas1": 1]
-      if profile.clientsFromRealmExport, let realm = build.realm {
-        for client in realm.clients {
-          clients.append(
-            IdentityProvider.Client(
-              id: client.clientId, secret: client.secret ?? "", redirectURIs: client.redirectURIs,
-              postLogoutRedirectURIs: client.postLogoutRedirectURIs, acrLevels: client.acrLevels))
-        }
-        appACR = realm.client(appClientID)?.acrLevels ?? [:]
-      } else {
-        // ProConnect: the partner registration the backend's env describes.
-        clients.append(
-          IdentityProvider.Client(
-            id: appClientID, secret: build.backend.oidcClientSecret ?? "",
-            redirectURIs: [appCallback],
-            postLogoutRedirectURIs: [topology.backend.url("/api/v1.0/logout-callback/")],
-            acrLevels: appACR))
-      }
-      // The companion app is registered in the same realm, configured like the app's client.
-      clients.append(
-        IdentityProvider.Client(
-          id: Companion.clientID, secret: companionSecret,
-          redirectURIs: [topology.companionBackend.url("/*")],
-          postLogoutRedirectURIs: [topology.companionBackend.url("/*")], acrLevels: appACR))
-      idp = IdentityProvider(
-        origin: origin, profile: profile, realm: build.realm, clients: clients, users: users,
-        context: context,
-        signingKey: material.signingKey, keyID: material.signingKeyID)
-    }
+    let idp =
+      real?.identityProvider == nil
+      ? Stack.identityProvider(
+        build, profile: profile, topology: topology, users: users,
+        companionSecret: companionSecret, material: material, context: context) : nil
     identityProvider = idp
 
     // Push: the backend's credentials, Apple's and Google's view of the app's accounts, and
@@ -105,15 +68,8 @@ public final class Stack: Sendable {
       origin: topology.backend, settings: build.backend, push: push,
       pushLocKeys: build.push.requiredBannerKeys, context: context,
       backChannel: channel.send("backend"))
-    var companionSettings = build.backend
-    companionSettings.env.set(
-      "OIDC_RP_CLIENT_ID", real?.identityProvider?.companion.id ?? Companion.clientID)
-    companionSettings.env.set(
-      "OIDC_RP_CLIENT_SECRET", real?.identityProvider?.companion.secret ?? companionSecret)
-    companionSettings.env.set("MOBILE_AUTH_CALLBACK_SCHEMES", "[\"\(Companion.scheme)\"]")
-    companionBackend = Backend(
-      origin: topology.companionBackend, settings: companionSettings, name: "companion-backend",
-      sessionCookie: Companion.sessionCookie, context: context,
+    companionBackend = Stack.companionBackend(
+      build, topology: topology, secret: companionSecret, real: real, context: context,
       backChannel: channel.send("companion-backend"))
     if real?.identityProvider != nil {
       backend.idTokensFromRealTime = true
@@ -121,48 +77,26 @@ public final class Stack: Sendable {
     }
 
     func serve(_ origin: Origin, _ handler: HTTPHandler) {
-      if origin.isSecure {
-        secureHosts.add(origin.hostHeader, handler)
-        // Port 80 of an HTTPS site redirects, as real deployments do: a cleartext request
-        // that leaves the device is then visible in the evidence rather than unanswered.
-        cleartextHosts.add(origin.host, RedirectToHTTPS(origin: origin))
-      } else {
-        cleartextHosts.add(origin.hostHeader, handler)
-      }
+      Stack.mount(handler, at: origin, secure: secureHosts, cleartext: cleartextHosts)
     }
     // A real OTA channel (`--stack`) is read over the network; nothing is mocked in its place.
-    if real?.ota == nil, let origin = topology.bucket, let manifest = build.backend.otaManifestURL {
-      let bucket = OTABucket(
-        origin: origin, basePath: OTABucket.basePath(of: manifest), context: context)
-      self.bucket = bucket
-      serve(origin, bucket)
-    } else {
-      bucket = nil
-    }
+    bucket =
+      real?.ota == nil
+      ? topology.bucket.flatMap { origin in
+        build.backend.otaManifestURL.map {
+          OTABucket(origin: origin, basePath: OTABucket.basePath(of: $0), context: context)
+        }
+      } : nil
+    if let bucket { serve(bucket.origin, bucket) }
     serve(topology.backend, backend)
     serve(topology.companionBackend, companionBackend)
     if let idp {
       for origin in topology.identityProviderOrigins { serve(origin, idp) }
     }
     if let devServer = topology.devServer { serve(devServer, DevServer()) }
-    // Apple's side of the team is modelled from what the backend names (its team, its key,
-    // the bundle id it pushes to): which keys Apple really holds is not knowable here.
-    let apple = ApplePushNetwork(
-      account: AppleDeveloperAccount(
-        teamId: push.apnsTeamId, keys: [push.apnsKeyId: push.apnsPublicKey],
-        pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 })),
-      behaviours: APNsStateMachine.Behaviours(
-        acceptsAnyEnvironment: context.behaviours.apnsAcceptsAnyEnvironment,
-        ignoresTopic: context.behaviours.apnsIgnoresTopic))
-    for environment in APNsEnvironment.allCases {
-      serve(
-        environment.origin, APNsGateway(environment: environment, network: apple, context: context))
-    }
-    firebase = FirebaseNetwork(
-      projects: Stack.firebaseProjects(build, push: push),
-      behaviours: FCMStateMachine.Behaviours(ignoresProject: context.behaviours.fcmIgnoresProject))
-    serve(StackTopology.fcm, FCMGateway(network: firebase, context: context))
-    serve(StackTopology.googleOAuth, GoogleOAuth(network: firebase, context: context))
+    let gateways = Stack.pushGateways(build, push: push, context: context)
+    firebase = gateways.firebase
+    for (origin, handler) in gateways.servers { serve(origin, handler) }
 
     // A world whose servers must present another certificate cannot share listeners; a real
     // system is reached over the network, never mapped onto the listeners.
@@ -172,6 +106,120 @@ public final class Stack: Sendable {
       material: material, sharing: listeners,
       credentials: context.behaviours.untrustedCertificate ? material.untrustedCredentials : nil,
       ports: requested)
+  }
+
+  /// Mounts `handler` at `origin`. Port 80 of an HTTPS site redirects, as real deployments
+  /// do: a cleartext request that leaves the device is then visible in the evidence rather
+  /// than unanswered.
+  static func mount(
+    _ handler: HTTPHandler, at origin: Origin, secure: VirtualHosts, cleartext: VirtualHosts
+  ) {
+    if origin.isSecure {
+      secure.add(origin.hostHeader, handler)
+      cleartext.add(origin.host, RedirectToHTTPS(origin: origin))
+    } else {
+      cleartext.add(origin.hostHeader, handler)
+    }
+  }
+
+  /// The companion app's backend (seed 000's cross-app SSO): the app's backend settings, with
+  /// the companion's client at the IdP and its own callback scheme.
+  static func companionBackend(
+    _ build: AppBuild, topology: StackTopology, secret companionSecret: String,
+    real: RealSystems?, context: StackContext,
+    backChannel: @escaping @Sendable (ClientRequest) -> HTTPResponse?
+  ) -> Backend {
+    var companionSettings = build.backend
+    companionSettings.env.set(
+      "OIDC_RP_CLIENT_ID", real?.identityProvider?.companion.id ?? Companion.clientID)
+    companionSettings.env.set(
+      "OIDC_RP_CLIENT_SECRET", real?.identityProvider?.companion.secret ?? companionSecret)
+    companionSettings.env.set("MOBILE_AUTH_CALLBACK_SCHEMES", "[\"\(Companion.scheme)\"]")
+    return Backend(
+      origin: topology.companionBackend, settings: companionSettings, name: "companion-backend",
+      sessionCookie: Companion.sessionCookie, context: context,
+      backChannel: backChannel)
+  }
+
+  /// Apple's two gateways and Google's FCM and OAuth endpoints, over the networks that know
+  /// the app's accounts (seed 000 checklist item 8; DESIGN.md rules 14 and 15).
+  static func pushGateways(_ build: AppBuild, push: PushCredentials, context: StackContext) -> (
+    servers: [(Origin, HTTPHandler)], firebase: FirebaseNetwork
+  ) {
+    // Apple's side of the team is modelled from what the backend names (its team, its key,
+    // the bundle id it pushes to): which keys Apple really holds is not knowable here.
+    let apple = ApplePushNetwork(
+      account: AppleDeveloperAccount(
+        teamId: push.apnsTeamId, keys: [push.apnsKeyId: push.apnsPublicKey],
+        pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 })),
+      behaviours: APNsStateMachine.Behaviours(
+        acceptsAnyEnvironment: context.behaviours.apnsAcceptsAnyEnvironment,
+        ignoresTopic: context.behaviours.apnsIgnoresTopic))
+    var servers: [(Origin, HTTPHandler)] = APNsEnvironment.allCases.map { environment in
+      (environment.origin, APNsGateway(environment: environment, network: apple, context: context))
+    }
+    let firebase = FirebaseNetwork(
+      projects: Stack.firebaseProjects(build, push: push),
+      behaviours: FCMStateMachine.Behaviours(ignoresProject: context.behaviours.fcmIgnoresProject))
+    servers.append((StackTopology.fcm, FCMGateway(network: firebase, context: context)))
+    servers.append((StackTopology.googleOAuth, GoogleOAuth(network: firebase, context: context)))
+    return (servers, firebase)
+  }
+
+  /// The users the mock IdP signs in: the realm export's, else test users of its own. A realm
+  /// export holds hashed passwords that cannot be reversed: the mock IdP gives those users
+  /// test passwords of its own (from the run's seed).
+  static func identityProviderUsers(_ build: AppBuild, _ context: StackContext)
+    -> [RealmSettings.User]
+  {
+    (build.realm?.users.isEmpty == false ? build.realm?.users ?? [] : Stack.testUsers(context))
+      .map { user -> RealmSettings.User in
+        var user = user
+        if user.password == nil { user.password = context.secret(byteCount: 12) }
+        return user
+      }
+  }
+
+  /// The mock identity provider at the topology's IdP origin, configured like the channel's
+  /// real one: the realm export's clients (Keycloak) or the partner registration the
+  /// backend's env describes (ProConnect), and the companion app's client beside the app's.
+  static func identityProvider(
+    _ build: AppBuild, profile: IdentityProviderProfile, topology: StackTopology,
+    users: [RealmSettings.User], companionSecret: String, material: StackMaterial,
+    context: StackContext
+  ) -> IdentityProvider? {
+    guard let origin = topology.identityProvider else { return nil }
+    let appClientID = build.backend.oidcClientId ?? build.name
+    let appCallback = topology.backend.url("/api/v1.0/callback/")
+    var clients: [IdentityProvider.Client] = []
+    var appACR: [String: Int] = ["eidas1": 1]
+    if profile.clientsFromRealmExport, let realm = build.realm {
+      for client in realm.clients {
+        clients.append(
+          IdentityProvider.Client(
+            id: client.clientId, secret: client.secret ?? "", redirectURIs: client.redirectURIs,
+            postLogoutRedirectURIs: client.postLogoutRedirectURIs, acrLevels: client.acrLevels))
+      }
+      appACR = realm.client(appClientID)?.acrLevels ?? [:]
+    } else {
+      // ProConnect: the partner registration the backend's env describes.
+      clients.append(
+        IdentityProvider.Client(
+          id: appClientID, secret: build.backend.oidcClientSecret ?? "",
+          redirectURIs: [appCallback],
+          postLogoutRedirectURIs: [topology.backend.url("/api/v1.0/logout-callback/")],
+          acrLevels: appACR))
+    }
+    // The companion app is registered in the same realm, configured like the app's client.
+    clients.append(
+      IdentityProvider.Client(
+        id: Companion.clientID, secret: companionSecret,
+        redirectURIs: [topology.companionBackend.url("/*")],
+        postLogoutRedirectURIs: [topology.companionBackend.url("/*")], acrLevels: appACR))
+    return IdentityProvider(
+      origin: origin, profile: profile, realm: build.realm, clients: clients, users: users,
+      context: context,
+      signingKey: material.signingKey, keyID: material.signingKeyID)
   }
 
   /// FCM answers `error` (`QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`,
