@@ -17,18 +17,7 @@ enum BridgeReader {
 extension BuildReader {
   mutating func readBridge() -> [Platform: AppBuild] {
     let mobile = BridgeReader.mobile
-    // The build env as Expo loads it: .env, then the mode's file.
-    var envFiles: [EnvFile] = []
-    for name in [".env", channel.isRelease ? ".env.production" : ".env.development"] {
-      do {
-        if let (text, display) = try repository.text(XcodeProject.join(mobile, name)) {
-          envFiles.append(try EnvFile(text: text, path: display))
-        }
-      } catch {
-        collect(error)
-      }
-    }
-    let env = EnvLayers(envFiles)
+    let env = readExpoEnv()
     let configPath = XcodeProject.join(mobile, "config/mobileConfig.ts")
     let config = CodeSearch(
       repository, under: XcodeProject.join(mobile, "config"), suffixes: ["mobileConfig.ts"],
@@ -103,7 +92,29 @@ extension BuildReader {
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)
+    return bridgeBuilds(settings)
+  }
 
+  /// The build env as Expo loads it: `.env`, then the mode's file.
+  private mutating func readExpoEnv() -> EnvLayers {
+    var envFiles: [EnvFile] = []
+    for name in [".env", channel.isRelease ? ".env.production" : ".env.development"] {
+      do {
+        if let (text, display) = try repository.text(XcodeProject.join(BridgeReader.mobile, name)) {
+          envFiles.append(try EnvFile(text: text, path: display))
+        }
+      } catch {
+        collect(error)
+      }
+    }
+    return EnvLayers(envFiles)
+  }
+
+  /// One build a platform: the compiled id, scheme and origin; no OTA and no remote push in
+  /// seed 001's release design; cleartext to the dev server in a development build.
+  private func bridgeBuilds(_ settings: BridgeShellSettings) -> [Platform: AppBuild] {
+    let release = settings.release
+    let web = settings.webOrigin
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
@@ -270,6 +281,14 @@ extension BuildReader {
 
   /// The handoff's two sides and the diagnostic export.
   private mutating func readHandoff(into settings: inout BridgeShellSettings) {
+    readHandoffClient(into: &settings)
+    readDiagnosticsExport(into: &settings)
+    readHandoffServer(into: &settings)
+  }
+
+  /// `src/auth/`: the verifier, the URL it opens, the challenge method, the callback and the
+  /// checks of the state and host the callback brings back.
+  private func readHandoffClient(into settings: inout BridgeShellSettings) {
     let auth = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
       quotes: ["\"", "'", "`"])
@@ -326,6 +345,10 @@ extension BuildReader {
     settings.handoff.readsCallbackState = auth.captures("(" + stateRead + ")").first
     settings.handoff.readsCallbackHost =
       auth.captures(#"(\.host(?:name)?\b(?!\s*=[^=]))"#).first
+  }
+
+  /// `src/diagnostics/`: the keys the export leaves out.
+  private func readDiagnosticsExport(into settings: inout BridgeShellSettings) {
     let diagnosticsCode = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
       suffixes: [".ts"], quotes: ["\"", "'", "`"])
@@ -337,6 +360,11 @@ extension BuildReader {
     } else if let file = diagnosticsCode.files.first?.file {
       settings.diagnosticsExcludes = Sourced([], at: FileLocation(file: file, line: 0, column: 1))
     }
+  }
+
+  /// The web app's handoff server (`apps/web/src`): the code's hash, lifetime and
+  /// consumption, its refusals, and where the verifier is compared.
+  private func readHandoffServer(into settings: inout BridgeShellSettings) {
     let server = CodeSearch(
       repository, under: BridgeReader.server, suffixes: [".ts"], quotes: ["\"", "'", "`"])
     settings.handoffServer.hashesCode = server.fact(

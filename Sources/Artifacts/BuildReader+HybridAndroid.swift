@@ -36,6 +36,14 @@ extension BuildReader {
         "applicationId": ResolvedValue(
           value: build.appId.value, derivation: [], location: build.appId.location, unresolved: nil)
       ])
+    readHybridManifest(into: &build)
+    readGoogleServices(into: &build)
+    build.hybrid?.code = readHybridAndroidCode()
+  }
+
+  /// The manifest's `POST_NOTIFICATIONS` and its App Links intent filters.
+  private func readHybridManifest(into build: inout AppBuild) {
+    let paths = profile.paths
     if let path = paths["android.manifest"], let (text, file) = try? repository.text(path),
       let root = try? XMLReader.parse(text: text, file: file)
     {
@@ -70,7 +78,11 @@ extension BuildReader {
         }
       }
     }
-    if let path = paths["android.googleServices"] {
+  }
+
+  /// `google-services.json`: the Firebase project and the packages it has clients for.
+  private mutating func readGoogleServices(into build: inout AppBuild) {
+    if let path = profile.paths["android.googleServices"] {
       do {
         if let (text, file) = try repository.text(path) {
           let json = try JSONDocument(text: text, file: file).value
@@ -91,6 +103,11 @@ extension BuildReader {
         collect(error)
       }
     }
+  }
+
+  /// The Android container's Kotlin or Java: the bridge, the permission asked on page load
+  /// and its answer, the token registration, taps, links and auto-cancel.
+  private func readHybridAndroidCode() -> HybridShellCode {
     let sources = XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java")
     let kotlin = CodeSearch(repository, under: sources, suffixes: [".kt", ".java"], quotes: ["\""])
     var code = HybridShellCode()
@@ -123,6 +140,6 @@ extension BuildReader {
         false, at: builder,
         derivation: ["setAutoCancel is not called: NotificationCompat's default is false"])
     }
-    build.hybrid?.code = code
+    return code
   }
 }
