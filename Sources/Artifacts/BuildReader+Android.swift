@@ -162,31 +162,7 @@ extension BuildReader {
           "expected <manifest> as the root element, found <\(root.name)>")
       }
       func substitute(_ raw: String) -> (value: String?, derivation: [String], missing: String?) {
-        var out = ""
-        var derivation: [String] = []
-        var rest = Substring(raw)
-        while let start = rest.range(of: "${") {
-          out += rest[..<start.lowerBound]
-          guard let end = rest[start.upperBound...].firstIndex(of: "}") else { break }
-          let name = String(rest[start.upperBound..<end])
-          guard let resolved = placeholders[name] else {
-            return (
-              nil, derivation,
-              "no manifestPlaceholders value for ${\(name)}: the manifest merge fails"
-            )
-          }
-          guard let value = resolved.value else {
-            return (
-              nil, derivation,
-              "${\(name)} cannot be evaluated here: \(resolved.unresolved ?? "?") — declare the value in build.gradle literally"
-            )
-          }
-          out += value
-          derivation += ["${\(name)} → \"\(value)\""] + resolved.derivation
-          rest = rest[rest.index(after: end)...]
-        }
-        out += rest
-        return (out, derivation, nil)
+        Self.substitute(raw, placeholders)
       }
       if let app = root.children("application").first {
         readTransport(
@@ -198,65 +174,7 @@ extension BuildReader {
           into: &build)
       }
       build.manifestFile = file
-      let targetSDK = 31
-      for activity in (root.children("application").first?.children ?? [])
-      where
-        ["activity", "activity-alias"].contains(activity.name)
-      {
-        let exportedAttribute = activity.attributes["android:exported"]
-        for filter in activity.children("intent-filter") {
-          let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
-          let categories = filter.children("category").compactMap {
-            $0.attributes["android:name"]
-          }
-          if actions.contains("android.intent.action.MAIN"),
-            categories.contains("android.intent.category.LAUNCHER"), build.launcherActivity == nil
-          {
-            build.launcherActivity = Sourced(
-              activity.attributes["android:name"] ?? "(unnamed)", at: location(file, activity.line))
-          }
-          for data in filter.children("data") {
-            guard let raw = data.attributes["android:scheme"] else { continue }
-            let (value, derivation, missing) = substitute(raw)
-            let at = location(file, data.line)
-            guard let scheme = value else {
-              build.undeliverableSchemes.append(
-                UndeliverableScheme(
-                  scheme: Sourced(raw, at: at, derivation: derivation),
-                  reason: missing ?? "unresolved"))
-              continue
-            }
-            if ["http", "https"].contains(scheme.lowercased()) { continue }
-            let sourced = Sourced(
-              scheme, at: at,
-              derivation: raw == scheme ? [] : derivation)
-            var reasons: [String] = []
-            if !actions.contains("android.intent.action.VIEW") {
-              reasons.append("its intent-filter has no android.intent.action.VIEW")
-            }
-            if !categories.contains("android.intent.category.BROWSABLE") {
-              reasons.append(
-                "its intent-filter lacks android.intent.category.BROWSABLE: a browser cannot open it"
-              )
-            }
-            if exportedAttribute == "false" {
-              reasons.append(
-                "\(activity.attributes["android:name"] ?? "the activity") is android:exported=\"false\": no other app can start it"
-              )
-            } else if exportedAttribute == nil && targetSDK >= 31 {
-              reasons.append(
-                "\(activity.attributes["android:name"] ?? "the activity") has an intent-filter but no android:exported (required from Android 12)"
-              )
-            }
-            if reasons.isEmpty {
-              build.registeredSchemes.append(sourced)
-            } else {
-              build.undeliverableSchemes.append(
-                UndeliverableScheme(scheme: sourced, reason: reasons.joined(separator: "; ")))
-            }
-          }
-        }
-      }
+      readIntentFilters(root, file: file, placeholders: placeholders, into: &build)
       let permission = root.children("uses-permission").first {
         $0.attributes["android:name"] == "android.permission.POST_NOTIFICATIONS"
       }
@@ -265,6 +183,118 @@ extension BuildReader {
     } catch {
       collect(error)
     }
+  }
+
+  /// The activities' intent-filters: the launcher, and each custom scheme the system browser
+  /// can deliver (or why not).
+  private func readIntentFilters(
+    _ root: XMLNode, file: String, placeholders: [String: ResolvedValue],
+    into build: inout AppBuild
+  ) {
+    let targetSDK = 31
+    for activity in (root.children("application").first?.children ?? [])
+    where
+      ["activity", "activity-alias"].contains(activity.name)
+    {
+      let exportedAttribute = activity.attributes["android:exported"]
+      for filter in activity.children("intent-filter") {
+        let actions = filter.children("action").compactMap { $0.attributes["android:name"] }
+        let categories = filter.children("category").compactMap {
+          $0.attributes["android:name"]
+        }
+        if actions.contains("android.intent.action.MAIN"),
+          categories.contains("android.intent.category.LAUNCHER"), build.launcherActivity == nil
+        {
+          build.launcherActivity = Sourced(
+            activity.attributes["android:name"] ?? "(unnamed)", at: location(file, activity.line))
+        }
+        for data in filter.children("data") {
+          guard let raw = data.attributes["android:scheme"] else { continue }
+          let (value, derivation, missing) = Self.substitute(raw, placeholders)
+          let at = location(file, data.line)
+          guard let scheme = value else {
+            build.undeliverableSchemes.append(
+              UndeliverableScheme(
+                scheme: Sourced(raw, at: at, derivation: derivation),
+                reason: missing ?? "unresolved"))
+            continue
+          }
+          if ["http", "https"].contains(scheme.lowercased()) { continue }
+          let sourced = Sourced(
+            scheme, at: at,
+            derivation: raw == scheme ? [] : derivation)
+          let reasons = Self.undeliverable(
+            actions: actions, categories: categories, exported: exportedAttribute,
+            activity: activity.attributes["android:name"], targetSDK: targetSDK)
+          if reasons.isEmpty {
+            build.registeredSchemes.append(sourced)
+          } else {
+            build.undeliverableSchemes.append(
+              UndeliverableScheme(scheme: sourced, reason: reasons.joined(separator: "; ")))
+          }
+        }
+      }
+    }
+  }
+
+  /// `${name}` placeholders of a manifest value replaced as the manifest merge does, with
+  /// how each was resolved; `missing` says why a value cannot be had.
+  static func substitute(_ raw: String, _ placeholders: [String: ResolvedValue]) -> (
+    value: String?, derivation: [String], missing: String?
+  ) {
+    var out = ""
+    var derivation: [String] = []
+    var rest = Substring(raw)
+    while let start = rest.range(of: "${") {
+      out += rest[..<start.lowerBound]
+      guard let end = rest[start.upperBound...].firstIndex(of: "}") else { break }
+      let name = String(rest[start.upperBound..<end])
+      guard let resolved = placeholders[name] else {
+        return (
+          nil, derivation,
+          "no manifestPlaceholders value for ${\(name)}: the manifest merge fails"
+        )
+      }
+      guard let value = resolved.value else {
+        return (
+          nil, derivation,
+          "${\(name)} cannot be evaluated here: \(resolved.unresolved ?? "?") — declare the value in build.gradle literally"
+        )
+      }
+      out += value
+      derivation += ["${\(name)} → \"\(value)\""] + resolved.derivation
+      rest = rest[rest.index(after: end)...]
+    }
+    out += rest
+    return (out, derivation, nil)
+  }
+
+  /// Why the system browser cannot deliver a custom scheme of this intent-filter (empty: it
+  /// can): a `VIEW` action, the `BROWSABLE` category, and an exported activity (declared so
+  /// from Android 12).
+  static func undeliverable(
+    actions: [String], categories: [String], exported: String?, activity: String?,
+    targetSDK: Int
+  ) -> [String] {
+    var reasons: [String] = []
+    if !actions.contains("android.intent.action.VIEW") {
+      reasons.append("its intent-filter has no android.intent.action.VIEW")
+    }
+    if !categories.contains("android.intent.category.BROWSABLE") {
+      reasons.append(
+        "its intent-filter lacks android.intent.category.BROWSABLE: a browser cannot open it"
+      )
+    }
+    if exported == "false" {
+      reasons.append(
+        "\(activity ?? "the activity") is android:exported=\"false\": no other app can start it"
+      )
+    } else if exported == nil && targetSDK >= 31 {
+      reasons.append(
+        "\(activity ?? "the activity") has an intent-filter but no android:exported (required from Android 12)"
+      )
+    }
+    return reasons
   }
 }
 

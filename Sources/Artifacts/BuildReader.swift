@@ -52,6 +52,53 @@ struct BuildReader {
       realm = nil
     }
 
+    guard let frontend = readFrontend(frontendEnv, files: frontendFiles) else { return [:] }
+    let scheme = callbackScheme(frontendEnv)
+    var environment = ChannelEnvironment()
+    environment.backend = backendSupply
+    environment.frontend = frontendSupply
+    environment.backendFiles = backendFiles.map(\.path)
+    environment.frontendFiles = frontendFiles.map(\.path)
+
+    let logout = readNativeLogout()
+    var builds: [Platform: AppBuild] = [:]
+    for platform in Platform.allCases {
+      let capacitor = readCapacitor(
+        platform, frontend: frontend, syncsEnv: frontendSupply == .supplied || channel == .dev,
+        appIdFromEnv: Self.sourced(frontendEnv, "MOBILE_APP_ID"))
+      let fallbackId = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId ?? ""
+      var build = AppBuild(
+        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        appId: Sourced(
+          fallbackId,
+          at: profile.appId != nil ? nil : frontendEnv.location(of: "MOBILE_APP_ID")),
+        syncedAppId: capacitor.appId, callbackScheme: scheme, registeredSchemes: [],
+        capacitor: capacitor, transport: TransportSettings(), authSession: AuthSessionSettings(),
+        push: PushShellSettings(), guards: BuildGuardSettings(), frontend: frontend,
+        backend: backend, realm: realm, identityProvider: files.identityProvider,
+        files: resolvedFiles(for: platform))
+      build.environment = environment
+      build.testUsers = profile.testUsers
+      build.otaOrdering = profile.otaOrdering
+      build.features = features(backend: backend, frontendEnv: frontendEnv)
+      build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
+      build.authSession.nativeLogout = logout
+      build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
+      switch platform {
+      case .ios: readIOS(into: &build, environment: frontendEnv)
+      case .android: readAndroid(into: &build, environment: frontendEnv)
+      }
+      builds[platform] = build
+    }
+    return builds
+  }
+
+  /// The build's frontend env as the mobile build reads it: the API origin it must set, the
+  /// dev server, cleartext for dev, and the OTA keys (the private one possibly from qualify's
+  /// environment), each key checked to parse. Nil, with the diagnostic, without an API origin.
+  private mutating func readFrontend(_ frontendEnv: EnvLayers, files frontendFiles: [EnvFile])
+    -> FrontendSettings?
+  {
     guard let apiOrigin = frontendEnv["NEXT_PUBLIC_API_ORIGIN"], !apiOrigin.isEmpty else {
       let searched = frontendFiles.map(\.path).joined(separator: ", ")
       diagnostics.append(
@@ -59,15 +106,12 @@ struct BuildReader {
           at: frontendFiles.last.map { FileLocation(file: $0.path, line: 1, column: 1) },
           "NEXT_PUBLIC_API_ORIGIN is not set for the \(channel.rawValue) channel (\(searched.isEmpty ? "no frontend env file" : searched))",
           hint: "mobile builds must set the API origin explicitly (seed 000, Configuration)"))
-      return [:]
+      return nil
     }
     var frontend = FrontendSettings(
       apiOrigin: Sourced(apiOrigin, at: frontendEnv.location(of: "NEXT_PUBLIC_API_ORIGIN")),
       isDevBuild: channel == .dev)
-    func sourced(_ key: String) -> Sourced<String>? {
-      guard let value = frontendEnv[key], !value.isEmpty else { return nil }
-      return Sourced(value, at: frontendEnv.location(of: key))
-    }
+    func sourced(_ key: String) -> Sourced<String>? { Self.sourced(frontendEnv, key) }
     frontend.envFiles = frontendFiles.map(\.path)
     frontend.devServerURL = sourced("MOBILE_DEV_SERVER_URL")
     frontend.allowCleartextForDev = sourced("MOBILE_ALLOW_CLEARTEXT_FOR_DEV").map {
@@ -100,44 +144,13 @@ struct BuildReader {
             hint: "qualify ota keygen prints a pair in the right form"))
       }
     }
-    let scheme = callbackScheme(frontendEnv)
-    var environment = ChannelEnvironment()
-    environment.backend = backendSupply
-    environment.frontend = frontendSupply
-    environment.backendFiles = backendFiles.map(\.path)
-    environment.frontendFiles = frontendFiles.map(\.path)
+    return frontend
+  }
 
-    let logout = readNativeLogout()
-    var builds: [Platform: AppBuild] = [:]
-    for platform in Platform.allCases {
-      let capacitor = readCapacitor(
-        platform, frontend: frontend, syncsEnv: frontendSupply == .supplied || channel == .dev,
-        appIdFromEnv: sourced("MOBILE_APP_ID"))
-      let fallbackId = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId ?? ""
-      var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
-        appId: Sourced(
-          fallbackId,
-          at: profile.appId != nil ? nil : frontendEnv.location(of: "MOBILE_APP_ID")),
-        syncedAppId: capacitor.appId, callbackScheme: scheme, registeredSchemes: [],
-        capacitor: capacitor, transport: TransportSettings(), authSession: AuthSessionSettings(),
-        push: PushShellSettings(), guards: BuildGuardSettings(), frontend: frontend,
-        backend: backend, realm: realm, identityProvider: files.identityProvider,
-        files: resolvedFiles(for: platform))
-      build.environment = environment
-      build.testUsers = profile.testUsers
-      build.otaOrdering = profile.otaOrdering
-      build.features = features(backend: backend, frontendEnv: frontendEnv)
-      build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
-      build.authSession.nativeLogout = logout
-      build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
-      switch platform {
-      case .ios: readIOS(into: &build, environment: frontendEnv)
-      case .android: readAndroid(into: &build, environment: frontendEnv)
-      }
-      builds[platform] = build
-    }
-    return builds
+  /// A non-empty value of `env`, with where it was set.
+  static func sourced(_ env: EnvLayers, _ key: String) -> Sourced<String>? {
+    guard let value = env[key], !value.isEmpty else { return nil }
+    return Sourced(value, at: env.location(of: key))
   }
 
   /// `nativeLogout()` of the web code, when the app ships its `auth.ts`.
