@@ -64,28 +64,38 @@ extension BuildReader {
       value: build.appId.value, derivation: build.appId.derivation,
       location: build.appId.location, unresolved: nil)
     readManifest(into: &build, placeholders: placeholders)
-    if let path = paths["android.googleServices"] {
-      do {
-        if let (text, file) = try repository.text(path) {
-          let json = try JSONDocument(text: text, file: file).value
-          if let project = json.at("project_info.project_id")?.string {
-            build.push.firebaseProjectId = Sourced(
-              project, at: location(file, json["project_info"]?.line(of: "project_id")))
-          }
-          for client in json["client"]?.array ?? [] {
-            if let info = client.at("client_info.android_client_info"),
-              let name = info["package_name"]?.string
-            {
-              build.push.firebasePackages.append(
-                Sourced(name, at: location(file, info.line(of: "package_name"))))
-            }
-          }
-        }
-      } catch {
-        collect(error)
-      }
+    if let services = readGoogleServicesJSON() {
+      build.push.firebaseProjectId = services.project
+      build.push.firebasePackages += services.packages
     }
     readStrings(.android, into: &build)
+  }
+
+  /// `google-services.json`: the Firebase project and the packages it has clients for; nil
+  /// when the app has none (or it does not parse, which is collected).
+  mutating func readGoogleServicesJSON() -> (
+    project: Sourced<String>?, packages: [Sourced<String>]
+  )? {
+    guard let path = profile.paths["android.googleServices"] else { return nil }
+    do {
+      guard let (text, file) = try repository.text(path) else { return nil }
+      let json = try JSONDocument(text: text, file: file).value
+      let project = json.at("project_info.project_id")?.string.map {
+        Sourced($0, at: location(file, json["project_info"]?.line(of: "project_id")))
+      }
+      var packages: [Sourced<String>] = []
+      for client in json["client"]?.array ?? [] {
+        if let info = client.at("client_info.android_client_info"),
+          let name = info["package_name"]?.string
+        {
+          packages.append(Sourced(name, at: location(file, info.line(of: "package_name"))))
+        }
+      }
+      return (project, packages)
+    } catch {
+      collect(error)
+      return nil
+    }
   }
 
   /// A Gradle version declaration for the release record, with why it was not evaluated.

@@ -82,27 +82,9 @@ extension BuildReader {
 
   /// `google-services.json`: the Firebase project and the packages it has clients for.
   private mutating func readGoogleServices(into build: inout AppBuild) {
-    if let path = profile.paths["android.googleServices"] {
-      do {
-        if let (text, file) = try repository.text(path) {
-          let json = try JSONDocument(text: text, file: file).value
-          if let project = json.at("project_info.project_id")?.string {
-            build.hybrid?.firebaseProject = Sourced(
-              project, at: location(file, json["project_info"]?.line(of: "project_id")))
-          }
-          for client in json["client"]?.array ?? [] {
-            if let info = client.at("client_info.android_client_info"),
-              let name = info["package_name"]?.string
-            {
-              build.hybrid?.firebaseApps.append(
-                Sourced(name, at: location(file, info.line(of: "package_name"))))
-            }
-          }
-        }
-      } catch {
-        collect(error)
-      }
-    }
+    guard let services = readGoogleServicesJSON() else { return }
+    if let project = services.project { build.hybrid?.firebaseProject = project }
+    build.hybrid?.firebaseApps += services.packages
   }
 
   /// The Android container's Kotlin or Java: the bridge, the permission asked on page load

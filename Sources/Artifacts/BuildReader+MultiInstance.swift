@@ -235,28 +235,7 @@ extension BuildReader {
           marker: "shouldOverrideUrlLoading")
       }.first
     if let scheme {
-      code.iosDeepLinkHandoff = ios.fact(
-        [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
-      code.androidDeepLinkHandoff = android.fact(
-        [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
-      // The scheme tests on the way, evaluated on a link the seed's checklist opens.
-      let link = "\(scheme)://work.example/plugins/console"
-      if code.iosDeepLinkHandoff?.value == true,
-        let read = ios.files.lazy.compactMap({
-          NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
-            marker: "open url", handoff: ["loadDeepLink(", ".load(", "loadUrl("], testURL: link)
-        }).first, !read.value
-      {
-        code.iosDeepLinkHandoff = read
-      }
-      if code.androidDeepLinkHandoff?.value == true,
-        let read = android.files.lazy.compactMap({
-          NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
-            marker: "getData()", handoff: ["loadUrl("], testURL: link)
-        }).first, !read.value
-      {
-        code.androidDeepLinkHandoff = read
-      }
+      Self.readDeepLinkHandoff(scheme: scheme, ios: ios, android: android, into: &code)
     }
     Self.readOnboardingDecisions(web, into: &code)
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
@@ -286,6 +265,35 @@ extension BuildReader {
       }
     }
     return code
+  }
+
+  /// The deep link handed to the web view on each platform, and the scheme tests on the way
+  /// evaluated on a link the seed's checklist opens.
+  static func readDeepLinkHandoff(
+    scheme: String, ios: CodeSearch, android: CodeSearch, into code: inout InstanceShellCode
+  ) {
+    code.iosDeepLinkHandoff = ios.fact(
+      [["open url", "\"\(scheme)\""]], home: "UIApplicationDelegate")
+    code.androidDeepLinkHandoff = android.fact(
+      [["onNewIntent", "getData()", "loadUrl("]], home: "BridgeActivity")
+    // The scheme tests on the way, evaluated on a link the seed's checklist opens.
+    let link = "\(scheme)://work.example/plugins/console"
+    if code.iosDeepLinkHandoff?.value == true,
+      let read = ios.files.lazy.compactMap({
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
+          marker: "open url", handoff: ["loadDeepLink(", ".load(", "loadUrl("], testURL: link)
+      }).first, !read.value
+    {
+      code.iosDeepLinkHandoff = read
+    }
+    if code.androidDeepLinkHandoff?.value == true,
+      let read = android.files.lazy.compactMap({
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).deepLinkHandoff(
+          marker: "getData()", handoff: ["loadUrl("], testURL: link)
+      }).first, !read.value
+    {
+      code.androidDeepLinkHandoff = read
+    }
   }
 
   /// Native sources that handle sign-in themselves: cookie stores, auth headers, the

@@ -215,6 +215,25 @@ extension BuildReader {
           derivation: raw == expansion.value ? [] : expansion.derivation)
       }
     }
+    let bundle = readBundleInfo(plist, file: file, path: path, settings: settings)
+    build.bundleInfo = bundle
+    if bundle.values["CFBundleShortVersionString"] != nil || bundle.values["CFBundleVersion"] != nil
+    {
+      build.storeVersion = StoreVersion(
+        marketing: BuildReader.storeValue(bundle.values["CFBundleShortVersionString"]?.expanded),
+        build: BuildReader.storeValue(bundle.values["CFBundleVersion"]?.expanded))
+    }
+    if let ats = readATS(plist, file: file) {
+      build.transport.atsInSource = ats
+      build.transport.atsShipped = ats
+    }
+  }
+
+  /// The bundle keys of the built Info.plist, expanded as Xcode does, with the keys Xcode 13
+  /// generates from build settings, and whether the launch screen exists.
+  private func readBundleInfo(
+    _ plist: PlistValue, file: String, path: String, settings: XcodeBuildSettings
+  ) -> BundleInfo {
     var bundle = BundleInfo(file: file)
     for key in BundleInfo.requiredKeys + BundleInfo.nameKeys {
       guard let raw = plist[key]?.string else { continue }
@@ -264,13 +283,11 @@ extension BuildReader {
         }
       }
     }
-    build.bundleInfo = bundle
-    if bundle.values["CFBundleShortVersionString"] != nil || bundle.values["CFBundleVersion"] != nil
-    {
-      build.storeVersion = StoreVersion(
-        marketing: BuildReader.storeValue(bundle.values["CFBundleShortVersionString"]?.expanded),
-        build: BuildReader.storeValue(bundle.values["CFBundleVersion"]?.expanded))
-    }
+    return bundle
+  }
+
+  /// `NSAppTransportSecurity` as the source holds it.
+  private func readATS(_ plist: PlistValue, file: String) -> ATSSettings? {
     if let ats = plist["NSAppTransportSecurity"] {
       var atsSettings = ATSSettings(
         location: location(file, plist.line(of: "NSAppTransportSecurity")))
@@ -287,9 +304,9 @@ extension BuildReader {
         atsSettings.insecureExceptionDomains.append(
           Sourced(domain.key, at: location(file, domain.line)))
       }
-      build.transport.atsInSource = atsSettings
-      build.transport.atsShipped = atsSettings
+      return atsSettings
     }
+    return nil
   }
 
 }
