@@ -303,22 +303,7 @@ extension HTTPClient.Connection {
     func failed(_ error: HTTPClientError) -> HTTPExchange {
       HTTPExchange(request: request, response: nil, error: error, duration: 0)
     }
-    guard let components = URLComponents(string: request.url), let scheme = components.scheme,
-      let host = components.host, ["http", "https"].contains(scheme.lowercased())
-    else {
-      return failed(HTTPClientError(.badURL, "not an http(s) URL: \(request.url)"))
-    }
-    let port = components.port ?? (scheme.lowercased() == "https" ? 443 : 80)
-    let origin = "\(host.lowercased()):\(port)"
-    if !configuration.allowsOutsideOrigins && configuration.origins[origin] == nil
-      && !configuration.realAuthorities.contains(origin)
-    {
-      return failed(
-        HTTPClientError(
-          .originNotInStack,
-          "\(scheme)://\(host):\(port) is not an origin of the stack under test; refusing to leave loopback"
-        ))
-    }
+    if let refusal = refusal(of: request.url) { return failed(refusal) }
 
     let accumulator = ResponseAccumulator(
       limit: request.maxResponseBytes ?? configuration.maxResponseBytes)
@@ -350,41 +335,10 @@ extension HTTPClient.Connection {
           "CURLOPT_ERRORBUFFER")
         try HTTPClient.check(
           CCurl_easy_setopt_slist(h, CURLOPT_CONNECT_TO, connectTo), "CURLOPT_CONNECT_TO")
-        try HTTPClient.check(
-          CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
-        try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 0), "CURLOPT_NOBODY")
-        switch request.method.uppercased() {
-        case "GET":
-          try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
-        case "HEAD":
-          try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")
-        default:
-          try HTTPClient.check(
-            CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.uppercased()),
-            "CURLOPT_CUSTOMREQUEST")
-          try HTTPClient.check(
-            CCurl_easy_setopt_off_t(
-              h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
-            "CURLOPT_POSTFIELDSIZE_LARGE")
-          let code: CURLcode
-          if request.body.isEmpty {
-            code = CCurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
-          } else {
-            code = request.body.withUnsafeBytes { raw in
-              CCurl_easy_setopt_pointer(
-                h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            }
-          }
-          try HTTPClient.check(code, "CURLOPT_COPYPOSTFIELDS")
+        try Self.setMethod(request, on: h)
+        for field in Self.headerFields(request) {
+          headerList = curl_slist_append(headerList, field)
         }
-        // libcurl adds these on its own; the caller's headers are the whole story.
-        var fields = request.headers.fields.map { "\($0.name): \($0.value)" }
-        if !request.headers.contains("Expect") { fields.append("Expect:") }
-        if !request.headers.contains("Content-Type") && !request.body.isEmpty {
-          fields.append("Content-Type:")
-        }
-        if !request.headers.contains("Accept") { fields.append("Accept: */*") }
-        for field in fields { headerList = curl_slist_append(headerList, field) }
         try HTTPClient.check(
           CCurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         let context = Unmanaged.passUnretained(accumulator).toOpaque()
@@ -403,6 +357,18 @@ extension HTTPClient.Connection {
     case .success(let value): code = value
     }
 
+    let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+    return finished(request, code: code, accumulator: accumulator, detail: detail)
+  }
+
+  /// The exchange once libcurl is done: the response, or why there is none (a body over the
+  /// limit, libcurl's error in its own words), with how long it took.
+  private func finished(
+    _ request: ClientRequest, code: CURLcode, accumulator: ResponseAccumulator, detail: String
+  ) -> HTTPExchange {
+    func failed(_ error: HTTPClientError) -> HTTPExchange {
+      HTTPExchange(request: request, response: nil, error: error, duration: 0)
+    }
     var totalMicroseconds: curl_off_t = 0
     if CCurl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &totalMicroseconds) != CURLE_OK {
       totalMicroseconds = 0
@@ -417,7 +383,6 @@ extension HTTPClient.Connection {
             "\(request.method) \(request.url): the response is larger than \(accumulator.limit) bytes; the download was stopped"
           ), duration: duration)
       }
-      let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
       let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
       return HTTPExchange(
         request: request, response: nil,
@@ -432,5 +397,70 @@ extension HTTPClient.Connection {
       request: request,
       response: HTTPResponse(status: status, headers: accumulator.headers, body: accumulator.body),
       error: nil, duration: duration)
+  }
+
+  /// Why `url` must not be requested: not http(s), or an origin outside the stack (the
+  /// client never leaves loopback unless told to); nil when it may.
+  func refusal(of url: String) -> HTTPClientError? {
+    guard let components = URLComponents(string: url), let scheme = components.scheme,
+      let host = components.host, ["http", "https"].contains(scheme.lowercased())
+    else {
+      return HTTPClientError(.badURL, "not an http(s) URL: \(url)")
+    }
+    let port = components.port ?? (scheme.lowercased() == "https" ? 443 : 80)
+    let origin = "\(host.lowercased()):\(port)"
+    if !configuration.allowsOutsideOrigins && configuration.origins[origin] == nil
+      && !configuration.realAuthorities.contains(origin)
+    {
+      return HTTPClientError(
+        .originNotInStack,
+        "\(scheme)://\(host):\(port) is not an origin of the stack under test; refusing to leave loopback"
+      )
+    }
+    return nil
+  }
+
+  /// The request's method and body on the reused handle, every option of the last request
+  /// reset first.
+  static func setMethod(_ request: ClientRequest, on h: UnsafeMutableRawPointer) throws {
+    try HTTPClient.check(
+      CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
+    try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 0), "CURLOPT_NOBODY")
+    switch request.method.uppercased() {
+    case "GET":
+      try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
+    case "HEAD":
+      try HTTPClient.check(CCurl_easy_setopt_long(h, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")
+    default:
+      try HTTPClient.check(
+        CCurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.uppercased()),
+        "CURLOPT_CUSTOMREQUEST")
+      try HTTPClient.check(
+        CCurl_easy_setopt_off_t(
+          h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+        "CURLOPT_POSTFIELDSIZE_LARGE")
+      let code: CURLcode
+      if request.body.isEmpty {
+        code = CCurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
+      } else {
+        code = request.body.withUnsafeBytes { raw in
+          CCurl_easy_setopt_pointer(
+            h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        }
+      }
+      try HTTPClient.check(code, "CURLOPT_COPYPOSTFIELDS")
+    }
+  }
+
+  /// The header lines sent: the caller's, with libcurl's own additions switched off (`Expect`,
+  /// a `Content-Type` it would invent) and an `Accept` as browsers send one.
+  static func headerFields(_ request: ClientRequest) -> [String] {
+    var fields = request.headers.fields.map { "\($0.name): \($0.value)" }
+    if !request.headers.contains("Expect") { fields.append("Expect:") }
+    if !request.headers.contains("Content-Type") && !request.body.isEmpty {
+      fields.append("Content-Type:")
+    }
+    if !request.headers.contains("Accept") { fields.append("Accept: */*") }
+    return fields
   }
 }
