@@ -78,121 +78,128 @@ public final class ResultStore: Sendable {
       return
     }
     if version == 1 || version == 2 {
-      try database.inTransaction {
-        if version == 1 {
-          // Version 2 records the run's scope and, per result, what it supports and how it
-          // proves.
-          try database.execute(
-            """
-            ALTER TABLE runs ADD COLUMN scope TEXT;
-            ALTER TABLE runs ADD COLUMN not_applicable INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE runs ADD COLUMN app_name TEXT;
-            ALTER TABLE scenario_results ADD COLUMN supports TEXT NOT NULL DEFAULT '';
-            ALTER TABLE scenario_results ADD COLUMN proof TEXT NOT NULL DEFAULT 'simulated';
-            ALTER TABLE scenario_results ADD COLUMN na_cause TEXT;
-            """)
-        }
-        // Version 3 records the app files a run read (for attestations) and each result's
-        // attempts under --repeat.
-        try database.execute(
-          """
-          ALTER TABLE runs ADD COLUMN app_files TEXT;
-          ALTER TABLE scenario_results ADD COLUMN attempts TEXT;
-          PRAGMA user_version = 3;
-          """)
-      }
+      try upgradeToVersion3(from: version)
       try upgradeToVersion4()
       try upgradeToVersion5()
       return
     }
+    try database.inTransaction { try database.execute(ResultStore.schema) }
+  }
+
+  /// Versions 1 and 2 to 3: the run's scope, what each result supports and how it proves
+  /// (version 2); the app files a run read and each result's attempts (version 3).
+  private func upgradeToVersion3(from version: Int64) throws {
     try database.inTransaction {
+      if version == 1 {
+        // Version 2 records the run's scope and, per result, what it supports and how it
+        // proves.
+        try database.execute(
+          """
+          ALTER TABLE runs ADD COLUMN scope TEXT;
+          ALTER TABLE runs ADD COLUMN not_applicable INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE runs ADD COLUMN app_name TEXT;
+          ALTER TABLE scenario_results ADD COLUMN supports TEXT NOT NULL DEFAULT '';
+          ALTER TABLE scenario_results ADD COLUMN proof TEXT NOT NULL DEFAULT 'simulated';
+          ALTER TABLE scenario_results ADD COLUMN na_cause TEXT;
+          """)
+      }
+      // Version 3 records the app files a run read (for attestations) and each result's
+      // attempts under --repeat.
       try database.execute(
         """
-        CREATE TABLE IF NOT EXISTS runs (
-          id TEXT PRIMARY KEY,
-          started_at TEXT NOT NULL,
-          finished_at TEXT,
-          status TEXT NOT NULL,
-          channel TEXT NOT NULL,
-          app TEXT NOT NULL,
-          app_version TEXT,
-          seed TEXT NOT NULL,
-          filter TEXT,
-          platforms TEXT NOT NULL,
-          pid INTEGER NOT NULL,
-          host TEXT NOT NULL,
-          harness_version TEXT NOT NULL,
-          passed INTEGER NOT NULL DEFAULT 0,
-          failed INTEGER NOT NULL DEFAULT 0,
-          control_did_not_bite INTEGER NOT NULL DEFAULT 0,
-          error INTEGER NOT NULL DEFAULT 0,
-          scope TEXT,
-          not_applicable INTEGER NOT NULL DEFAULT 0,
-          app_name TEXT,
-          app_files TEXT,
-          waived INTEGER NOT NULL DEFAULT 0,
-          waivers INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE TABLE IF NOT EXISTS scenario_results (
-          id INTEGER PRIMARY KEY,
-          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-          scenario_id TEXT NOT NULL,
-          title TEXT NOT NULL,
-          file TEXT NOT NULL,
-          platform TEXT NOT NULL,
-          channel TEXT NOT NULL,
-          checklist TEXT NOT NULL,
-          tags TEXT NOT NULL,
-          verdict TEXT NOT NULL,
-          message TEXT NOT NULL,
-          duration REAL NOT NULL,
-          supports TEXT NOT NULL DEFAULT '',
-          proof TEXT NOT NULL DEFAULT 'simulated',
-          na_cause TEXT,
-          attempts TEXT
-        );
-        CREATE INDEX IF NOT EXISTS scenario_results_run ON scenario_results(run_id);
-        CREATE TABLE IF NOT EXISTS executions (
-          id INTEGER PRIMARY KEY,
-          result_id INTEGER NOT NULL REFERENCES scenario_results(id) ON DELETE CASCADE,
-          control TEXT,
-          mutations TEXT,
-          expected_step INTEGER,
-          because TEXT,
-          outcome TEXT,
-          message TEXT,
-          failed_step INTEGER,
-          is_error INTEGER NOT NULL,
-          duration REAL NOT NULL,
-          failure_reason TEXT,
-          failure_detail TEXT,
-          fix TEXT,
-          failed_line INTEGER
-        );
-        CREATE TABLE IF NOT EXISTS steps (
-          execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
-          idx INTEGER NOT NULL,
-          title TEXT NOT NULL,
-          status TEXT NOT NULL,
-          message TEXT,
-          duration REAL NOT NULL,
-          PRIMARY KEY (execution_id, idx)
-        );
-        CREATE TABLE IF NOT EXISTS evidence (
-          execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
-          step_idx INTEGER NOT NULL,
-          seq INTEGER NOT NULL,
-          kind TEXT NOT NULL,
-          source TEXT NOT NULL,
-          summary TEXT NOT NULL,
-          detail TEXT NOT NULL,
-          time TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS evidence_execution ON evidence(execution_id, step_idx, seq);
-        PRAGMA user_version = \(ResultStore.schemaVersion);
+        ALTER TABLE runs ADD COLUMN app_files TEXT;
+        ALTER TABLE scenario_results ADD COLUMN attempts TEXT;
+        PRAGMA user_version = 3;
         """)
     }
   }
+
+  /// The whole schema of this version, for a new store.
+  static let schema =
+    """
+    CREATE TABLE IF NOT EXISTS runs (
+      id TEXT PRIMARY KEY,
+      started_at TEXT NOT NULL,
+      finished_at TEXT,
+      status TEXT NOT NULL,
+      channel TEXT NOT NULL,
+      app TEXT NOT NULL,
+      app_version TEXT,
+      seed TEXT NOT NULL,
+      filter TEXT,
+      platforms TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      host TEXT NOT NULL,
+      harness_version TEXT NOT NULL,
+      passed INTEGER NOT NULL DEFAULT 0,
+      failed INTEGER NOT NULL DEFAULT 0,
+      control_did_not_bite INTEGER NOT NULL DEFAULT 0,
+      error INTEGER NOT NULL DEFAULT 0,
+      scope TEXT,
+      not_applicable INTEGER NOT NULL DEFAULT 0,
+      app_name TEXT,
+      app_files TEXT,
+      waived INTEGER NOT NULL DEFAULT 0,
+      waivers INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE IF NOT EXISTS scenario_results (
+      id INTEGER PRIMARY KEY,
+      run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+      scenario_id TEXT NOT NULL,
+      title TEXT NOT NULL,
+      file TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      channel TEXT NOT NULL,
+      checklist TEXT NOT NULL,
+      tags TEXT NOT NULL,
+      verdict TEXT NOT NULL,
+      message TEXT NOT NULL,
+      duration REAL NOT NULL,
+      supports TEXT NOT NULL DEFAULT '',
+      proof TEXT NOT NULL DEFAULT 'simulated',
+      na_cause TEXT,
+      attempts TEXT
+    );
+    CREATE INDEX IF NOT EXISTS scenario_results_run ON scenario_results(run_id);
+    CREATE TABLE IF NOT EXISTS executions (
+      id INTEGER PRIMARY KEY,
+      result_id INTEGER NOT NULL REFERENCES scenario_results(id) ON DELETE CASCADE,
+      control TEXT,
+      mutations TEXT,
+      expected_step INTEGER,
+      because TEXT,
+      outcome TEXT,
+      message TEXT,
+      failed_step INTEGER,
+      is_error INTEGER NOT NULL,
+      duration REAL NOT NULL,
+      failure_reason TEXT,
+      failure_detail TEXT,
+      fix TEXT,
+      failed_line INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS steps (
+      execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+      idx INTEGER NOT NULL,
+      title TEXT NOT NULL,
+      status TEXT NOT NULL,
+      message TEXT,
+      duration REAL NOT NULL,
+      PRIMARY KEY (execution_id, idx)
+    );
+    CREATE TABLE IF NOT EXISTS evidence (
+      execution_id INTEGER NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+      step_idx INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      source TEXT NOT NULL,
+      summary TEXT NOT NULL,
+      detail TEXT NOT NULL,
+      time TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS evidence_execution ON evidence(execution_id, step_idx, seq);
+    PRAGMA user_version = \(ResultStore.schemaVersion);
+    """
 
   /// Version 4 records, per run, how many failures waivers covered and how many waivers did
   /// (`history` and the trend page say "qualified with N waivers" without reading results),
