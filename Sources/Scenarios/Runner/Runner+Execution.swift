@@ -73,25 +73,12 @@ extension Runner {
   ) -> ExecutionRecord {
     let started = Date()
     let world: World
-    do {
-      world = try World(
-        scenario: scenario, configuration: configuration, material: material, seed: options.seed,
-        label: label, redactor: redactor, transport: transport)
-    } catch let unreachable as StackError where unreachable.isAppConfiguration {
-      // The app names an origin nothing can serve: its own configuration fails the first step.
-      let message = "the app cannot reach its backend: \(unreachable)"
-      return ExecutionRecord(
-        steps: scenario.steps.map {
-          StepRecord(
-            index: $0.index, title: $0.title, status: $0.index == 1 ? .failed : .notRun,
-            message: $0.index == 1 ? message : nil, evidence: [], duration: 0)
-        }, failedStep: 1, message: message, isError: false,
-        duration: Date().timeIntervalSince(started))
-    } catch {
-      return ExecutionRecord(
-        steps: [], failedStep: nil, message: "the world could not be built: \(error)",
-        isError: true,
-        duration: Date().timeIntervalSince(started))
+    switch makeWorld(
+      scenario, configuration: configuration, label: label, transport: transport,
+      material: material, started: started)
+    {
+    case .built(let built): world = built
+    case .failed(let record): return record
     }
     defer { world.tearDown() }
     if let trace {
@@ -156,6 +143,52 @@ extension Runner {
       )
       progress.finish(record)
     }
+    return concluded(
+      scenario, records: records, failedStep: failedStep, failure: failure,
+      errorMessage: errorMessage, material: material, started: started)
+  }
+
+  /// A world built for one execution, or the record of why none could be.
+  private enum BuiltWorld {
+    case built(World)
+    case failed(ExecutionRecord)
+  }
+
+  private func makeWorld(
+    _ scenario: Scenario, configuration: WorldConfiguration, label: String,
+    transport: TransportLease, material: StackMaterial, started: Date
+  ) -> BuiltWorld {
+    do {
+      return .built(
+        try World(
+          scenario: scenario, configuration: configuration, material: material, seed: options.seed,
+          label: label, redactor: redactor, transport: transport))
+    } catch let unreachable as StackError where unreachable.isAppConfiguration {
+      // The app names an origin nothing can serve: its own configuration fails the first step.
+      let message = "the app cannot reach its backend: \(unreachable)"
+      return .failed(
+        ExecutionRecord(
+          steps: scenario.steps.map {
+            StepRecord(
+              index: $0.index, title: $0.title, status: $0.index == 1 ? .failed : .notRun,
+              message: $0.index == 1 ? message : nil, evidence: [], duration: 0)
+          }, failedStep: 1, message: message, isError: false,
+          duration: Date().timeIntervalSince(started)))
+    } catch {
+      return .failed(
+        ExecutionRecord(
+          steps: [], failedStep: nil, message: "the world could not be built: \(error)",
+          isError: true,
+          duration: Date().timeIntervalSince(started)))
+    }
+  }
+
+  /// The execution's record once its steps ran: an outage of a real system is the
+  /// environment's error, not the app's failure.
+  private func concluded(
+    _ scenario: Scenario, records: [StepRecord], failedStep: Int?, failure: Failure?,
+    errorMessage: String?, material: StackMaterial, started: Date
+  ) -> ExecutionRecord {
     if let real = material.real, failedStep != nil || errorMessage != nil,
       let outage = Runner.outage(of: real, in: records)
     {
