@@ -75,11 +75,26 @@ public enum JUnitWriter {
     out +=
       "  <testsuite name=\"qualify.\(run.channel.rawValue)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(ResultStore.format(run.startedAt)))\" hostname=\"\(xml(run.host))\">\n"
     out += "    <properties>\n"
+    let properties = Self.properties(run: run, results: results, summary: summary, scope: scope)
+    for (name, value) in properties {
+      out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
+    }
+    out += "    </properties>\n"
+    out += cases.joined()
+    out += "  </testsuite>\n</testsuites>\n"
+    return out
+  }
+
+  /// The suite's properties: the run, its verdict and scope, the gate's decision, the
+  /// checklist, waivers, flaky scenarios and the release.
+  static func properties(
+    run: RunRecord, results: [ScenarioResult], summary: RunSummary, scope: RunScope
+  ) -> [(String, String)] {
     let gate =
       summary.gateRefuses
       ? "refused: partial because of the app or the environment: \(summary.unrequestedReductions.joined(separator: "; "))"
       : summary.exitCode == .qualified ? "passed" : "failed"
-    var properties: [(String, String)] = [
+    let properties: [(String, String)] = [
       ("run", run.id), ("channel", run.channel.rawValue), ("app", run.appShown),
       ("app-version", run.appVersion ?? ""), ("seed", String(run.seed)),
       ("verdict", summary.status.rawValue), ("headline", summary.headline),
@@ -100,14 +115,7 @@ public enum JUnitWriter {
       ("repeat", String(scope.repeats ?? 1)),
       ("merged-from", (scope.mergedFrom ?? []).joined(separator: "; ")),
     ]
-    properties += scope.release?.properties ?? []
-    for (name, value) in properties {
-      out += "      <property name=\"\(name)\" value=\"\(xml(value))\"/>\n"
-    }
-    out += "    </properties>\n"
-    out += cases.joined()
-    out += "  </testsuite>\n</testsuites>\n"
-    return out
+    return properties + (scope.release?.properties ?? [])
   }
 
   private static func waived(_ waiver: Waiver?, _ message: String) -> String {
