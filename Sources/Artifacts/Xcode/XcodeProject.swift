@@ -65,22 +65,47 @@ public struct XcodeProject: Sendable {
         at: FileLocation(file: file, line: root.line, column: 1),
         "not an Xcode project: no \"objects\" dictionary")
     }
-    var byID: [String: (value: OpenStepValue, line: Int)] = [:]
-    for entry in objects { byID[entry.key] = (entry.value, entry.line) }
     // SRCROOT: the folder holding App.xcodeproj.
     let projectDirectory = (projectPath as NSString).deletingLastPathComponent
-    let sourceRoot = (projectDirectory as NSString).deletingLastPathComponent
-
-    // Every file reference's path, through the group tree.
-    var parent: [String: String] = [:]
-    for (id, entry) in byID
-    where entry.value["isa"]?.string == "PBXGroup"
-      || entry.value["isa"]?.string == "PBXVariantGroup"
-    {
-      for child in entry.value["children"]?.array ?? [] {
-        if let childID = child.string { parent[childID] = id }
+    let graph = ObjectGraph(
+      objects, sourceRoot: (projectDirectory as NSString).deletingLastPathComponent)
+    var targets: [Target] = []
+    var projectConfigurations: [Configuration] = []
+    for (id, entry) in graph.byID.sorted(by: { $0.value.line < $1.value.line }) {
+      let object = entry.value
+      switch object["isa"]?.string {
+      case "PBXNativeTarget":
+        targets.append(graph.target(id, object, line: entry.line))
+      case "PBXProject":
+        projectConfigurations = graph.configurations(object["buildConfigurationList"]?.string)
+      default:
+        break
       }
     }
+    return XcodeProject(
+      file: file, sourceRoot: graph.sourceRoot, targets: targets,
+      projectConfigurations: projectConfigurations)
+  }
+
+  /// The project's objects by id, with each file reference's path through the group tree.
+  private struct ObjectGraph {
+    var byID: [String: (value: OpenStepValue, line: Int)] = [:]
+    var parent: [String: String] = [:]
+    let sourceRoot: String
+
+    init(_ objects: [(key: String, value: OpenStepValue, line: Int)], sourceRoot: String) {
+      self.sourceRoot = sourceRoot
+      for entry in objects { byID[entry.key] = (entry.value, entry.line) }
+      for (id, entry) in byID
+      where entry.value["isa"]?.string == "PBXGroup"
+        || entry.value["isa"]?.string == "PBXVariantGroup"
+      {
+        for child in entry.value["children"]?.array ?? [] {
+          if let childID = child.string { parent[childID] = id }
+        }
+      }
+    }
+
     func path(of id: String, depth: Int = 0) -> String? {
       guard depth < 32, let object = byID[id]?.value else { return nil }
       let own = object["path"]?.string
@@ -115,52 +140,39 @@ public struct XcodeProject: Sendable {
       }
     }
 
-    var targets: [Target] = []
-    var projectConfigurations: [Configuration] = []
-    for (id, entry) in byID.sorted(by: { $0.value.line < $1.value.line }) {
-      let object = entry.value
-      switch object["isa"]?.string {
-      case "PBXNativeTarget":
-        var phases: [ShellScriptPhase] = []
-        var sources: [String] = []
-        var hasSources = false
-        for phaseRef in object["buildPhases"]?.array ?? [] {
-          guard let phaseID = phaseRef.string, let (phase, line) = byID[phaseID] else { continue }
-          switch phase["isa"]?.string {
-          case "PBXShellScriptBuildPhase":
-            phases.append(
-              ShellScriptPhase(
-                name: phase["name"]?.string ?? "Run Script",
-                script: phase["shellScript"]?.string ?? "", line: line,
-                onlyWhenInstalling: phase["runOnlyForDeploymentPostprocessing"]?.string == "1"))
-          case "PBXSourcesBuildPhase":
-            hasSources = true
-            for fileRef in phase["files"]?.array ?? [] {
-              guard let buildFileID = fileRef.string,
-                let referenceID = byID[buildFileID]?.value["fileRef"]?.string,
-                let filePath = path(of: referenceID)
-              else { continue }
-              sources.append(filePath)
-            }
-          default:
-            break
+    /// A native target: its configurations, its shell script phases, the files it compiles.
+    func target(_ id: String, _ object: OpenStepValue, line: Int) -> Target {
+      var phases: [ShellScriptPhase] = []
+      var sources: [String] = []
+      var hasSources = false
+      for phaseRef in object["buildPhases"]?.array ?? [] {
+        guard let phaseID = phaseRef.string, let (phase, line) = byID[phaseID] else { continue }
+        switch phase["isa"]?.string {
+        case "PBXShellScriptBuildPhase":
+          phases.append(
+            ShellScriptPhase(
+              name: phase["name"]?.string ?? "Run Script",
+              script: phase["shellScript"]?.string ?? "", line: line,
+              onlyWhenInstalling: phase["runOnlyForDeploymentPostprocessing"]?.string == "1"))
+        case "PBXSourcesBuildPhase":
+          hasSources = true
+          for fileRef in phase["files"]?.array ?? [] {
+            guard let buildFileID = fileRef.string,
+              let referenceID = byID[buildFileID]?.value["fileRef"]?.string,
+              let filePath = path(of: referenceID)
+            else { continue }
+            sources.append(filePath)
           }
+        default:
+          break
         }
-        targets.append(
-          Target(
-            id: id, name: object["name"]?.string ?? id,
-            productType: object["productType"]?.string ?? "", line: entry.line,
-            configurations: configurations(object["buildConfigurationList"]?.string),
-            shellScriptPhases: phases, compiledSources: sources, hasSourcesPhase: hasSources))
-      case "PBXProject":
-        projectConfigurations = configurations(object["buildConfigurationList"]?.string)
-      default:
-        break
       }
+      return Target(
+        id: id, name: object["name"]?.string ?? id,
+        productType: object["productType"]?.string ?? "", line: line,
+        configurations: configurations(object["buildConfigurationList"]?.string),
+        shellScriptPhases: phases, compiledSources: sources, hasSourcesPhase: hasSources)
     }
-    return XcodeProject(
-      file: file, sourceRoot: sourceRoot, targets: targets,
-      projectConfigurations: projectConfigurations)
   }
 
   /// `a/b` + `../c` → `a/c`, without touching the file system.
