@@ -51,10 +51,6 @@ public enum WaiverFile {
       fail(1, "a waiver file is an object with a \"waivers\" array")
       throw InputError("\(file) has errors", diagnostics: diagnostics)
     }
-    let allowed: Set<String> = [
-      "check", "platform", "control", "reason", "owner", "expires", "reference",
-      "allowOnRelease",
-    ]
     var waivers: [Waiver] = []
     for entry in entries {
       guard case .object(let members) = entry else {
@@ -62,75 +58,101 @@ public enum WaiverFile {
         continue
       }
       let line = members.first?.line ?? document.value.line(of: "waivers") ?? 1
-      for member in members where !allowed.contains(member.key) {
-        fail(
-          member.line, "unknown key \"\(member.key)\"",
-          hint: Suggestions.closest(to: member.key, among: allowed.sorted()).map {
-            "did you mean \"\($0)\"?"
-          })
+      if let waiver = readWaiver(
+        entry, members: members, line: line, file: file, day: day, controls: controls,
+        diagnostics: &diagnostics)
+      {
+        waivers.append(waiver)
       }
-      func text(_ key: String, required: Bool) -> String? {
-        let value = entry[key]
-        if let string = value?.string?.trimmingCharacters(in: .whitespacesAndNewlines),
-          !string.isEmpty
-        {
-          return string
-        }
-        if required || value != nil {
-          fail(
-            entry.line(of: key) ?? line,
-            value == nil ? "a waiver needs \"\(key)\"" : "\"\(key)\" must be a non-empty string")
-        }
-        return nil
-      }
-      let check = text("check", required: true)
-      let reason = text("reason", required: true)
-      let owner = text("owner", required: true)
-      let expires = text("expires", required: true)
-      let reference = text("reference", required: false)
-      let control = text("control", required: false)
-      var platform: Platform?
-      if let name = text("platform", required: false) {
-        platform = Platform(rawValue: name)
-        if platform == nil {
-          fail(entry.line(of: "platform") ?? line, "unknown platform \"\(name)\" (ios or android)")
-        }
-      }
-      if let check, controls[check] == nil {
-        fail(
-          entry.line(of: "check") ?? line, "no scenario \"\(check)\"",
-          hint: Suggestions.closest(to: check, among: controls.keys.sorted()).map {
-            "did you mean \"\($0)\"?"
-          })
-      } else if let check, let control, controls[check]?.contains(control) != true {
-        fail(
-          entry.line(of: "control") ?? line, "\(check) has no control \"\(control)\"",
-          hint: Suggestions.closest(to: control, among: (controls[check] ?? []).sorted()).map {
-            "did you mean \"\($0)\"?"
-          })
-      }
-      if let expires, !isDay(expires) {
-        fail(
-          entry.line(of: "expires") ?? line,
-          "\"expires\" must be a date YYYY-MM-DD, got \"\(expires)\"")
-      }
-      var allowOnRelease: Bool?
-      if let value = entry["allowOnRelease"] {
-        allowOnRelease = value.bool
-        if allowOnRelease == nil {
-          fail(entry.line(of: "allowOnRelease") ?? line, "\"allowOnRelease\" must be true or false")
-        }
-      }
-      guard let check, let reason, let owner, let expires, isDay(expires) else { continue }
-      var waiver = Waiver(
-        check: check, platform: platform, control: control, reason: reason, owner: owner,
-        expires: expires, reference: reference, location: "\(file):\(line)")
-      waiver.expired = expires < day
-      waiver.allowOnRelease = allowOnRelease
-      waivers.append(waiver)
     }
     if !diagnostics.isEmpty { throw InputError("\(file) has errors", diagnostics: diagnostics) }
     return waivers
+  }
+
+  /// The keys a waiver may have.
+  static let allowed: Set<String> = [
+    "check", "platform", "control", "reason", "owner", "expires", "reference", "allowOnRelease",
+  ]
+
+  /// One entry of the file, its mistakes added to `diagnostics`; nil when it is not a waiver.
+  static func readWaiver(
+    _ entry: JSONValue, members: [(key: String, value: JSONValue, line: Int)], line: Int,
+    file: String, day: String,
+    controls: [String: Set<String>], diagnostics: inout [Diagnostic]
+  ) -> Waiver? {
+    var found: [Diagnostic] = []
+    defer { diagnostics += found }
+    func fail(_ line: Int, _ message: String, hint: String? = nil) {
+      found.append(
+        Diagnostic.error(
+          at: FileLocation(file: file, line: line, column: 1), message, hint: hint))
+    }
+    for member in members where !allowed.contains(member.key) {
+      fail(
+        member.line, "unknown key \"\(member.key)\"",
+        hint: Suggestions.closest(to: member.key, among: allowed.sorted()).map {
+          "did you mean \"\($0)\"?"
+        })
+    }
+    func text(_ key: String, required: Bool) -> String? {
+      let value = entry[key]
+      if let string = value?.string?.trimmingCharacters(in: .whitespacesAndNewlines),
+        !string.isEmpty
+      {
+        return string
+      }
+      if required || value != nil {
+        fail(
+          entry.line(of: key) ?? line,
+          value == nil ? "a waiver needs \"\(key)\"" : "\"\(key)\" must be a non-empty string")
+      }
+      return nil
+    }
+    let check = text("check", required: true)
+    let reason = text("reason", required: true)
+    let owner = text("owner", required: true)
+    let expires = text("expires", required: true)
+    let reference = text("reference", required: false)
+    let control = text("control", required: false)
+    var platform: Platform?
+    if let name = text("platform", required: false) {
+      platform = Platform(rawValue: name)
+      if platform == nil {
+        fail(entry.line(of: "platform") ?? line, "unknown platform \"\(name)\" (ios or android)")
+      }
+    }
+    if let check, controls[check] == nil {
+      fail(
+        entry.line(of: "check") ?? line, "no scenario \"\(check)\"",
+        hint: Suggestions.closest(to: check, among: controls.keys.sorted()).map {
+          "did you mean \"\($0)\"?"
+        })
+    } else if let check, let control, controls[check]?.contains(control) != true {
+      fail(
+        entry.line(of: "control") ?? line, "\(check) has no control \"\(control)\"",
+        hint: Suggestions.closest(to: control, among: (controls[check] ?? []).sorted()).map {
+          "did you mean \"\($0)\"?"
+        })
+    }
+    if let expires, !isDay(expires) {
+      fail(
+        entry.line(of: "expires") ?? line,
+        "\"expires\" must be a date YYYY-MM-DD, got \"\(expires)\"")
+    }
+    var allowOnRelease: Bool?
+    if let value = entry["allowOnRelease"] {
+      allowOnRelease = value.bool
+      if allowOnRelease == nil {
+        fail(entry.line(of: "allowOnRelease") ?? line, "\"allowOnRelease\" must be true or false")
+      }
+    }
+    guard let check, let reason, let owner, let expires, isDay(expires) else { return nil }
+    var waiver = Waiver(
+      check: check, platform: platform, control: control, reason: reason, owner: owner,
+      expires: expires, reference: reference, location: "\(file):\(line)")
+    waiver.expired = expires < day
+    waiver.allowOnRelease = allowOnRelease
+    return waiver
   }
 
   /// Whether `text` is a real calendar day written `YYYY-MM-DD`.
