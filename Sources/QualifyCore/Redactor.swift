@@ -227,65 +227,74 @@ public final class Redactor: Sendable {
         index = max(end, index + 1)
         continue
       }
-      if c == UInt8(ascii: "\"") && index + 1 < bytes.count {
-        // "name" : "value"
-        var close = index + 1
-        while close < bytes.count && isNameByte(bytes[close]) { close += 1 }
-        if close < bytes.count, bytes[close] == UInt8(ascii: "\""), close > index + 1,
-          sensitiveNames.contains(
-            String(decoding: bytes[(index + 1)..<close], as: UTF8.self).lowercased())
-        {
-          var cursor = close + 1
-          while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
-            cursor += 1
-          }
-          if cursor < bytes.count && bytes[cursor] == UInt8(ascii: ":") {
-            cursor += 1
-            while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
-              cursor += 1
-            }
-            if cursor < bytes.count && bytes[cursor] == UInt8(ascii: "\"") {
-              var end = cursor + 1
-              while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
-                end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
-              }
-              end = min(end, bytes.count)
-              replace(cursor + 1, end)
-              index = end
-              continue
-            }
-          }
-        }
+      if c == UInt8(ascii: "\""), let value = jsonValue(quoteAt: index, in: bytes) {
+        replace(value.lowerBound, value.upperBound)
+        index = value.upperBound
+        continue
       }
-      if c == UInt8(ascii: ":") && index > copied {
-        // A credential header at the start of a line: `Authorization: Bearer …`.
-        var start = index
-        while start > 0 && isNameByte(bytes[start - 1]) { start -= 1 }
-        var lineStart = start
-        while lineStart > 0
-          && (bytes[lineStart - 1] == 0x20 || bytes[lineStart - 1] == UInt8(ascii: ">")
-            || bytes[lineStart - 1] == UInt8(ascii: "<"))
-        {
-          lineStart -= 1
-        }
-        let atLineStart = lineStart == 0 || bytes[lineStart - 1] == 0x0A
-        let name = String(decoding: bytes[start..<index], as: UTF8.self).lowercased()
-        if atLineStart && Redactor.credentialHeaders.contains(name) {
-          var valueStart = index + 1
-          while valueStart < bytes.count && (bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09)
-          { valueStart += 1 }
-          var end = valueStart
-          while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
-          replace(valueStart, end)
-          index = max(end, index + 1)
-          continue
-        }
+      if c == UInt8(ascii: ":") && index > copied,
+        let value = headerValue(colonAt: index, in: bytes)
+      {
+        replace(value.lowerBound, value.upperBound)
+        index = max(value.upperBound, index + 1)
+        continue
       }
       index += 1
     }
     guard changed else { return text }
     out.append(contentsOf: bytes[copied...])
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// `"name" : "value"` starting at the quote at `index`, with a sensitive name: the value's
+  /// bytes (between its quotes, escapes kept).
+  private static func jsonValue(quoteAt index: Int, in bytes: [UInt8]) -> Range<Int>? {
+    guard index + 1 < bytes.count else { return nil }
+    var close = index + 1
+    while close < bytes.count && isNameByte(bytes[close]) { close += 1 }
+    guard close < bytes.count, bytes[close] == UInt8(ascii: "\""), close > index + 1,
+      sensitiveNames.contains(
+        String(decoding: bytes[(index + 1)..<close], as: UTF8.self).lowercased())
+    else { return nil }
+    var cursor = close + 1
+    while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
+      cursor += 1
+    }
+    guard cursor < bytes.count && bytes[cursor] == UInt8(ascii: ":") else { return nil }
+    cursor += 1
+    while cursor < bytes.count && (bytes[cursor] == 0x20 || bytes[cursor] == 0x09) {
+      cursor += 1
+    }
+    guard cursor < bytes.count && bytes[cursor] == UInt8(ascii: "\"") else { return nil }
+    var end = cursor + 1
+    while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
+      end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+    }
+    return (cursor + 1)..<min(end, bytes.count)
+  }
+
+  /// A credential header at the start of a line (`Authorization: Bearer …`) whose colon is at
+  /// `index`: its value, to the end of the line.
+  private static func headerValue(colonAt index: Int, in bytes: [UInt8]) -> Range<Int>? {
+    var start = index
+    while start > 0 && isNameByte(bytes[start - 1]) { start -= 1 }
+    var lineStart = start
+    while lineStart > 0
+      && (bytes[lineStart - 1] == 0x20 || bytes[lineStart - 1] == UInt8(ascii: ">")
+        || bytes[lineStart - 1] == UInt8(ascii: "<"))
+    {
+      lineStart -= 1
+    }
+    let atLineStart = lineStart == 0 || bytes[lineStart - 1] == 0x0A
+    let name = String(decoding: bytes[start..<index], as: UTF8.self).lowercased()
+    guard atLineStart && Redactor.credentialHeaders.contains(name) else { return nil }
+    var valueStart = index + 1
+    while valueStart < bytes.count && (bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09) {
+      valueStart += 1
+    }
+    var end = valueStart
+    while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+    return valueStart..<end
   }
 
   static let credentialHeaders: Set<String> = [
