@@ -113,6 +113,13 @@ public final class SessionBackend: HTTPHandler, Sendable {
         self.passkeyRegister(request, user: session.user, state: &state)
       }
     }
+    routeSessions(&router)
+    routeBootstrap(&router)
+    return router.handle(request)
+  }
+
+  /// Logout, logout everywhere, and the user's devices.
+  private func routeSessions(_ router: inout Router) {
     router.post("/v1/mobile/session/logout") { [unowned self] in
       self.authenticated($0) { session, state in
         state.sessions[session.id]?.refresh.end(.loggedOut)
@@ -151,6 +158,10 @@ public final class SessionBackend: HTTPHandler, Sendable {
         return HTTPResponse(status: 204)
       }
     }
+  }
+
+  /// The bootstrap (`/v1/mobile/api/me`), and the mock-only hooks that change it.
+  private func routeBootstrap(_ router: inout Router) {
     router.get("/v1/mobile/api/me") { [unowned self] in
       self.authenticated($0) { session, state in
         self.noStore(
@@ -176,7 +187,6 @@ public final class SessionBackend: HTTPHandler, Sendable {
       self.state.withLock { _ = $0.banned.insert(user) }
       return HTTPResponse(status: 204)
     }
-    return router.handle(request)
   }
 
   /// `Cache-Control: no-store`, unless a control makes the backend forget it.
