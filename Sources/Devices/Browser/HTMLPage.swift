@@ -90,22 +90,8 @@ public struct HTMLPage: Sendable {
         closeSelect()
         if let form = current { forms.append(form) }
         current = nil
-      case "input":
-        let type = (attributes["type"] ?? "text").lowercased()
-        var control = Control(
-          element: .input, name: attributes["name"], type: type,
-          value: attributes["value"] ?? (type == "checkbox" || type == "radio" ? "on" : ""))
-        control.label = attributes["value"] ?? (type == "submit" ? "Submit" : "")
-        HTMLPage.fill(&control, attributes)
-        add(control, attributes)
-      case "button":
-        var control = Control(
-          element: .button, name: attributes["name"],
-          type: ["submit", "reset", "button"].first { $0 == attributes["type"]?.lowercased() }
-            ?? "submit", value: attributes["value"] ?? "")
-        control.label = tag.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        HTMLPage.fill(&control, attributes)
-        add(control, attributes)
+      case "input", "button":
+        add(HTMLPage.control(tag), attributes)
       case "select":
         closeSelect()
         var control = Control(
@@ -120,12 +106,7 @@ public struct HTMLPage: Sendable {
       case "/select":
         closeSelect()
       case "textarea":
-        var control = Control(
-          element: .textarea, name: attributes["name"], type: "textarea",
-          value: HTMLPage.decodeEntities(
-            tag.text.hasPrefix("\n") ? String(tag.text.dropFirst()) : tag.text))
-        control.disabled = attributes["disabled"] != nil
-        add(control, attributes)
+        add(HTMLPage.control(tag), attributes)
       case "base":
         if base == nil, let href = attributes["href"] { base = href }
       case "meta":
@@ -149,6 +130,35 @@ public struct HTMLPage: Sendable {
         forms[index].controls.append(control)
       }
     }
+  }
+
+  /// The control an `input`, `button` or `textarea` tag makes, with the value it submits.
+  static func control(_ tag: Tag) -> Control {
+    let attributes = tag.attributes
+    var control: Control
+    switch tag.name {
+    case "input":
+      let type = (attributes["type"] ?? "text").lowercased()
+      control = Control(
+        element: .input, name: attributes["name"], type: type,
+        value: attributes["value"] ?? (type == "checkbox" || type == "radio" ? "on" : ""))
+      control.label = attributes["value"] ?? (type == "submit" ? "Submit" : "")
+      HTMLPage.fill(&control, attributes)
+    case "button":
+      control = Control(
+        element: .button, name: attributes["name"],
+        type: ["submit", "reset", "button"].first { $0 == attributes["type"]?.lowercased() }
+          ?? "submit", value: attributes["value"] ?? "")
+      control.label = tag.text.trimmingCharacters(in: .whitespacesAndNewlines)
+      HTMLPage.fill(&control, attributes)
+    default:
+      control = Control(
+        element: .textarea, name: attributes["name"], type: "textarea",
+        value: HTMLPage.decodeEntities(
+          tag.text.hasPrefix("\n") ? String(tag.text.dropFirst()) : tag.text))
+      control.disabled = attributes["disabled"] != nil
+    }
+    return control
   }
 
   /// A `method` or `formmethod` attribute's state: nil when absent, `get` when invalid.
@@ -202,41 +212,7 @@ public struct HTMLPage: Sendable {
         j += 1
       }
       name = name.lowercased()
-      var attributes: [String: String] = [:]
-      while j < chars.count && chars[j] != ">" {
-        while j < chars.count,
-          CharacterSet.whitespacesAndNewlines.contains(chars[j]) || chars[j] == "/"
-        { j += 1 }
-        var key = ""
-        while j < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[j]),
-          chars[j] != "=", chars[j] != ">",
-          chars[j] != "/"
-        {
-          key.unicodeScalars.append(chars[j])
-          j += 1
-        }
-        var value = ""
-        if j < chars.count && chars[j] == "=" {
-          j += 1
-          if j < chars.count, chars[j] == "\"" || chars[j] == "'" {
-            let quote = chars[j]
-            j += 1
-            while j < chars.count && chars[j] != quote {
-              value.unicodeScalars.append(chars[j])
-              j += 1
-            }
-            j += 1
-          } else {
-            while j < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[j]),
-              chars[j] != ">"
-            {
-              value.unicodeScalars.append(chars[j])
-              j += 1
-            }
-          }
-        }
-        if !key.isEmpty { attributes[key.lowercased()] = decodeEntities(value) }
-      }
+      let attributes = attributeList(chars, from: &j)
       var tag = Tag(name: name, attributes: attributes)
       i = j + 1
       if name == "script" || name == "style" || name == "textarea" {
@@ -266,6 +242,48 @@ public struct HTMLPage: Sendable {
       out.append(tag)
     }
     return out
+  }
+
+  /// A tag's attributes from `j` (just after its name) to its `>`, where `j` is left.
+  private static func attributeList(_ chars: [Unicode.Scalar], from j: inout Int) -> [String:
+    String]
+  {
+    var attributes: [String: String] = [:]
+    while j < chars.count && chars[j] != ">" {
+      while j < chars.count,
+        CharacterSet.whitespacesAndNewlines.contains(chars[j]) || chars[j] == "/"
+      { j += 1 }
+      var key = ""
+      while j < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[j]),
+        chars[j] != "=", chars[j] != ">",
+        chars[j] != "/"
+      {
+        key.unicodeScalars.append(chars[j])
+        j += 1
+      }
+      var value = ""
+      if j < chars.count && chars[j] == "=" {
+        j += 1
+        if j < chars.count, chars[j] == "\"" || chars[j] == "'" {
+          let quote = chars[j]
+          j += 1
+          while j < chars.count && chars[j] != quote {
+            value.unicodeScalars.append(chars[j])
+            j += 1
+          }
+          j += 1
+        } else {
+          while j < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[j]),
+            chars[j] != ">"
+          {
+            value.unicodeScalars.append(chars[j])
+            j += 1
+          }
+        }
+      }
+      if !key.isEmpty { attributes[key.lowercased()] = decodeEntities(value) }
+    }
+    return attributes
   }
 
   private static func find(_ needle: String, in chars: [Unicode.Scalar], from start: Int) -> Int? {
