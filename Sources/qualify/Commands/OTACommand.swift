@@ -193,18 +193,20 @@ struct OTACommand {
     }
   }
 
+  static let verifyHelp =
+    helpText(
+      usage:
+        "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION [--ordering count|sequence] [--applied-sequence N] [--builtin VERSION]]",
+      summary:
+        "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html; a public key the plugin cannot use (not a PKCS#1 BEGIN RSA PUBLIC KEY, not RSA-2048) is refused as a device would. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
+      options: OTACommand.verifyOptions)
+
   private func verify(_ arguments: [String]) throws -> ExitCode {
     let parsed = try ParsedOptions.parse(
       arguments, OTACommand.verifyOptions, command: "qualify ota verify")
     let out = Terminal.standardOutput
     if parsed.has("help") {
-      out.write(
-        helpText(
-          usage:
-            "qualify ota verify --manifest URL|FILE --public-key B64 [--current VERSION [--ordering count|sequence] [--applied-sequence N] [--builtin VERSION]]",
-          summary:
-            "Downloads a channel's manifest and bundle and verifies them as a device would: the session key and the checksum must decrypt with the public key, the checksum must match the decrypted zip, the zip must hold index.html; a public key the plugin cannot use (not a PKCS#1 BEGIN RSA PUBLIC KEY, not RSA-2048) is refused as a device would. With --current, says whether a device running VERSION would apply it, and why not. Exit 0 verified (and applicable), 1 refused or not applicable, 2 bad input, 4 a server that does not answer or sends more than the bound.",
-          options: OTACommand.verifyOptions))
+      out.write(OTACommand.verifyHelp)
       return .qualified
     }
     let bundleLimit = try parsed.value("max-bundle-size").map {
@@ -265,21 +267,35 @@ struct OTACommand {
           + " session key and checksum signed by the key; \(report.files.count) files, index.html at the root"
       )
     }
-    if let decision = report.decision, let current = parsed.value("current") {
-      if decision.applies && (report.refusal != nil || keyProblem != nil) {
-        out.line(
-          "a device running \(current) would download \(manifest.version) (\(decision.rule)) and then refuse it: it keeps \(current)"
-        )
-      } else if decision.applies {
-        out.line("a device running \(current) would apply \(manifest.version): \(decision.rule)")
-      } else {
-        out.line(
-          out.style("would not apply:", .yellow, .bold)
-            + " a device running \(current) keeps it: \(decision.rule)")
-        code = .notQualified
-      }
+    if let current = parsed.value("current"),
+      !OTACommand.printDecision(
+        report, of: manifest, current: current, refused: report.refusal != nil || keyProblem != nil)
+    {
+      code = .notQualified
     }
     return code
+  }
+
+  /// Whether a device running `current` would apply the manifest, printed; false when it
+  /// would not.
+  static func printDecision(
+    _ report: VerificationReport, of manifest: Manifest, current: String, refused: Bool
+  ) -> Bool {
+    let out = Terminal.standardOutput
+    guard let decision = report.decision else { return true }
+    if decision.applies && refused {
+      out.line(
+        "a device running \(current) would download \(manifest.version) (\(decision.rule)) and then refuse it: it keeps \(current)"
+      )
+    } else if decision.applies {
+      out.line("a device running \(current) would apply \(manifest.version): \(decision.rule)")
+    } else {
+      out.line(
+        out.style("would not apply:", .yellow, .bold)
+          + " a device running \(current) keeps it: \(decision.rule)")
+      return false
+    }
+    return true
   }
 
   /// A byte count: digits, optionally followed by K, M or G (binary multiples).
