@@ -26,23 +26,7 @@ extension ParserState {
           hint: suggestion(title, scenario.steps.map(\.title)).map { "did you mean \"\($0)\"?" })
       }
     }
-    // A statement of another kind of shell would only fail at run time.
-    for line in scenario.steps.flatMap(\.lines) {
-      let pack: (any ScenarioPack.Type)?
-      switch line.kind {
-      case .action(let spec): pack = Vocabulary.pack(ofAction: spec.phrase)
-      case .expectation(let spec, _): pack = Vocabulary.pack(ofExpectation: spec.phrase)
-      }
-      if let pack, !pack.shells.contains(scenario.shell) {
-        report(
-          line.location,
-          "'\(line.text)' belongs to the \(pack.name) pack, for \(pack.shells.map(\.id).sorted().joined(separator: ", ")) shells; this scenario drives a \(scenario.shell.id) shell",
-          hint: pack.shells.count == 1
-            ? pack.shells.first.map {
-              "the statement needs 'shell \($0.id)' in the scenario's header"
-            } : nil)
-      }
-    }
+    checkStatementKinds(scenario)
     if scenario.steps.isEmpty {
       report(fileStart, "the scenario has no steps", hint: "add one: step \"TITLE\"")
     }
@@ -76,6 +60,36 @@ extension ParserState {
           "a check that cannot fail proves nothing: add a control block with a mutation and the step it must fail at"
       )
     }
+    checkControls(scenario)
+    if scenario.apps.filter({ $0.role == .underTest }).isEmpty && !scenario.apps.isEmpty {
+      report(
+        scenario.apps[0].location, "no app under qualification",
+        hint: "declare one app without 'as companion'")
+    }
+  }
+
+  /// A statement of another kind of shell would only fail at run time.
+  func checkStatementKinds(_ scenario: Scenario) {
+    for line in scenario.steps.flatMap(\.lines) {
+      let pack: (any ScenarioPack.Type)?
+      switch line.kind {
+      case .action(let spec): pack = Vocabulary.pack(ofAction: spec.phrase)
+      case .expectation(let spec, _): pack = Vocabulary.pack(ofExpectation: spec.phrase)
+      }
+      if let pack, !pack.shells.contains(scenario.shell) {
+        report(
+          line.location,
+          "'\(line.text)' belongs to the \(pack.name) pack, for \(pack.shells.map(\.id).sorted().joined(separator: ", ")) shells; this scenario drives a \(scenario.shell.id) shell",
+          hint: pack.shells.count == 1
+            ? pack.shells.first.map {
+              "the statement needs 'shell \($0.id)' in the scenario's header"
+            } : nil)
+      }
+    }
+  }
+
+  /// Each control mutates something and says where the scenario must fail.
+  func checkControls(_ scenario: Scenario) {
     for control in scenario.controls {
       if control.mutations.isEmpty {
         report(
@@ -92,11 +106,6 @@ extension ParserState {
           "control \"\(control.name)\" does not say where the scenario must fail",
           hint: "add: fails at step N")
       }
-    }
-    if scenario.apps.filter({ $0.role == .underTest }).isEmpty && !scenario.apps.isEmpty {
-      report(
-        scenario.apps[0].location, "no app under qualification",
-        hint: "declare one app without 'as companion'")
     }
   }
 }
