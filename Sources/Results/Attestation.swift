@@ -213,10 +213,20 @@ public enum Attestation {
     } else if let named = bundles.first {
       mismatches.append("\(named.name): the attestation names an OTA bundle; pass --bundle FILE")
     }
-    // Every env file the pipeline gave the run is recorded with its digest: the same files,
-    // role by role and in order, must be given again (a changed secret or setting is a
-    // different release environment).
-    let attestedEnv = statement.predicate.pipelineEnv
+    checked += envMismatches(
+      attested: statement.predicate.pipelineEnv, given: pipelineEnv, into: &mismatches)
+    return Verification(statement: statement, mismatches: mismatches, checked: checked)
+  }
+
+  /// Every env file the pipeline gave the run is recorded with its digest: the same files,
+  /// role by role and in order, must be given again (a changed secret or setting is a
+  /// different release environment). Answers how many attested files were checked.
+  static func envMismatches(
+    attested attestedEnv: [AppFileDigest],
+    given pipelineEnv: [(role: String, sha256: String, path: String)],
+    into mismatches: inout [String]
+  ) -> Int {
+    var checked = 0
     for role in ["backend", "frontend"] {
       let attested = attestedEnv.filter { $0.path.hasPrefix(role + ":") }
       let given = pipelineEnv.filter { $0.role == role }
@@ -236,7 +246,7 @@ public enum Attestation {
         mismatches.append("\(role):\(extra.path): given, but the run was not given it")
       }
     }
-    return Verification(statement: statement, mismatches: mismatches, checked: checked)
+    return checked
   }
 
   /// The subject of an OTA bundle file.
