@@ -135,14 +135,19 @@ struct AuthorizationStateMachine: Sendable {
         "authorize: session of \(session.user.username) exists but re-authentication is required: \(reauthentication(client, acr: acr, forceLogin: forceLogin, tooOld: tooOld, maxAge: maxAge))"
       )
     }
+    decision.action = awaitLogin(login, environment)
+    return decision
+  }
+
+  /// A login to ask for, kept under a new tab id: the profile's login form, or its
+  /// interaction page (ProConnect), with the cookie that binds the browser to it.
+  private mutating func awaitLogin(_ login: Pending, _ environment: Environment) -> Action {
     let tab = environment.token(9)
     pending[tab] = login
     let binding = CookieChange(name: profile.bindingCookie, value: login.binding, maxAge: nil)
-    decision.action =
-      profile.formOnAuthorize
+    return profile.formOnAuthorize
       ? .loginForm(tab: tab, pending: login, error: nil, cookies: [binding])
       : .interaction(tab: tab, cookies: [binding])
-    return decision
   }
 
   /// Why a live session must authenticate again, for the evidence.
@@ -396,6 +401,22 @@ struct AuthorizationStateMachine: Sendable {
       return error("invalid_grant", "a code_verifier for a code issued without code_challenge")
     }
     let now = environment.now
+    let claims = idTokenClaims(grant, client: client, now: now)
+    let accessToken = environment.secret(32)
+    accessTokens[accessToken] = (grant, now.addingTimeInterval(profile.accessTokenLifetime))
+    redeemed[code] = [accessToken]
+    var decision = Decision(
+      action: .tokens(accessToken: accessToken, claims: claims, sessionID: grant.sessionID))
+    record(
+      Event(
+        type: "CODE_TO_TOKEN", time: now, clientId: client.id, userId: grant.user.username,
+        username: grant.user.username, sessionId: grant.sessionID), into: &decision)
+    return decision
+  }
+
+  /// The ID token's claims for `grant`, issued at `now` for five minutes; an acr the session
+  /// does not satisfy is "0".
+  private func idTokenClaims(_ grant: Grant, client: Client, now: Date) -> [String: TokenClaim] {
     let seconds = Int(now.timeIntervalSince1970)
     var claims: [String: TokenClaim] = [
       "iss": .string(issuer), "sub": .string(grant.user.username), "aud": .string(client.id),
@@ -408,16 +429,7 @@ struct AuthorizationStateMachine: Sendable {
     if let email = grant.user.email { claims["email"] = .string(email) }
     if let given = grant.user.firstName { claims["given_name"] = .string(given) }
     if let family = grant.user.lastName { claims["family_name"] = .string(family) }
-    let accessToken = environment.secret(32)
-    accessTokens[accessToken] = (grant, now.addingTimeInterval(profile.accessTokenLifetime))
-    redeemed[code] = [accessToken]
-    var decision = Decision(
-      action: .tokens(accessToken: accessToken, claims: claims, sessionID: grant.sessionID))
-    record(
-      Event(
-        type: "CODE_TO_TOKEN", time: now, clientId: client.id, userId: grant.user.username,
-        username: grant.user.username, sessionId: grant.sessionID), into: &decision)
-    return decision
+    return claims
   }
 
   private func satisfiesACR(_ grant: Grant) -> Bool {
