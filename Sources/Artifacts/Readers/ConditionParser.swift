@@ -171,44 +171,8 @@ struct ConditionParser {
       return .matches(kind, left, right)
     }
     // `a.equals(b)`, `a.equalsIgnoreCase(b)`, `Objects.equals(a, b)`, `TextUtils.equals(a, b)`.
-    let equalsCalls = [".equals", ".contentEquals", ".equalsIgnoreCase"]
-    if let call = equalsCalls.first(where: { path.hasSuffix($0) }) {
-      guard current == .open else { return fail("`\(path)` without an argument") }
-      position += 1
-      var arguments: [OriginCondition.Operand] = []
-      while true {
-        if case .path(let argument) = current {
-          position += 1
-          guard let operand = operand(argument) else { return nil }
-          arguments.append(operand)
-        } else if case .text(let literal) = current {
-          position += 1
-          arguments.append(.init(side: .literal, component: literal))
-        } else {
-          break
-        }
-        if current == .comma { position += 1 }
-      }
-      guard current == .close else {
-        return fail("an argument of `\(path)` that is not a URL part")
-      }
-      position += 1
-      let receiver = String(path.dropLast(call.count))
-      if call == ".equalsIgnoreCase" {
-        guard arguments.count == 1, let left = operand(receiver) else {
-          return fail("`\(path)` compares something that is not a URL part")
-        }
-        var both = [left, arguments[0]]
-        for index in both.indices { both[index].lowercased = true }
-        return .equal(both[0], both[1])
-      }
-      if ["Objects", "TextUtils", "Intrinsics"].contains(receiver), arguments.count == 2 {
-        return .equal(arguments[0], arguments[1])
-      }
-      guard arguments.count == 1, let left = operand(receiver) else {
-        return fail("`\(path)` compares something that is not a URL part")
-      }
-      return .equal(left, arguments[0])
+    if let call = Self.equalsCalls.first(where: { path.hasSuffix($0) }) {
+      return parseEquals(path, call: call)
     }
     guard let left = operand(path) else { return nil }
     guard current == .equal || current == .notEqual else {
@@ -230,6 +194,49 @@ struct ConditionParser {
     }
     position += 1
     return negated ? .not(.equal(left, right)) : .equal(left, right)
+  }
+
+  static let equalsCalls = [".equals", ".contentEquals", ".equalsIgnoreCase"]
+
+  /// The arguments of `path`, a call of `call`, after its name: one compared with the
+  /// receiver, or two for a static helper.
+  mutating func parseEquals(_ path: String, call: String) -> OriginCondition? {
+    guard current == .open else { return fail("`\(path)` without an argument") }
+    position += 1
+    var arguments: [OriginCondition.Operand] = []
+    while true {
+      if case .path(let argument) = current {
+        position += 1
+        guard let operand = operand(argument) else { return nil }
+        arguments.append(operand)
+      } else if case .text(let literal) = current {
+        position += 1
+        arguments.append(.init(side: .literal, component: literal))
+      } else {
+        break
+      }
+      if current == .comma { position += 1 }
+    }
+    guard current == .close else {
+      return fail("an argument of `\(path)` that is not a URL part")
+    }
+    position += 1
+    let receiver = String(path.dropLast(call.count))
+    if call == ".equalsIgnoreCase" {
+      guard arguments.count == 1, let left = operand(receiver) else {
+        return fail("`\(path)` compares something that is not a URL part")
+      }
+      var both = [left, arguments[0]]
+      for index in both.indices { both[index].lowercased = true }
+      return .equal(both[0], both[1])
+    }
+    if ["Objects", "TextUtils", "Intrinsics"].contains(receiver), arguments.count == 2 {
+      return .equal(arguments[0], arguments[1])
+    }
+    guard arguments.count == 1, let left = operand(receiver) else {
+      return fail("`\(path)` compares something that is not a URL part")
+    }
+    return .equal(left, arguments[0])
   }
 
   mutating func fail(_ reason: String) -> OriginCondition? {
