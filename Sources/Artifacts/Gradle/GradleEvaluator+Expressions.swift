@@ -108,33 +108,7 @@ extension GradleEvaluator {
     switch token.kind {
     case .string(let parts):
       i += 1
-      var out = ""
-      for part in parts {
-        switch part {
-        case .text(let t): out += t
-        case .interpolation(let source):
-          let inner = GradleLexer.tokens(source)
-          var nested = GradleEvaluator(
-            tokens: inner, file: file, environment: environment, ext: ext,
-            properties: properties, kotlin: kotlin)
-          nested.variables = [:]
-          var cursor = 0
-          // Interpolations may name this script's variables.
-          let value: Value
-          if inner.count == 1, inner[0].kind == .identifier, let range = variables[inner[0].text] {
-            var start = range.lowerBound
-            value = expression(&start, limit: range.upperBound, depth: depth + 1)
-          } else {
-            value = nested.expression(&cursor, limit: inner.count, depth: depth + 1)
-            derivation += nested.derivation
-          }
-          guard let s = value.string else {
-            return .unknown("the template \"\(token.text)\" has a part qualify cannot evaluate")
-          }
-          out += s
-        }
-      }
-      return .string(out)
+      return template(parts, token, depth: depth)
     case .number:
       i += 1
       return .string(token.text)
@@ -194,6 +168,40 @@ extension GradleEvaluator {
         return .unknown("\(token.text) is not something qualify can evaluate")
       }
     }
+  }
+
+  /// A string literal with `${…}` interpolations, each evaluated (a name of this script's
+  /// variables included); unknown when a part cannot be.
+  mutating func template(_ parts: [GradleToken.StringPart], _ token: GradleToken, depth: Int)
+    -> Value
+  {
+    var out = ""
+    for part in parts {
+      switch part {
+      case .text(let t): out += t
+      case .interpolation(let source):
+        let inner = GradleLexer.tokens(source)
+        var nested = GradleEvaluator(
+          tokens: inner, file: file, environment: environment, ext: ext,
+          properties: properties, kotlin: kotlin)
+        nested.variables = [:]
+        var cursor = 0
+        // Interpolations may name this script's variables.
+        let value: Value
+        if inner.count == 1, inner[0].kind == .identifier, let range = variables[inner[0].text] {
+          var start = range.lowerBound
+          value = expression(&start, limit: range.upperBound, depth: depth + 1)
+        } else {
+          value = nested.expression(&cursor, limit: inner.count, depth: depth + 1)
+          derivation += nested.derivation
+        }
+        guard let s = value.string else {
+          return .unknown("the template \"\(token.text)\" has a part qualify cannot evaluate")
+        }
+        out += s
+      }
+    }
+    return .string(out)
   }
 
   /// `[k: v, …]`, `[:]` or `[a, b]`.
