@@ -74,81 +74,7 @@ enum GradleLexer {
         continue
       }
       if c == "\"" || c == "'" {
-        let startLine = line
-        let triple = peek(1) == c && peek(2) == c
-        i += triple ? 3 : 1
-        var parts: [GradleToken.StringPart] = []
-        var current = ""
-        var raw = ""
-        while i < chars.count {
-          if triple {
-            if chars[i] == c && peek(1) == c && peek(2) == c {
-              i += 3
-              break
-            }
-          } else if chars[i] == c {
-            i += 1
-            break
-          }
-          if chars[i] == "\n" { line += 1 }
-          if chars[i] == "\\", i + 1 < chars.count {
-            let next = chars[i + 1]
-            current.unicodeScalars.append(next == "n" ? "\n" : next == "t" ? "\t" : next)
-            raw.unicodeScalars.append(chars[i])
-            raw.unicodeScalars.append(next)
-            i += 2
-            continue
-          }
-          // Double-quoted strings interpolate (Groovy GStrings, Kotlin templates).
-          if c == "\"" && chars[i] == "$" {
-            if peek(1) == "{" {
-              var depth = 0
-              var j = i + 2
-              var expression = ""
-              while j < chars.count {
-                if chars[j] == "{" { depth += 1 }
-                if chars[j] == "}" {
-                  if depth == 0 { break }
-                  depth -= 1
-                }
-                expression.unicodeScalars.append(chars[j])
-                j += 1
-              }
-              if !current.isEmpty { parts.append(.text(current)) }
-              current = ""
-              parts.append(.interpolation(expression))
-              raw += "${" + expression + "}"
-              i = j + 1
-              continue
-            }
-            if let next = peek(1), next.properties.isAlphabetic || next == "_" {
-              var j = i + 1
-              var name = ""
-              while j < chars.count,
-                chars[j].properties.isAlphabetic || chars[j] == "_" || chars[j] == "."
-                  || ("0"..."9").contains(chars[j])
-              {
-                name.unicodeScalars.append(chars[j])
-                j += 1
-              }
-              if name.hasSuffix(".") {
-                name.removeLast()
-                j -= 1
-              }
-              if !current.isEmpty { parts.append(.text(current)) }
-              current = ""
-              parts.append(.interpolation(name))
-              raw += "$" + name
-              i = j
-              continue
-            }
-          }
-          current.unicodeScalars.append(chars[i])
-          raw.unicodeScalars.append(chars[i])
-          i += 1
-        }
-        if !current.isEmpty || parts.isEmpty { parts.append(.text(current)) }
-        out.append(GradleToken(kind: .string(parts), text: raw, line: startLine))
+        out.append(stringLiteral(chars, quote: c, from: &i, line: &line))
         continue
       }
       if c.properties.isAlphabetic || c == "_" || c == "$" {
@@ -191,6 +117,98 @@ enum GradleLexer {
       }
     }
     return out
+  }
+
+  /// A string literal from its opening quote at `i` (`"`, `'` or a triple of either) to after
+  /// its closing one; a double-quoted one's `${…}` and `$name` interpolations as parts.
+  static func stringLiteral(
+    _ chars: [Unicode.Scalar], quote c: Unicode.Scalar, from i: inout Int, line: inout Int
+  ) -> GradleToken {
+    func peek(_ offset: Int) -> Unicode.Scalar? {
+      i + offset < chars.count ? chars[i + offset] : nil
+    }
+    let startLine = line
+    let triple = peek(1) == c && peek(2) == c
+    i += triple ? 3 : 1
+    var parts: [GradleToken.StringPart] = []
+    var current = ""
+    var raw = ""
+    while i < chars.count {
+      if triple {
+        if chars[i] == c && peek(1) == c && peek(2) == c {
+          i += 3
+          break
+        }
+      } else if chars[i] == c {
+        i += 1
+        break
+      }
+      if chars[i] == "\n" { line += 1 }
+      if chars[i] == "\\", i + 1 < chars.count {
+        let next = chars[i + 1]
+        current.unicodeScalars.append(next == "n" ? "\n" : next == "t" ? "\t" : next)
+        raw.unicodeScalars.append(chars[i])
+        raw.unicodeScalars.append(next)
+        i += 2
+        continue
+      }
+      // Double-quoted strings interpolate (Groovy GStrings, Kotlin templates).
+      if c == "\"" && chars[i] == "$" {
+        if peek(1) == "{" {
+          let (expression, j) = braced(chars, from: i + 2)
+          if !current.isEmpty { parts.append(.text(current)) }
+          current = ""
+          parts.append(.interpolation(expression))
+          raw += "${" + expression + "}"
+          i = j + 1
+          continue
+        }
+        if let next = peek(1), next.properties.isAlphabetic || next == "_" {
+          var j = i + 1
+          var name = ""
+          while j < chars.count,
+            chars[j].properties.isAlphabetic || chars[j] == "_" || chars[j] == "."
+              || ("0"..."9").contains(chars[j])
+          {
+            name.unicodeScalars.append(chars[j])
+            j += 1
+          }
+          if name.hasSuffix(".") {
+            name.removeLast()
+            j -= 1
+          }
+          if !current.isEmpty { parts.append(.text(current)) }
+          current = ""
+          parts.append(.interpolation(name))
+          raw += "$" + name
+          i = j
+          continue
+        }
+      }
+      current.unicodeScalars.append(chars[i])
+      raw.unicodeScalars.append(chars[i])
+      i += 1
+    }
+    if !current.isEmpty || parts.isEmpty { parts.append(.text(current)) }
+    return GradleToken(kind: .string(parts), text: raw, line: startLine)
+  }
+
+  /// The source of a `${…}` interpolation from `start` (after its `{`) to its closing `}`,
+  /// nested braces included, and the index of that `}`.
+  static func braced(_ chars: [Unicode.Scalar], from start: Int) -> (String, Int) {
+    var depth = 0
+    var j = start
+    var expression = ""
+    while j < chars.count {
+      if chars[j] == "{" { depth += 1 }
+      if chars[j] == "}" {
+        if depth == 0 { break }
+        depth -= 1
+      }
+      expression.unicodeScalars.append(chars[j])
+      j += 1
+    }
+    return (expression, j)
   }
 
   /// The index of the token closing the bracket opened at `open` (`{`, `(` or `[`).
