@@ -275,36 +275,45 @@ extension BuildGuards {
       }
     }
     if let refusal = navigation.lengthRefusal {
-      func refuses(_ length: Int) -> Bool? {
-        guard case .read(let condition) = refusal.value, let limit = navigation.lengthLimit else {
-          return nil
+      hits += lengthRefusalHits(refusal, navigation)
+    }
+    return hits
+  }
+
+  /// The length bound at its edge: a URL of exactly the limit is kept, one more is refused.
+  static func lengthRefusalHits(
+    _ refusal: Sourced<ReadDecision<ScriptCondition>>, _ navigation: BridgeNavigationCode
+  ) -> [GuardHit] {
+    var hits: [GuardHit] = []
+    func refuses(_ length: Int) -> Bool? {
+      guard case .read(let condition) = refusal.value, let limit = navigation.lengthLimit else {
+        return nil
+      }
+      return condition.evaluate { path in
+        if path.count == 1, path[0].first?.isUppercase == true {
+          return .number(Double(limit.value))
         }
-        return condition.evaluate { path in
-          if path.count == 1, path[0].first?.isUppercase == true {
-            return .number(Double(limit.value))
-          }
-          // The raw URL itself (`typeof rawUrl`, `!rawUrl`) and its length.
-          guard path[0] == (navigation.rawName ?? path[0]) else { return nil }
-          if path.count == 1 { return .string(String(repeating: "a", count: length)) }
-          return path.count == 2 && path[1] == "length" ? .number(Double(length)) : nil
-        }
+        // The raw URL itself (`typeof rawUrl`, `!rawUrl`) and its length.
+        guard path[0] == (navigation.rawName ?? path[0]) else { return nil }
+        if path.count == 1 { return .string(String(repeating: "a", count: length)) }
+        return path.count == 2 && path[1] == "length" ? .number(Double(length)) : nil
       }
-      guard let limit = navigation.lengthLimit, let atLimit = refuses(limit.value),
-        let above = refuses(limit.value + 1)
-      else {
-        hits.append(
-          GuardHit(
-            "classifyNavigation's length bound cannot be read\(refusal.value.problem.map { " (\($0))" } ?? " (its limit is not a constant of literals, or the test reads something else)"): where it refuses a long URL is not known",
-            at: refusal.location, value: "length", unverified: true))
-        return hits
-      }
-      if atLimit || !above {
-        let condition = refusal.value.value.map { "\($0)" } ?? ""
-        hits.append(
-          GuardHit(
-            "classifyNavigation \(atLimit ? "refuses" : "keeps") a URL of exactly \(limit.value) characters and \(above ? "refuses" : "keeps") one of \(limit.value + 1) (\(condition)): the limit (\(limit.location?.description ?? "its constant")) is the longest URL kept",
-            at: refusal.location, value: condition))
-      }
+    }
+    guard let limit = navigation.lengthLimit, let atLimit = refuses(limit.value),
+      let above = refuses(limit.value + 1)
+    else {
+      hits.append(
+        GuardHit(
+          "classifyNavigation's length bound cannot be read\(refusal.value.problem.map { " (\($0))" } ?? " (its limit is not a constant of literals, or the test reads something else)"): where it refuses a long URL is not known",
+          at: refusal.location, value: "length", unverified: true))
+      return hits
+    }
+    if atLimit || !above {
+      let condition = refusal.value.value.map { "\($0)" } ?? ""
+      hits.append(
+        GuardHit(
+          "classifyNavigation \(atLimit ? "refuses" : "keeps") a URL of exactly \(limit.value) characters and \(above ? "refuses" : "keeps") one of \(limit.value + 1) (\(condition)): the limit (\(limit.location?.description ?? "its constant")) is the longest URL kept",
+          at: refusal.location, value: condition))
     }
     return hits
   }
