@@ -31,33 +31,7 @@ enum NativeLogoutReader {
     }
     let blocks = Block.structure(tokens, in: body)
     let strings = constants(in: tokens, outside: body)
-    var found: [Step: [Int]] = [:]
-    for index in body {
-      let token = tokens[index]
-      var literal: String?
-      if case .string(let text) = token.kind {
-        literal = text
-      } else if token.kind == .word, tokens.at(index - 1)?.text != ".",
-        let text = strings[token.text]
-      {
-        // A module-level constant holding the URL (`fetch(getRequestUrl(LOGOUT_URL))`).
-        literal = text
-      }
-      if let literal {
-        if literal.contains("mobile/auth/logout") {
-          found[.safetyNet, default: []].append(index)
-        } else if literal.contains("/logout/") {
-          found[.browserLogout, default: []].append(index)
-        }
-      } else if token.text == "clearAllCookies", tokens.at(index + 1)?.text == "(" {
-        found[.clearCookies, default: []].append(index)
-      } else if token.text == "setNativeCsrfToken", tokens.at(index + 1)?.text == "(",
-        let value = tokens.at(index + 2),
-        ["null", "undefined"].contains(value.text) || value.kind == .string("")
-      {
-        found[.clearCSRFToken, default: []].append(index)
-      }
-    }
+    let found = occurrences(in: body, of: tokens, constants: strings)
     let reader = Reader(tokens: tokens, body: body, blocks: blocks)
     // Where each step is taken, and why an occurrence cannot be placed.
     var readable: [Step: [Int]] = [:]
@@ -109,6 +83,43 @@ enum NativeLogoutReader {
       flow.steps[step] = placement
     }
     return flow
+  }
+
+  /// Where the body takes each step: the safety-net and browser logout URLs (written, or in a
+  /// module-level constant), `clearAllCookies()`, `setNativeCsrfToken(null)`.
+  static func occurrences(
+    in body: Range<Int>, of tokens: [JSToken], constants strings: [String: String]
+  )
+    -> [Step: [Int]]
+  {
+    var found: [Step: [Int]] = [:]
+    for index in body {
+      let token = tokens[index]
+      var literal: String?
+      if case .string(let text) = token.kind {
+        literal = text
+      } else if token.kind == .word, tokens.at(index - 1)?.text != ".",
+        let text = strings[token.text]
+      {
+        // A module-level constant holding the URL (`fetch(getRequestUrl(LOGOUT_URL))`).
+        literal = text
+      }
+      if let literal {
+        if literal.contains("mobile/auth/logout") {
+          found[.safetyNet, default: []].append(index)
+        } else if literal.contains("/logout/") {
+          found[.browserLogout, default: []].append(index)
+        }
+      } else if token.text == "clearAllCookies", tokens.at(index + 1)?.text == "(" {
+        found[.clearCookies, default: []].append(index)
+      } else if token.text == "setNativeCsrfToken", tokens.at(index + 1)?.text == "(",
+        let value = tokens.at(index + 2),
+        ["null", "undefined"].contains(value.text) || value.kind == .string("")
+      {
+        found[.clearCSRFToken, default: []].append(index)
+      }
+    }
+    return found
   }
 
   /// The token indices inside the function's body braces: after the arrow of a `const`, or
