@@ -313,45 +313,56 @@ public struct ScriptConditionParser {
         out.append(.literal(.number(number)))
         index = end
       case _ where c.isLetter || c == "_" || c == "$":
-        var end = index
-        var optional = false
-        var parts: [String] = []
-        var part = ""
-        while end < characters.count {
-          let d = characters[end]
-          if d.isLetter || d.isNumber || d == "_" || d == "$" {
-            part.append(d)
-            end += 1
-          } else if d == "?", end + 1 < characters.count, characters[end + 1] == "." {
-            optional = true
-            parts.append(part)
-            part = ""
-            end += 2
-          } else if d == "." {
-            parts.append(part)
-            part = ""
-            end += 1
-          } else {
-            break
-          }
-        }
-        parts.append(part)
+        let (word, end) = name(characters, from: index)
         index = end
-        switch parts {
-        case ["null"]: out.append(.literal(.null))
-        case ["undefined"]: out.append(.literal(.undefined))
-        case ["true"]: out.append(.literal(.bool(true)))
-        case ["false"]: out.append(.literal(.bool(false)))
-        case ["typeof"]: out.append(.typeOf)
-        default:
-          // A call (`isRecord(body)`) is code qualify does not run.
-          guard !parts.contains(""), at(0) != "(" else { return nil }
-          out.append(.path(parts, optional: optional))
-        }
+        // A call (`isRecord(body)`) is code qualify does not run.
+        guard let word, at(0) != "(" || word.isKeyword else { return nil }
+        out.append(word.token)
       default: return nil
       }
     }
     return out
+  }
+
+  /// A name or a member path (`url.host`, `body?.kind`) from `start`: the token it makes and
+  /// where it ends; nil when a part is empty (`a..b`).
+  static func name(_ characters: [Character], from start: Int) -> (Name?, Int) {
+    var end = start
+    var optional = false
+    var parts: [String] = []
+    var part = ""
+    while end < characters.count {
+      let d = characters[end]
+      if d.isLetter || d.isNumber || d == "_" || d == "$" {
+        part.append(d)
+        end += 1
+      } else if d == "?", end + 1 < characters.count, characters[end + 1] == "." {
+        optional = true
+        parts.append(part)
+        part = ""
+        end += 2
+      } else if d == "." {
+        parts.append(part)
+        part = ""
+        end += 1
+      } else {
+        break
+      }
+    }
+    parts.append(part)
+    let keywords: [[String]: Token] = [
+      ["null"]: .literal(.null), ["undefined"]: .literal(.undefined),
+      ["true"]: .literal(.bool(true)), ["false"]: .literal(.bool(false)), ["typeof"]: .typeOf,
+    ]
+    if let keyword = keywords[parts] { return (Name(token: keyword, isKeyword: true), end) }
+    guard !parts.contains("") else { return (nil, end) }
+    return (Name(token: .path(parts, optional: optional), isKeyword: false), end)
+  }
+
+  /// What `name(_:from:)` read: a keyword's token, or a path's.
+  struct Name {
+    var token: Token
+    var isKeyword: Bool
   }
 
   var current: Token? { position < tokens.count ? tokens[position] : nil }
