@@ -324,27 +324,6 @@ struct NavigationPolicyReader {
       let next = characters[index + pattern.count]
       return next == " " || next == "(" || next == "\n"
     }
-    /// The block or statement that starts at `from`, to its end.
-    func branch(from: Int) -> (text: String, end: Int) {
-      var start = from
-      while start < characters.count, characters[start] == " " || characters[start] == "\n" {
-        start += 1
-      }
-      var end = start
-      var braces = 0
-      while end < characters.count {
-        let c = characters[end]
-        if c == "{" { braces += 1 }
-        if c == "}" {
-          braces -= 1
-          if braces <= 0 { break }
-        }
-        if braces == 0, c == ";" || c == "\n", end > start { break }
-        end += 1
-      }
-      let stop = min(characters.count, end + 1)
-      return (String(original[start..<stop]), stop)
-    }
     var out: [IfStatement] = []
     var index = 0
     while index + 3 < characters.count {
@@ -358,19 +337,7 @@ struct NavigationPolicyReader {
       var end = cursor
       if isGuard {
         // `guard … else {`: up to `else` at depth 0.
-        var depth = 0
-        while end + 4 < characters.count {
-          let c = characters[end]
-          if c == "(" || c == "[" { depth += 1 }
-          if c == ")" || c == "]" { depth -= 1 }
-          if depth == 0,
-            String(characters[end..<(end + 5)]) == " else"
-              || String(characters[end..<(end + 5)]) == "\nelse"
-          {
-            break
-          }
-          end += 1
-        }
+        end = guardEnd(characters, from: cursor)
         condition = String(original[cursor..<end])
         end += 5
       } else if cursor < characters.count, characters[cursor] == "(" {
@@ -407,7 +374,7 @@ struct NavigationPolicyReader {
         }
         condition = String(original[cursor..<min(end, original.count)])
       }
-      let taken = branch(from: min(end, characters.count))
+      let taken = branchText(characters, original, from: min(end, characters.count))
       out.append(
         IfStatement(
           line: lineOf.indices.contains(index) ? lineOf[index] : body.first?.0 ?? 0,
@@ -415,6 +382,50 @@ struct NavigationPolicyReader {
           branch: taken.text, isGuard: isGuard))
     }
     return out
+  }
+
+  /// The block or statement that starts at `from`, to its end.
+  static func branchText(_ characters: [Character], _ original: [Character], from: Int) -> (
+    text: String, end: Int
+  ) {
+    var start = from
+    while start < characters.count, characters[start] == " " || characters[start] == "\n" {
+      start += 1
+    }
+    var end = start
+    var braces = 0
+    while end < characters.count {
+      let c = characters[end]
+      if c == "{" { braces += 1 }
+      if c == "}" {
+        braces -= 1
+        if braces <= 0 { break }
+      }
+      if braces == 0, c == ";" || c == "\n", end > start { break }
+      end += 1
+    }
+    let stop = min(characters.count, end + 1)
+    return (String(original[start..<stop]), stop)
+  }
+
+  /// Where a `guard`'s condition starting at `cursor` ends: at ` else` (or `else` on a line of
+  /// its own) at bracket depth 0.
+  static func guardEnd(_ characters: [Character], from cursor: Int) -> Int {
+    var end = cursor
+    var depth = 0
+    while end + 4 < characters.count {
+      let c = characters[end]
+      if c == "(" || c == "[" { depth += 1 }
+      if c == ")" || c == "]" { depth -= 1 }
+      if depth == 0,
+        String(characters[end..<(end + 5)]) == " else"
+          || String(characters[end..<(end + 5)]) == "\nelse"
+      {
+        break
+      }
+      end += 1
+    }
+    return end
   }
 
   /// Locals bound to a path: `let host = url.host`, `String scheme = url.getScheme();`,
