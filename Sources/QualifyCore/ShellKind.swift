@@ -256,6 +256,10 @@ public struct ShellKind: Sendable, Hashable {
     )
   )
 
+  /// The kind of an app whose `qualify.json` names none, and of a scenario without a `shell`
+  /// line: seed 000's.
+  public static let `default` = singleOrigin
+
   public static let all: [ShellKind] = [
     .singleOrigin, .multiInstance, .sessionContract, .hybridWebView, .reactNativeBridge,
   ]

@@ -56,7 +56,7 @@ public struct ChecklistCoverage: Sendable {
   /// - Parameter waived: indices of failing results a waiver covers.
   public init(
     _ results: [ScenarioResult], catalogue: [Int: Set<Platform>]? = nil, waived: Set<Int> = [],
-    shell: ShellKind = .singleOrigin
+    shell: ShellKind = .default
   ) {
     self.shell = shell
     var cells: [ChecklistCell] = []

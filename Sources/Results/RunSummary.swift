@@ -71,7 +71,7 @@ public struct RunScope: Sendable, Codable, Equatable {
   public var release: ReleaseRecord?
 
   /// The shell kind the run's checklist is that of.
-  public var shellKind: ShellKind { shell.flatMap(ShellKind.named) ?? .singleOrigin }
+  public var shellKind: ShellKind { shell.flatMap(ShellKind.named) ?? .default }
 
   public init() {}
 

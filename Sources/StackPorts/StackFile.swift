@@ -29,7 +29,7 @@ public enum StackFile {
   ///   real system reported and never used.
   public static func load(
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-    shell: ShellKind = .singleOrigin
+    shell: ShellKind = .default
   ) throws -> RealSystems {
     let document = try document(at: path)
     guard case .object = document.value else {

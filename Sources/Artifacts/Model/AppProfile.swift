@@ -41,7 +41,7 @@ public struct AppProfile: Sendable {
   public var name: String
   /// The kind of shell the app is (`shell`): which readers, guards, scenarios and checklist
   /// apply.
-  public var shell: ShellKind = .singleOrigin
+  public var shell: ShellKind = .default
   /// The URL scheme a multi-instance shell opens deep links on (`deepLinkScheme`,
   /// `sovereign://<host>/<path>`).
   public var deepLinkScheme: String?

@@ -11,7 +11,7 @@ public struct Scenario: Sendable {
   public var about: [String] = []
   /// The kind of shell the scenario drives (`shell multi-instance`): it runs only on apps of
   /// that kind, and its checklist items are that kind's.
-  public var shell: ShellKind = .singleOrigin
+  public var shell: ShellKind = .default
   /// Items of its shell kind's release checklist this scenario automates.
   public var checklist: [Int] = []
   /// Checklist items it adds evidence to without proving them (`supports 8`): shown beside

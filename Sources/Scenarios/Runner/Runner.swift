@@ -93,7 +93,7 @@ public final class Runner: Sendable {
   /// Only the scenarios of the app's shell kind apply.
   public static func jobs(
     _ scenarios: [Scenario], platforms: [Platform], channel: Channel,
-    shell: ShellKind = .singleOrigin
+    shell: ShellKind = .default
   ) -> [(Scenario, Platform)] {
     scenarios.filter { $0.shell == shell }.sorted { $0.id < $1.id }.flatMap { scenario in
       platforms.sorted().filter { scenario.applies(to: $0, channel: channel) }.map {
@@ -111,7 +111,7 @@ public final class Runner: Sendable {
   ) -> [ScenarioResult] {
     let jobs = Runner.jobs(
       scenarios, platforms: platforms, channel: channel,
-      shell: builds.values.first?.shell ?? .singleOrigin)
+      shell: builds.values.first?.shell ?? .default)
     let results = ResultSlots(count: jobs.count)
     let next = Counter()
     let stopped = Locked(false)

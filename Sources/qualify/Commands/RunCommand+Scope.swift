@@ -16,7 +16,7 @@ extension RunCommand {
   ) -> RunScope {
     var scope = RunScope()
     scope.scenario = single
-    scope.shell = shell == .singleOrigin ? nil : shell.id
+    scope.shell = shell == .default ? nil : shell.id
     scope.filters = parsed.all("filter")
     scope.tags = parsed.all("tag")
     scope.shard = parsed.value("shard")
