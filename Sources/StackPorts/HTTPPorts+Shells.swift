@@ -46,12 +46,7 @@ public struct HTTPHybridSite: HybridSitePort {
   }
 
   private func hook(_ request: ClientRequest) throws -> HTTPResponse {
-    let response = try client.send(request).throwingResponse()
-    if response.status == 404 || response.status == 405 {
-      throw PortUnsupported(
-        "\(origin) has no operator hook at \(request.url): only the embedded site answers it")
-    }
-    return response
+    try client.operatorHook(request, of: origin, servedBy: "the embedded site")
   }
 }
 
@@ -110,10 +105,20 @@ public struct HTTPHandoffServer: HandoffPort {
   }
 
   private func hook(_ request: ClientRequest) throws -> HTTPResponse {
-    let response = try client.send(request).throwingResponse()
+    try client.operatorHook(request, of: origin, servedBy: "the embedded web app")
+  }
+}
+
+extension HTTPClient {
+  /// The answer of an operator hook only the embedded servers have: a server without it
+  /// (404, 405) cannot be asked, which is `PortUnsupported`, not a failure of the app.
+  func operatorHook(_ request: ClientRequest, of origin: Origin, servedBy: String) throws
+    -> HTTPResponse
+  {
+    let response = try send(request).throwingResponse()
     if response.status == 404 || response.status == 405 {
       throw PortUnsupported(
-        "\(origin) has no operator hook at \(request.url): only the embedded web app answers it")
+        "\(origin) has no operator hook at \(request.url): only \(servedBy) answers it")
     }
     return response
   }
