@@ -51,6 +51,7 @@ extension AppProfile {
             "did you mean \"\($0)\"?"
           })
       }
+      // The root was taken in init; a value that is not a string is reported here, in order.
       _ = top("capacitorRoot")
       profile.file = file
       profile.keyLines = [:]

@@ -335,14 +335,14 @@ public final class HybridShell {
     // (`PushRegistrationStateMachine`): Apple issues an APNs token only to a build signed with
     // aps-environment, FCM on Android needs Play services and a google-services.json client
     // for the package. Firebase on iOS then needs the APNs token handed to it.
-    if case .impossible(let reason) = platformTokenRules(hybrid).tokenRequest() {
-      let file = build.platform == .ios ? "GoogleService-Info.plist" : "google-services.json"
+    // The config's client for the package is checked below, naming the file and what it holds.
+    if case .impossible(let reason) = platformTokenRules(hybrid).tokenRequest(),
+      build.platform == .ios || !hasPlayServices
+    {
       tokenProblem =
         build.platform == .ios
         ? "\(hybrid.entitlementsFile.map { "\($0) have no aps-environment" } ?? "\(build.files["ios.project"] ?? "the Xcode project") sets no CODE_SIGN_ENTITLEMENTS: the build signs with no entitlements, so no aps-environment"): registerForRemoteNotifications fails, no APNs token, so no FCM token"
-        : reason.contains("google-services.json") && !hybrid.firebaseApps.isEmpty
-          ? "\(file) (\(hybrid.firebaseApps.first?.origin ?? "?")) registers \(hybrid.firebaseApps.map(\.value).joined(separator: ", ")), not \(build.appId.value): no FCM token"
-          : "\(reason): no FCM token"
+        : "\(reason): no FCM token"
       environment.decision(source, tokenProblem ?? "")
       return
     }
