@@ -118,20 +118,19 @@ extension BuildReader {
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        platform: platform, channel: channel, parts: .reactNativeBridge(settings),
+        name: profile.name, displayName: profile.title,
         appId: settings.appId, syncedAppId: nil, callbackScheme: settings.scheme,
-        registeredSchemes: [settings.scheme], capacitor: CapacitorConfig(file: ""),
+        registeredSchemes: [settings.scheme], capacitor: nil,
         transport: TransportSettings(), authSession: AuthSessionSettings(),
         push: PushShellSettings(), guards: BuildGuardSettings(),
         frontend: FrontendSettings(apiOrigin: web, isDevBuild: !release.value),
-        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: [:])
       build.features.ota = FeatureState(
         enabled: false, use: .unused,
         decidedBy: "seed 001: no native OTA update channel in the release design")
       build.features.push = FeatureState(
         enabled: false, use: .unused, decidedBy: "seed 001: no remote push in the release design")
-      build.parts = .reactNativeBridge(settings)
       if !release.value {
         // An Expo development build lets the WebView reach the local dev server over HTTP.
         build.transport.usesCleartextTraffic = Sourced(

@@ -66,20 +66,18 @@ extension BuildReader {
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        platform: platform, channel: channel, parts: .hybridWebView(base), name: profile.name,
+        displayName: profile.title,
         appId: Sourced(profile.appId ?? "", at: nil), syncedAppId: nil,
-        callbackScheme: Sourced("", at: nil), registeredSchemes: [],
-        capacitor: CapacitorConfig(file: ""), transport: TransportSettings(),
+        callbackScheme: nil, registeredSchemes: [], capacitor: nil, transport: TransportSettings(),
         authSession: AuthSessionSettings(), push: PushShellSettings(),
         guards: BuildGuardSettings(),
         frontend: FrontendSettings(apiOrigin: webOrigin, isDevBuild: channel == .dev),
-        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: resolvedFiles(for: platform))
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a hybrid WebView app has no OTA channel")
       build.features.push = FeatureState(
         enabled: true, use: .used, decidedBy: "seed 003: FCM pushes carrying a targetUrl")
-      build.parts = .hybridWebView(base)
       switch platform {
       case .ios: readHybridIOS(into: &build)
       case .android: readHybridAndroid(into: &build)

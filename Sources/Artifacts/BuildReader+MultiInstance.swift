@@ -35,7 +35,8 @@ extension BuildReader {
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        platform: platform, channel: channel, parts: .multiInstance(settings), name: profile.name,
+        displayName: profile.title,
         appId: appId ?? Sourced(profile.appId ?? "", at: nil), syncedAppId: appId,
         callbackScheme: Sourced(
           profile.deepLinkScheme ?? "", at: settings.deepLinkScheme?.location),
@@ -44,12 +45,10 @@ extension BuildReader {
         guards: BuildGuardSettings(),
         // No fixed API origin: the instances are the user's, chosen at run time.
         frontend: FrontendSettings(apiOrigin: Sourced("", at: nil), isDevBuild: channel == .dev),
-        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: resolvedFiles(for: platform))
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a multi-instance shell has no OTA channel")
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
-      build.parts = .multiInstance(settings)
       switch platform {
       case .ios: readInstanceShellIOS(into: &build)
       case .android: readInstanceShellAndroid(into: &build)

@@ -30,21 +30,20 @@ extension BuildReader {
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        platform: platform, channel: channel,
+        parts: .sessionContract(
+          SessionContractSettings(foregroundReload: profile.sessionForegroundReload ?? 600)),
+        name: profile.name, displayName: profile.title,
         appId: Sourced(profile.appId ?? profile.name, at: nil), syncedAppId: nil,
-        callbackScheme: Sourced("", at: nil), registeredSchemes: [],
-        capacitor: CapacitorConfig(file: ""), transport: TransportSettings(),
+        callbackScheme: nil, registeredSchemes: [], capacitor: nil, transport: TransportSettings(),
         authSession: AuthSessionSettings(), push: PushShellSettings(),
         guards: BuildGuardSettings(),
         frontend: FrontendSettings(
           apiOrigin: Sourced(api, at: location), isDevBuild: channel == .dev),
-        backend: BackendSettings(env: EnvLayers([])), realm: nil, identityProvider: "",
         files: [:])
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a session-contract app has no OTA channel here")
       build.testUsers = profile.testUsers
-      build.parts = .sessionContract(
-        SessionContractSettings(foregroundReload: profile.sessionForegroundReload ?? 600))
       builds[platform] = build
     }
     return builds

@@ -68,14 +68,17 @@ struct BuildReader {
         appIdFromEnv: Self.sourced(frontendEnv, "MOBILE_APP_ID"))
       let fallbackId = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId ?? ""
       var build = AppBuild(
-        platform: platform, channel: channel, name: profile.name, displayName: profile.title,
+        platform: platform, channel: channel,
+        parts: .singleOrigin(
+          SingleOriginSettings(
+            backend: backend, realm: realm, identityProvider: files.identityProvider)),
+        name: profile.name, displayName: profile.title,
         appId: Sourced(
           fallbackId,
           at: profile.appId != nil ? nil : frontendEnv.location(of: "MOBILE_APP_ID")),
         syncedAppId: capacitor.appId, callbackScheme: scheme, registeredSchemes: [],
         capacitor: capacitor, transport: TransportSettings(), authSession: AuthSessionSettings(),
         push: PushShellSettings(), guards: BuildGuardSettings(), frontend: frontend,
-        backend: backend, realm: realm, identityProvider: files.identityProvider,
         files: resolvedFiles(for: platform))
       build.environment = environment
       build.testUsers = profile.testUsers

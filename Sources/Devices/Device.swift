@@ -176,7 +176,7 @@ extension App {
 
   private func loadWebView() -> WebViewContent {
     let source = "\(device.platform.rawValue)/\(name)"
-    guard let url = build.capacitor.serverURL?.value else {
+    guard let url = build.capacitor?.serverURL?.value else {
       device.environment.decision(
         source,
         "the WebView loads the bundle \(updater.current)\(updater.current == updater.builtin ? " (embedded)" : "")"

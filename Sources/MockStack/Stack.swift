@@ -38,6 +38,7 @@ public final class Stack: Sendable {
     sharing listeners: StackListeners? = nil
   ) throws {
     topology = try StackTopology(build: build)
+    let settings = try StackTopology.settings(of: build)
     self.context = context
     let secureHosts = VirtualHosts()
     let cleartextHosts = VirtualHosts()
@@ -49,7 +50,7 @@ public final class Stack: Sendable {
 
     // The identity provider, configured like the real one of the channel.
     let profile =
-      IdentityProviderProfile.named(profileName ?? build.identityProvider) ?? .keycloakDev
+      (profileName ?? build.identityProvider).flatMap(IdentityProviderProfile.named) ?? .keycloakDev
     let users = Stack.identityProviderUsers(build, context)
     let companionSecret = context.secret(byteCount: 24)
     // A real IdP (`--stack`) replaces the mock: nothing is served at its origin.
@@ -62,14 +63,14 @@ public final class Stack: Sendable {
 
     // Push: the backend's credentials, Apple's and Google's view of the app's accounts, and
     // the gateways (seed 000 checklist item 8; DESIGN.md rules 14 and 15).
-    let push = try material.pushCredentials(build.backend)
+    let push = try material.pushCredentials(settings)
     pushCredentials = push
     backend = Backend(
-      origin: topology.backend, settings: build.backend, push: push,
+      origin: topology.backend, settings: settings, push: push,
       pushLocKeys: build.push.requiredBannerKeys, context: context,
       backChannel: channel.send("backend"))
     companionBackend = Stack.companionBackend(
-      build, topology: topology, secret: companionSecret, real: real, context: context,
+      settings, topology: topology, secret: companionSecret, real: real, context: context,
       backChannel: channel.send("companion-backend"))
     if real?.identityProvider != nil {
       backend.idTokensFromRealTime = true
@@ -83,7 +84,7 @@ public final class Stack: Sendable {
     bucket =
       real?.ota == nil
       ? topology.bucket.flatMap { origin in
-        build.backend.otaManifestURL.map {
+        settings.otaManifestURL.map {
           OTABucket(origin: origin, basePath: OTABucket.basePath(of: $0), context: context)
         }
       } : nil
@@ -125,11 +126,11 @@ public final class Stack: Sendable {
   /// The companion app's backend (seed 000's cross-app SSO): the app's backend settings, with
   /// the companion's client at the IdP and its own callback scheme.
   static func companionBackend(
-    _ build: AppBuild, topology: StackTopology, secret companionSecret: String,
+    _ settings: BackendSettings, topology: StackTopology, secret companionSecret: String,
     real: RealSystems?, context: StackContext,
     backChannel: @escaping @Sendable (ClientRequest) -> HTTPResponse?
   ) -> Backend {
-    var companionSettings = build.backend
+    var companionSettings = settings
     companionSettings.env.set(
       "OIDC_RP_CLIENT_ID", real?.identityProvider?.companion.id ?? Companion.clientID)
     companionSettings.env.set(
@@ -151,7 +152,7 @@ public final class Stack: Sendable {
     let apple = ApplePushNetwork(
       account: AppleDeveloperAccount(
         teamId: push.apnsTeamId, keys: [push.apnsKeyId: push.apnsPublicKey],
-        pushBundleIds: Set([build.appId.value] + [build.backend.apnsBundleId].compactMap { $0 })),
+        pushBundleIds: Set([build.appId.value] + [build.backend?.apnsBundleId].compactMap { $0 })),
       behaviours: APNsStateMachine.Behaviours(
         acceptsAnyEnvironment: context.behaviours.apnsAcceptsAnyEnvironment,
         ignoresTopic: context.behaviours.apnsIgnoresTopic))
@@ -189,7 +190,7 @@ public final class Stack: Sendable {
     context: StackContext
   ) -> IdentityProvider? {
     guard let origin = topology.identityProvider else { return nil }
-    let appClientID = build.backend.oidcClientId ?? build.name
+    let appClientID = build.backend?.oidcClientId ?? build.name
     let appCallback = topology.backend.url("/api/v1.0/callback/")
     var clients: [IdentityProvider.Client] = []
     var appACR: [String: Int] = ["eidas1": 1]
@@ -205,7 +206,7 @@ public final class Stack: Sendable {
       // ProConnect: the partner registration the backend's env describes.
       clients.append(
         IdentityProvider.Client(
-          id: appClientID, secret: build.backend.oidcClientSecret ?? "",
+          id: appClientID, secret: build.backend?.oidcClientSecret ?? "",
           redirectURIs: [appCallback],
           postLogoutRedirectURIs: [topology.backend.url("/api/v1.0/logout-callback/")],
           acrLevels: appACR))

@@ -31,12 +31,12 @@ public struct StackTopology: Sendable {
         "NEXT_PUBLIC_API_ORIGIN is not an http(s) origin: \(build.frontend.apiOrigin.value) (\(build.frontend.apiOrigin.origin))",
         isAppConfiguration: true)
     }
+    let settings = try StackTopology.settings(of: build)
     self.backend = backend
-    identityProvider = build.backend.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
+    identityProvider = settings.oidcAuthorizationEndpoint.flatMap(Origin.init(url:))
     for endpoint in [
-      build.backend.oidcAuthorizationEndpoint, build.backend.oidcTokenEndpoint,
-      build.backend.oidcJWKSEndpoint, build.backend.oidcUserinfoEndpoint,
-      build.backend.oidcLogoutEndpoint,
+      settings.oidcAuthorizationEndpoint, settings.oidcTokenEndpoint, settings.oidcJWKSEndpoint,
+      settings.oidcUserinfoEndpoint, settings.oidcLogoutEndpoint,
     ] {
       if let origin = endpoint.flatMap(Origin.init(url:)),
         !identityProviderOrigins.contains(origin)
@@ -44,11 +44,22 @@ public struct StackTopology: Sendable {
         identityProviderOrigins.append(origin)
       }
     }
-    bucket = build.backend.otaManifestURL.flatMap(Origin.init(url:))
+    bucket = settings.otaManifestURL.flatMap(Origin.init(url:))
     companionBackend = StackTopology.companion(of: backend)
     if build.channel == .dev {
-      devServer = build.capacitor.serverURL.flatMap { Origin(url: $0.value) }
+      devServer = build.capacitor?.serverURL.flatMap { Origin(url: $0.value) }
     }
+  }
+
+  /// The backend env of the single-origin app the mock stack serves: another kind's servers
+  /// are its pack's own.
+  static func settings(of build: AppBuild) throws -> BackendSettings {
+    guard let settings = build.backend else {
+      throw StackError(
+        "the mock stack serves seed 000's single-origin apps; a \(build.shell.id) app's servers are its pack's own"
+      )
+    }
+    return settings
   }
 
   /// The companion app's backend: a sibling host on https, the next dev port on localhost.

@@ -202,26 +202,28 @@ public struct RealSystems: Sendable {
         backend.origin.description, at: FileLocation(file: source, line: 0, column: 1))
     }
     // The (mock) backend's /config names the real channel's manifest.
-    if let ota { build.backend.env.set("MOBILE_OTA_MANIFEST_URL", ota.manifestURL, source: source) }
+    if let ota {
+      build.backend?.env.set("MOBILE_OTA_MANIFEST_URL", ota.manifestURL, source: source)
+    }
     guard let idp = identityProvider else { return build }
-    build.backend.env.set(
+    build.backend?.env.set(
       "OIDC_OP_AUTHORIZATION_ENDPOINT", idp.authorizationEndpoint, source: source)
-    build.backend.env.set("OIDC_OP_TOKEN_ENDPOINT", idp.tokenEndpoint, source: source)
-    build.backend.env.set("OIDC_OP_JWKS_ENDPOINT", idp.jwksURI, source: source)
+    build.backend?.env.set("OIDC_OP_TOKEN_ENDPOINT", idp.tokenEndpoint, source: source)
+    build.backend?.env.set("OIDC_OP_JWKS_ENDPOINT", idp.jwksURI, source: source)
     // What the real IdP's discovery does not offer is not left pointing at the channel's own
     // IdP: a logout with no end_session endpoint ends the backend's session only.
     if let userinfo = idp.userinfoEndpoint {
-      build.backend.env.set("OIDC_OP_USER_ENDPOINT", userinfo, source: source)
+      build.backend?.env.set("OIDC_OP_USER_ENDPOINT", userinfo, source: source)
     } else {
-      build.backend.env.remove("OIDC_OP_USER_ENDPOINT")
+      build.backend?.env.remove("OIDC_OP_USER_ENDPOINT")
     }
     if let logout = idp.endSessionEndpoint {
-      build.backend.env.set("OIDC_OP_LOGOUT_ENDPOINT", logout, source: source)
+      build.backend?.env.set("OIDC_OP_LOGOUT_ENDPOINT", logout, source: source)
     } else {
-      build.backend.env.remove("OIDC_OP_LOGOUT_ENDPOINT")
+      build.backend?.env.remove("OIDC_OP_LOGOUT_ENDPOINT")
     }
-    build.backend.env.set("OIDC_RP_CLIENT_ID", idp.app.id, source: source)
-    build.backend.env.set("OIDC_RP_CLIENT_SECRET", idp.app.secret, source: source)
+    build.backend?.env.set("OIDC_RP_CLIENT_ID", idp.app.id, source: source)
+    build.backend?.env.set("OIDC_RP_CLIENT_SECRET", idp.app.secret, source: source)
     build.testUsers = idp.testUsers.map(\.username)
     // The realm export stays: the static guards still read it (acr.loa.map); the mock IdP
     // that would serve it is not started.

@@ -104,7 +104,7 @@ import Testing
       #expect(build.shell == .multiInstance)
       #expect(build.appId.value == "fs.sovereign.mobile")
       #expect(build.registers(scheme: "sovereign"))
-      #expect(build.capacitor.serverURL == nil)
+      #expect(build.capacitor?.serverURL == nil)
       #expect(BuildGuards.findings(for: build).isEmpty, "\(BuildGuards.findings(for: build))")
     }
     #expect(

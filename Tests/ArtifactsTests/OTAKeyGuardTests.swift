@@ -29,14 +29,14 @@ import Testing
   /// Issue 26: the same key in a form the plugin cannot read, or a pair of another size, is
   /// named where capacitor.config bakes it.
   @Test func aKeyFormOrSizeTheDeviceCannotUseIsNamed() throws {
-    let baked = try #require(build.capacitor.updaterPublicKey)
+    let baked = try #require(build.capacitor?.updaterPublicKey)
     let pem = try #require(Base64PEM.decode(baked.value))
     for (key, words) in [
       (try Key.publicKey(pem: pem).spkiPublicPEM(), "BEGIN PUBLIC KEY PEM"),
       (try Key.generateRSA(bits: 3072).pkcs1PublicPEM(), "RSA-3072"),
     ] {
       var broken = build
-      broken.capacitor.updaterPublicKey = Sourced(key, at: baked.location)
+      broken.capacitor?.updaterPublicKey = Sourced(key, at: baked.location)
       let finding = try #require(
         BuildGuards.findings(for: broken).first { $0.rule == "ota-key-form" })
       #expect(finding.message.contains(words), "\(finding.message)")
@@ -48,18 +48,18 @@ import Testing
   /// (true) makes it update itself from its update server: named at the setting, or at the
   /// file when the key is missing.
   @Test func anUpdaterInAutoModeIsNamed() throws {
-    let setting = try #require(build.capacitor.updaterAutoUpdate)
+    let setting = try #require(build.capacitor?.updaterAutoUpdate)
     #expect(setting.value == false)
     var on = build
-    on.capacitor.updaterAutoUpdate = Sourced(true, at: setting.location)
+    on.capacitor?.updaterAutoUpdate = Sourced(true, at: setting.location)
     let named = try #require(BuildGuards.findings(for: on).first { $0.rule == "ota-manual-mode" })
     #expect(named.location == setting.location)
     var unset = build
-    unset.capacitor.updaterAutoUpdate = nil
+    unset.capacitor?.updaterAutoUpdate = nil
     let defaulted = try #require(
       BuildGuards.findings(for: unset).first { $0.rule == "ota-manual-mode" })
     #expect(defaulted.message.contains("default (true)"), "\(defaulted.message)")
-    #expect(defaulted.location?.file == build.capacitor.file)
+    #expect(defaulted.location?.file == build.capacitor?.file)
     var offline = unset
     offline.features.ota.enabled = false
     #expect(!BuildGuards.findings(for: offline).contains { $0.rule == "ota-manual-mode" })
@@ -76,8 +76,8 @@ import Testing
   @Test func aConfigKeyFromAnotherPairIsNamed() throws {
     var broken = build
     let other = try base64PublicHalf(of: try Key.generateRSA(bits: 1024))
-    broken.capacitor.updaterPublicKey = Sourced(
-      other, at: build.capacitor.updaterPublicKey?.location)
+    broken.capacitor?.updaterPublicKey = Sourced(
+      other, at: build.capacitor?.updaterPublicKey?.location)
     let findings = BuildGuards.findings(for: broken).filter { $0.rule == "ota-key-pair" }
     // Both the web verifier's key and the signing key disagree with the config's.
     #expect(findings.count == 2)

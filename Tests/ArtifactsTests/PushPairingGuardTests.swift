@@ -22,7 +22,7 @@ import Testing
 
   @Test func aStoreBuildAgainstTheSandboxNamesBothFiles() throws {
     var build = try Self.build(.prod, .ios)
-    build.backend.env.set("PUSH_APNS_USE_SANDBOX", "True")
+    build.backend?.env.set("PUSH_APNS_USE_SANDBOX", "True")
     let finding = try #require(Self.findings(build).first)
     #expect(finding.severity == .error)
     #expect(finding.message.contains("PUSH_APNS_USE_SANDBOX=True"))
@@ -36,13 +36,13 @@ import Testing
     let location = build.push.apsEnvironment?.location
     build.push.apsEnvironment = Sourced("development", at: location)
     #expect(Self.findings(build).count == 1)
-    build.backend.env.set("PUSH_APNS_USE_SANDBOX", "True")
+    build.backend?.env.set("PUSH_APNS_USE_SANDBOX", "True")
     #expect(Self.findings(build).isEmpty)
   }
 
   @Test func aTopicOtherThanTheAppIdIsNamed() throws {
     var build = try Self.build(.prod, .ios)
-    build.backend.env.set("PUSH_APNS_BUNDLE_ID", "org.example.other")
+    build.backend?.env.set("PUSH_APNS_BUNDLE_ID", "org.example.other")
     let finding = try #require(Self.findings(build).first)
     #expect(finding.value == "org.example.other")
     #expect(finding.message.contains(build.appId.value))
@@ -51,7 +51,7 @@ import Testing
   @Test func androidProjectClientAndPermissionAreEachNamed() throws {
     let paired = try Self.build(.prod, .android)
     var project = paired
-    project.backend.env.set("PUSH_FCM_PROJECT_ID", "messages-staging")
+    project.backend?.env.set("PUSH_FCM_PROJECT_ID", "messages-staging")
     let mismatch = try #require(Self.findings(project).first)
     #expect(mismatch.message.contains("google-services.json:"))
     #expect(mismatch.value == "messages-staging")
@@ -73,7 +73,7 @@ import Testing
   /// Declared used, a release build is still checked (the feature is meant to be on).
   @Test func aBuildWithoutPushIsCheckedOnlyWhenTheAppDeclaresItUsed() throws {
     var build = try Self.build(.prod, .ios)
-    build.backend.env.set("PUSH_APNS_USE_SANDBOX", "True")
+    build.backend?.env.set("PUSH_APNS_USE_SANDBOX", "True")
     build.features.push.enabled = false
     #expect(build.features.push.use == .used)
     #expect(Self.findings(build).count == 1)
@@ -83,13 +83,13 @@ import Testing
 
   @Test func partlySetAPNsSecretsAndAForeignServiceAccountAreNamed() throws {
     var ios = try Self.build(.prod, .ios)
-    ios.backend.env.set("PUSH_APNS_KEY_ID", "ABC123DEFG")
+    ios.backend?.env.set("PUSH_APNS_KEY_ID", "ABC123DEFG")
     let partial = try #require(Self.findings(ios).first)
     #expect(
       partial.message.contains("PUSH_APNS_KEY_ID is set but not PUSH_APNS_KEY, PUSH_APNS_TEAM_ID"))
 
     var android = try Self.build(.prod, .android)
-    android.backend.env.set(
+    android.backend?.env.set(
       "PUSH_FCM_CREDENTIALS",
       #"{"type":"service_account","client_email":"push@messages-staging.iam.gserviceaccount.com"}"#)
     let foreign = try #require(Self.findings(android).first)

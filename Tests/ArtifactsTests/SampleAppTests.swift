@@ -46,8 +46,8 @@ import Testing
     let builds = try app.builds(for: .prod)
     let ios = try #require(builds[.ios])
     let android = try #require(builds[.android])
-    #expect(ios.capacitor.serverURL == nil)
-    #expect(android.capacitor.cleartext?.value == false)
+    #expect(ios.capacitor?.serverURL == nil)
+    #expect(android.capacitor?.cleartext?.value == false)
     #expect(ios.guards.iosStripATSPhase?.value == true)
     #expect(ios.transport.atsShipped == nil)
     #expect(ios.transport.atsInSource?.allowsLocalNetworking?.value == true)
@@ -78,8 +78,8 @@ import Testing
     let builds = try app.builds(for: .dev)
     let ios = try #require(builds[.ios])
     let android = try #require(builds[.android])
-    #expect(ios.capacitor.serverURL?.value == "http://localhost:8900")
-    #expect(ios.capacitor.serverURL?.origin.hasSuffix("deploy/env/frontend.defaults:10") == true)
+    #expect(ios.capacitor?.serverURL?.value == "http://localhost:8900")
+    #expect(ios.capacitor?.serverURL?.origin.hasSuffix("deploy/env/frontend.defaults:10") == true)
     #expect(android.transport.androidCleartext(host: "localhost").value)
     #expect(ios.transport.atsShipped?.allowsLocalNetworking?.value == true)
     #expect(ios.push.apsEnvironment?.value == "development")
@@ -101,8 +101,8 @@ import Testing
 
   @Test func devOIDCEndpointsSitOnTwoOrigins() throws {
     let ios = try #require(try app.builds(for: .dev)[.ios])
-    #expect(ios.backend.oidcAuthorizationEndpoint?.hasPrefix("http://localhost:8902/") == true)
-    #expect(ios.backend.oidcTokenEndpoint?.hasPrefix("http://keycloak:8802/") == true)
+    #expect(ios.backend?.oidcAuthorizationEndpoint?.hasPrefix("http://localhost:8902/") == true)
+    #expect(ios.backend?.oidcTokenEndpoint?.hasPrefix("http://keycloak:8802/") == true)
   }
 }
 

@@ -34,11 +34,11 @@ import Testing
     try Data(material.authority.certificatePEM.utf8).write(to: ca)
     // The RP is the app's backend client, as registered at the IdP.
     let input: [String: Any] = [
-      "issuer": idp.issuer, "client_id": build.backend.oidcClientId ?? "",
-      "client_secret": build.backend.oidcClientSecret ?? "",
+      "issuer": idp.issuer, "client_id": build.backend?.oidcClientId ?? "",
+      "client_secret": build.backend?.oidcClientSecret ?? "",
       "redirect_uri": topology.backend.url("/api/v1.0/callback/"), "username": alice.username,
       "password": alice.password ?? "",
-      "acr": build.backend.oidcExtraParams["acr_values"] ?? "", "ca": ca.path,
+      "acr": build.backend?.oidcExtraParams["acr_values"] ?? "", "ca": ca.path,
       "expect_pkce": idp.profile != .proconnect,
       "connect": stack.origins,
     ]
@@ -121,7 +121,7 @@ import Testing
       return try #require((response.jsonObject as? [String: Any])?["token"] as? String)
     }
     let appId = build.appId.value
-    let project = try #require(build.backend.fcmProjectId)
+    let project = try #require(build.backend?.fcmProjectId)
     let qualifyJWT = try JWT.sign(
       ["iss": credentials.apnsTeamId, "iat": Int(Date().timeIntervalSince1970)],
       key: credentials.apnsKey, keyID: credentials.apnsKeyId, algorithm: .es256)

@@ -18,7 +18,7 @@ import Testing
   ) throws -> (Stack, HTTPClient, AppBuild) {
     var build = try #require(
       try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[platform])
-    for (key, value) in env { build.backend.env.set(key, value) }
+    for (key, value) in env { build.backend?.env.set(key, value) }
     let context = StackContext(
       clock: clock, random: RandomSource(seed: 11), evidence: evidence, redactor: Redactor(),
       channel: .prod, behaviours: StackBehaviours())

@@ -49,9 +49,9 @@ import Testing
     let build = try #require(
       try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.ios])
     let applied = Self.realIdP.applied(to: build)
-    #expect(applied.backend.oidcAuthorizationEndpoint == "https://idp.example/o/authorize/")
-    #expect(applied.backend.oidcTokenEndpoint == "https://idp.example/o/token/")
-    #expect(applied.backend.oidcClientId == "a")
+    #expect(applied.backend?.oidcAuthorizationEndpoint == "https://idp.example/o/authorize/")
+    #expect(applied.backend?.oidcTokenEndpoint == "https://idp.example/o/token/")
+    #expect(applied.backend?.oidcClientId == "a")
     // The realm export stays for the static guards; the stack's accounts are the users.
     #expect(applied.realm != nil)
     #expect(applied.testUsers.isEmpty)

@@ -134,7 +134,7 @@ enum SampleRun {
       """)
     func failure(_ platform: Platform, _ env: [String: String]) throws -> (String?, String?) {
       var builds = SampleRun.builds
-      for (key, value) in env { builds[platform]?.backend.env.set(key, value) }
+      for (key, value) in env { builds[platform]?.backend?.env.set(key, value) }
       let result = SampleRun.runner(builds).run(scenario, platform: platform, channel: .prod)
       return (result.check.failureReason, result.check.failureDetail)
     }

@@ -66,7 +66,8 @@ import Testing
   }
 
   /// A build's kind and its kind's settings are one value (`ShellParts`): every sample's
-  /// builds are of the profile's kind, and only that kind's settings are there.
+  /// builds are of the profile's kind, and only that kind's settings are there (seed 000's
+  /// backend env and identity provider included).
   @Test func aBuildIsOfOneKindWithThatKindsSettingsOnly() throws {
     var seen: Set<String> = []
     for app in Self.samples {
@@ -83,8 +84,16 @@ import Testing
           ("multi-instance", build.instanceShell != nil), ("hybrid-webview", build.hybrid != nil),
           ("react-native-bridge", build.bridge != nil),
           ("session-contract", build.sessionForegroundReload != nil),
+          ("single-origin", build.backend != nil && build.identityProvider != nil),
         ].filter(\.1).map(\.0)
-        #expect(present == (kind == .singleOrigin ? [] : [kind.id]), "\(app): \(present)")
+        #expect(present == [kind.id], "\(app): \(present)")
+        // No kind fills another kind's fields with placeholders: a Capacitor config only for
+        // the Capacitor kinds, a native callback scheme only where a login leaves the app.
+        let capacitorKinds: Set<ShellKind> = [.singleOrigin, .multiInstance]
+        #expect((build.capacitor != nil) == capacitorKinds.contains(kind), "\(app)")
+        #expect(build.capacitor.map { !$0.file.isEmpty } ?? true, "\(app)")
+        let callbackKinds: Set<ShellKind> = [.singleOrigin, .multiInstance, .reactNativeBridge]
+        #expect((build.callbackScheme != nil) == callbackKinds.contains(kind), "\(app)")
       }
     }
     #expect(seen == Set(ShellKind.all.map(\.id)))

@@ -23,7 +23,7 @@ public enum BuildGuards {
         source: "seed 000, Hot reload; checklist item 7", devAllows: true,
         reads: [.files, .frontendEnv],
         check: { build in
-          guard let url = build.capacitor.serverURL else { return [] }
+          guard let url = build.capacitor?.serverURL else { return [] }
           return [
             GuardHit(
               "server.url = \"\(url.value)\" is baked in\(url.because): the WebView would load from the dev server instead of the embedded bundle",
@@ -68,7 +68,7 @@ public enum BuildGuards {
             "OIDC_OP_USER_ENDPOINT", "OIDC_OP_LOGOUT_ENDPOINT", "MOBILE_OTA_MANIFEST_URL",
           ] {
             // The app's own setting: a real system's endpoint from `--stack` is not the app's.
-            if let (value, location) = build.backend.env.committed(key), !value.isEmpty {
+            if let (value, location) = build.backend?.env.committed(key), !value.isEmpty {
               judge(key, value, location)
             }
           }
@@ -151,8 +151,9 @@ public enum BuildGuards {
         source: "seed 000, Authentication architecture (CFBundleURLTypes / intent-filter)",
         devAllows: false, reads: [.files, .frontendEnv],
         check: { build in
-          let scheme = build.callbackScheme.value
-          guard !build.registers(scheme: scheme) else { return [] }
+          guard let callback = build.callbackScheme, !build.registers(scheme: callback.value)
+          else { return [] }
+          let scheme = callback.value
           let registry =
             build.platform == .ios
             ? "CFBundleURLTypes of Info.plist" : "a browsable intent-filter of AndroidManifest.xml"
@@ -163,7 +164,7 @@ public enum BuildGuards {
           }) {
             return [
               GuardHit(
-                "the callback scheme \"\(scheme)\"\(build.callbackScheme.because) is declared but cannot be delivered: \(undeliverable.reason)\(undeliverable.scheme.because)",
+                "the callback scheme \"\(scheme)\"\(callback.because) is declared but cannot be delivered: \(undeliverable.reason)\(undeliverable.scheme.because)",
                 at: undeliverable.scheme.location, value: scheme)
             ]
           }
@@ -172,7 +173,7 @@ public enum BuildGuards {
           }
           return [
             GuardHit(
-              "the callback scheme \"\(scheme)\"\(build.callbackScheme.because) is not in \(registry)\(registered.isEmpty ? "" : " (registered: \(registered.joined(separator: ", ")))")",
+              "the callback scheme \"\(scheme)\"\(callback.because) is not in \(registry)\(registered.isEmpty ? "" : " (registered: \(registered.joined(separator: ", ")))")",
               at: build.registeredSchemes.first?.location
                 ?? file.map { FileLocation(file: $0, line: 0, column: 1) }, value: scheme)
           ]
@@ -186,15 +187,16 @@ public enum BuildGuards {
           "seed 000, Authentication architecture step 1: /authenticate refuses a mobile_scheme that is not in MOBILE_AUTH_CALLBACK_SCHEMES",
         devAllows: false, reads: [.backendEnv, .frontendEnv],
         check: { build in
-          let scheme = build.callbackScheme.value
-          let allowed = build.backend.callbackSchemes
-          guard !allowed.contains(scheme) else { return [] }
-          let at = build.backend.env.location(of: "MOBILE_AUTH_CALLBACK_SCHEMES")
+          guard let callback = build.callbackScheme, let backend = build.backend,
+            !backend.callbackSchemes.contains(callback.value)
+          else { return [] }
+          let scheme = callback.value
+          let at = backend.env.location(of: "MOBILE_AUTH_CALLBACK_SCHEMES")
           let written =
-            build.backend.env["MOBILE_AUTH_CALLBACK_SCHEMES"].map { "is \($0)" } ?? "is not set"
+            backend.env["MOBILE_AUTH_CALLBACK_SCHEMES"].map { "is \($0)" } ?? "is not set"
           return [
             GuardHit(
-              "MOBILE_AUTH_CALLBACK_SCHEMES \(written): the backend refuses the app's callback scheme \"\(scheme)\"\(build.callbackScheme.because) and mobile login fails",
+              "MOBILE_AUTH_CALLBACK_SCHEMES \(written): the backend refuses the app's callback scheme \"\(scheme)\"\(callback.because) and mobile login fails",
               at: at, value: scheme)
           ]
         },
@@ -223,13 +225,14 @@ public enum BuildGuards {
         devAllows: false, reads: [.files, .backendEnv],
         check: { build in
           guard build.identityProvider == "keycloak-dev", let realm = build.realm,
-            let acr = build.backend.oidcExtraParams["acr_values"], !acr.isEmpty
+            let backend = build.backend, let acr = backend.oidcExtraParams["acr_values"],
+            !acr.isEmpty
           else { return [] }
-          let clientID = build.backend.oidcClientId ?? build.name
+          let clientID = backend.oidcClientId ?? build.name
           guard let client = realm.client(clientID) else {
             return [
               GuardHit(
-                "the realm \"\(realm.realm)\" has no client \"\(clientID)\" (OIDC_RP_CLIENT_ID\(build.backend.env.location(of: "OIDC_RP_CLIENT_ID").map { " at \($0.file):\($0.line)" } ?? "")); its clients are \(realm.clients.map(\.clientId).joined(separator: ", "))",
+                "the realm \"\(realm.realm)\" has no client \"\(clientID)\" (OIDC_RP_CLIENT_ID\(backend.env.location(of: "OIDC_RP_CLIENT_ID").map { " at \($0.file):\($0.line)" } ?? "")); its clients are \(realm.clients.map(\.clientId).joined(separator: ", "))",
                 at: FileLocation(file: realm.file, line: 1, column: 1), value: clientID)
             ]
           }
@@ -251,7 +254,7 @@ public enum BuildGuards {
           "seed 000, Authentication architecture (mozilla-django-oidc): the authorization, token and userinfo endpoints and the client have no default; checklist items 1 and 2",
         devAllows: false, reads: [.backendEnv],
         check: { build in
-          let env = build.backend.env
+          guard let env = build.backend?.env else { return [] }
           // A backend that signs in with mozilla-django-oidc names its provider in this env;
           // one that does not (another shell kind, a token-only API) has none of the keys.
           guard
@@ -282,11 +285,11 @@ public enum BuildGuards {
         check: { build in
           guard build.features.ota.enabled else { return [] }
           var out: [GuardHit] = []
-          if build.capacitor.updaterPublicKey == nil {
+          if build.capacitor?.updaterPublicKey == nil {
             out.append(
               GuardHit(
                 "plugins.CapacitorUpdater.publicKey is missing while OTA is on (\(build.features.ota.decidedBy)): native verification has no key",
-                at: FileLocation(file: build.capacitor.file, line: 1, column: 1),
+                at: build.capacitor?.location(line: 1),
                 value: "CapacitorUpdater.publicKey"))
           }
           if build.frontend.otaPublicKey == nil {
@@ -308,7 +311,7 @@ public enum BuildGuards {
           "seed 000, Generating the signing key pair (the two halves must stay a matched set)",
         devAllows: false, reads: [.files, .frontendEnv],
         check: { build in
-          guard let baked = build.capacitor.updaterPublicKey else { return [] }
+          guard let baked = build.capacitor?.updaterPublicKey else { return [] }
           var out: [GuardHit] = []
           // ota.ts verifies with the env's key and the native plugin with the config's: a
           // mismatch refuses every bundle on one side only.
@@ -338,13 +341,13 @@ public enum BuildGuards {
         id: "native-http", title: "API calls go through the native HTTP stack",
         source: "seed 000, Networking & session", devAllows: false,
         check: { build in
-          guard build.capacitor.nativeHTTP?.value != true else { return [] }
+          guard build.capacitor?.nativeHTTP?.value != true else { return [] }
           return [
             GuardHit(
               "plugins.CapacitorHttp.enabled is not true: the session would live in the WebView's cookie jar",
-              at: build.capacitor.nativeHTTP?.location
-                ?? FileLocation(file: build.capacitor.file, line: 1, column: 1),
-              value: build.capacitor.nativeHTTP.map { "\($0.value)" })
+              at: build.capacitor?.nativeHTTP?.location
+                ?? build.capacitor?.location(line: 1),
+              value: build.capacitor?.nativeHTTP.map { "\($0.value)" })
           ]
         },
         fix: "enable CapacitorHttp in capacitor.config.ts"),

@@ -83,7 +83,7 @@ extension BuildGuards {
       devAllows: true, shells: [.multiInstance],
       check: { build in
         var out: [GuardHit] = []
-        if let cleartext = build.capacitor.cleartext, cleartext.value {
+        if let cleartext = build.capacitor?.cleartext, cleartext.value {
           out.append(
             GuardHit(
               "server.cleartext = true: instances may load over plain HTTP", at: cleartext.location,
@@ -121,7 +121,7 @@ extension BuildGuards {
       devAllows: false, shells: [.multiInstance],
       check: { build in
         var out: [GuardHit] = []
-        if let url = build.capacitor.serverURL {
+        if let url = build.capacitor?.serverURL {
           out.append(
             GuardHit(
               "server.url = \"\(url.value)\" bakes an origin into the shell: the WebView loads it instead of the onboarding page, whatever instance the user chose",

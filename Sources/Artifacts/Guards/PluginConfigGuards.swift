@@ -33,13 +33,13 @@ extension BuildGuards {
         "Capacitor's configuration (each plugin reads plugins.<its name>; packageClassList is what cap sync installed)",
       devAllows: false,
       check: { build in
-        guard let classes = build.capacitor.packageClassList else { return [] }
+        guard let classes = build.capacitor?.packageClassList else { return [] }
         var known = capacitorCorePlugins
         for name in classes {
           known.append(name)
           if name.hasSuffix("Plugin") { known.append(String(name.dropLast("Plugin".count))) }
         }
-        return build.capacitor.pluginKeys.compactMap { key in
+        return (build.capacitor?.pluginKeys ?? []).compactMap { key in
           guard !known.contains(key.value) else { return nil }
           // A name far from every plugin's may be one qualify does not know: not judged.
           guard

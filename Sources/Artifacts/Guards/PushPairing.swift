@@ -6,7 +6,9 @@ import QualifyCore
 /// so each finding names both sides, file and line.
 enum PushPairing {
   static func ios(_ build: AppBuild) -> [GuardHit] {
-    let env = build.backend.env
+    // Only a single-origin app's backend pairs with its build here.
+    guard let backend = build.backend else { return [] }
+    let env = backend.env
     var out: [GuardHit] = []
     guard let aps = build.push.apsEnvironment else {
       let file = build.files["ios.entitlements"] ?? "App.entitlements"
@@ -57,7 +59,8 @@ enum PushPairing {
   }
 
   static func android(_ build: AppBuild) -> [GuardHit] {
-    let env = build.backend.env
+    guard let backend = build.backend else { return [] }
+    let env = backend.env
     var out: [GuardHit] = []
     let appId = build.appId
     let servicesFile = build.files["android.googleServices"] ?? "android/app/google-services.json"
@@ -89,7 +92,7 @@ enum PushPairing {
           at: env.location(of: "PUSH_FCM_PROJECT_ID"), value: backendProject))
     default: break
     }
-    if let account = build.backend.fcmCredentialsProject,
+    if let account = backend.fcmCredentialsProject,
       let backendProject = env["PUSH_FCM_PROJECT_ID"], !backendProject.isEmpty,
       account != backendProject
     {

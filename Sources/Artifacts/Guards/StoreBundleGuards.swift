@@ -14,13 +14,13 @@ extension BuildGuards {
         "Capgo v2's plugin: CryptoCipherV2 reads only a PKCS#1 BEGIN RSA PUBLIC KEY and checks 256-byte signature blocks (RSA-2048); the real repository: each deployment generates its own RSA-2048 pair",
       devAllows: false, shells: [.singleOrigin],
       check: { build in
-        guard build.features.ota.enabled, let baked = build.capacitor.updaterPublicKey,
+        guard build.features.ota.enabled, let baked = build.capacitor?.updaterPublicKey,
           let problem = CapgoPublicKey.bakedProblem(baked.value)
         else { return [] }
         return [
           GuardHit(
             "CapacitorUpdater.publicKey: \(problem)",
-            at: baked.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            at: baked.location ?? build.capacitor?.location(line: 0),
             value: "unusable OTA public key")
         ]
       },
@@ -34,13 +34,13 @@ extension BuildGuards {
       devAllows: false, shells: [.singleOrigin],
       check: { build in
         guard build.features.ota.enabled, build.otaOrdering == "count",
-          let stamp = build.capacitor.updaterVersion,
+          let stamp = build.capacitor?.updaterVersion,
           !BuildGuards.hasReleaseCount(stamp.value)
         else { return [] }
         return [
           GuardHit(
             "plugins.CapacitorUpdater.version \"\(stamp.value)\" has no release count, and the app orders releases by count (qualify.json ota.ordering, count by default): a device compares counts only when both ids carry one, so every other manifest applies, a downgrade included",
-            at: stamp.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            at: stamp.location ?? build.capacitor?.location(line: 0),
             value: stamp.value)
         ]
       },
@@ -53,9 +53,9 @@ extension BuildGuards {
         "seed 000, OTA updates (driven entirely from JS against a public bucket, autoUpdate: false); Capgo's plugin settings: autoUpdate defaults to true and then checks updateUrl (https://plugin.capgo.app/updates) at every start and applies what it answers",
       devAllows: false, shells: [.singleOrigin],
       check: { build in
-        guard build.features.ota.enabled, build.capacitor.updaterAutoUpdate?.value != false
+        guard build.features.ota.enabled, build.capacitor?.updaterAutoUpdate?.value != false
         else { return [] }
-        let setting = build.capacitor.updaterAutoUpdate
+        let setting = build.capacitor?.updaterAutoUpdate
         let written =
           setting == nil
           ? "plugins.CapacitorUpdater.autoUpdate is not set, so the plugin's default (true) applies"
@@ -63,7 +63,7 @@ extension BuildGuards {
         return [
           GuardHit(
             "\(written): the \(build.platform.rawValue) updater asks its update server at every start and applies what it answers, around ota.ts's signature, channel and downgrade checks (checklist item 4)",
-            at: setting?.location ?? FileLocation(file: build.capacitor.file, line: 0, column: 1),
+            at: setting?.location ?? build.capacitor?.location(line: 0),
             value: "CapacitorUpdater.autoUpdate")
         ]
       },

@@ -9,7 +9,7 @@ extension BuildGuards {
       id: "server-cleartext", title: "No server.cleartext",
       source: "seed 000, Production hardening", devAllows: true, reads: [.files, .frontendEnv],
       check: { build in
-        guard let cleartext = build.capacitor.cleartext, cleartext.value else { return [] }
+        guard let cleartext = build.capacitor?.cleartext, cleartext.value else { return [] }
         return [
           GuardHit(
             "server.cleartext = true is baked in\(cleartext.because): plain HTTP is allowed",

@@ -28,8 +28,8 @@ extension AppBuild {
       // A multi-instance shell: its own facts, and what its code does about seed 004's rules.
       add("deep-link scheme", shell.deepLinkScheme) { $0 }
       for scheme in registeredSchemes { add("registered scheme", scheme) { $0 } }
-      add("server.url", capacitor.serverURL) { $0 }
-      add("server.cleartext", capacitor.cleartext) { "\($0)" }
+      add("server.url", capacitor?.serverURL) { $0 }
+      add("server.cleartext", capacitor?.cleartext) { "\($0)" }
       let code = shell.code
       func yes(_ value: Bool) -> String { value ? "yes" : "no" }
       switch platform {
@@ -204,8 +204,8 @@ extension AppBuild {
           derivation: scheme.scheme.derivation))
     }
     add("API origin", frontend.apiOrigin) { $0 }
-    add("server.url", capacitor.serverURL) { $0 }
-    add("server.cleartext", capacitor.cleartext) { "\($0)" }
+    add("server.url", capacitor?.serverURL) { $0 }
+    add("server.cleartext", capacitor?.cleartext) { "\($0)" }
     if authSession.nativeLogout == nil, let path = files["web.auth"] {
       out.append(
         BuildFact(
@@ -253,7 +253,7 @@ extension AppBuild {
       BuildFact(
         name: "OTA", value: features.ota.enabled ? "on" : "off", origin: nil,
         derivation: [features.ota.decidedBy]))
-    if features.ota.enabled {
+    if features.ota.enabled, let capacitor {
       let mode = capacitor.updaterAutoUpdate
       out.append(
         BuildFact(
@@ -265,10 +265,12 @@ extension AppBuild {
       BuildFact(
         name: "push", value: features.push.enabled ? "on" : "off", origin: nil,
         derivation: [features.push.decidedBy]))
-    out.append(
-      BuildFact(
-        name: "identity provider", value: identityProvider,
-        origin: realm.map { $0.file }, derivation: []))
+    if let identityProvider {
+      out.append(
+        BuildFact(
+          name: "identity provider", value: identityProvider,
+          origin: realm.map { $0.file }, derivation: []))
+    }
     return out
   }
 }

@@ -12,7 +12,7 @@ public struct AppBuild: Sendable {
   public var channel: Channel
   /// What the build of its kind of shell says beyond the common fields: the kind and its
   /// settings are one value, so a build cannot be of one kind with another kind's settings.
-  public var parts: ShellParts = .singleOrigin
+  public var parts: ShellParts
   /// The app's short name (`messages`).
   public var name: String
   /// The name reports show.
@@ -22,26 +22,22 @@ public struct AppBuild: Sendable {
   public var appId: Sourced<String>
   /// The `appId` `cap sync` wrote into this platform's `capacitor.config.json`.
   public var syncedAppId: Sourced<String>?
-  /// The deep-link scheme the app's login/logout flows return on (`AUTH_CALLBACK_SCHEME`).
-  public var callbackScheme: Sourced<String>
+  /// The deep-link scheme the app's login/logout flows return on (`AUTH_CALLBACK_SCHEME`); nil
+  /// for a kind whose login never leaves the app (a session contract, a hybrid site).
+  public var callbackScheme: Sourced<String>?
   /// Schemes registered natively: `CFBundleURLTypes` (iOS) or intent-filters (Android), as
   /// the build resolves them.
   public var registeredSchemes: [Sourced<String>]
   /// Schemes declared natively where the system browser cannot deliver them (an Android
   /// intent-filter without `BROWSABLE`, on an activity that is not exported).
   public var undeliverableSchemes: [UndeliverableScheme] = []
-  public var capacitor: CapacitorConfig
+  /// The synced Capacitor config; nil for a kind that is not a Capacitor app.
+  public var capacitor: CapacitorConfig?
   public var transport: TransportSettings
   public var authSession: AuthSessionSettings
   public var push: PushShellSettings
   public var guards: BuildGuardSettings
   public var frontend: FrontendSettings
-  /// The backend the build talks to, as its env files configure it.
-  public var backend: BackendSettings
-  /// The Keycloak realm export configuring the dev IdP, when the app has one.
-  public var realm: RealmSettings?
-  /// Which IdP profile serves this channel (`keycloak-dev`, `proconnect`).
-  public var identityProvider: String
   /// Android: the activity the launcher starts (`MAIN` + `LAUNCHER`), nil when none is; and
   /// the manifest it was looked for in (nil when no manifest was read).
   public var launcherActivity: Sourced<String>?
@@ -64,6 +60,33 @@ public struct AppBuild: Sendable {
 
   /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
   public var shell: ShellKind { parts.kind }
+
+  /// The backend a single-origin app talks to, as its env files configure it; nil for other
+  /// kinds (their servers are their packs' own). Setting it on another kind does nothing.
+  public var backend: BackendSettings? {
+    get { if case .singleOrigin(let settings) = parts { settings.backend } else { nil } }
+    set {
+      guard case .singleOrigin(var settings) = parts, let newValue else { return }
+      settings.backend = newValue
+      parts = .singleOrigin(settings)
+    }
+  }
+
+  /// The Keycloak realm export configuring a single-origin app's dev IdP, when it has one.
+  public var realm: RealmSettings? {
+    get { if case .singleOrigin(let settings) = parts { settings.realm } else { nil } }
+    set {
+      guard case .singleOrigin(var settings) = parts else { return }
+      settings.realm = newValue
+      parts = .singleOrigin(settings)
+    }
+  }
+
+  /// Which IdP profile serves a single-origin app on this channel (`keycloak-dev`,
+  /// `proconnect`); nil for other kinds.
+  public var identityProvider: String? {
+    if case .singleOrigin(let settings) = parts { settings.identityProvider } else { nil }
+  }
 
   /// What a multi-instance shell's build says; nil for other kinds. Setting it makes the
   /// build a multi-instance one.
@@ -191,6 +214,11 @@ public struct CapacitorConfig: Sendable {
 
   public init(file: String) {
     self.file = file
+  }
+
+  /// A line of the synced file, for a finding about a key it lacks.
+  public func location(line: Int) -> FileLocation {
+    FileLocation(file: file, line: line, column: 1)
   }
 }
 
@@ -360,8 +388,8 @@ public struct FrontendSettings: Sendable {
 /// One kind of shell's own part of a build: a case a kind (`ShellKind.all`), each with the
 /// settings only that kind has.
 public enum ShellParts: Sendable {
-  /// Seed 000: a Capacitor app of one web app; everything it says is in the common fields.
-  case singleOrigin
+  /// Seed 000: a Capacitor app of one web app, its backend and its OpenID provider.
+  case singleOrigin(SingleOriginSettings)
   /// Seed 004: a shell of instances the user adds.
   case multiInstance(InstanceShellSettings)
   /// Seed 002: a client of a first-party session contract.
@@ -379,6 +407,22 @@ public enum ShellParts: Sendable {
     case .hybridWebView: .hybridWebView
     case .reactNativeBridge: .reactNativeBridge
     }
+  }
+}
+
+/// What a single-origin app's env and realm say of the systems it signs in with (seed 000).
+public struct SingleOriginSettings: Sendable {
+  /// The backend the build talks to, as its env files configure it.
+  public var backend: BackendSettings
+  /// The Keycloak realm export configuring the dev IdP, when the app has one.
+  public var realm: RealmSettings?
+  /// Which IdP profile serves this channel (`keycloak-dev`, `proconnect`).
+  public var identityProvider: String
+
+  public init(backend: BackendSettings, realm: RealmSettings?, identityProvider: String) {
+    self.backend = backend
+    self.realm = realm
+    self.identityProvider = identityProvider
   }
 }
 

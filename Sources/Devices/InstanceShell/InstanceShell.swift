@@ -185,7 +185,7 @@ public final class InstanceShell {
     }
     // A dev build's server.url serves the local page itself (live reload); in a release build
     // it replaces the local page: the WebView starts there.
-    if build.channel.isRelease, let baked = build.capacitor.serverURL?.value, !baked.isEmpty {
+    if build.channel.isRelease, let baked = build.capacitor?.serverURL?.value, !baked.isEmpty {
       note("server.url is baked in: the WebView starts at \(baked), not the local page")
       load(baked, cold: true, push: true)
       return

@@ -21,6 +21,10 @@ extension App {
     }
   }
 
+  /// The `mobile_scheme` the app's login and logout send: a build of a kind without a native
+  /// callback sends an empty one, which the backend refuses as it would any unlisted scheme.
+  public var loginScheme: String { build.callbackScheme?.value ?? "" }
+
   /// The local-storage key of the cached CSRF token (`csrf.ts`).
   public var csrfStorageKey: String { "\(build.name)_native-csrf-token" }
 
@@ -47,9 +51,9 @@ extension App {
       kind: kind, jar: jar, client: try device.environment.client(),
       environment: device.environment,
       source: "\(device.platform.rawValue)/\(name) \(kind.rawValue)",
-      callbackScheme: build.callbackScheme.value,
+      callbackScheme: build.callbackScheme?.value,
       registeredSchemes: build.registeredSchemes.map(\.value), registry: build.schemeRegistry,
-      authorizeEndpoint: build.backend.oidcAuthorizationEndpoint)
+      authorizeEndpoint: build.backend?.oidcAuthorizationEndpoint)
     navigator.offline = device.offline
     device.environment.decision(
       "\(device.platform.rawValue)/\(name)", "opens \(url) in \(kind.rawValue)",
@@ -77,7 +81,7 @@ extension App {
     let url = apiURL(
       "/api/v1.0/authenticate/?"
         + Query.encode([
-          ("mobile_scheme", build.callbackScheme.value), ("code_challenge", challenge),
+          ("mobile_scheme", loginScheme), ("code_challenge", challenge),
           ("code_challenge_method", "S256"),
         ]))
     return try followLogin(url, credentials: credentials)
@@ -93,7 +97,7 @@ extension App {
   private func followLogin(_ url: String, credentials: Credentials?) throws -> BrowserResult {
     let result = try openInSystemBrowser(url, credentials: credentials)
     if let link = result.delivered,
-      link.lowercased().hasPrefix(build.callbackScheme.value.lowercased() + "://auth")
+      link.lowercased().hasPrefix(loginScheme.lowercased() + "://auth")
     {
       pendingDeepLink = link
     }
@@ -153,7 +157,7 @@ extension App {
         guard !behaviours.logoutSkipsBrowser else { continue }
         let result = try openInSystemBrowser(
           apiURL(
-            "/api/v1.0/logout/?" + Query.encode([("mobile_scheme", build.callbackScheme.value)])),
+            "/api/v1.0/logout/?" + Query.encode([("mobile_scheme", loginScheme)])),
           credentials: nil)
         browser = result
         // openAuthSession() resolves only when the sheet hands the scheme back.

@@ -59,7 +59,7 @@ public final class OTAUpdater {
     self.app = app
     let behaviours = app.behaviours
     machine = UpdaterStateMachine(
-      builtin: app.build.capacitor.updaterVersion?.value ?? "builtin",
+      builtin: app.build.capacitor?.updaterVersion?.value ?? "builtin",
       behaviours: .init(
         skipsDowngradeGuard: behaviours.updaterSkipsDowngradeGuard,
         forgetsFailedBoots: behaviours.updaterForgetsFailedBoots,
@@ -120,7 +120,7 @@ public final class OTAUpdater {
   /// `checkAndApplyOtaUpdate()` (seed 000): the machine decides, this sends and verifies.
   public func check() -> Decision {
     let build = app.build
-    let baked = build.capacitor.updaterPublicKey?.value
+    let baked = build.capacitor?.updaterPublicKey?.value
     let verifies = !app.behaviours.updaterSkipsVerification
     machine.restoreFailedVersion(failedVersion)
     machine.restoreAppliedSequence(
@@ -130,7 +130,7 @@ public final class OTAUpdater {
     let decided = drive(
       machine.beginCheck(
         .init(
-          servesFromDevServer: build.frontend.isDevBuild && build.capacitor.serverURL != nil,
+          servesFromDevServer: build.frontend.isDevBuild && build.capacitor?.serverURL != nil,
           hasPublicKey: baked != nil && (build.frontend.otaPublicKey != nil || !verifies))))
     guard case .decided(let decision) = decided else {
       preconditionFailure("a check ends in a decision")
@@ -179,7 +179,7 @@ public final class OTAUpdater {
       case .download(let url, let version):
         guard case .sent(let download) = app.native.send(ClientRequest(url: url)),
           let bundle = download.response, bundle.status == 200, let manifest,
-          let baked = app.build.capacitor.updaterPublicKey?.value
+          let baked = app.build.capacitor?.updaterPublicKey?.value
         else {
           action = machine.downloaded(.failed)
           continue
@@ -226,7 +226,7 @@ public final class OTAUpdater {
       machine.beginInspection(
         .init(
           servesFromDevServer: false,
-          hasPublicKey: build.capacitor.updaterPublicKey != nil
+          hasPublicKey: build.capacitor?.updaterPublicKey != nil
             && (build.frontend.otaPublicKey != nil || app.behaviours.updaterSkipsVerification))))
     flushNotes()
     guard case .inspected(let live) = inspected else {

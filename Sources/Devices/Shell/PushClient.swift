@@ -155,7 +155,7 @@ public final class PushClient {
     }
     let body: [String: Any] = [
       "type": "push", "platform": device.platform == .ios ? "apns" : "fcm", "token": token,
-      "name": device.name, "app_version": app.build.capacitor.updaterVersion?.value ?? "builtin",
+      "name": device.name, "app_version": app.build.capacitor?.updaterVersion?.value ?? "builtin",
     ]
     let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
     switch app.send(

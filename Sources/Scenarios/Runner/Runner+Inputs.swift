@@ -38,7 +38,7 @@ extension Runner {
 
   /// Secrets of the app's configuration that must never be shown.
   static func registerSecrets(of build: AppBuild, with redactor: Redactor) {
-    for file in build.backend.env.files {
+    for file in build.backend?.env.files ?? [] {
       for entry in file.entries where SecretShape.isSecretName(entry.key) {
         for secret in secretParts(of: entry.value) { redactor.register(secret) }
       }

@@ -157,12 +157,12 @@ public final class World {
     // A baked key the plugin cannot use (an SPKI PEM, another size) stays as the app ships
     // it: swapping in the harness key would hide that no device ever verifies a bundle.
     if !signing.isAppKey, material.real?.ota == nil,
-      let baked = configuration.build.capacitor.updaterPublicKey,
+      let baked = configuration.build.capacitor?.updaterPublicKey,
       CapgoBundle.deviceKeyProblem(baked.value) == nil
     {
       // The PEM text, as a config the plugin can read carries it.
       let pem = try signing.key.pkcs1PublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(pem, at: nil)
+      configuration.build.capacitor?.updaterPublicKey = Sourced(pem, at: nil)
       // ota.ts decodes its key from base64, the form Vite inlines.
       if configuration.build.frontend.otaPublicKey != nil {
         configuration.build.frontend.otaPublicKey = Sourced(Base64PEM.encode(pem), at: nil)
@@ -170,14 +170,14 @@ public final class World {
       harnessNote =
         "no MOBILE_OTA_SIGNING_PRIVATE_KEY_B64 for the harness: the simulated build bakes in a harness test key"
     }
-    if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor.updaterPublicKey {
+    if configuration.bakesSPKIOTAKey, let baked = configuration.build.capacitor?.updaterPublicKey {
       let spki = try signing.key.spkiPublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(spki, at: baked.location)
+      configuration.build.capacitor?.updaterPublicKey = Sourced(spki, at: baked.location)
     }
-    if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor.updaterPublicKey
+    if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor?.updaterPublicKey
     {
       let foreign = try material.foreignOTAKey.pkcs1PublicPEM()
-      configuration.build.capacitor.updaterPublicKey = Sourced(foreign, at: baked.location)
+      configuration.build.capacitor?.updaterPublicKey = Sourced(foreign, at: baked.location)
     }
     return (configuration, signing.key, harnessNote)
   }

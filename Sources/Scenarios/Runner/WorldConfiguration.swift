@@ -33,7 +33,7 @@ public struct WorldConfiguration: Sendable {
 
   public init(build: AppBuild) {
     self.build = build
-    stampedBuiltin = build.capacitor.updaterVersion?.value ?? "builtin"
+    stampedBuiltin = build.capacitor?.updaterVersion?.value ?? "builtin"
     channel = build.channel
     platform = build.platform
   }

@@ -51,8 +51,8 @@ extension ShellWorld {
 extension ShellWorlds {
   /// What a run says of the push keys when the backend sends with the env's.
   static func pushCaveats(of build: AppBuild) -> [String] {
-    guard build.features.push.enabled else { return [] }
-    let withheld = PushCredentials.withheld(build.backend)
+    guard build.features.push.enabled, let backend = build.backend else { return [] }
+    let withheld = PushCredentials.withheld(backend)
     return [
       withheld.isEmpty
         ? "the push keys were used as the backend env gives them; whether Apple and Google know them (the key id in the team, the service account's messaging role) cannot be checked in simulation"

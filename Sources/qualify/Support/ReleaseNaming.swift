@@ -35,9 +35,9 @@ extension ReleaseRecord {
       builds: records,
       ota: enabling.map {
         OTABundle(
-          builtinVersion: $0.capacitor.updaterVersion?.value,
+          builtinVersion: $0.capacitor?.updaterVersion?.value,
           channel: $0.frontend.otaChannel?.value,
-          manifest: $0.backend.otaManifestURL.map(ReleaseRecord.withoutCredentials))
+          manifest: $0.backend?.otaManifestURL.map(ReleaseRecord.withoutCredentials))
       }, commit: commit)
   }
 

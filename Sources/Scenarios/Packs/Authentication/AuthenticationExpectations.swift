@@ -124,7 +124,7 @@ extension AuthenticationVocabulary {
       let stepEvents = try context.world.stepEvents()
       var events = stepEvents.filter { $0.type == type }
       if let appName = context.arguments["app"], let app = context.world.apps[appName] {
-        let client = app.build.backend.oidcClientId
+        let client = app.build.backend?.oidcClientId
         events = events.filter { $0.clientId == client }
       }
       // Keycloak names the user by its id (the id_token's subject); the mock by its username.

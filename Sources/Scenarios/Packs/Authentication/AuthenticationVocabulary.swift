@@ -116,7 +116,7 @@ enum AuthenticationVocabulary {
         outcome.problem = .init(
           kind: .failed,
           message:
-            "the logout did not come back on \(app.build.callbackScheme.value)://logout: \(browser.summary)",
+            "the logout did not come back on \(app.loginScheme)://logout: \(browser.summary)",
           reason: .logoutNotDelivered)
       }
       if case .sent(let exchange) = safetyNet {
@@ -201,7 +201,7 @@ enum AuthenticationVocabulary {
       }
       let result = try device.webLogin(
         at: app.apiURL("/api/v1.0/authenticate/"),
-        authorizeEndpoint: app.build.backend.oidcAuthorizationEndpoint,
+        authorizeEndpoint: app.build.backend?.oidcAuthorizationEndpoint,
         credentials: context.credentials())
       return browserOutcome(
         result, label: "web login on \(device.name)", world: context.world, allowPage: true)
@@ -220,7 +220,7 @@ enum AuthenticationVocabulary {
       }
       let result = try device.captureCallback(
         at: app.apiURL("/api/v1.0/authenticate/"), callbackPath: "/api/v1.0/callback/",
-        authorizeEndpoint: app.build.backend.oidcAuthorizationEndpoint, credentials: credentials)
+        authorizeEndpoint: app.build.backend?.oidcAuthorizationEndpoint, credentials: credentials)
       guard case .intercepted(let url) = result.end else {
         return Outcome(
           "attacker captures a callback: \(result.summary)",
@@ -245,7 +245,7 @@ enum AuthenticationVocabulary {
           "no callback was captured: run `attacker captures a callback` first")
       }
       let result = try device.openInBrowser(
-        url, authorizeEndpoint: device.apps.first?.build.backend.oidcAuthorizationEndpoint)
+        url, authorizeEndpoint: device.apps.first?.build.backend?.oidcAuthorizationEndpoint)
       var outcome = browserOutcome(
         result, label: "the victim opens the attacker's callback", world: context.world,
         allowPage: true)

@@ -32,7 +32,7 @@ enum CoreActions {
     ) { context in
       let app = try context.requireApp()
       let location = (context.arguments["location"] ?? "/")
-        .replacingOccurrences(of: "{scheme}", with: app.build.callbackScheme.value)
+        .replacingOccurrences(of: "{scheme}", with: app.loginScheme)
       let url = app.apiURL(location, scheme: context.arguments["scheme"])
       return Outcome.from(app.native.send(ClientRequest(url: url)), label: "GET \(url)")
     },

@@ -28,7 +28,7 @@ enum CoreMutations {
       configuration.build.transport.usesCleartextTraffic = nil
       configuration.build.transport.networkSecurityConfig = nil
       configuration.build.transport.capacitorCleartext = nil
-      configuration.build.capacitor.cleartext = nil
+      configuration.build.capacitor?.cleartext = nil
     },
     MutationSpec(
       "backend.config-manifest-url", [.value("url", .text)],
@@ -56,7 +56,7 @@ enum CoreMutations {
       summary: "The backend's /config advertises its OTA manifest URL over http://.",
       breaks: "rule 16: every origin a release build uses is HTTPS (OTA over HTTPS)"
     ) { configuration, _ in
-      let url = configuration.build.backend.otaManifestURL ?? "https://ota.invalid/manifest.json"
+      let url = configuration.build.backend?.otaManifestURL ?? "https://ota.invalid/manifest.json"
       configuration.stack.configManifestURLOverride = CoreMutations.cleartext(url)
     },
     MutationSpec(
@@ -66,8 +66,8 @@ enum CoreMutations {
       breaks: "rule 16: HTTPS origins for the IdP and the OTA bucket"
     ) { configuration, arguments in
       let key = arguments["key"] ?? ""
-      let value = configuration.build.backend.env[key] ?? "https://unset.invalid/"
-      configuration.build.backend.env.set(key, CoreMutations.cleartext(value))
+      let value = configuration.build.backend?.env[key] ?? "https://unset.invalid/"
+      configuration.build.backend?.env.set(key, CoreMutations.cleartext(value))
     },
     MutationSpec(
       "backend.unhealthy",
@@ -82,7 +82,7 @@ enum CoreMutations {
         "Overrides one setting of the backend's env file (e.g. MOBILE_AUTH_CALLBACK_SCHEMES, or PUSH_APNS_USE_SANDBOX for rule 14).",
       breaks: "whatever the setting configures"
     ) { configuration, arguments in
-      configuration.build.backend.env.set(arguments["key"] ?? "", arguments["value"] ?? "")
+      configuration.build.backend?.env.set(arguments["key"] ?? "", arguments["value"] ?? "")
     },
     MutationSpec(
       "app.api-origin", [.value("url", .text)],

@@ -136,9 +136,8 @@ enum GuardVocabulary {
       summary: "The synced capacitor.config.json carries server.url = URL (a dev build left over).",
       breaks: "checklist item 7: no dev server baked in"
     ) { configuration, arguments in
-      configuration.build.capacitor.serverURL = Sourced(
-        arguments["url"] ?? "",
-        at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
+      let at = configuration.build.capacitor?.location(line: 0)
+      configuration.build.capacitor?.serverURL = Sourced(arguments["url"] ?? "", at: at)
     },
     MutationSpec(
       "app.plugin-block-renamed", [.value("plugin", .text), .value("as", .text)],
@@ -146,7 +145,8 @@ enum GuardVocabulary {
         "The synced capacitor.config.json configures PLUGIN under the key AS (a typo in capacitor.config.ts).",
       breaks: "each plugin reads the block under its own name"
     ) { configuration, arguments in
-      configuration.build.capacitor.pluginKeys = configuration.build.capacitor.pluginKeys.map {
+      let keys = configuration.build.capacitor?.pluginKeys ?? []
+      configuration.build.capacitor?.pluginKeys = keys.map {
         $0.value == arguments["plugin"] ? Sourced(arguments["as"] ?? "", at: $0.location) : $0
       }
     },
@@ -156,15 +156,15 @@ enum GuardVocabulary {
         "The build carries no server.url (a dev build synced without MOBILE_DEV_SERVER_URL).",
       breaks: "hot reload in dev builds (seed 000, Hot reload)"
     ) { configuration, _ in
-      configuration.build.capacitor.serverURL = nil
+      configuration.build.capacitor?.serverURL = nil
     },
     MutationSpec(
       "app.server-cleartext",
       summary: "The synced capacitor.config.json carries server.cleartext = true.",
       breaks: "rule 16: no server.cleartext in a release build"
     ) { configuration, _ in
-      let at = FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1)
-      configuration.build.capacitor.cleartext = Sourced(true, at: at)
+      let at = configuration.build.capacitor?.location(line: 0)
+      configuration.build.capacitor?.cleartext = Sourced(true, at: at)
       configuration.build.transport.capacitorCleartext = Sourced(true, at: at)
     },
     MutationSpec(
@@ -255,7 +255,7 @@ enum GuardVocabulary {
         "The callback scheme is removed from CFBundleURLTypes (iOS) or the intent-filters (Android).",
       breaks: "rule 17: the callback scheme is registered on both platforms"
     ) { configuration, _ in
-      let scheme = configuration.build.callbackScheme.value.lowercased()
+      let scheme = configuration.build.callbackScheme?.value.lowercased()
       configuration.build.registeredSchemes.removeAll { $0.value.lowercased() == scheme }
     },
     MutationSpec(
@@ -271,8 +271,8 @@ enum GuardVocabulary {
       summary: "capacitor.config.json turns CapacitorHttp off: fetch stays in the WebView.",
       breaks: "seed 000, Networking & session: the session lives in the native jar"
     ) { configuration, _ in
-      configuration.build.capacitor.nativeHTTP = Sourced(
-        false, at: FileLocation(file: configuration.build.capacitor.file, line: 0, column: 1))
+      let at = configuration.build.capacitor?.location(line: 0)
+      configuration.build.capacitor?.nativeHTTP = Sourced(false, at: at)
     },
     MutationSpec(
       "app.banner-string-missing", [.value("key", .text, optional: true)],

@@ -239,9 +239,9 @@ enum InstanceShellMutations {
       breaks:
         "seed 004, navigation policy: the shell's policy, not Capacitor's, keeps instances in-app"
     ) { configuration, arguments in
-      let config = configuration.build.capacitor.file
+      let config = configuration.build.capacitor?.location(line: 0)
       configuration.build.instanceShell?.allowNavigation.append(
-        Sourced(arguments["origin"] ?? "*", at: FileLocation(file: config, line: 0, column: 1)))
+        Sourced(arguments["origin"] ?? "*", at: config))
     },
     MutationSpec(
       "app.native-auth-code",

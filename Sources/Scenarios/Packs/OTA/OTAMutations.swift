@@ -60,7 +60,7 @@ extension OTAVocabulary {
         "The build embeds no OTA public key (capacitor.config CapacitorUpdater.publicKey, MOBILE_OTA_SIGNING_PUBLIC_KEY_B64).",
       breaks: "rule 12: no public key, no OTA"
     ) { configuration, _ in
-      configuration.build.capacitor.updaterPublicKey = nil
+      configuration.build.capacitor?.updaterPublicKey = nil
       configuration.build.frontend.otaPublicKey = nil
     },
     MutationSpec(
@@ -85,8 +85,8 @@ extension OTAVocabulary {
         "capacitor.config's CapacitorUpdater.autoUpdate is true (or left out, the plugin's default): the plugin updates itself from its update server.",
       breaks: "seed 000: OTA is driven entirely from JS, autoUpdate: false"
     ) { configuration, _ in
-      let setting = configuration.build.capacitor.updaterAutoUpdate
-      configuration.build.capacitor.updaterAutoUpdate = Sourced(true, at: setting?.location)
+      let setting = configuration.build.capacitor?.updaterAutoUpdate
+      configuration.build.capacitor?.updaterAutoUpdate = Sourced(true, at: setting?.location)
     },
     MutationSpec(
       "app.builtin-unstamped",
@@ -94,7 +94,7 @@ extension OTAVocabulary {
         "The store build was synced without MOBILE_OTA_BUILD_ID: its builtin bundle reports the literal \"builtin\".",
       breaks: "rule 11: the builtin stamp skips a manifest of the same commit"
     ) { configuration, _ in
-      configuration.build.capacitor.updaterVersion = nil
+      configuration.build.capacitor?.updaterVersion = nil
     },
     MutationSpec(
       "app.builtin-bare-sha",
@@ -102,10 +102,10 @@ extension OTAVocabulary {
         "The store build is stamped with the bare commit id (git rev-parse --short HEAD) instead of <count>-<sha>: its builtin bundle has no release count.",
       breaks: "rule 11: counts order releases only when both ids carry one"
     ) { configuration, _ in
-      if let stamp = configuration.build.capacitor.updaterVersion,
+      if let stamp = configuration.build.capacitor?.updaterVersion,
         let dash = stamp.value.firstIndex(of: "-")
       {
-        configuration.build.capacitor.updaterVersion = Sourced(
+        configuration.build.capacitor?.updaterVersion = Sourced(
           String(stamp.value[stamp.value.index(after: dash)...]), at: stamp.location)
       }
     },
@@ -130,12 +130,12 @@ extension OTAVocabulary {
         "The backend's /config names CHANNEL's manifest (`other`: one the app does not follow) — a staging-configured backend serving prod apps.",
       breaks: "rule 13: bundles never cross channels"
     ) { configuration, arguments in
-      let url = configuration.build.backend.otaManifestURL ?? ""
+      let url = configuration.build.backend?.otaManifestURL ?? ""
       let followed =
         url.range(of: "channels/").map { String(url[$0.upperBound...].prefix { $0 != "/" }) } ?? ""
       var channel = arguments["channel"] ?? "other"
       if channel == "other" { channel = followed == "staging" ? "prod" : "staging" }
-      if let url = configuration.build.backend.otaManifestURL,
+      if let url = configuration.build.backend?.otaManifestURL,
         let range = url.range(of: "channels/")
       {
         let rest = url[range.upperBound...].drop { $0 != "/" }

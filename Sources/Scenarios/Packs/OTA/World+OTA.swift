@@ -68,7 +68,7 @@ extension World {
   /// The channel the app follows (`MOBILE_OTA_CHANNEL`), or the channel of its manifest URL.
   var otaChannel: String {
     if let channel = configuration.build.frontend.otaChannel?.value { return channel }
-    let url = configuration.build.backend.otaManifestURL ?? ""
+    let url = configuration.build.backend?.otaManifestURL ?? ""
     if let range = url.range(of: "channels/") {
       return String(url[range.upperBound...].prefix { $0 != "/" })
     }

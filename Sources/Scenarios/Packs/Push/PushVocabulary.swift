@@ -305,7 +305,8 @@ enum PushVocabulary {
   /// Where a gateway's pairing refusal comes from, naming the settings and their files.
   static func pairingHint(_ reason: String, _ world: World) -> String? {
     let build = world.configuration.build
-    let env = build.backend.env
+    // Only a single-origin app's backend sends with settings of the app's env.
+    guard let env = build.backend?.env else { return nil }
     func setting(_ key: String) -> String {
       "\(key)=\(env[key] ?? "(unset)")"
         + (env.location(of: key).map { " at \($0.file):\($0.line)" } ?? "")
