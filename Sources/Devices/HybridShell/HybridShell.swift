@@ -60,9 +60,11 @@ public final class HybridShell {
   public internal(set) var screen: Screen = .closed
   /// The HTML of the page shown.
   public internal(set) var html = ""
-  public private(set) var permission: Permission = .notAsked
+  /// The OS's notification permission (`NotificationPermissionMachine`).
+  private var permissions: NotificationPermissionMachine
+  public var permission: Permission { Permission(rawValue: permissions.state.rawValue) ?? .denied }
   /// How many times the system showed its permission dialog.
-  public private(set) var dialogs = 0
+  public var dialogs: Int { permissions.dialogs }
   /// Events dispatched to pages (`onNativePermissionResult granted=true`), oldest first.
   public private(set) var pageEvents: [String] = []
   /// What the page got back from its last bridge call.
@@ -92,6 +94,11 @@ public final class HybridShell {
     self.build = build
     self.hasPlayServices = hasPlayServices
     self.environment = environment
+    permissions = NotificationPermissionMachine(
+      facts: .init(
+        platform: build.platform, targetSdk: build.hybrid?.targetSdk?.value,
+        // Unread, the manifest is taken to declare it: the dialog's rules then decide.
+        declaresPostNotifications: build.hybrid?.declaresPostNotifications?.value != false))
     let policy = TransportPolicy(build: build, behaviours: ShellBehaviours())
     let prefix = "\(build.platform.rawValue)/\(name)"
     web = try NativeHTTPStack(source: "\(prefix) webview", policy: policy, environment: environment)
@@ -144,13 +151,11 @@ public final class HybridShell {
   /// creates its first notification channel (at first start), manifest or not.
   private func legacyNotificationPrompt() {
     guard build.platform == .android, apiLevel >= 33,
-      let target = build.hybrid?.targetSdk?.value, target < 33
+      permissions.firstChannelCreated(userGrants: answersAllow)
     else { return }
-    dialogs += 1
-    permission = answersAllow ? .granted : .denied
     environment.decision(
       source,
-      "targetSdk \(target): Android asks itself at the first notification channel; the user answered \(permission.rawValue)"
+      "targetSdk \(permissions.facts.targetSdk ?? 0): Android asks itself at the first notification channel; the user answered \(permission.rawValue)"
     )
   }
 
@@ -271,33 +276,21 @@ public final class HybridShell {
   /// manifest does not declare POST_NOTIFICATIONS, or after two refusals), iOS's (shown once,
   /// its answer kept); the answer is dispatched to the page when the code does so.
   private func askPermission() {
-    switch build.platform {
-    case .android:
-      if let target = build.hybrid?.targetSdk?.value, target < 33 {
-        // Below API 33 the permission is the system's own prompt: the request returns the
-        // state it left.
-        environment.decision(
-          source, "targetSdk \(target): the request returns \(permission.rawValue)")
-      } else if build.hybrid?.declaresPostNotifications?.value == false {
-        permission = .denied
-        environment.decision(
-          source,
-          "POST_NOTIFICATIONS requested but not declared in the manifest: refused without a dialog")
-      } else if permission == .denied && dialogs >= 2 {
-        environment.decision(source, "denied twice before: Android shows no dialog any more")
-      } else {
-        dialogs += 1
-        permission = answersAllow ? .granted : .denied
-        environment.decision(
-          source, "the notification dialog: the user answered \(permission.rawValue)")
-      }
-    case .ios:
-      if permission == .notAsked {
-        dialogs += 1
-        permission = answersAllow ? .granted : .denied
-        environment.decision(
-          source, "the notification dialog: the user answered \(permission.rawValue)")
-      }
+    switch permissions.request(userGrants: answersAllow) {
+    case .legacy(let target):
+      environment.decision(
+        source, "targetSdk \(target): the request returns \(permission.rawValue)")
+    case .undeclared:
+      environment.decision(
+        source,
+        "POST_NOTIFICATIONS requested but not declared in the manifest: refused without a dialog")
+    case .deniedTwice:
+      environment.decision(source, "denied twice before: Android shows no dialog any more")
+    case .dialog:
+      environment.decision(
+        source, "the notification dialog: the user answered \(permission.rawValue)")
+    case .decided:
+      break
     }
     let granted = permission == .granted
     if code.permissionEvent?.value ?? true {

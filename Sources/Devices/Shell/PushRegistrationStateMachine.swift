@@ -72,7 +72,15 @@ struct PushRegistrationStateMachine: Sendable {
 
   let facts: Facts
   let behaviours: Behaviours
-  private(set) var permission: Permission = .prompt
+  /// The OS's side of the permission (Capacitor's `prompt` is its `notAsked`).
+  private var os: NotificationPermissionMachine
+  var permission: Permission {
+    switch os.state {
+    case .notAsked: .prompt
+    case .granted: .granted
+    case .denied: .denied
+    }
+  }
   private(set) var optedIn = false
   private(set) var token: String?
   private(set) var tokens: [String] = []
@@ -81,6 +89,9 @@ struct PushRegistrationStateMachine: Sendable {
   init(facts: Facts, behaviours: Behaviours) {
     self.facts = facts
     self.behaviours = behaviours
+    os = NotificationPermissionMachine(
+      facts: .init(
+        platform: facts.platform, declaresPostNotifications: facts.declaresPostNotifications))
   }
 
   /// The push services the phone's OS keeps a channel to.
@@ -94,13 +105,10 @@ struct PushRegistrationStateMachine: Sendable {
   /// The permission prompt, only while undecided (`checkPermissions` then
   /// `requestPermissions`). Returns why it is not granted, nil when it is.
   mutating func askPermission(userGrants: Bool) -> String? {
-    let undeclared = facts.platform == .android && !facts.declaresPostNotifications
-    if permission == .prompt {
-      // Android 13+: a runtime permission missing from the manifest is denied, never asked.
-      permission = undeclared ? .denied : userGrants ? .granted : .denied
-    }
+    // The app requests only while `checkPermissions` says prompt; the OS decides the rest.
+    if permission == .prompt { _ = os.request(userGrants: userGrants) }
     guard permission != .granted else { return nil }
-    return undeclared
+    return facts.platform == .android && !facts.declaresPostNotifications
       ? "the manifest does not declare android.permission.POST_NOTIFICATIONS: Android 13+ never asks and refuses"
       : "the user refused notifications"
   }
