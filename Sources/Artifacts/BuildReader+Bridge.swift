@@ -17,7 +17,7 @@ enum BridgeReader {
 extension BuildReader {
   mutating func readBridge() -> [Platform: AppBuild] {
     let mobile = BridgeReader.mobile
-    let env = readExpoEnv()
+    let (env, environment) = readExpoEnv()
     let configPath = XcodeProject.join(mobile, "config/mobileConfig.ts")
     let config = CodeSearch(
       repository, under: XcodeProject.join(mobile, "config"), suffixes: ["mobileConfig.ts"],
@@ -31,11 +31,7 @@ extension BuildReader {
         ))
       return [:]
     }
-    // `env.NAME ?? "default"`: each setting's variable and its default.
-    var defaults: [String: Sourced<String>] = [:]
-    for found in config.captures(#"env\.([A-Z0-9_]+)\s*\?\?\s*"([^"]*)""#, groups: 2) {
-      defaults[found.value[0]] = Sourced(found.value[1], at: found.location)
-    }
+    let defaults = Self.configDefaults(config)
     func setting(_ suffix: String, fallback: Sourced<String>?) -> Sourced<String>? {
       let variable = defaults.keys.first { $0.hasSuffix(suffix) } ?? "OPENMAPX_MOBILE" + suffix
       if let value = env[variable], !value.isEmpty {
@@ -45,7 +41,9 @@ extension BuildReader {
       if let value = defaults[variable] {
         return Sourced(
           value.value, at: value.location,
-          derivation: ["\(variable) is unset: the config module's default \(value.value) applies"])
+          derivation: value.derivation + [
+            "\(variable) is unset: the config module's default \(value.value) applies"
+          ])
       }
       return fallback
     }
@@ -82,7 +80,7 @@ extension BuildReader {
     settings.devSchemeSuffix = schemeSuffix
     settings.defaultScheme =
       defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
-    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*"([^"]+)""#, groups: 2)
+    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*["']([^"']+)["']"#, groups: 2)
     for found in constants {
       let value = Sourced(found.value[1], at: found.location)
       if found.value[0].contains("ID") { settings.officialAppId = value }
@@ -92,27 +90,67 @@ extension BuildReader {
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)
-    return bridgeBuilds(settings)
+    return bridgeBuilds(settings, environment: environment)
   }
 
-  /// The build env as Expo loads it: `.env`, then the mode's file.
-  private mutating func readExpoEnv() -> EnvLayers {
+  /// Each `env.NAME ?? default` of the config module: the variable and the value it falls
+  /// back to, a string literal or a constant of the module (`?? OFFICIAL_ORIGIN` with
+  /// `export const OFFICIAL_ORIGIN = "https://…"`), with where the value is written.
+  static func configDefaults(_ config: CodeSearch) -> [String: Sourced<String>] {
+    var constants: [String: Sourced<String>] = [:]
+    let declaration =
+      #"\bconst\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*string\s*)?=\s*["'`]([^"'`$]*)["'`]"#
+    for found in config.captures(declaration, groups: 2) where constants[found.value[0]] == nil {
+      constants[found.value[0]] = Sourced(found.value[1], at: found.location)
+    }
+    var defaults: [String: Sourced<String>] = [:]
+    let fallback =
+      #"env\.([A-Z0-9_]+)\s*\?\?\s*(?:["'`]([^"'`$]*)["'`]|([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*[.(\[]))"#
+    for found in config.captures(fallback, groups: 3) {
+      let (variable, literal, name) = (found.value[0], found.value[1], found.value[2])
+      if name.isEmpty {
+        defaults[variable] = Sourced(literal, at: found.location)
+      } else if let constant = constants[name] {
+        defaults[variable] = Sourced(
+          constant.value, at: found.location,
+          derivation: ["\(name) = \(constant.value) (\(constant.origin))"])
+      }
+    }
+    return defaults
+  }
+
+  /// The build env as Expo loads it for the channel's mode (`production` for a release
+  /// channel, `development` for dev): `.env`, `.env.<mode>`, `.env.local`, `.env.<mode>.local`,
+  /// each over the last; then what the pipeline gives (`--frontend-env`), as a release job
+  /// exports `OPENMAPX_MOBILE_RELEASE=1` and the origins before `expo prebuild`. Whether the
+  /// channel had an env of its own is recorded: without one, what a release sets is unknown.
+  private mutating func readExpoEnv() -> (EnvLayers, ChannelEnvironment) {
+    let mode = channel.isRelease ? "production" : "development"
     var envFiles: [EnvFile] = []
-    for name in [".env", channel.isRelease ? ".env.production" : ".env.development"] {
+    var environment = ChannelEnvironment()
+    var own = false
+    for name in [".env", ".env.\(mode)", ".env.local", ".env.\(mode).local"] {
       do {
         if let (text, display) = try repository.text(XcodeProject.join(BridgeReader.mobile, name)) {
           envFiles.append(try EnvFile(text: text, path: display))
+          if name != ".env" { own = true }
         }
       } catch {
         collect(error)
       }
     }
-    return EnvLayers(envFiles)
+    let given = commandLineEnv(extraEnv.frontend, role: "frontend")
+    envFiles += given
+    environment.frontendFiles = envFiles.map(\.path)
+    environment.frontend = own || !given.isEmpty || !channel.isRelease ? .supplied : .fallback
+    return (EnvLayers(envFiles), environment)
   }
 
   /// One build a platform: the compiled id, scheme and origin; no OTA and no remote push in
   /// seed 001's release design; cleartext to the dev server in a development build.
-  private func bridgeBuilds(_ settings: BridgeShellSettings) -> [Platform: AppBuild] {
+  private func bridgeBuilds(_ settings: BridgeShellSettings, environment: ChannelEnvironment)
+    -> [Platform: AppBuild]
+  {
     let release = settings.release
     let web = settings.webOrigin
     var builds: [Platform: AppBuild] = [:]
@@ -126,6 +164,7 @@ extension BuildReader {
         push: PushShellSettings(), guards: BuildGuardSettings(),
         frontend: FrontendSettings(apiOrigin: web, isDevBuild: !release.value),
         files: [:])
+      build.environment = environment
       build.features.ota = FeatureState(
         enabled: false, use: .unused,
         decidedBy: "seed 001: no native OTA update channel in the release design")

@@ -134,21 +134,7 @@ extension BuildReader {
       }
     }
     // The pipeline's own env (`--backend-env`), over the committed files.
-    for path in extraEnv.backend {
-      guard let data = FileManager.default.contents(atPath: path) else {
-        diagnostics.append(
-          .error(at: nil, "the backend env file \(path) given on the command line does not exist"))
-        continue
-      }
-      do {
-        files.append(
-          try EnvFile(
-            text: TextDecoding.decode(data).text,
-            path: AppRepository.display(URL(fileURLWithPath: path))))
-      } catch {
-        collect(error)
-      }
-    }
+    files += commandLineEnv(extraEnv.backend, role: "backend")
     let env = EnvLayers(files)
     if let project = env["FIREBASE_PROJECT_ID"], !project.isEmpty {
       settings.backendFirebaseProject = Sourced(

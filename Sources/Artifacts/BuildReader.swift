@@ -22,7 +22,9 @@ struct BuildReader {
 
   /// The channel's builds, read by the reader of the app's shell kind.
   mutating func read() throws -> [Platform: AppBuild] {
-    try ShellBuildReaders.type(of: profile.shell).read(&self)
+    let reader = ShellBuildReaders.type(of: profile.shell)
+    if let refusal = reader.envFiles.refusal(of: extraEnv, kind: profile.shell) { throw refusal }
+    return try reader.read(&self)
   }
 
   /// Seed 000's shell: a Capacitor app of one web app at a fixed origin, its env files, its
@@ -272,22 +274,9 @@ struct BuildReader {
         collect(error)
       }
     }
-    for path in extra {
-      let url = URL(fileURLWithPath: path)
-      guard let data = FileManager.default.contents(atPath: url.path) else {
-        diagnostics.append(
-          .error(at: nil, "the \(role) env file \(path) given on the command line does not exist"))
-        continue
-      }
-      do {
-        out.append(
-          try EnvFile(
-            text: TextDecoding.decode(data).text, path: AppRepository.display(url)))
-        own = true
-      } catch {
-        collect(error)
-      }
-    }
+    let given = commandLineEnv(extra, role: role)
+    out += given
+    if !given.isEmpty { own = true }
     if out.isEmpty && !paths.isEmpty {
       diagnostics.append(
         .error(
@@ -300,6 +289,27 @@ struct BuildReader {
     let supply: ChannelEnvironment.Supply =
       channel == .dev || own ? .supplied : .fallback
     return (out, supply)
+  }
+
+  /// The env files a pipeline gives on the command line (`--backend-env`, `--frontend-env`),
+  /// in order; a missing one is an error naming it.
+  mutating func commandLineEnv(_ paths: [String], role: String) -> [EnvFile] {
+    var out: [EnvFile] = []
+    for path in paths {
+      let url = URL(fileURLWithPath: path)
+      guard let data = FileManager.default.contents(atPath: url.path) else {
+        diagnostics.append(
+          .error(at: nil, "the \(role) env file \(path) given on the command line does not exist"))
+        continue
+      }
+      do {
+        out.append(
+          try EnvFile(text: TextDecoding.decode(data).text, path: AppRepository.display(url)))
+      } catch {
+        collect(error)
+      }
+    }
+    return out
   }
 
   /// Values the backend parses at start-up: a malformed one would stop the real backend, so

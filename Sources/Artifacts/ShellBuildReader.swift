@@ -5,7 +5,31 @@ import QualifyCore
 /// `BuildReader+<Kind>.swift` and one line here.
 protocol ShellBuildReader: SendableMetatype {
   static var kind: ShellKind { get }
+  /// What the command line's env files are to this kind's builds.
+  static var envFiles: EnvFileRoles { get }
   static func read(_ reader: inout BuildReader) throws -> [Platform: AppBuild]
+}
+
+/// What `--backend-env` and `--frontend-env` are to a kind's builds, nil for a file the kind
+/// reads none of: a pipeline that gives one is told so (exit 2) rather than have it ignored,
+/// which would qualify the committed env while the pipeline believes its own was judged.
+struct EnvFileRoles: Sendable {
+  var backend: String?
+  var frontend: String?
+
+  /// The option given for a role the kind does not read, nil when there is none.
+  func refusal(of extra: AppRepository.ExtraEnv, kind: ShellKind) -> InputError? {
+    for (option, paths, role, other) in [
+      ("--backend-env", extra.backend, backend, frontend.map { ("--frontend-env", $0) }),
+      ("--frontend-env", extra.frontend, frontend, backend.map { ("--backend-env", $0) }),
+    ] where !paths.isEmpty && role == nil {
+      return InputError(
+        "\(option) \(paths.joined(separator: " ")): a \(kind.id) app has no \(option.dropFirst(2).replacingOccurrences(of: "-env", with: "")) env qualify reads, so the file would be ignored",
+        hint: other.map { "the \(kind.id) kind reads \($0.1): give it with \($0.0)" }
+          ?? "a \(kind.id) app is read from its repository alone; drop \(option)")
+    }
+    return nil
+  }
 }
 
 enum ShellBuildReaders {
@@ -24,6 +48,9 @@ enum ShellBuildReaders {
 
 enum SingleOriginShellReader: ShellBuildReader {
   static let kind = ShellKind.singleOrigin
+  static let envFiles = EnvFileRoles(
+    backend: "the backend's env (OIDC, MOBILE_*, PUSH_*), over the channel's files",
+    frontend: "the frontend's build env (NEXT_PUBLIC_*, MOBILE_*), over the channel's files")
   static func read(_ reader: inout BuildReader) throws -> [Platform: AppBuild] {
     try reader.readSingleOrigin()
   }
@@ -31,6 +58,7 @@ enum SingleOriginShellReader: ShellBuildReader {
 
 enum InstanceShellReader: ShellBuildReader {
   static let kind = ShellKind.multiInstance
+  static let envFiles = EnvFileRoles()
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] {
     reader.readMultiInstance()
   }
@@ -38,6 +66,7 @@ enum InstanceShellReader: ShellBuildReader {
 
 enum SessionShellReader: ShellBuildReader {
   static let kind = ShellKind.sessionContract
+  static let envFiles = EnvFileRoles()
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] {
     reader.readSessionContract()
   }
@@ -45,10 +74,17 @@ enum SessionShellReader: ShellBuildReader {
 
 enum HybridShellReader: ShellBuildReader {
   static let kind = ShellKind.hybridWebView
+  static let envFiles = EnvFileRoles(
+    backend: "the site's env (FIREBASE_PROJECT_ID), over its .env files", frontend: nil)
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] { reader.readHybrid() }
 }
 
 enum BridgeShellReader: ShellBuildReader {
   static let kind = ShellKind.reactNativeBridge
+  static let envFiles = EnvFileRoles(
+    backend: nil,
+    frontend:
+      "the Expo build env apps/mobile/config/mobileConfig.ts reads (OPENMAPX_MOBILE_*), over apps/mobile/.env*"
+  )
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] { reader.readBridge() }
 }

@@ -28,7 +28,8 @@ extension BuildGuards {
     GuardRule(
       id: "release-origin", title: "Release origins are HTTPS public hosts",
       source: "seed 001, Fixed origin (config/mobileConfig.ts validates the origin at build time)",
-      devAllows: true, shells: [.reactNativeBridge],
+      devAllows: true, reads: [.files, .frontendEnv],
+      shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge else { return [] }
         var hits: [GuardHit] = []
@@ -68,7 +69,8 @@ extension BuildGuards {
     GuardRule(
       id: "official-origin", title: "The official identifier loads only its official origin",
       source: "seed 001, Fixed origin (org.openmapx.app is restricted to https://openmapx.com)",
-      devAllows: true, shells: [.reactNativeBridge],
+      devAllows: true, reads: [.files, .frontendEnv],
+      shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge, let official = bridge.officialAppId,
           let origin = bridge.officialOrigin, bridge.appId.value == official.value
@@ -142,7 +144,8 @@ extension BuildGuards {
       id: "dev-scheme", title: "The development scheme only in development builds",
       source:
         "seed 001, The handoff (development builds use a suffixed scheme such as openmapx-dev)",
-      devAllows: false, shells: [.reactNativeBridge],
+      devAllows: false, reads: [.files, .frontendEnv],
+      shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge, bridge.release.value || build.channel.isRelease else {
           return []

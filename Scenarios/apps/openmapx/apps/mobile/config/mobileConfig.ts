@@ -15,8 +15,9 @@ export interface MobileBuildConfig {
 
 type BuildEnv = Record<string, string | undefined>;
 
-const OFFICIAL_APP_ID = "org.openmapx.app";
-const OFFICIAL_ORIGIN = "https://openmapx.com";
+/** The official store identity, and the one origin it is ever built against. */
+export const OFFICIAL_APP_ID = "org.openmapx.app";
+export const OFFICIAL_ORIGIN = "https://openmapx.com";
 
 function origin(value: string, release: boolean): URL {
   const url = new URL(value);
@@ -35,9 +36,9 @@ function isPublicHost(host: string): boolean {
 
 export function readMobileConfig(env: BuildEnv): Readonly<MobileBuildConfig> {
   const release = env.OPENMAPX_MOBILE_RELEASE === "1";
-  const web = origin(env.OPENMAPX_MOBILE_WEB_ORIGIN ?? "https://openmapx.com", release);
+  const web = origin(env.OPENMAPX_MOBILE_WEB_ORIGIN ?? OFFICIAL_ORIGIN, release);
   const api = origin(env.OPENMAPX_MOBILE_API_ORIGIN ?? web.origin, release);
-  const appId = env.OPENMAPX_MOBILE_APP_ID ?? "org.openmapx.app";
+  const appId = env.OPENMAPX_MOBILE_APP_ID ?? OFFICIAL_APP_ID;
   const scheme = env.OPENMAPX_MOBILE_SCHEME ?? "openmapx";
   if (appId === OFFICIAL_APP_ID && (web.origin !== OFFICIAL_ORIGIN || api.origin !== OFFICIAL_ORIGIN) && release) {
     throw new Error(`${OFFICIAL_APP_ID} is bound to ${OFFICIAL_ORIGIN}`);
