@@ -11,7 +11,9 @@ import QualifyCore
 enum BridgeReader {
   static let mobile = "apps/mobile"
   static let protocolModule = "packages/core/src/navigation/mobileProtocol.ts"
-  static let server = "apps/web/src"
+  /// Where the monorepo keeps its servers: the API (OpenMapX's handoff lives there) and the
+  /// web app.
+  static let servers = ["apps/api/src", "apps/web/src"]
 }
 
 extension BuildReader {
@@ -261,11 +263,15 @@ extension BuildReader {
     let app = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
       quotes: ["\"", "'", "`"])
-    // describeShell()'s capabilities block.
+    // describeShell()'s capabilities: a literal block (`capabilities: {`), or the default a
+    // provider overrides (`const capabilities = options.capabilities?.() ?? {`).
     for (file, lines) in source.files where file.hasSuffix("createShellBridge.ts") {
       var inside = false
       for (index, line) in lines {
-        if line.contains("capabilities: {") {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.contains("capabilities") && trimmed.hasSuffix("{")
+          && (trimmed.contains("capabilities: {") || trimmed.contains("?? {"))
+        {
           inside = true
           continue
         }
@@ -277,6 +283,17 @@ extension BuildReader {
             (parts[0], Sourced(value, at: FileLocation(file: file, line: index + 1, column: 1))))
         }
       }
+    }
+    // A provider App.tsx passes computes the report at run time (`capabilities: () => …`).
+    if let provided = app.blocks(after: "createShellBridge(").first,
+      let offset = provided.body.split(separator: "\n", omittingEmptySubsequences: false)
+        .firstIndex(where: {
+          $0.range(of: #"^\s*capabilities\s*[:,]"#, options: .regularExpression) != nil
+        })
+    {
+      settings.capabilityProvider = Sourced(
+        "capabilities",
+        at: FileLocation(file: provided.file, line: provided.line + offset, column: 1))
     }
     // `dispatch: f`, or the shorthand `dispatch,` inside the call's object.
     settings.dispatcherComposed = app.blockDoes(
@@ -400,47 +417,23 @@ extension BuildReader {
     }
   }
 
-  /// The web app's handoff server (`apps/web/src`): the code's hash, lifetime and
-  /// consumption, its refusals, and where the verifier is compared.
+  /// The handoff server: the files with `handoff` in their path under the profile's
+  /// `parts.handoffServer`, else under the monorepo's server folders (`apps/api/src`, where
+  /// OpenMapX keeps it, and `apps/web/src`), read by `HandoffServerReader`.
   private func readHandoffServer(into settings: inout BridgeShellSettings) {
-    let server = CodeSearch(
-      repository, under: BridgeReader.server, suffixes: [".ts"], quotes: ["\"", "'", "`"])
-    settings.handoffServer.hashesCode = server.fact(
-      [["createHash(", "sha256(code)"]], home: "handoff", sameFile: true)
-    settings.handoffServer.found = !server.isEmpty
-    if let ttl = server.constant("CODE_TTL_MS") {
-      if let value = CodeSearch.integer(ttl.value) {
-        settings.handoffServer.ttlMilliseconds = Sourced(value, at: ttl.location)
-      } else {
-        settings.handoffServer.computedTTL = ttl
-      }
+    let roots = profile.parts["handoffServer"].map { [$0.value] } ?? BridgeReader.servers
+    var search = CodeSearch(
+      repository, under: roots[0], suffixes: [".ts"], quotes: ["\"", "'", "`"])
+    for root in roots.dropFirst() {
+      search.files +=
+        CodeSearch(
+          repository, under: root, suffixes: [".ts"], quotes: ["\"", "'", "`"]
+        ).files
     }
-    // Every refusal of the redemption answers the same: its rejection returns are one text.
-    if let redeem = server.blocks(after: "function redeemHandoffCode(").first {
-      let returns = redeem.body.split(separator: "\n").compactMap { line -> String? in
-        guard let range = line.range(of: "return ") else { return nil }
-        return line[range.upperBound...].trimmingCharacters(in: .whitespaces)
-      }
-      let rejections = Set(returns.filter { !$0.contains("200") })
-      settings.handoffServer.uniformRejections = Sourced(
-        rejections.count <= 1, at: FileLocation(file: redeem.file, line: redeem.line, column: 1),
-        derivation: rejections.count > 1
-          ? ["rejections: " + rejections.sorted().joined(separator: " | ")] : [])
+    if profile.parts["handoffServer"] == nil {
+      search.files = search.files.filter { $0.file.lowercased().contains("handoff") }
     }
-    settings.handoffServer.consumesAtomically = server.fact(
-      [["delete from mobile_handoff", "returning"], ["consumed_at is null", "returning"]],
-      home: "handoff", sameFile: true)
-    // A wrong verifier burns the attempt when the verifier is compared after the statement
-    // that consumes the code.
-    for (file, lines) in server.files {
-      guard
-        let consume = lines.first(where: {
-          $0.1.contains("delete from mobile_handoff") || $0.1.contains("consumed_at")
-        }),
-        let compare = lines.first(where: { $0.1.contains("timingSafeEqual(") })
-      else { continue }
-      settings.handoffServer.wrongVerifierBurns = Sourced(
-        compare.0 > consume.0, at: FileLocation(file: file, line: compare.0 + 1, column: 1))
-    }
+    settings.handoffServer = HandoffServerReader(search: search).read()
+    settings.handoffServer.searched = roots
   }
 }

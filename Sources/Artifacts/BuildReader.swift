@@ -24,6 +24,15 @@ struct BuildReader {
   mutating func read() throws -> [Platform: AppBuild] {
     let reader = ShellBuildReaders.type(of: profile.shell)
     if let refusal = reader.envFiles.refusal(of: extraEnv, kind: profile.shell) { throw refusal }
+    for (name, path) in profile.parts.sorted(by: { $0.key < $1.key })
+    where reader.parts[name] == nil {
+      diagnostics.append(
+        .error(
+          at: path.location, "a \(profile.shell.id) app has no part \"\(name)\" qualify looks for",
+          hint: reader.parts.isEmpty
+            ? "the \(profile.shell.id) kind places no part: remove \"parts\""
+            : "its parts: \(reader.parts.keys.sorted().joined(separator: ", "))"))
+    }
     return try reader.read(&self)
   }
 

@@ -7,6 +7,9 @@ protocol ShellBuildReader: SendableMetatype {
   static var kind: ShellKind { get }
   /// What the command line's env files are to this kind's builds.
   static var envFiles: EnvFileRoles { get }
+  /// The parts `qualify.json`'s `parts` may place (`handoffServer`), each with where the
+  /// reader looks when the profile does not say.
+  static var parts: [String: String] { get }
   static func read(_ reader: inout BuildReader) throws -> [Platform: AppBuild]
 }
 
@@ -30,6 +33,10 @@ struct EnvFileRoles: Sendable {
     }
     return nil
   }
+}
+
+extension ShellBuildReader {
+  static var parts: [String: String] { [:] }
 }
 
 enum ShellBuildReaders {
@@ -81,6 +88,10 @@ enum HybridShellReader: ShellBuildReader {
 
 enum BridgeShellReader: ShellBuildReader {
   static let kind = ShellKind.reactNativeBridge
+  static let parts = [
+    "handoffServer":
+      "files with handoff in their path under \(BridgeReader.servers.joined(separator: " and "))"
+  ]
   static let envFiles = EnvFileRoles(
     backend: nil,
     frontend:

@@ -299,23 +299,36 @@ extension BuildGuards {
       check: { build in
         guard let server = build.bridge?.handoffServer else { return [] }
         guard server.found else {
+          // Not found is not the app's failure: the part may live where qualify did not look.
           return [
             GuardHit(
-              "no handoff server code under apps/web/src: how codes are stored, expire and are consumed cannot be checked",
-              at: nil, value: "mobileHandoff")
+              "no handoff server code found (looked for files with \"handoff\" in their path under \(server.searched.joined(separator: ", "))): how codes are stored, expire and are consumed is not verified",
+              at: nil, value: "handoff server", unverified: true)
           ]
         }
         var hits: [GuardHit] = []
         if let computed = server.computedTTL {
           hits.append(
             GuardHit(
-              "CODE_TTL_MS is computed (\(computed.value)): qualify cannot prove the two-minute lifetime",
-              at: computed.location, value: computed.value))
+              "\(server.ttlName ?? "the lifetime constant") is \(computed.value), computed or without a unit in its name: qualify cannot prove the two-minute lifetime",
+              at: computed.location, value: computed.value, unverified: true))
         } else if server.ttlMilliseconds == nil {
           hits.append(
             GuardHit(
-              "no CODE_TTL_MS constant: the codes' lifetime cannot be checked", at: nil,
-              value: "CODE_TTL_MS"))
+              "no lifetime constant (a name with TTL in it, such as CODE_TTL_MS) in the handoff server: the codes' lifetime is not verified",
+              at: nil, value: "TTL", unverified: true))
+        }
+        if server.consumesAtomically == nil {
+          hits.append(
+            GuardHit(
+              "no statement of the handoff server's files (\(server.files.joined(separator: ", "))) deletes a handoff row or marks it used: how a code is consumed is not verified (name the files that redeem codes with parts.handoffServer in qualify.json)",
+              at: nil, value: "atomic consume", unverified: true))
+        }
+        if server.hashesCode == nil {
+          hits.append(
+            GuardHit(
+              "no statement of the handoff server inserts a code: whether it stores the code or its hash is not verified",
+              at: nil, value: "code hash", unverified: true))
         }
         if let uniform = server.uniformRejections, !uniform.value {
           hits.append(
@@ -381,14 +394,21 @@ extension BuildGuards {
       devAllows: false, shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge else { return [] }
+        guard bridge.dispatcherComposed?.value != true else { return [] }
+        if let provider = bridge.capabilityProvider {
+          return [
+            GuardHit(
+              "App.tsx passes createShellBridge a capabilities provider and no dispatcher: what it reports is computed at run time, so whether it reports a capability nothing runs is not verified",
+              at: provider.location, value: "capabilities", unverified: true)
+          ]
+        }
         if bridge.capabilities.isEmpty {
           return [
             GuardHit(
-              "no describeShell() capabilities found in apps/mobile/src/bridge/createShellBridge.ts: what the shell reports cannot be checked",
-              at: nil, value: "describeShell")
+              "no describeShell() capabilities found (looked in apps/mobile/src/bridge/createShellBridge.ts for `capabilities: {` or `capabilities = … ?? {`): what the shell reports is not verified",
+              at: nil, value: "describeShell", unverified: true)
           ]
         }
-        guard bridge.dispatcherComposed?.value != true else { return [] }
         return bridge.capabilities.filter(\.value.value).map { capability in
           GuardHit(
             "describeShell() reports \(capability.name) available, but App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "createShellBridge")): the page would start what nothing can run",

@@ -177,12 +177,11 @@ public struct ChannelEnvironment: Sendable {
   /// A sentence for the run's header when the channel fell back, nil otherwise.
   public func fallbackWarning(channel: Channel) -> String? {
     var parts: [String] = []
-    if backend == .fallback {
-      parts.append("backend env (only \(backendFiles.joined(separator: ", ")))")
+    func read(_ files: [String]) -> String {
+      files.isEmpty ? "no file is committed" : "only \(files.joined(separator: ", "))"
     }
-    if frontend == .fallback {
-      parts.append("frontend env (only \(frontendFiles.joined(separator: ", ")))")
-    }
+    if backend == .fallback { parts.append("backend env (\(read(backendFiles)))") }
+    if frontend == .fallback { parts.append("frontend env (\(read(frontendFiles)))") }
     guard !parts.isEmpty else { return nil }
     return
       "no \(channel.rawValue) env was supplied for the \(parts.joined(separator: " and ")): those are dev defaults, so the checks that read them are not applicable — give the release env with --backend-env/--frontend-env or under channels.\(channel.rawValue) in qualify.json"

@@ -16,7 +16,7 @@ extension AppProfile {
     static let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "shell", "deepLinkScheme", "session", "hybrid", "ota", "$comment",
+      "shell", "deepLinkScheme", "session", "hybrid", "ota", "parts", "$comment",
     ]
 
     init(
@@ -62,6 +62,7 @@ extension AppProfile {
       ota()
       session()
       hybrid()
+      parts()
       if let displayName = top("displayName") { profile.displayName = displayName }
       if let appId = top("appId") { profile.appId = appId }
       if let scheme = top("callbackScheme") { profile.callbackScheme = scheme }
@@ -145,6 +146,23 @@ extension AppProfile {
         }
       }
     }
+    /// `parts`: where the app keeps a part its kind's reader looks for (a folder or a file
+    /// of the repository); which names a kind knows is its reader's to say.
+    mutating func parts() {
+      guard let parts = document["parts"] else { return }
+      guard let members = parts.members else {
+        report(profile.keyLines["parts"], "\"parts\" must be an object of part: path")
+        return
+      }
+      for member in members {
+        let key = "parts.\(member.key)"
+        if let path = string(member.value, key, line: member.line) {
+          profile.parts[member.key] = Sourced(
+            path, at: FileLocation(file: file, line: member.line, column: 1))
+        }
+      }
+    }
+
     /// `session`: a session-contract app's backend and foreground reload.
     mutating func session() {
       if let session = document["session"] {

@@ -47,6 +47,9 @@ public struct AppProfile: Sendable {
   public var deepLinkScheme: String?
   /// A hybrid WebView app's site and link settings (`hybrid`).
   public var hybrid: HybridProfile?
+  /// Where the app keeps a part its kind's reader looks for (`parts`: `handoffServer` →
+  /// `apps/api/src/services`), with the line that says so.
+  public var parts: [String: Sourced<String>] = [:]
   /// A session-contract app's backend API origin (`session.api`).
   public var sessionAPI: String?
   /// How long in the background makes the app reload its bootstrap on return

@@ -49,8 +49,12 @@ public struct BridgeShellSettings: Sendable {
     "MAX_MESSAGE_BYTES": 8 * 1024 * 1024, "MAX_TOTAL_COORDINATES": 100_000,
     "MAX_TOTAL_STEPS": 10_000, "MAX_LEGS": 512,
   ]
-  /// `describeShell()`'s capabilities, by name.
+  /// `describeShell()`'s capabilities, by name: its literal block, or the defaults a
+  /// provider overrides.
   public var capabilities: [(name: String, value: Sourced<Bool>)] = []
+  /// Where `App.tsx` passes `createShellBridge` a capabilities provider, whose answers are
+  /// computed at run time; nil when it passes none.
+  public var capabilityProvider: Sourced<String>?
   /// `createShellBridge` is given a dispatcher where the app composes it.
   public var dispatcherComposed: Sourced<Bool>?
   /// The descriptor script is `injectedJavaScriptBeforeContentLoaded`, main frame only.
@@ -206,9 +210,17 @@ public struct ProtocolVocabulary: Sendable {
 
 /// The server's side of the handoff (the web app's redemption code).
 public struct HandoffServerCode: Sendable {
-  /// Whether the web app's code was found.
+  /// Whether the server's code was found.
   public var found = false
-  /// `CODE_TTL_MS` computed from something qualify cannot evaluate (an env variable).
+  /// Where qualify looked for it (the profile's `parts.handoffServer`, else the monorepo's
+  /// server folders), for a message when it is not there.
+  public var searched: [String] = []
+  /// The files read as the server's.
+  public var files: [String] = []
+  /// The lifetime constant's name (`CODE_TTL_MS`, `HANDOFF_TTL_MS`).
+  public var ttlName: String?
+  /// The lifetime computed from something qualify cannot evaluate (an env variable), or
+  /// named without a unit.
   public var computedTTL: Sourced<String>?
   /// Every rejection of the redemption is the same answer.
   public var uniformRejections: Sourced<Bool>?

@@ -1,0 +1,284 @@
+import Foundation
+import QualifyCore
+
+/// The server side of seed 001's sign-in handoff, read from the code that redeems the codes
+/// as real servers write it: a SQL string (`delete from … returning`) or a query builder
+/// (drizzle's `.update(table).set({ consumedAt }).where(and(…, isNull(…))).returning(…)`);
+/// the code hashed by a call to a function of the module that hashes with SHA-256
+/// (`sha256(code)`, `hashCallbackCode(callbackCode)`); a lifetime constant of any name with
+/// `TTL` in it and its unit in its name; the verifier compared by `timingSafeEqual` or a
+/// helper wrapping it. What is not written in a form read here is left unknown, never
+/// taken as right.
+struct HandoffServerReader {
+  let search: CodeSearch
+
+  func read() -> HandoffServerCode {
+    var code = HandoffServerCode()
+    code.found = !search.isEmpty
+    code.files = search.files.map(\.file)
+    readLifetime(into: &code)
+    code.hashesCode = hashesCode()
+    guard let consume = consumingStatement() else {
+      // The redemption may live where qualify did not look: unknown, not a failure.
+      return code
+    }
+    code.consumesAtomically = Sourced(
+      consume.atomic, at: FileLocation(file: consume.file, line: consume.line, column: 1),
+      derivation: consume.why.map { [$0] } ?? [])
+    guard let redemption = enclosingFunction(of: consume) else { return code }
+    code.uniformRejections = uniformRejections(redemption)
+    code.wrongVerifierBurns = verifierComparedAfter(consume, in: redemption)
+    return code
+  }
+
+  // MARK: The lifetime
+
+  /// `CODE_TTL_MS`, `HANDOFF_TTL_MS = 2 * 60_000`, `CODE_TTL_SECONDS = 120`: its value in
+  /// milliseconds from the unit its name gives; computed or of no unit, it is unknown.
+  private func readLifetime(into code: inout HandoffServerCode) {
+    let names = search.captures(#"(?:const|let)\s+([A-Z][A-Z0-9_]*TTL[A-Z0-9_]*)\s*[:=]"#)
+    guard let name = names.first?.value, let written = search.constant(name) else { return }
+    code.ttlName = name
+    let scale: Int? =
+      name.hasSuffix("_MS") || name.contains("MILLIS")
+      ? 1
+      : name.hasSuffix("_SECONDS") || name.hasSuffix("_SEC") || name.hasSuffix("_S")
+        ? 1000 : name.hasSuffix("_MINUTES") || name.hasSuffix("_MIN") ? 60_000 : nil
+    guard let value = CodeSearch.integer(written.value), let scale else {
+      code.computedTTL = written
+      return
+    }
+    code.ttlMilliseconds = Sourced(
+      value * scale, at: written.location,
+      derivation: scale == 1 ? [] : ["\(name) = \(written.value) × \(scale) ms"])
+  }
+
+  // MARK: Hashing
+
+  /// Functions of these files whose body hashes with SHA-256 (`function F(…) { … }` or
+  /// `const F = (…) => …`).
+  private func hashingFunctions() -> Set<String> {
+    var names: Set<String> = []
+    let declared = search.captures(
+      #"(?:function\s+([A-Za-z_$][\w$]*)\s*\(|const\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?\()"#,
+      groups: 2)
+    let all = statements()
+    for found in declared {
+      let text: String
+      if found.value[0].isEmpty {
+        // An arrow function: the statement that declares it.
+        let name = found.value[1]
+        text =
+          all.first { $0.text.contains("const \(name) =") || $0.text.contains("const \(name)=") }?
+          .text ?? ""
+      } else {
+        text = search.blocks(after: "function \(found.value[0])(").map(\.body).joined(
+          separator: "\n")
+      }
+      if text.contains("createHash(\"sha256\")") || text.contains("createHash('sha256')") {
+        names.insert(found.value[0].isEmpty ? found.value[1] : found.value[0])
+      }
+    }
+    return names
+  }
+
+  /// Whether the statement that stores a new code stores a hash of it.
+  private func hashesCode() -> Sourced<Bool>? {
+    let hashing = hashingFunctions()
+    let inserts = statements().filter {
+      let lower = $0.text.lowercased()
+      return lower.contains("insert into") || lower.contains(".insert(")
+    }
+    guard let first = inserts.first else { return nil }
+    for insert in inserts {
+      for name in hashing {
+        let call = NSRegularExpression.escapedPattern(for: name) + #"\(\s*[\w.]*[Cc]ode\b"#
+        if insert.text.range(of: call, options: .regularExpression) != nil {
+          return Sourced(
+            true, at: FileLocation(file: insert.file, line: insert.line, column: 1),
+            derivation: ["\(name) hashes with SHA-256"])
+        }
+      }
+    }
+    return Sourced(
+      false, at: FileLocation(file: first.file, line: first.line, column: 1),
+      derivation: hashing.isEmpty
+        ? ["no function of these files hashes with SHA-256"]
+        : ["the insert calls none of \(hashing.sorted().joined(separator: ", ")) on the code"])
+  }
+
+  // MARK: Consumption
+
+  struct Statement {
+    var file: String
+    /// The line it starts on (1-based).
+    var line: Int
+    /// The line its `text` begins on (the previous statement's last line).
+    var textLine: Int
+    var text: String
+  }
+
+  /// The files' statements (up to each `;`), each with the line of its first code.
+  func statements() -> [Statement] {
+    var out: [Statement] = []
+    for (file, lines) in search.files {
+      var text = ""
+      var start: Int?
+      var textLine = lines.first.map { $0.0 + 1 } ?? 1
+      for (index, line) in lines {
+        for character in line {
+          if start == nil && !character.isWhitespace { start = index + 1 }
+          if character == ";" {
+            out.append(
+              Statement(file: file, line: start ?? index + 1, textLine: textLine, text: text))
+            text = ""
+            start = nil
+            textLine = index + 1
+          } else {
+            text.append(character)
+          }
+        }
+        text.append("\n")
+      }
+    }
+    return out
+  }
+
+  struct Consumption {
+    var file: String
+    var line: Int
+    var atomic: Bool
+    /// Why it is not atomic.
+    var why: String?
+  }
+
+  /// The statement that deletes a handoff row or marks it used, and whether it is the one
+  /// that reads it (`returning`, under a condition that it is still unused).
+  private func consumingStatement() -> Consumption? {
+    var fallback: Consumption?
+    for statement in statements() {
+      let lower = statement.text.lowercased().replacingOccurrences(
+        of: #"\s+"#, with: " ", options: .regularExpression)
+      let deletes = lower.contains("delete from") || lower.contains(".delete(")
+      let marks =
+        (lower.contains("update ") || lower.contains(".update("))
+        && (lower.contains("consumed") || lower.contains("used_at") || lower.contains("usedat"))
+      guard deletes || marks else { continue }
+      // A scrub of expired rows is no redemption.
+      if deletes && !lower.contains("code") && !lower.contains("hash") { continue }
+      let returns = lower.contains("returning")
+      let unused = lower.contains("is null") || lower.contains("isnull(")
+      let atomic = returns && (deletes || unused)
+      let line = firstLine(of: statement, holding: ["delete", "update"])
+      let why =
+        atomic
+        ? nil
+        : !returns
+          ? "the row is deleted or marked used by a statement that returns nothing, so another reads it"
+          : "the row is marked used with no condition that it is still unused (is null), so a second redemption matches it too"
+      let found = Consumption(file: statement.file, line: line, atomic: atomic, why: why)
+      if atomic { return found }
+      fallback = fallback ?? found
+    }
+    return fallback
+  }
+
+  private func firstLine(of statement: Statement, holding words: [String]) -> Int {
+    let lines = statement.text.split(separator: "\n", omittingEmptySubsequences: false)
+    for (offset, line) in lines.enumerated()
+    where words.contains(where: { line.lowercased().contains($0) }) {
+      return statement.textLine + offset
+    }
+    return statement.line
+  }
+
+  // MARK: The redemption
+
+  struct Function {
+    var file: String
+    var start: Int
+    var lines: [(Int, String)]
+  }
+
+  /// The function or method whose body holds the consuming statement.
+  private func enclosingFunction(of consume: Consumption) -> Function? {
+    guard let lines = search.files.first(where: { $0.file == consume.file })?.lines else {
+      return nil
+    }
+    let opener = try? NSRegularExpression(
+      pattern:
+        #"^\s*(?:export\s+)?(?:(?:public|private|protected|static)\s+)*(?:async\s+)?(?:function\s+[\w$]+\s*\(|[\w$]+\s*\([^)]*\)\s*(?::\s*[^{=]+)?\{)"#
+    )
+    var best: Function?
+    for (position, entry) in lines.enumerated() where entry.0 + 1 <= consume.line {
+      let text = entry.1
+      let word = text.trimmingCharacters(in: .whitespaces).prefix { $0.isLetter }
+      guard
+        opener?.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil,
+        !["if", "for", "while", "switch", "catch", "return"].contains(String(word))
+      else { continue }
+      var depth = 0
+      var opened = false
+      var body: [(Int, String)] = []
+      for line in lines[position...] {
+        body.append(line)
+        for character in line.1 {
+          if character == "{" {
+            depth += 1
+            opened = true
+          } else if character == "}" {
+            depth -= 1
+          }
+        }
+        if opened && depth <= 0 { break }
+      }
+      if let last = body.last, last.0 + 1 >= consume.line {
+        best = Function(file: consume.file, start: entry.0 + 1, lines: body)
+      }
+    }
+    return best
+  }
+
+  /// Every refusal the redemption returns is one answer.
+  private func uniformRejections(_ function: Function) -> Sourced<Bool> {
+    let returns = function.lines.compactMap { line -> String? in
+      guard let range = line.1.range(of: "return ") else { return nil }
+      return line.1[range.upperBound...].trimmingCharacters(in: .whitespaces)
+    }
+    let rejections = Set(
+      returns.filter { !$0.contains("200") && !$0.contains("ok: true") })
+    return Sourced(
+      rejections.count <= 1, at: FileLocation(file: function.file, line: function.start, column: 1),
+      derivation: rejections.count > 1
+        ? ["rejections: " + rejections.sorted().joined(separator: " | ")] : [])
+  }
+
+  /// Whether the redemption compares the verifier only after the statement consuming the
+  /// code, so a wrong verifier has burned it: a `timingSafeEqual` call or a call to a helper
+  /// of these files wrapping it, or an equality on the stored challenge.
+  private func verifierComparedAfter(_ consume: Consumption, in function: Function)
+    -> Sourced<Bool>?
+  {
+    var comparators = ["timingSafeEqual("]
+    // Helpers wrapping it (`equals(a, b)`), the redemption itself left out.
+    let opener = function.lines.first?.1 ?? ""
+    for found in search.captures(#"function\s+([A-Za-z_$][\w$]*)\s*\("#)
+    where !opener.contains("function \(found.value)(")
+      && search.blocks(after: "function \(found.value)(").contains(where: {
+        $0.body.contains("timingSafeEqual(")
+      })
+    {
+      comparators.append(found.value + "(")
+    }
+    let compares = function.lines.dropFirst().filter { line in
+      comparators.contains { line.1.contains($0) }
+        || (line.1.lowercased().contains("challenge")
+          && (line.1.contains("===") || line.1.contains("!==")))
+    }
+    guard let first = compares.first else { return nil }
+    let burns = compares.allSatisfy { $0.0 + 1 > consume.line }
+    let before = compares.first { $0.0 + 1 < consume.line } ?? first
+    return Sourced(
+      burns, at: FileLocation(file: function.file, line: (burns ? first : before).0 + 1, column: 1))
+  }
+}
