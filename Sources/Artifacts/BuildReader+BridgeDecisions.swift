@@ -33,16 +33,31 @@ extension BuildReader {
       app.captures(#"(?:const|let)\s+(\w+)\s*=\s*classifyNavigation\("#)
       .first
     // `return decision === "allow-in-webview"`: what the handler lets the WebView load.
+    // Or `if (decision === "allow-in-webview") return true;`.
     navigation.loadsOn =
       app.capturesAcrossLines(
         #"return\s*\(?\s*(\w+\s*===?\s*["'][^"']*["'])"#
       )
       .first
-    // `if (decision === "open-system") void Linking.openURL(…)`, or in a block: what goes to
-    // the OS.
+      ?? app.capturesAcrossLines(
+        #"if\s*\(\s*(\w+\s*===?\s*["'][^"']*["'])\s*\)\s*\{?\s*return\s+true\b"#
+      ).first
+    // `if (decision === "open-system") void Linking.openURL(…)`, or in a block, or through a
+    // function of App.tsx that calls it (`openExternally(request.url)`): what goes to the OS.
+    var openers = ["Linking\\.openURL"]
+    for found in app.captures(#"(?:const\s+(\w+)\s*=|function\s+(\w+)\s*\()"#, groups: 2) {
+      let (name, opener) =
+        found.value[0].isEmpty
+        ? (found.value[1], "function \(found.value[1])(")
+        : (found.value[0], "const \(found.value[0]) =")
+      if app.blocks(after: opener).contains(where: { $0.body.contains("Linking.openURL") }) {
+        openers.append(NSRegularExpression.escapedPattern(for: name))
+      }
+    }
     navigation.opensOn =
       app.capturesAcrossLines(
-        #"(\w+\s*===?\s*["'][^"']*["'])\s*\)\s*\{?\s*(?:void\s+|await\s+)?Linking\.openURL"#
+        #"(\w+\s*===?\s*["'][^"']*["'])\s*\)\s*\{?\s*(?:void\s+|await\s+)?(?:"#
+          + openers.joined(separator: "|") + #")\b"#
       ).first
     let policy = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src"),

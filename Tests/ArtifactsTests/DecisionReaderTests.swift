@@ -203,6 +203,63 @@ import Testing
     #expect(BuildGuards.findings(for: build).isEmpty)
   }
 
+  /// The real repository's idioms: a named handler (`useCallback`) that loads on
+  /// `if (decision === "…") return true;` and opens through a helper wrapping
+  /// `Linking.openURL`, and a policy whose parameters are written one per line.
+  @Test func aNamedHandlerAndAMultiLineSignatureAreRead() throws {
+    let app = try sample("apps/mobile/src/App.tsx").replacingOccurrences(
+      of: """
+                onShouldStartLoadWithRequest={(request) => {
+                  const decision = classifyNavigation(request.url, config);
+                  if (decision === "open-system") void Linking.openURL(request.url).catch(() => undefined);
+                  return decision === "allow-in-webview";
+                }}
+        """,
+      with: """
+                onShouldStartLoadWithRequest={handleNavigationRequest}
+        """
+    ).replacingOccurrences(
+      of: "  return (\n",
+      with: """
+          const openExternally = useCallback((url: string) => {
+            // An unhandled scheme rejects; nothing happens rather than a crash.
+            void Linking.openURL(url).catch(() => undefined);
+          }, []);
+          const handleNavigationRequest = useCallback(
+            (request: { url: string }): boolean => {
+              const decision = classifyNavigation(request.url, config);
+              if (decision === "allow-in-webview") return true;
+              if (decision === "open-system") openExternally(request.url);
+              return false;
+            },
+            [config, openExternally],
+          );
+          return (
+
+        """)
+    #expect(app.contains("handleNavigationRequest}"), "the sample's handler was replaced")
+    let policy = try sample("apps/mobile/src/shell/originPolicy.ts").replacingOccurrences(
+      of: "classifyNavigation(rawUrl: string, config: NavigationPolicyConfig)",
+      with: "classifyNavigation(\n  rawUrl: string,\n  config: NavigationPolicyConfig,\n)")
+    let files = [
+      "apps/mobile/src/App.tsx": app, "apps/mobile/src/shell/originPolicy.ts": policy,
+    ]
+    #expect(try findings(files).isEmpty)
+    // The same code with the decision misspelt, and with the length bound made inclusive.
+    let typo = app.replacingOccurrences(
+      of: "decision === \"allow-in-webview\") return true",
+      with: "decision === \"allow_in_webview\") return true")
+    #expect(
+      try findings(files.merging(["apps/mobile/src/App.tsx": typo]) { $1 }).map(\.rule)
+        .contains("navigation-policy"))
+    let inclusive = policy.replacingOccurrences(
+      of: "rawUrl.length > MAX_NAVIGATION_URL_LENGTH",
+      with: "rawUrl.length >= MAX_NAVIGATION_URL_LENGTH")
+    let hits = try findings(
+      files.merging(["apps/mobile/src/shell/originPolicy.ts": inclusive]) { $1 })
+    #expect(hits.contains { $0.message.contains("exactly 8192") }, "\(hits.map(\.message))")
+  }
+
   @Test func credentialsAreRefusedInEveryFormOrTheGapIsNamed() throws {
     let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
     // `!== ""` on each says the same as truthiness for the URL's string fields.

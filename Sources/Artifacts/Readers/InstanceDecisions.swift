@@ -160,8 +160,9 @@ enum ScriptStatements {
       open < close
     else { return [] }
     return header[header.index(after: open)..<close].split(separator: ",").map {
+      // A parameter list written one per line (with a trailing comma) is the same list.
       String($0.split(separator: ":")[0].split(separator: "=")[0]).trimmingCharacters(
-        in: .whitespaces)
+        in: .whitespacesAndNewlines)
     }.filter { !$0.isEmpty }
   }
 
