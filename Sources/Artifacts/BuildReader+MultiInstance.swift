@@ -13,16 +13,20 @@ extension BuildReader {
     var capacitor = CapacitorConfig(
       file: XcodeProject.join(profile.capacitorRoot, "capacitor.config.ts"))
     readConfigSource(into: &settings, capacitor: &capacitor, appId: &appId)
-    if profile.deepLinkScheme == nil {
+    let deepLinks = profile.use(of: .deepLinks)
+    if profile.deepLinkScheme == nil && deepLinks != .unused {
       diagnostics.append(
         .error(
           at: profile.file.map { FileLocation(file: $0, line: 1, column: 1) },
           "a multi-instance shell names the scheme its deep links arrive on",
           hint:
-            "add \"deepLinkScheme\": \"sovereign\" (for sovereign://<host>/<path>) to qualify.json")
+            "add \"deepLinkScheme\": \"sovereign\" (for sovereign://<host>/<path>) to qualify.json, or \"features\": {\"deepLinks\": false} when this release has none"
+        )
       )
     }
-    if let scheme = profile.deepLinkScheme {
+    // A release without deep links has no scheme to register or hand over, whatever a base
+    // profile names.
+    if let scheme = profile.deepLinkScheme, deepLinks != .unused {
       settings.deepLinkScheme = Sourced(
         scheme,
         at: FileLocation(
@@ -38,8 +42,7 @@ extension BuildReader {
         platform: platform, channel: channel, parts: .multiInstance(settings), name: profile.name,
         displayName: profile.title,
         appId: appId ?? Sourced(profile.appId ?? "", at: nil), syncedAppId: appId,
-        callbackScheme: Sourced(
-          profile.deepLinkScheme ?? "", at: settings.deepLinkScheme?.location),
+        callbackScheme: settings.deepLinkScheme,
         registeredSchemes: [], capacitor: capacitor, transport: TransportSettings(),
         authSession: AuthSessionSettings(), push: PushShellSettings(),
         guards: BuildGuardSettings(),
@@ -48,6 +51,16 @@ extension BuildReader {
         files: resolvedFiles(for: platform))
       build.features.ota = FeatureState(
         enabled: false, use: .unused, decidedBy: "a multi-instance shell has no OTA channel")
+      build.features.deepLinks =
+        deepLinks == .unused
+        ? FeatureState(
+          enabled: false, use: .unused,
+          decidedBy:
+            "declared at \(profile.file ?? "qualify.json"):\(profile.keyLines["features.deepLinks"] ?? 1)"
+        )
+        : FeatureState(
+          enabled: true, use: deepLinks,
+          decidedBy: "deep links arrive on \(profile.deepLinkScheme ?? "?")://")
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
       case .ios: readInstanceShellIOS(into: &build)

@@ -24,6 +24,17 @@ struct BuildReader {
   mutating func read() throws -> [Platform: AppBuild] {
     let reader = ShellBuildReaders.type(of: profile.shell)
     if let refusal = reader.envFiles.refusal(of: extraEnv, kind: profile.shell) { throw refusal }
+    for feature in AppProfile.Feature.allCases
+    where profile.features[feature] != nil && !reader.features.contains(feature) {
+      diagnostics.append(
+        .error(
+          at: profile.file.map {
+            FileLocation(
+              file: $0, line: profile.keyLines["features.\(feature.rawValue)"] ?? 1, column: 1)
+          },
+          "a \(profile.shell.id) app has no \(feature.title) qualify checks: features.\(feature.rawValue) says nothing here",
+          hint: "remove features.\(feature.rawValue)"))
+    }
     for (name, path) in profile.parts.sorted(by: { $0.key < $1.key })
     where reader.parts[name] == nil {
       diagnostics.append(

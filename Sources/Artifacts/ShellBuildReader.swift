@@ -10,6 +10,8 @@ protocol ShellBuildReader: SendableMetatype {
   /// The parts `qualify.json`'s `parts` may place (`handoffServer`), each with where the
   /// reader looks when the profile does not say.
   static var parts: [String: String] { get }
+  /// The optional features a profile may declare for this kind (`features` in qualify.json).
+  static var features: Set<AppProfile.Feature> { get }
   static func read(_ reader: inout BuildReader) throws -> [Platform: AppBuild]
 }
 
@@ -37,6 +39,7 @@ struct EnvFileRoles: Sendable {
 
 extension ShellBuildReader {
   static var parts: [String: String] { [:] }
+  static var features: Set<AppProfile.Feature> { [.ota, .push] }
 }
 
 enum ShellBuildReaders {
@@ -65,6 +68,7 @@ enum SingleOriginShellReader: ShellBuildReader {
 
 enum InstanceShellReader: ShellBuildReader {
   static let kind = ShellKind.multiInstance
+  static let features: Set<AppProfile.Feature> = [.ota, .push, .deepLinks]
   static let envFiles = EnvFileRoles()
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] {
     reader.readMultiInstance()

@@ -159,6 +159,9 @@ public enum NotApplicableCause: String, Sendable, Codable {
   /// Not applicable as the profile declares it: the app does not use the feature, or uses it
   /// only on release channels and this is a dev build. The run can still qualify.
   case declared
+  /// The profile declares that this release does not ship the feature (`features.X = false`):
+  /// its checklist items are "not in this release". The run can still qualify.
+  case notInRelease = "not-in-release"
   /// The build does not enable the feature and the profile does not say it is unused.
   case featureOff = "feature-off"
   /// The channel's env was not supplied (only dev defaults were found).

@@ -27,6 +27,9 @@ public struct ChecklistCell: Sendable, Codable {
     case error
     /// Every check proving it is not applicable to this build.
     case notApplicable = "not-applicable"
+    /// The profile declares this release does not ship the feature every check proving it
+    /// needs (`features.deepLinks = false`): said as such, never passed.
+    case notInRelease = "not-in-this-release"
     /// The catalogue has checks for it, but this (partial) run did not select them, or the
     /// channel's env was not supplied.
     case notRun = "not-run"
@@ -83,6 +86,10 @@ public struct ChecklistCoverage: Sendable {
           && proving.allSatisfy({ results[$0].notApplicableCause == .envNotSupplied })
         {
           state = .notRun
+        } else if !verdicts.isEmpty
+          && proving.allSatisfy({ results[$0].notApplicableCause == .notInRelease })
+        {
+          state = .notInRelease
         } else if !verdicts.isEmpty {
           state = .notApplicable
         } else if catalogue?[item]?.contains(platform) == true {
@@ -123,12 +130,21 @@ public struct ChecklistCoverage: Sendable {
     }
   }
 
+  /// Items the release does not ship, as the profile declares.
+  public var notInReleaseItems: [Int] {
+    shell.checklist.map(\.number).filter { item in
+      let own = cells(of: item)
+      return !own.isEmpty && own.allSatisfy { $0.state == .notInRelease }
+    }
+  }
+
   /// `5 of 8 checklist items covered (failed: 6; not judged (harness error): 2; not covered:
   /// 3, 8; not applicable: 4)`.
   public var summary: String {
     let all = shell.checklist.map(\.number)
     let covered = coveredItems
     let applicable = notApplicableItems
+    let notShipped = notInReleaseItems
     let failed = all.filter { item in cells(of: item).contains { $0.state == .failed } }
     // A check that could not run judged nothing: the item is not called failed for it.
     let errored = all.filter { item in
@@ -139,7 +155,8 @@ public struct ChecklistCoverage: Sendable {
         && cells(of: item).contains { $0.state == .waived }
     }
     let missing = all.filter {
-      !covered.contains($0) && !applicable.contains($0) && !failed.contains($0)
+      !covered.contains($0) && !applicable.contains($0) && !notShipped.contains($0)
+        && !failed.contains($0)
         && !errored.contains($0) && !waived.contains($0)
     }
     var text = "\(covered.count) of \(all.count) checklist items covered"
@@ -156,6 +173,10 @@ public struct ChecklistCoverage: Sendable {
     }
     if !applicable.isEmpty {
       notes.append("not applicable: \(applicable.map(String.init).joined(separator: ", "))")
+    }
+    if !notShipped.isEmpty {
+      notes.append(
+        "not in this release: \(notShipped.map(String.init).joined(separator: ", "))")
     }
     if !waived.isEmpty {
       notes.append("waived: \(waived.map(String.init).joined(separator: ", "))")

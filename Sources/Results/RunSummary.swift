@@ -179,7 +179,7 @@ public struct RunSummary: Sendable {
     self.scope = scope
     var reasons: [String] = []
     for result in results where result.verdict == .notApplicable {
-      guard result.notApplicableCause != .declared else { continue }
+      guard ![.declared, .notInRelease].contains(result.notApplicableCause) else { continue }
       let reason: String
       if result.message.hasPrefix("OTA is not enabled") {
         reason = "OTA not enabled in this build (declare features.ota in qualify.json)"

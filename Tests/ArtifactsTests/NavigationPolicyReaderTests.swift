@@ -52,6 +52,47 @@ import Testing
     #expect(location.line == 8)
   }
 
+  /// Issue 28: the real sovereign-mobile names its test (`let sameOrigin = …` then
+  /// `if sameOrigin {`, Java's `boolean sameOrigin = …;`): the local's expression is the test.
+  @Test func aTestNamedByALocalIsReadAsItsExpression() throws {
+    let named = Self.swift.replacingOccurrences(
+      of: "  if CONDITION {",
+      with: """
+          let sameOrigin =
+            url.scheme == active.scheme && url.host == active.host && url.port == active.port
+
+          if sameOrigin {
+        """)
+    let read = try #require(decision(named, marker: "decidePolicyFor")?.value.value)
+    #expect(read.keeps("https://work.example/a", active: "https://work.example"))
+    #expect(!read.keeps("https://evilwork.example/", active: "https://work.example"))
+    // The same local with the host left out keeps a look-alike: evaluated as written.
+    let weakened = named.replacingOccurrences(of: " && url.host == active.host", with: "")
+    let loose = try #require(decision(weakened, marker: "decidePolicyFor")?.value.value)
+    #expect(loose.keeps("https://evil.example/", active: "https://work.example"))
+
+    let java = """
+      public boolean shouldOverrideUrlLoading(WebView view, WebResourceRequest request) {
+          Uri url = request.getUrl();
+          Uri activeUri = Uri.parse(activeOrigin);
+          boolean sameOrigin =
+              url.getScheme().equals(activeUri.getScheme())
+                  && url.getHost() != null
+                  && url.getHost().equals(activeUri.getHost())
+                  && url.getPort() == activeUri.getPort();
+          if (!sameOrigin) {
+              view.getContext().startActivity(new Intent(Intent.ACTION_VIEW, url));
+              return true;
+          }
+          return false;
+      }
+      """
+    let leaving = try #require(
+      decision(java, marker: "shouldOverrideUrlLoading", file: "Policy.java")?.value.value)
+    #expect(leaving.keeps("https://work.example/a", active: "https://work.example"))
+    #expect(!leaving.keeps("https://work.example:8443/", active: "https://work.example"))
+  }
+
   @Test func aComparisonWrittenTheWrongWayIsEvaluatedAsWritten() throws {
     let dropped = try #require(
       swift("url.scheme == active.scheme && url.host == active.host")?.value)

@@ -77,9 +77,11 @@ import Testing
     let result = try qualify(["--app", Fixtures.file("apps/ota-unused")])
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     #expect(result.stdout.contains("N/A ota/update-applies [ios]"))
-    #expect(result.stdout.contains("qualify.json: features.ota = false"))
+    #expect(
+      result.stdout.contains("not in this release: qualify.json declares features.ota = false"))
     #expect(result.stdout.contains("MOBILE_OTA_MANIFEST_URL is unset"))
-    #expect(result.stdout.contains("not applicable: 4"))
+    // The item only OTA proves is said to be absent from the release, not "not applicable".
+    #expect(result.stdout.contains("not in this release: 4"))
     #expect(result.stdout.contains("QUALIFIED — channel prod"))
   }
 

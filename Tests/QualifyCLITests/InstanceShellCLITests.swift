@@ -45,6 +45,76 @@ import Testing
     #expect(messages.stderr.contains("no scenario applies"))
   }
 
+  /// Issue 28: a release that does not ship deep links says so (`features.deepLinks = false`):
+  /// no scheme is asked for, the deep-link items are "not in this release" in the verdict,
+  /// and the run can qualify; the same run without the declaration proves them.
+  @Test func aReleaseWithoutDeepLinksSaysSoAndQualifies() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try Fixtures.overlayApp(
+      "qualify-no-deep-links", base: Fixtures.instanceShellApp,
+      files: [
+        "qualify.json": """
+        {"base": "\(Fixtures.instanceShellApp)", "features": {"deepLinks": false}}
+        """
+      ])
+    defer { try? FileManager.default.removeItem(at: app) }
+    func run(_ directory: String, only filter: String? = nil) throws -> (
+      ProcessResult, [String: Any]
+    ) {
+      let run = try CLI.run(
+        [
+          "--app", directory, "--channel", "prod", "--scenarios", CLI.scenarios, "--seed", "2",
+          "--json",
+        ] + (filter.map { ["--filter", $0, "--allow-partial"] } ?? []), in: scratch)
+      let document = try #require(
+        try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
+        "\(run.stderr.suffix(800))")
+      return (run, document)
+    }
+    func states(_ document: [String: Any]) -> [Int: Set<String>] {
+      var out: [Int: Set<String>] = [:]
+      for cell in document["checklist"] as? [[String: Any]] ?? [] {
+        guard let item = cell["item"] as? Int, let state = cell["state"] as? String else {
+          continue
+        }
+        out[item, default: []].insert(state)
+      }
+      return out
+    }
+    let (without, document) = try run(app.path)
+    #expect(without.status == 0, "\(without.stdout.suffix(1500))")
+    for item in [10, 11, 12] {
+      #expect(states(document)[item] == ["not-in-this-release"], "item \(item)")
+    }
+    #expect(
+      (document["checklistSummary"] as? String)?.contains("not in this release: 10, 11, 12") == true
+    )
+    for (id, result) in try StackCLITests.results(without) where id.contains("/deep-link-") {
+      #expect(result["verdict"] as? String == "not-applicable", "\(id)")
+      #expect(result["notApplicableCause"] as? String == "not-in-release", "\(id)")
+    }
+    // The control: the sample ships deep links, and the same scenarios prove the items.
+    let (with, shipped) = try run(Fixtures.instanceShellApp, only: "instances/deep-link-*")
+    #expect(with.status == 0)
+    for item in [10, 11, 12] { #expect(states(shipped)[item] == ["passed"], "item \(item)") }
+  }
+
+  /// A feature another kind has is bad input, not silently ignored.
+  @Test func aFeatureTheKindDoesNotHaveIsBadInput() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let app = try Fixtures.overlayApp(
+      "qualify-deep-links-elsewhere", base: Fixtures.sampleApp,
+      files: [
+        "qualify.json": """
+        {"base": "\(Fixtures.sampleApp)", "features": {"deepLinks": false}}
+        """
+      ])
+    defer { try? FileManager.default.removeItem(at: app) }
+    let run = try CLI.run(["check-app", "--app", app.path, "--channel", "prod"], in: scratch)
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("features.deepLinks"), "\(run.stderr)")
+  }
+
   @Test func aScenarioOfAnotherShellKindIsBadInputForQualifyRun() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let run = try CLI.run(

@@ -145,9 +145,32 @@ extension BuildGuards {
         "remove server.url and server.allowNavigation from the Capacitor config: the instance is chosen at run time and the navigation policy decides"
     ),
     GuardRule(
+      id: "deep-link-handoff", title: "Native code hands deep links to the local page",
+      source:
+        "seed 004, deep links: a link that arrives while an instance is loaded reaches the local page (onNewIntent, application(_:open:))",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        // A release without deep links (features.deepLinks = false) has no scheme to hand over.
+        guard let shell = build.instanceShell, let scheme = shell.deepLinkScheme else { return [] }
+        let hit: GuardHit? =
+          build.platform == .android
+          ? GuardHit.missing(
+            shell.code.androidDeepLinkHandoff,
+            "no onNewIntent hands the link's data to the local page: deep links are lost once an instance is loaded",
+            value: "no onNewIntent")
+          : GuardHit.missing(
+            shell.code.iosDeepLinkHandoff,
+            "application(_:open:) does not take \(scheme.value):// links: they are lost once an instance is loaded",
+            value: "no \(scheme.value):// handling")
+        return hit.map { [$0] } ?? []
+      },
+      fix:
+        "hand the link to the local page: onNewIntent (Android) and application(_:open:) (iOS) pass it to the page that routes it"
+    ),
+    GuardRule(
       id: "shell-code", title: "The shell's code keeps seed 004's rules",
       source:
-        "seed 004: back to the manager (ADR 0006), the navigation policy (ADR 0007), deep links handed to the local page, pageshow, /api/instance, assign not replace, Preferences",
+        "seed 004: back to the manager (ADR 0006), the navigation policy (ADR 0007), pageshow, /api/instance, assign not replace, Preferences",
       devAllows: false, shells: [.multiInstance],
       check: { build in
         guard let shell = build.instanceShell else { return [] }
@@ -166,23 +189,11 @@ extension BuildGuards {
             code.androidNavigationPolicy,
             "no navigation policy (shouldOverrideUrlLoading set with setWebViewClient): Capacitor's handler opens the instance outside",
             value: "no shouldOverrideUrlLoading")
-          if shell.deepLinkScheme != nil {
-            missing(
-              code.androidDeepLinkHandoff,
-              "no onNewIntent hands the link's data to the local page: deep links are lost once an instance is loaded",
-              value: "no onNewIntent")
-          }
         case .ios:
           missing(
             code.iosNavigationPolicy,
             "no navigation policy (decidePolicyFor as the WebView's navigation delegate): Capacitor's handler opens the instance outside",
             value: "no decidePolicyFor")
-          if let scheme = shell.deepLinkScheme {
-            missing(
-              code.iosDeepLinkHandoff,
-              "application(_:open:) does not take \(scheme.value):// links: they are lost once an instance is loaded",
-              value: "no \(scheme.value):// handling")
-          }
         }
         if let decision = build.platform == .ios ? code.iosSameOrigin : code.androidSameOrigin {
           out += sameOriginHits(decision)

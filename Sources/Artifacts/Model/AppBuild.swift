@@ -148,12 +148,25 @@ public struct FeatureState: Sendable {
 public struct FeatureStates: Sendable {
   public var ota = FeatureState(enabled: true, use: .auto, decidedBy: "")
   public var push = FeatureState(enabled: false, use: .auto, decidedBy: "")
+  public var deepLinks = FeatureState(enabled: true, use: .auto, decidedBy: "")
 
   public init() {}
 
   public subscript(feature: AppProfile.Feature) -> FeatureState {
-    get { feature == .ota ? ota : push }
-    set { if feature == .ota { ota = newValue } else { push = newValue } }
+    get {
+      switch feature {
+      case .ota: ota
+      case .push: push
+      case .deepLinks: deepLinks
+      }
+    }
+    set {
+      switch feature {
+      case .ota: ota = newValue
+      case .push: push = newValue
+      case .deepLinks: deepLinks = newValue
+      }
+    }
   }
 }
 

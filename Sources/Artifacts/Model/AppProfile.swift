@@ -26,6 +26,19 @@ public struct AppProfile: Sendable {
 
   public enum Feature: String, Sendable, CaseIterable {
     case ota, push
+    /// A multi-instance shell's deep links (`sovereign://<host>/<path>`).
+    case deepLinks
+
+    /// How the scenario language names it (`requires deep-links`).
+    public var word: String { self == .deepLinks ? "deep-links" : rawValue }
+    /// How messages name it.
+    public var title: String {
+      switch self {
+      case .ota: "OTA"
+      case .push: "push"
+      case .deepLinks: "deep links"
+      }
+    }
   }
 
   /// A `.xcconfig` the build writes from its environment (seed 000's `generated.xcconfig`,

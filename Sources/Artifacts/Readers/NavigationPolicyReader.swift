@@ -27,12 +27,15 @@ struct NavigationPolicyReader {
     else { return nil }
     let body = functionBody(from: start)
     let at = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
-    let aliases = Self.aliases(in: body.map(\.1).joined(separator: "\n"))
+    let bodyText = body.map(\.1).joined(separator: "\n")
+    let aliases = Self.aliases(in: bodyText)
+    let named = Self.booleanLocals(in: bodyText)
     // What stays, as the tests read so far say: every earlier exit not taken.
     var notLeaving: [OriginCondition] = []
     var written: [String] = []
     var first: FileLocation?
-    for statement in Self.ifStatements(in: body) {
+    for found in Self.ifStatements(in: body) {
+      let statement = Self.resolving(found, named)
       let lowered = statement.condition.lowercased()
       // `if (active == null) return false;` compares no URL part: not the decision.
       guard lowered.contains("active"),
@@ -430,6 +433,45 @@ struct NavigationPolicyReader {
 
   /// Locals bound to a path: `let host = url.host`, `String scheme = url.getScheme();`,
   /// `val port = uri.port`.
+  /// `let sameOrigin = url.host == active.host && …` then `if sameOrigin {`: the test is the
+  /// local's expression (negated for `!sameOrigin`).
+  static func resolving(_ statement: IfStatement, _ named: [String: String]) -> IfStatement {
+    var statement = statement
+    let bare = statement.condition.trimmingCharacters(
+      in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "()")))
+    if let expression = named[bare] {
+      statement.condition = expression
+    } else if bare.hasPrefix("!"), let expression = named[String(bare.dropFirst())] {
+      statement.condition = "!(\(expression))"
+    }
+    return statement
+  }
+
+  /// Boolean locals a test names instead of writing it (`let sameOrigin = a == b && …`,
+  /// `boolean sameOrigin = …;`): name → the expression, to the `;` or the blank line that
+  /// ends it.
+  static func booleanLocals(in text: String) -> [String: String] {
+    let pattern =
+      #"^\s*(?:let|var|val|boolean|final\s+boolean|Boolean)\s+(\w+)\s*(?::\s*Bool(?:ean)?\s*)?=\s*(.+?)\s*(?:;|\n\s*\n|\z)"#
+    guard
+      let regex = try? NSRegularExpression(
+        pattern: pattern, options: [.anchorsMatchLines, .dotMatchesLineSeparators])
+    else { return [:] }
+    var out: [String: String] = [:]
+    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+      guard let name = Range(match.range(at: 1), in: text),
+        let value = Range(match.range(at: 2), in: text)
+      else { continue }
+      let expression = text[value].split(whereSeparator: \.isNewline).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }.joined(separator: " ")
+      // Only a comparison is a test; anything else is not taken for one.
+      guard expression.contains("==") || expression.contains(".equals(") else { continue }
+      out[String(text[name])] = expression
+    }
+    return out
+  }
+
   static func aliases(in text: String) -> [String: String] {
     let pattern =
       #"(?:\blet|\bvar|\bval|\bString|\bUri|\bint|\bInteger|\bfinal\s+\w+)\s+(\w+)\s*(?::\s*\w+\??\s*)?=\s*([A-Za-z_][\w.]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)\s*;?\s*$"#

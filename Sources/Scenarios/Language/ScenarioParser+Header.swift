@@ -112,14 +112,15 @@ extension ParserState {
       missing(
         line, "expected a feature",
         hint:
-          "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))")
+          "features are \(AppProfile.Feature.allCases.map(\.word).joined(separator: ", "))")
     }
     for token in words {
-      guard let feature = AppProfile.Feature(rawValue: token.text) else {
+      guard let feature = AppProfile.Feature.allCases.first(where: { $0.word == token.text })
+      else {
         error(
           line, token, "unknown feature '\(token.text)'",
-          hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.rawValue))
-            ?? "features are \(AppProfile.Feature.allCases.map(\.rawValue).joined(separator: ", "))"
+          hint: suggestion(token.text, AppProfile.Feature.allCases.map(\.word))
+            ?? "features are \(AppProfile.Feature.allCases.map(\.word).joined(separator: ", "))"
         )
         continue
       }

@@ -41,6 +41,8 @@ extension Runner {
         .realSystem
       )
     }
+    // A feature the release does not ship decides before how its releases are ordered.
+    if let feature = featureApplicability(scenario, build: build) { return feature }
     if let ordering = scenario.otaOrdering, ordering != build.otaOrdering {
       return (
         .notApplicable,
@@ -48,10 +50,17 @@ extension Runner {
         .declared
       )
     }
+    return nil
+  }
+
+  /// Why a feature the scenario needs keeps it from running on this build, nil when none does.
+  func featureApplicability(_ scenario: Scenario, build: AppBuild) -> (
+    Verdict, String, NotApplicableCause?
+  )? {
     for feature in scenario.requires {
       let state = build.features[feature]
       guard !state.enabled else { continue }
-      let name = feature == .ota ? "OTA" : "push"
+      let name = feature.title
       switch (state.use, build.channel.isRelease) {
       case (.used, true):
         return (
@@ -68,8 +77,8 @@ extension Runner {
       case (.unused, _):
         return (
           .notApplicable,
-          "\(name) is not enabled in this build (qualify.json: features.\(feature.rawValue) = false): \(state.decidedBy)",
-          .declared
+          "not in this release: qualify.json declares features.\(feature.rawValue) = false (\(name)): \(state.decidedBy)",
+          .notInRelease
         )
       case (.auto, _):
         return (
