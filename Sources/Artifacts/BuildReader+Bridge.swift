@@ -88,11 +88,36 @@ extension BuildReader {
       if found.value[0].contains("ID") { settings.officialAppId = value }
       if found.value[0].contains("ORIGIN") { settings.officialOrigin = value }
     }
+    if let id = settings.officialAppId {
+      settings.officialBinding = Self.officialBinding(config, idName: id, file: configFile.file)
+    }
     readProtocol(into: &settings)
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)
     return bridgeBuilds(settings, environment: environment)
+  }
+
+  /// Seed 001: the official identity is bound to the official origin at build time — the
+  /// module throws when the official id is built against another origin. An `if` naming the
+  /// official id's constant and comparing with the official origin's (`!==`), whose block
+  /// throws.
+  static func officialBinding(_ config: CodeSearch, idName id: Sourced<String>, file: String)
+    -> Sourced<Bool>
+  {
+    let refusals = config.capturesAcrossLines(
+      #"if\s*\(((?:[^{;]|\n)*?OFFICIAL_[A-Z_]*ID(?:[^{;]|\n)*?)\)\s*\{?\s*throw\b"#)
+    if let refusal = refusals.first(where: {
+      $0.value.contains("OFFICIAL_") && $0.value.contains("ORIGIN") && $0.value.contains("!==")
+    }) {
+      let condition = refusal.value.split(whereSeparator: \.isNewline).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }.joined(separator: " ")
+      return Sourced(true, at: refusal.location, derivation: ["throws when \(condition)"])
+    }
+    return Sourced(
+      false, at: FileLocation(file: file, line: id.location?.line ?? 0, column: 1),
+      derivation: ["no `if (… OFFICIAL_…ID … !== OFFICIAL_…ORIGIN …) throw` in \(file)"])
   }
 
   /// Each `env.NAME ?? default` of the config module: the variable and the value it falls

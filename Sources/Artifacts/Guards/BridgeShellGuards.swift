@@ -73,16 +73,27 @@ extension BuildGuards {
       shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge, let official = bridge.officialAppId,
-          let origin = bridge.officialOrigin, bridge.appId.value == official.value
+          let origin = bridge.officialOrigin
         else { return [] }
+        // The module's own refusal: without it a release env that repoints the official id
+        // builds, whatever this release's env says.
+        let unbound =
+          GuardHit.missing(
+            bridge.officialBinding,
+            "the config module no longer refuses to build \(official.value) against another origin than \(origin.value): a release env that repoints it builds a signed official app on that origin",
+            value: "official binding"
+          ).map { [$0] } ?? []
+        guard bridge.appId.value == official.value else { return unbound }
         let officialOrigin = BuildReader.normalizedOrigin(Sourced(origin.value, at: nil)).value
-        return [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap { role, value in
-          value.value == officialOrigin
-            ? nil
-            : GuardHit(
-              "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
-              at: value.location, value: value.value)
-        }
+        return unbound
+          + [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap {
+            role, value in
+            value.value == officialOrigin
+              ? nil
+              : GuardHit(
+                "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
+                at: value.location, value: value.value)
+          }
       },
       fix:
         "a self-hosted distribution needs its own application identifier, scheme, signing and origin"

@@ -85,6 +85,7 @@ extension AppBuild {
       add("scheme", bridge.scheme) { $0 }
       add("official id", bridge.officialAppId) { $0 }
       add("official origin", bridge.officialOrigin) { $0 }
+      add("the config refuses the official id elsewhere", bridge.officialBinding, yes)
       add("version.json protocol", bridge.releaseProtocol) { "\($0)" }
       add("protocol constants", bridge.protocolConstants) { "\($0)" }
       for name in bridge.limits.keys.sorted() { add(name, bridge.limits[name]) { "\($0)" } }

@@ -32,6 +32,11 @@ public struct BridgeShellSettings: Sendable {
   /// The official identifier and the origin it is bound to, as the config module names them.
   public var officialAppId: Sourced<String>?
   public var officialOrigin: Sourced<String>?
+  /// The config module's refusal to build the official id against another origin (`if
+  /// (appId === OFFICIAL_APP_ID && web.origin !== OFFICIAL_ORIGIN …) throw`): true where it
+  /// is, false (at the module) when the module names the official identity and refuses
+  /// nothing; nil without official constants.
+  public var officialBinding: Sourced<Bool>?
   /// `protocol.min`/`max` of `apps/mobile/release/version.json`.
   public var releaseProtocol: Sourced<ProtocolRange>?
   /// `MOBILE_PROTOCOL_MIN`/`MAX` of the protocol module.
