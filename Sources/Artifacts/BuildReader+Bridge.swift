@@ -92,6 +92,11 @@ extension BuildReader {
       settings.officialBinding = Self.officialBinding(config, idName: id, file: configFile.file)
     }
     readProtocol(into: &settings)
+    settings.receiverChecks = BridgeReceiverReader(
+      search: CodeSearch(
+        repository, under: XcodeProject.join(mobile, "src/bridge"), suffixes: [".ts"],
+        quotes: ["\"", "'", "`"])
+    ).read()
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)

@@ -260,6 +260,36 @@ import Testing
     #expect(hits.contains { $0.message.contains("exactly 8192") }, "\(hits.map(\.message))")
   }
 
+  /// The receiver's checks are read from receive(): each refusal removed is found at the
+  /// method, the others still read where they are.
+  @Test func eachReceiverCheckIsReadFromReceive() throws {
+    let path = "apps/mobile/src/bridge/nativeBridge.ts"
+    let code = try sample(path)
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    let read = try #require(build.bridge?.receiverChecks)
+    #expect(Set(read.keys) == ["origin", "nonce", "duplicates", "protocol"])
+    let allRead = read.values.allSatisfy { $0.value }
+    #expect(allRead)
+    let removals = [
+      "origin": "    if (!fromProduct) return { status: \"rejected\", code: \"wrong-origin\" };\n",
+      "nonce": ", { expectedNonce: channel.nonce }",
+      "duplicates":
+        "    if (!registry.rememberMessage(channel.nonce, command.messageId)) {\n      return { status: \"rejected\", code: \"duplicate-message\" };\n    }\n",
+      "protocol": " && command.protocolVersion !== handshake?.protocolVersion",
+    ]
+    for (check, text) in removals {
+      #expect(code.contains(text), "\(check): the sample's text")
+      let directory = try overlay([path: code.replacingOccurrences(of: text, with: "")])
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let changed = try #require(
+        try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?.bridge?
+          .receiverChecks)
+      #expect(changed[check]?.value == false, "\(check)")
+      #expect(changed.filter { !$0.value.value }.count == 1, "\(check): \(changed)")
+    }
+  }
+
   @Test func credentialsAreRefusedInEveryFormOrTheGapIsNamed() throws {
     let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
     // `!== ""` on each says the same as truthiness for the URL's string fields.

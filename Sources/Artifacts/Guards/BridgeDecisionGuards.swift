@@ -25,7 +25,39 @@ extension BuildGuards {
     return true
   }
 
+  /// What a receiver without the check lets through.
+  static let receiverRisk = [
+    "origin": "a frame of another origin drives the native side",
+    "nonce": "a previous document's script keeps talking to the shell",
+    "duplicates": "a replayed command runs twice",
+    "protocol": "a page speaks a protocol the handshake did not settle",
+  ]
+
   static let bridgeDecisionRules: [GuardRule] = [
+    GuardRule(
+      id: "receiver-code", title: "The receiver's code makes each check before dispatch",
+      source:
+        "seed 001, What crosses: origin, document nonce, duplicates and the negotiated protocol are checked before a command is dispatched",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        guard let bridge = build.bridge else { return [] }
+        guard let checks = bridge.receiverChecks else {
+          return [
+            GuardHit(
+              "no receive( method found under apps/mobile/src/bridge: which checks the receiver makes is not verified",
+              at: nil, value: "receive", unverified: true)
+          ]
+        }
+        return checks.sorted { $0.key < $1.key }.compactMap { check, fact in
+          GuardHit.missing(
+            fact,
+            "receive() dispatches without the \(check) check: \(BuildGuards.receiverRisk[check] ?? "a message it should refuse is run")",
+            value: check)
+        }
+      },
+      fix:
+        "refuse before dispatch: a document of another origin, a stale nonce, a message id seen before, a protocol other than the handshake's"
+    ),
     GuardRule(
       id: "navigation-policy",
       title: "The WebView loads only what classifyNavigation keeps in it",

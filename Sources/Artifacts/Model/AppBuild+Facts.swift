@@ -86,6 +86,9 @@ extension AppBuild {
       add("official id", bridge.officialAppId) { $0 }
       add("official origin", bridge.officialOrigin) { $0 }
       add("the config refuses the official id elsewhere", bridge.officialBinding, yes)
+      for (check, fact) in (bridge.receiverChecks ?? [:]).sorted(by: { $0.key < $1.key }) {
+        add("receive() checks the \(check)", fact, yes)
+      }
       add("version.json protocol", bridge.releaseProtocol) { "\($0)" }
       add("protocol constants", bridge.protocolConstants) { "\($0)" }
       for name in bridge.limits.keys.sorted() { add(name, bridge.limits[name]) { "\($0)" } }

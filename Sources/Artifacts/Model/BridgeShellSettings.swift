@@ -83,6 +83,10 @@ public struct BridgeShellSettings: Sendable {
   public var handoffServer = HandoffServerCode()
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
+  /// The checks the receiver's `receive(` makes before dispatch (`origin`, `nonce`,
+  /// `duplicates`, `protocol`: `BridgeReceiver.Check` names), each true where it is made and
+  /// false where it is not; nil when no receiver code was found.
+  public var receiverChecks: [String: Sourced<Bool>]?
 
   public init(
     release: Sourced<Bool>, webOrigin: Sourced<String>, apiOrigin: Sourced<String>,

@@ -448,11 +448,11 @@ struct NavigationPolicyReader {
   }
 
   /// Boolean locals a test names instead of writing it (`let sameOrigin = a == b && …`,
-  /// `boolean sameOrigin = …;`): name → the expression, to the `;` or the blank line that
-  /// ends it.
+  /// `boolean sameOrigin = …;`, JavaScript's `const fromProduct = … === …;`): name → the
+  /// expression, to the `;` or the blank line that ends it.
   static func booleanLocals(in text: String) -> [String: String] {
     let pattern =
-      #"^\s*(?:let|var|val|boolean|final\s+boolean|Boolean)\s+(\w+)\s*(?::\s*Bool(?:ean)?\s*)?=\s*(.+?)\s*(?:;|\n\s*\n|\z)"#
+      #"^\s*(?:let|var|val|const|boolean|final\s+boolean|Boolean)\s+(\w+)\s*(?::\s*Bool(?:ean)?\s*)?=\s*(.+?)\s*(?:;|\n\s*\n|\z)"#
     guard
       let regex = try? NSRegularExpression(
         pattern: pattern, options: [.anchorsMatchLines, .dotMatchesLineSeparators])

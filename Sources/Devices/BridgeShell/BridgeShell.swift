@@ -97,7 +97,10 @@ public final class BridgeShell {
       webOrigin: bridge?.webOrigin.value ?? "", limits: limits,
       shellRange: range.min...Swift.max(range.min, range.max),
       dispatches: bridge?.dispatcherComposed?.value ?? false)
-    receiver.skipped = Set(behaviours.bridgeSkipsChecks.compactMap(BridgeReceiver.Check.init))
+    // What the app's receive() leaves out, the simulated receiver leaves out too.
+    let unwritten = (bridge?.receiverChecks ?? [:]).filter { !$0.value.value }.map(\.key)
+    receiver.skipped = Set(
+      (behaviours.bridgeSkipsChecks + unwritten).compactMap(BridgeReceiver.Check.init))
     page.snapshots.appliesAnyDelta = behaviours.bridgeAppliesAnyDelta
   }
 

@@ -209,7 +209,7 @@ enum BridgePack: ScenarioPack {
       if actual == wanted { return nil }
       return context.fail(
         .bridgeDecision, actual,
-        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing") (dispatcher composed: \(shell.build.bridge?.dispatcherComposed.map { "\($0.value ? "yes" : "no"), \($0.origin)" } ?? "unknown"))"
+        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing") (dispatcher composed: \(shell.build.bridge?.dispatcherComposed.map { "\($0.value ? "yes" : "no"), \($0.origin)" } ?? "unknown"))\(receiverCode(shell.build))"
       )
     },
     ExpectationSpec(
@@ -412,6 +412,13 @@ enum BridgePack: ScenarioPack {
     .bridgeDecision, .protocolVersion, .navigationState, .capability, .pageAuthority, .snapshot,
     .handoff, .handoffLeak,
   ]
+
+  /// What the app's receive() leaves out, with where, for a failure it explains.
+  static func receiverCode(_ build: AppBuild) -> String {
+    let missing = (build.bridge?.receiverChecks ?? [:]).filter { !$0.value.value }
+      .sorted { $0.key < $1.key }.map { "no \($0.key) check (\($0.value.origin))" }
+    return missing.isEmpty ? "" : "; the receiver's code: " + missing.joined(separator: ", ")
+  }
 
   /// What the web app's handoff code lacks, with where, for a failure it explains.
   static func serverCode(_ world: World) -> String {
