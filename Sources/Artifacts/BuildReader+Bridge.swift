@@ -82,15 +82,7 @@ extension BuildReader {
     settings.devSchemeSuffix = schemeSuffix
     settings.defaultScheme =
       defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
-    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*["']([^"']+)["']"#, groups: 2)
-    for found in constants {
-      let value = Sourced(found.value[1], at: found.location)
-      if found.value[0].contains("ID") { settings.officialAppId = value }
-      if found.value[0].contains("ORIGIN") { settings.officialOrigin = value }
-    }
-    if let id = settings.officialAppId {
-      settings.officialBinding = Self.officialBinding(config, idName: id, file: configFile.file)
-    }
+    Self.readOfficialIdentity(config, file: configFile.file, into: &settings)
     readProtocol(into: &settings)
     settings.receiverChecks = BridgeReceiverReader(
       search: CodeSearch(
@@ -101,6 +93,22 @@ extension BuildReader {
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)
     return bridgeBuilds(settings, environment: environment)
+  }
+
+  /// `OFFICIAL_APP_ID` / `OFFICIAL_ORIGIN` and the module's refusal to build one without the
+  /// other.
+  static func readOfficialIdentity(
+    _ config: CodeSearch, file: String, into settings: inout BridgeShellSettings
+  ) {
+    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*["']([^"']+)["']"#, groups: 2)
+    for found in constants {
+      let value = Sourced(found.value[1], at: found.location)
+      if found.value[0].contains("ID") { settings.officialAppId = value }
+      if found.value[0].contains("ORIGIN") { settings.officialOrigin = value }
+    }
+    if let id = settings.officialAppId {
+      settings.officialBinding = officialBinding(config, idName: id, file: file)
+    }
   }
 
   /// Seed 001: the official identity is bound to the official origin at build time — the
