@@ -113,6 +113,24 @@ extension BuildReader {
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    // WebSettings turns JavaScript and DOM storage off unless the container turns them on.
+    if let webView = kotlin.find(["findViewById<WebView>"]) ?? kotlin.find(["WebView("]) {
+      for (setting, keyPath) in [
+        ("javaScriptEnabled", \HybridShellCode.enablesJavaScript),
+        ("domStorageEnabled", \HybridShellCode.enablesDomStorage),
+      ] {
+        let setter = "set" + setting.prefix(1).uppercased() + setting.dropFirst()
+        if let written = kotlin.captures(
+          #"(?:\.settings\."# + setting + #"\s*=\s*|\."# + setter + #"\(\s*)(true|false)"#
+        ).first {
+          code[keyPath: keyPath] = Sourced(written.value == "true", at: written.location)
+        } else {
+          code[keyPath: keyPath] = Sourced(
+            false, at: webView,
+            derivation: ["\(setting) is not set: WebSettings' default is false"])
+        }
+      }
+    }
     // NotificationCompat leaves a notification in the tray after its tap unless the builder
     // sets auto-cancel.
     if let written = kotlin.captures(#"\.setAutoCancel\(\s*(true|false)\s*\)"#).first {

@@ -287,6 +287,14 @@ extension BuildGuards {
           value: "no targetUrl routing")
         if build.platform == .android {
           missing(
+            code.enablesJavaScript,
+            "the WebView runs no JavaScript (settings.javaScriptEnabled is not true): the site's scripts, the bridge calls and the permission answer never run",
+            value: "javaScriptEnabled")
+          missing(
+            code.enablesDomStorage,
+            "the WebView keeps no DOM storage (settings.domStorageEnabled is not true): what the site keeps in localStorage is gone at every page",
+            value: "domStorageEnabled")
+          missing(
             code.autoCancels,
             "the notification the messaging service builds stays in the tray when tapped (setAutoCancel is not true; NotificationCompat's default is false): the user taps it again into a page already open",
             value: "setAutoCancel is not true")

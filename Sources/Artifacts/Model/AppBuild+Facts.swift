@@ -158,6 +158,8 @@ extension AppBuild {
       case .android:
         add("targetSdk", hybrid.targetSdk) { "\($0)" }
         add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)
+        add("WebView JavaScript enabled", code.enablesJavaScript, yes)
+        add("WebView DOM storage enabled", code.enablesDomStorage, yes)
         add("a tapped notification leaves the tray (setAutoCancel)", code.autoCancels, yes)
         for filter in hybrid.linkFilters {
           out.append(

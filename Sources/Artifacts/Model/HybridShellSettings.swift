@@ -140,6 +140,10 @@ public struct HybridShellCode: Sendable {
   public var bridgeMethods: [String] = []
   /// Android: the class that exposes them, with where.
   public var bridgeClass: Sourced<String>?
+  /// Android: the WebView runs JavaScript and keeps DOM storage (`settings.javaScriptEnabled`,
+  /// `settings.domStorageEnabled`; WebSettings' defaults are false), seed 003's FirstFragment.
+  public var enablesJavaScript: Sourced<Bool>?
+  public var enablesDomStorage: Sourced<Bool>?
   /// Android: the permission is asked when a page finishes loading.
   public var asksPermissionOnPageLoad: Sourced<Bool>?
   /// The permission answer is dispatched to the page (`onNativePermissionResult`).
