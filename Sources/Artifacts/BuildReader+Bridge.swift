@@ -173,7 +173,8 @@ extension BuildReader {
       do {
         if let (text, display) = try repository.text(XcodeProject.join(BridgeReader.mobile, name)) {
           envFiles.append(try EnvFile(text: text, path: display))
-          if name != ".env" { own = true }
+          // Only the mode's files are the channel's own; `.env.local` is a developer's.
+          if name.hasPrefix(".env.\(mode)") { own = true }
         }
       } catch {
         collect(error)

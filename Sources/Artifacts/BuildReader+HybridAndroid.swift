@@ -113,17 +113,23 @@ extension BuildReader {
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
-    // WebSettings turns JavaScript and DOM storage off unless the container turns them on.
-    if let webView = kotlin.find(["findViewById<WebView>"]) ?? kotlin.find(["WebView("]) {
+    // WebSettings turns JavaScript and DOM storage off unless the container turns them on:
+    // `webView.settings.javaScriptEnabled = true`, inside `settings.apply { … }`, or Java's
+    // `setJavaScriptEnabled(true)`. A value other than a literal is not judged.
+    if let webView = kotlin.find(["findViewById<WebView>"]) ?? kotlin.find(["WebView("])
+      ?? kotlin.find(["WebView"])
+    {
       for (setting, keyPath) in [
         ("javaScriptEnabled", \HybridShellCode.enablesJavaScript),
         ("domStorageEnabled", \HybridShellCode.enablesDomStorage),
       ] {
         let setter = "set" + setting.prefix(1).uppercased() + setting.dropFirst()
         if let written = kotlin.captures(
-          #"(?:\.settings\."# + setting + #"\s*=\s*|\."# + setter + #"\(\s*)(true|false)"#
+          #"(?:\b"# + setting + #"\s*=\s*|\b"# + setter + #"\(\s*)([\w.]+)"#
         ).first {
-          code[keyPath: keyPath] = Sourced(written.value == "true", at: written.location)
+          if ["true", "false"].contains(written.value) {
+            code[keyPath: keyPath] = Sourced(written.value == "true", at: written.location)
+          }
         } else {
           code[keyPath: keyPath] = Sourced(
             false, at: webView,

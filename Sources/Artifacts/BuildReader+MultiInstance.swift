@@ -61,6 +61,7 @@ extension BuildReader {
         : FeatureState(
           enabled: true, use: deepLinks,
           decidedBy: "deep links arrive on \(profile.deepLinkScheme ?? "?")://")
+      build.features.deepLinks.declaredByProfile = true
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
       case .ios: readInstanceShellIOS(into: &build)

@@ -240,6 +240,9 @@ struct BuildReader {
       enabled: push, use: profile.use(of: .push),
       decidedBy: env["PUSH_ENABLED"].map { "PUSH_ENABLED = \($0)\(place("PUSH_ENABLED", env))" }
         ?? "PUSH_ENABLED is unset in the backend env (\(backendFiles)): push is off by default")
+    // Seed 000's use of each feature is the profile's to declare.
+    states.ota.declaredByProfile = true
+    states.push.declaredByProfile = true
     return states
   }
 

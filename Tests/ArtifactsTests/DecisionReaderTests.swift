@@ -288,6 +288,18 @@ import Testing
       #expect(changed[check]?.value == false, "\(check)")
       #expect(changed.filter { !$0.value.value }.count == 1, "\(check): \(changed)")
     }
+    // A refusal that only tests the URL is there is no origin check.
+    let presence = code.replacingOccurrences(
+      of: removals["origin"] ?? "",
+      with:
+        "    if (typeof event.url !== \"string\") return { status: \"rejected\", code: \"no-url\" };\n"
+    )
+    let directory = try overlay([path: presence])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let weak = try #require(
+      try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?.bridge?
+        .receiverChecks)
+    #expect(weak["origin"]?.value == false)
   }
 
   @Test func credentialsAreRefusedInEveryFormOrTheGapIsNamed() throws {

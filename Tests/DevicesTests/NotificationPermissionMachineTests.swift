@@ -47,6 +47,10 @@ import Testing
       answers: [false, true], requests: [.dialog, .dialog], states: [.denied, .granted],
       dialogs: 2),
     Row(
+      name: "Android 13: granted, a later request shows nothing and keeps it",
+      platform: .android, targetSdk: 34, answers: [true, false],
+      requests: [.dialog, .decided], states: [.granted, .granted], dialogs: 1),
+    Row(
       name: "Android: undeclared in the manifest, refused without a dialog",
       platform: .android, targetSdk: 34, declares: false, answers: [true, true],
       requests: [.undeclared, .undeclared], states: [.denied, .denied], dialogs: 0),

@@ -35,6 +35,27 @@ extension BuildGuards {
 
   static let bridgeDecisionRules: [GuardRule] = [
     GuardRule(
+      id: "official-binding",
+      title: "The config module refuses the official id on another origin",
+      source:
+        "seed 001, Fixed origin (org.openmapx.app is restricted to https://openmapx.com, at build time)",
+      devAllows: false, shells: [.reactNativeBridge],
+      check: { build in
+        // The module's own refusal, read from the files alone: without it a release env that
+        // repoints the official id builds, whatever this release's env says.
+        guard let bridge = build.bridge, let official = bridge.officialAppId,
+          let origin = bridge.officialOrigin,
+          let hit = GuardHit.missing(
+            bridge.officialBinding,
+            "the config module no longer refuses to build \(official.value) against another origin than \(origin.value): a release env that repoints it builds a signed official app on that origin",
+            value: "official binding")
+        else { return [] }
+        return [hit]
+      },
+      fix:
+        "throw in the config module when the official id is built against another origin than the official one"
+    ),
+    GuardRule(
       id: "receiver-code", title: "The receiver's code makes each check before dispatch",
       source:
         "seed 001, What crosses: origin, document nonce, duplicates and the negotiated protocol are checked before a command is dispatched",

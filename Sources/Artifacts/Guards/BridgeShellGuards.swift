@@ -73,27 +73,17 @@ extension BuildGuards {
       shells: [.reactNativeBridge],
       check: { build in
         guard let bridge = build.bridge, let official = bridge.officialAppId,
-          let origin = bridge.officialOrigin
+          let origin = bridge.officialOrigin, bridge.appId.value == official.value
         else { return [] }
-        // The module's own refusal: without it a release env that repoints the official id
-        // builds, whatever this release's env says.
-        let unbound =
-          GuardHit.missing(
-            bridge.officialBinding,
-            "the config module no longer refuses to build \(official.value) against another origin than \(origin.value): a release env that repoints it builds a signed official app on that origin",
-            value: "official binding"
-          ).map { [$0] } ?? []
-        guard bridge.appId.value == official.value else { return unbound }
         let officialOrigin = BuildReader.normalizedOrigin(Sourced(origin.value, at: nil)).value
-        return unbound
-          + [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap {
-            role, value in
-            value.value == officialOrigin
-              ? nil
-              : GuardHit(
-                "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
-                at: value.location, value: value.value)
-          }
+        return [("web", bridge.webOrigin), ("API", bridge.apiOrigin)].compactMap {
+          role, value in
+          value.value == officialOrigin
+            ? nil
+            : GuardHit(
+              "\(official.value) is bound to \(origin.value) (\(origin.origin)), but its \(role) origin is \(value.value)\(value.because)",
+              at: value.location, value: value.value)
+        }
       },
       fix:
         "a self-hosted distribution needs its own application identifier, scheme, signing and origin"
@@ -328,6 +318,17 @@ extension BuildGuards {
             GuardHit(
               "no lifetime constant (a name with TTL in it, such as CODE_TTL_MS) in the handoff server: the codes' lifetime is not verified",
               at: nil, value: "TTL", unverified: true))
+        }
+        if server.consumesAtomically != nil {
+          for (fact, what) in [
+            (server.wrongVerifierBurns, "where the verifier is compared"),
+            (server.uniformRejections, "whether every refusal is one answer"),
+          ] where fact == nil {
+            hits.append(
+              GuardHit(
+                "the redemption's function was not read (\(what) is not verified): its refusals or its comparison are written in a form qualify does not read",
+                at: nil, value: "redemption", unverified: true))
+          }
         }
         if server.consumesAtomically == nil {
           hits.append(

@@ -294,6 +294,15 @@ extension BuildGuards {
             code.enablesDomStorage,
             "the WebView keeps no DOM storage (settings.domStorageEnabled is not true): what the site keeps in localStorage is gone at every page",
             value: "domStorageEnabled")
+          for (fact, setting) in [
+            (code.enablesJavaScript, "javaScriptEnabled"),
+            (code.enablesDomStorage, "domStorageEnabled"),
+          ] where fact == nil && code.unread == nil {
+            out.append(
+              GuardHit(
+                "the WebView's \(setting) is not read (set to something other than a literal, or no WebView found in the container's code): whether it is on is not verified",
+                at: nil, value: setting, unverified: true))
+          }
           missing(
             code.autoCancels,
             "the notification the messaging service builds stays in the tray when tapped (setAutoCancel is not true; NotificationCompat's default is false): the user taps it again into a page already open",

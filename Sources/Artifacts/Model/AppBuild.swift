@@ -137,6 +137,9 @@ public struct FeatureState: Sendable {
   public var use: AppProfile.FeatureUse
   /// The setting that decides it (`MOBILE_OTA_MANIFEST_URL is unset in deploy/env/…`).
   public var decidedBy: String
+  /// Whether `use` is the profile's (`features` in qualify.json) rather than the kind's
+  /// (a kind of shell that has no such feature at all).
+  public var declaredByProfile = false
 
   public init(enabled: Bool, use: AppProfile.FeatureUse, decidedBy: String) {
     self.enabled = enabled

@@ -3,31 +3,42 @@ import QualifyCore
 
 /// The checks a bridge shell's receiver makes before it dispatches (seed 001, What crosses),
 /// read from its `receive(` method under `apps/mobile/src/bridge`: each early refusal
-/// (`if (…) return { status: "rejected", … }`) by what its condition tests — the reporting
-/// document's URL or origin (directly or through a local it names, `const fromProduct = …`),
-/// the channel nonce handed to the parser, the message id remembered, the handshake's
-/// protocol version. The simulated receiver then leaves out what the code leaves out; what
-/// is not written in a form read here stays unknown.
+/// (`if (…) return { status: "rejected", … }`) written before the dispatch, by what its
+/// condition compares — the reporting document's origin with the compiled one
+/// (`classifyNavigation(event.url, …) === "allow-in-webview"`, `….origin !== webOrigin`,
+/// directly or through a local it names), the message id against those remembered, the
+/// command's protocol against the handshake's — and the nonce handed to the parser
+/// (`expectedNonce:`) or compared. A check not found so is reported missing; a receive()
+/// whose dispatch is not found is not read at all (nil: unknown).
 struct BridgeReceiverReader {
   let search: CodeSearch
 
   /// The checks by name (`BridgeShellSettings.receiverChecks`), nil when no `receive(` method
-  /// is found.
+  /// with a dispatch is found.
   func read() -> [String: Sourced<Bool>]? {
     guard
       let block = search.blocks(after: "async receive(").first
         ?? search.blocks(after: "receive(").first
     else { return nil }
-    let body = block.body
-    let at = FileLocation(file: block.file, line: block.line, column: 1)
-    let named = NavigationPolicyReader.booleanLocals(in: body)
-    let refusals = ScriptStatements.guards(body).filter {
-      $0.returns.contains("rejected") || $0.returns.contains("reject")
+    let lines = block.body.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
+    // `this.deps.dispatch(command)`, or optionally chained: `dispatch?.(command)`.
+    guard
+      let dispatch = lines.firstIndex(where: {
+        $0.range(of: #"\bdispatch(?:\?\.)?\("#, options: .regularExpression) != nil
+      })
+    else {
+      return nil
     }
+    let before = lines[..<dispatch].joined(separator: "\n")
+    let at = FileLocation(file: block.file, line: block.line, column: 1)
+    let named = NavigationPolicyReader.booleanLocals(in: before)
+    let refusals = ScriptStatements.guards(before).filter { $0.returns.contains("reject") }
     func refusal(_ tests: (String) -> Bool) -> Sourced<Bool> {
       for refusal in refusals {
         var condition = refusal.condition
-        for (name, expression) in named where condition.contains(name) {
+        for (name, expression) in named
+        where condition.range(of: #"\b"# + name + #"\b"#, options: .regularExpression) != nil {
           condition += " " + expression
         }
         if tests(condition) {
@@ -35,28 +46,32 @@ struct BridgeReceiverReader {
             true, at: FileLocation(file: block.file, line: block.line + refusal.line, column: 1))
         }
       }
-      return Sourced(false, at: at, derivation: ["no refusal in receive() tests it"])
+      return Sourced(false, at: at, derivation: ["no refusal before the dispatch tests it"])
     }
     var checks: [String: Sourced<Bool>] = [:]
     checks["origin"] = refusal { condition in
-      let lowered = condition.lowercased()
-      return lowered.contains("url") || lowered.contains("origin")
+      ["classifyNavigation(", "webOrigin", ".origin"].contains(where: condition.contains)
     }
+    // The message id against those remembered (not the type against the vocabulary).
     checks["duplicates"] = refusal { condition in
-      condition.contains("messageId") || condition.contains("rememberMessage")
-        || condition.lowercased().contains("seen")
+      condition.contains("rememberMessage(")
+        || (condition.contains("messageId")
+          && (condition.contains(".has(") || condition.lowercased().contains("seen")))
     }
-    checks["protocol"] = refusal { $0.contains("protocolVersion") }
+    checks["protocol"] = refusal { condition in
+      condition.contains("protocolVersion")
+        && (condition.contains("handshake") || condition.contains("negotiated"))
+    }
     // The nonce is checked by the parser it is handed to, or compared here.
-    if let line = body.split(separator: "\n", omittingEmptySubsequences: false).firstIndex(
-      where: {
-        $0.contains("expectedNonce") || $0.contains("Nonce !==") || $0.contains("nonce !==")
-      })
-    {
+    let nonce = #"expectedNonce\s*:|[Nn]once\s*!==|!==\s*[\w.]*[Nn]once\b"#
+    if let line = lines[..<dispatch].firstIndex(where: {
+      $0.range(of: nonce, options: .regularExpression) != nil
+    }) {
       checks["nonce"] = Sourced(
         true, at: FileLocation(file: block.file, line: block.line + line, column: 1))
     } else {
-      checks["nonce"] = Sourced(false, at: at, derivation: ["receive() hands no nonce to check"])
+      checks["nonce"] = Sourced(
+        false, at: at, derivation: ["receive() hands no nonce to check before the dispatch"])
     }
     return checks
   }

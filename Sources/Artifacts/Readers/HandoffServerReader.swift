@@ -240,13 +240,15 @@ struct HandoffServerReader {
   }
 
   /// Every refusal the redemption returns is one answer.
-  private func uniformRejections(_ function: Function) -> Sourced<Bool> {
+  private func uniformRejections(_ function: Function) -> Sourced<Bool>? {
     let returns = function.lines.compactMap { line -> String? in
       guard let range = line.1.range(of: "return ") else { return nil }
       return line.1[range.upperBound...].trimmingCharacters(in: .whitespaces)
     }
     let rejections = Set(
       returns.filter { !$0.contains("200") && !$0.contains("ok: true") })
+    // Refusals that are thrown, or none at all: not read.
+    guard !rejections.isEmpty else { return nil }
     return Sourced(
       rejections.count <= 1, at: FileLocation(file: function.file, line: function.start, column: 1),
       derivation: rejections.count > 1

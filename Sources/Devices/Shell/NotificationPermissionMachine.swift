@@ -41,7 +41,7 @@ struct NotificationPermissionMachine: Sendable, Equatable {
     case deniedTwice
     /// Android, targetSdk below 33: the request returns what the system's own prompt left.
     case legacy(targetSdk: Int)
-    /// iOS: asked before; the answer is kept.
+    /// Decided before with no dialog now: iOS keeps its answer, Android returns a grant.
     case decided
   }
 
@@ -57,6 +57,8 @@ struct NotificationPermissionMachine: Sendable, Equatable {
     switch facts.platform {
     case .android:
       if facts.targetsLegacy { return .legacy(targetSdk: facts.targetSdk ?? 0) }
+      // Granted already: the request returns it with no dialog.
+      if state == .granted { return .decided }
       if !facts.declaresPostNotifications {
         state = .denied
         return .undeclared

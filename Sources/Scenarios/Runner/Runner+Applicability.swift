@@ -74,12 +74,15 @@ extension Runner {
           "\(name) is off in this dev build (\(state.decidedBy)); the app uses it on release channels (qualify.json features.\(feature.rawValue) = true)",
           .declared
         )
-      case (.unused, _):
+      case (.unused, _) where state.declaredByProfile:
         return (
           .notApplicable,
           "not in this release: qualify.json declares features.\(feature.rawValue) = false (\(name)): \(state.decidedBy)",
           .notInRelease
         )
+      case (.unused, _):
+        // The kind of shell has no such feature: nothing a release could ship.
+        return (.notApplicable, "no \(name) in this kind of app: \(state.decidedBy)", .declared)
       case (.auto, _):
         return (
           .notApplicable, "\(name) is not enabled in this build: \(state.decidedBy)", .featureOff
