@@ -168,6 +168,7 @@ extension BuildReader {
     let mode = channel.isRelease ? "production" : "development"
     var envFiles: [EnvFile] = []
     var environment = ChannelEnvironment()
+    environment.profileListsFiles = false
     var own = false
     for name in [".env", ".env.\(mode)", ".env.local", ".env.\(mode).local"] {
       do {

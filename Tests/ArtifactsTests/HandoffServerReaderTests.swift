@@ -98,6 +98,74 @@ import Testing
     #expect(worded.uniformRejections?.value == false)
   }
 
+  /// A server in TypeScript without semicolons (prettier's `semi: false`), in drizzle.
+  static let semicolonless = """
+    import { createHash, timingSafeEqual } from "node:crypto"
+
+    export const HANDOFF_TTL_MS = 2 * 60_000
+
+    function digest(value: string) {
+      return createHash("sha256").update(value).digest("base64url")
+    }
+
+    export async function issue(userId: string, callbackCode: string, challenge: string) {
+      await db.insert(handoff).values({
+        userId,
+        challenge,
+        callbackCodeHash: digest(callbackCode),
+      })
+    }
+
+    export async function redeem(callbackCode: string, verifier: string) {
+      const used = await db
+        .update(handoff)
+        .set({ consumedAt: new Date() })
+        .where(and(eq(handoff.callbackCodeHash, digest(callbackCode)), isNull(handoff.consumedAt)))
+        .returning({ challenge: handoff.challenge })
+      const row = used[0]
+      if (!row) return { ok: false, reason: "invalid" }
+      if (!timingSafeEqual(Buffer.from(digest(verifier)), Buffer.from(row.challenge))) return { ok: false, reason: "invalid" }
+      return { ok: true }
+    }
+    """
+
+  /// Each statement of semicolon-less code is its own: the conditional update is atomic, the
+  /// same update without its condition is not, though a later statement says `isNull(`.
+  @Test func semicolonlessCodeIsSplitIntoItsStatements() throws {
+    let code = try Self.read(Self.semicolonless)
+    #expect(code.consumesAtomically?.value == true)
+    #expect(code.consumesAtomically?.location?.line == 19)
+    #expect(code.hashesCode?.value == true)
+    #expect(code.wrongVerifierBurns?.value == true)
+    let loose = try Self.read(
+      Self.semicolonless.replacingOccurrences(
+        of: "and(eq(handoff.callbackCodeHash, digest(callbackCode)), isNull(handoff.consumedAt))",
+        with: "eq(handoff.callbackCodeHash, digest(callbackCode))"
+      ).replacingOccurrences(
+        of: "  const row = used[0]\n",
+        with:
+          "  const row = used[0]\n  const pending = await db.select().from(handoff).where(isNull(handoff.consumedAt))\n"
+      ))
+    #expect(loose.consumesAtomically?.value == false)
+  }
+
+  /// The code stored beside its digest is the code stored; a digest held in a local is not.
+  @Test func theCodeBesideItsDigestIsFoundAndALocalDigestIsRead() throws {
+    let beside = try Self.read(
+      Self.semicolonless.replacingOccurrences(
+        of: "    callbackCodeHash: digest(callbackCode),",
+        with: "    callbackCode,\n    callbackCodeHash: digest(callbackCode),"))
+    #expect(beside.hashesCode?.value == false)
+    #expect(beside.hashesCode?.derivation.first?.contains("callbackCode itself") == true)
+    let local = try Self.read(
+      Self.semicolonless.replacingOccurrences(
+        of: "  await db.insert(handoff).values({",
+        with: "  const stored = digest(callbackCode)\n  await db.insert(handoff).values({"
+      ).replacingOccurrences(
+        of: "    callbackCodeHash: digest(callbackCode),", with: "    callbackCodeHash: stored,"))
+    #expect(local.hashesCode?.value == true)
+  }
+
   /// A server where no statement consumes a row: nothing is taken as right, and the code
   /// is not failed for what may live in another file.
   @Test func aServerThatNeverConsumesIsNeitherAtomicNorFailed() throws {

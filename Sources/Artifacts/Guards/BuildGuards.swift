@@ -426,7 +426,8 @@ public enum BuildGuards {
           rule: rule.id, platform: build.platform, severity: .unverified,
           message:
             "not checked: it reads the \(build.channel.rawValue) \(missing), which was not supplied (only dev defaults were found)",
-          location: nil, value: nil, fix: "supply the release env (--backend-env/--frontend-env)")
+          location: nil, value: nil,
+          fix: "supply the release \(missing) (--\(missing.prefix { $0 != " " })-env)")
       ]
     }
     return rule.check(build).map { hit in

@@ -184,6 +184,9 @@ public struct ChannelEnvironment: Sendable {
 
   public var backend: Supply = .supplied
   public var frontend: Supply = .supplied
+  /// Whether qualify.json's `channels` can list the channel's files (seed 000's reader);
+  /// other kinds take a pipeline's env on the command line only.
+  public var profileListsFiles = true
   /// The files read, in order.
   public var backendFiles: [String] = []
   public var frontendFiles: [String] = []
@@ -196,11 +199,19 @@ public struct ChannelEnvironment: Sendable {
     func read(_ files: [String]) -> String {
       files.isEmpty ? "no file is committed" : "only \(files.joined(separator: ", "))"
     }
-    if backend == .fallback { parts.append("backend env (\(read(backendFiles)))") }
-    if frontend == .fallback { parts.append("frontend env (\(read(frontendFiles)))") }
+    var options: [String] = []
+    if backend == .fallback {
+      parts.append("backend env (\(read(backendFiles)))")
+      options.append("--backend-env")
+    }
+    if frontend == .fallback {
+      parts.append("frontend env (\(read(frontendFiles)))")
+      options.append("--frontend-env")
+    }
     guard !parts.isEmpty else { return nil }
+    let listed = profileListsFiles ? " or under channels.\(channel.rawValue) in qualify.json" : ""
     return
-      "no \(channel.rawValue) env was supplied for the \(parts.joined(separator: " and ")): those are dev defaults, so the checks that read them are not applicable — give the release env with --backend-env/--frontend-env or under channels.\(channel.rawValue) in qualify.json"
+      "no \(channel.rawValue) env was supplied for the \(parts.joined(separator: " and ")): those are dev defaults, so the checks that read them are not applicable — give the release env with \(options.joined(separator: "/"))\(listed)"
   }
 }
 

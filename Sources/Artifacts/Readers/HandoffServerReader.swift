@@ -82,23 +82,59 @@ struct HandoffServerReader {
     return names
   }
 
-  /// Whether the statement that stores a new code stores a hash of it.
+  /// Whether the statement that stores a new code stores a hash of it, and not the code
+  /// beside it: a hashing call on the code in the insert (`digest(callbackCode)`), or a local
+  /// holding one (`const hash = digest(code)`), and the code's own name nowhere else in it.
   private func hashesCode() -> Sourced<Bool>? {
     let hashing = hashingFunctions()
-    let inserts = statements().filter {
+    let all = statements()
+    let inserts = all.filter {
       let lower = $0.text.lowercased()
       return lower.contains("insert into") || lower.contains(".insert(")
     }
     guard let first = inserts.first else { return nil }
+    let calls = hashing.sorted().map {
+      NSRegularExpression.escapedPattern(for: $0) + #"\(\s*([\w.]*[Cc]ode\w*)\s*\)"#
+    }
+    // Locals holding a digest of the code.
+    var digests: [String: String] = [:]
+    for statement in all {
+      for call in calls {
+        let local = #"(?:const|let)\s+(\w+)\s*=\s*"# + call
+        guard let regex = try? NSRegularExpression(pattern: local),
+          let match = regex.firstMatch(
+            in: statement.text, range: NSRange(statement.text.startIndex..., in: statement.text)),
+          let name = Range(match.range(at: 1), in: statement.text),
+          let code = Range(match.range(at: 2), in: statement.text)
+        else { continue }
+        digests[String(statement.text[name])] = String(statement.text[code])
+      }
+    }
     for insert in inserts {
-      for name in hashing {
-        let call = NSRegularExpression.escapedPattern(for: name) + #"\(\s*[\w.]*[Cc]ode\b"#
-        if insert.text.range(of: call, options: .regularExpression) != nil {
-          return Sourced(
-            true, at: FileLocation(file: insert.file, line: insert.line, column: 1),
-            derivation: ["\(name) hashes with SHA-256"])
+      let at = FileLocation(file: insert.file, line: insert.line, column: 1)
+      var hashed: String?
+      var rest = insert.text
+      for call in calls {
+        guard let regex = try? NSRegularExpression(pattern: call) else { continue }
+        let range = NSRange(rest.startIndex..., in: rest)
+        if let match = regex.firstMatch(in: rest, range: range),
+          let code = Range(match.range(at: 1), in: rest)
+        {
+          hashed = String(rest[code])
+          rest = regex.stringByReplacingMatches(in: rest, range: range, withTemplate: "")
         }
       }
+      for (local, code) in digests
+      where rest.range(of: #"\b"# + local + #"\b"#, options: .regularExpression) != nil {
+        hashed = code
+      }
+      guard let code = hashed else { continue }
+      let name = code.split(separator: ".").last.map(String.init) ?? code
+      if rest.range(of: #"(?<![\w.])"# + name + #"\b"#, options: .regularExpression) != nil {
+        return Sourced(
+          false, at: at, derivation: ["the insert stores \(name) itself beside its digest"])
+      }
+      return Sourced(true, at: at, derivation: ["the insert stores a SHA-256 of \(code)"])
     }
     return Sourced(
       false, at: FileLocation(file: first.file, line: first.line, column: 1),
@@ -108,6 +144,12 @@ struct HandoffServerReader {
   }
 
   // MARK: Consumption
+
+  /// What opens a statement of its own.
+  static let keywords = [
+    "const", "let", "var", "if", "return", "await", "throw", "export", "function", "for",
+    "while",
+  ]
 
   struct Statement {
     var file: String
@@ -125,9 +167,26 @@ struct HandoffServerReader {
       var text = ""
       var start: Int?
       var textLine = lines.first.map { $0.0 + 1 } ?? 1
+      var depth = 0
       for (index, line) in lines {
+        // Without semicolons a statement ends where the next begins: a line opening with a
+        // statement's keyword outside any parentheses.
+        let opening = line.trimmingCharacters(in: .whitespaces)
+        if depth == 0, start != nil,
+          Self.keywords.contains(where: {
+            opening.hasPrefix($0 + " ") || opening.hasPrefix($0 + "(")
+          })
+        {
+          out.append(
+            Statement(file: file, line: start ?? index + 1, textLine: textLine, text: text))
+          text = ""
+          start = nil
+          textLine = index + 1
+        }
         for character in line {
           if start == nil && !character.isWhitespace { start = index + 1 }
+          if character == "(" || character == "[" { depth += 1 }
+          if character == ")" || character == "]" { depth = max(0, depth - 1) }
           if character == ";" {
             out.append(
               Statement(file: file, line: start ?? index + 1, textLine: textLine, text: text))
