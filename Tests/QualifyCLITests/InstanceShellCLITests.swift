@@ -50,14 +50,37 @@ import Testing
   /// and the run can qualify; the same run without the declaration proves them.
   @Test func aReleaseWithoutDeepLinksSaysSoAndQualifies() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
+    // The release as it would ship without deep links: no scheme registered on either side.
+    let plistPath = "ios/App/App/Info.plist"
+    let manifestPath = "android/app/src/main/AndroidManifest.xml"
+    let plist = try String(
+      contentsOfFile: Fixtures.instanceShellApp + "/" + plistPath, encoding: .utf8)
+    let manifest = try String(
+      contentsOfFile: Fixtures.instanceShellApp + "/" + manifestPath, encoding: .utf8)
+    let urlTypes = try #require(
+      plist.range(
+        of: #"\t<key>CFBundleURLTypes</key>\n\t<array>[\s\S]*?\n\t</array>\n"#,
+        options: .regularExpression))
+    let filter = try #require(
+      manifest.range(
+        of: #"\s*<!-- sovereign:[\s\S]*?</intent-filter>"#, options: .regularExpression))
+    let declaration = """
+      {"base": "\(Fixtures.instanceShellApp)", "features": {"deepLinks": false}}
+      """
     let app = try Fixtures.overlayApp(
       "qualify-no-deep-links", base: Fixtures.instanceShellApp,
       files: [
-        "qualify.json": """
-        {"base": "\(Fixtures.instanceShellApp)", "features": {"deepLinks": false}}
-        """
+        "qualify.json": declaration,
+        plistPath: plist.replacingCharacters(in: urlTypes, with: ""),
+        manifestPath: manifest.replacingCharacters(in: filter, with: ""),
       ])
     defer { try? FileManager.default.removeItem(at: app) }
+    // The declaration over a build that still registers the scheme: the release ships what
+    // it says it does not.
+    let shipping = try Fixtures.overlayApp(
+      "qualify-deep-links-shipped", base: Fixtures.instanceShellApp,
+      files: ["qualify.json": declaration])
+    defer { try? FileManager.default.removeItem(at: shipping) }
     func run(_ directory: String, only filter: String? = nil) throws -> (
       ProcessResult, [String: Any]
     ) {
@@ -93,6 +116,11 @@ import Testing
       #expect(result["verdict"] as? String == "not-applicable", "\(id)")
       #expect(result["notApplicableCause"] as? String == "not-in-release", "\(id)")
     }
+    let (declaredButShipped, _) = try run(shipping.path)
+    #expect(declaredButShipped.status == 1)
+    #expect(
+      declaredButShipped.stdout.contains("release-features"),
+      "\(declaredButShipped.stdout.suffix(600))")
     // The control: the sample ships deep links, and the same scenarios prove the items.
     let (with, shipped) = try run(Fixtures.instanceShellApp, only: "instances/deep-link-*")
     #expect(with.status == 0)

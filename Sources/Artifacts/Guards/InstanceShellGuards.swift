@@ -37,6 +37,25 @@ extension BuildGuards {
       fix: "give the main activity the MAIN / LAUNCHER intent-filter"
     ),
     GuardRule(
+      id: "release-features", title: "A feature declared absent is not shipped",
+      source:
+        "issue 28: what qualify.json says the release does not ship is said \"not in this release\", so the build must not ship it",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        let deepLinks = build.features.deepLinks
+        guard deepLinks.use == .unused, deepLinks.declaredByProfile,
+          let scheme = build.registeredSchemes.first
+        else { return [] }
+        return [
+          GuardHit(
+            "qualify.json declares no deep links in this release (\(deepLinks.decidedBy)), but the build registers \(scheme.value):// (\(scheme.origin)): it ships a deep-link entry point that nothing qualifies",
+            at: scheme.location, value: scheme.value)
+        ]
+      },
+      fix:
+        "remove the scheme's registration from this release, or declare features.deepLinks and name deepLinkScheme"
+    ),
+    GuardRule(
       id: "deep-link-scheme", title: "The deep-link scheme is registered on both platforms",
       source:
         "seed 004, deep links (sovereign://<host>/<path>, singleTask on Android); checklist items 10-12",
