@@ -120,8 +120,13 @@ extension BuildReader {
   {
     let refusals = config.capturesAcrossLines(
       #"if\s*\(((?:[^{;]|\n)*?OFFICIAL_[A-Z_]*ID(?:[^{;]|\n)*?)\)\s*\{?\s*throw\b"#)
+    // The id compared equal to the official one, and an origin compared unequal to the
+    // official origin: the refusal of exactly that build, not any test naming them.
+    let idEqual = #"===\s*OFFICIAL_\w*ID\b|\bOFFICIAL_\w*ID\s*==="#
+    let originUnequal = #"!==\s*OFFICIAL_\w*ORIGIN\b|\bOFFICIAL_\w*ORIGIN\s*!=="#
     if let refusal = refusals.first(where: {
-      $0.value.contains("OFFICIAL_") && $0.value.contains("ORIGIN") && $0.value.contains("!==")
+      $0.value.range(of: idEqual, options: .regularExpression) != nil
+        && $0.value.range(of: originUnequal, options: .regularExpression) != nil
     }) {
       let condition = refusal.value.split(whereSeparator: \.isNewline).map {
         $0.trimmingCharacters(in: .whitespaces)
@@ -130,7 +135,7 @@ extension BuildReader {
     }
     return Sourced(
       false, at: FileLocation(file: file, line: id.location?.line ?? 0, column: 1),
-      derivation: ["no `if (… OFFICIAL_…ID … !== OFFICIAL_…ORIGIN …) throw` in \(file)"])
+      derivation: ["no `if (… === OFFICIAL_…ID … !== OFFICIAL_…ORIGIN …) throw` in \(file)"])
   }
 
   /// Each `env.NAME ?? default` of the config module: the variable and the value it falls
