@@ -290,6 +290,19 @@ extension BuildReader {
       swift, path: "/api/ios-register",
       pairs: #"URLQueryItem\(name:\s*"(\w+)",\s*value:\s*(\w+)\)"#, fieldFirst: true)
     code.presentsInForeground = Self.presentsInForeground(swift)
+    // The handler compares the message's name and its body's action with literals before it
+    // acts: a page script posting anything else is ignored.
+    if let handler = swift.blocks(after: "didReceive message").first {
+      let compared = handler.body.components(separatedBy: "== \"").count - 1
+      let validates =
+        handler.body.contains("message.name") && handler.body.contains("message.body")
+        && compared >= 2
+      code.validatesBridgeMessage = Sourced(
+        validates, at: FileLocation(file: handler.file, line: handler.line, column: 1),
+        derivation: validates
+          ? []
+          : ["the handler compares \(compared) of the message's name and action with a literal"])
+    }
     code.opensTargetUrl = swift.fact(
       [["didReceive response", "targetUrl", "webView.load("]],
       home: "UNUserNotificationCenterDelegate")

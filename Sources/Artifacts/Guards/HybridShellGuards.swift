@@ -265,6 +265,10 @@ extension BuildGuards {
               value: "no apnsToken handoff")
           }
           missing(
+            code.validatesBridgeMessage,
+            "the script message handler acts without checking the message's name and its action (message.name == \"notify\", body[\"type\"] == \"request\"): any script of a page can trigger the native request",
+            value: "message validation")
+          missing(
             code.presentsInForeground,
             "the notification center's delegate does not complete willPresent with .banner (or .list/.alert): a push that arrives while the app is open is never shown",
             value: "no foreground presentation")

@@ -155,6 +155,7 @@ extension AppBuild {
         add("script message handler", code.bridgeName) { $0 }
         add("APNs token handed to Firebase Messaging", code.apnsHandoff, yes)
         add("push shown in the foreground (willPresent)", code.presentsInForeground, yes)
+        add("bridge message checked (name, action)", code.validatesBridgeMessage, yes)
       case .android:
         add("targetSdk", hybrid.targetSdk) { "\($0)" }
         add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)

@@ -144,6 +144,9 @@ public struct HybridShellCode: Sendable {
   /// `settings.domStorageEnabled`; WebSettings' defaults are false), seed 003's FirstFragment.
   public var enablesJavaScript: Sourced<Bool>?
   public var enablesDomStorage: Sourced<Bool>?
+  /// iOS: the script message handler checks the message before acting on it — its name
+  /// (`message.name == "notify"`) and its body's action (`action == "request"`), seed 003.
+  public var validatesBridgeMessage: Sourced<Bool>?
   /// Android: the permission is asked when a page finishes loading.
   public var asksPermissionOnPageLoad: Sourced<Bool>?
   /// The permission answer is dispatched to the page (`onNativePermissionResult`).

@@ -17,11 +17,11 @@ enum HybridMutations {
           .choice([
             "bridge", "permission-on-load", "permission-event", "apns-handoff",
             "token-registration", "target-url", "link-routing", "foreground-banner",
-            "auto-cancel", "javascript", "dom-storage",
+            "auto-cancel", "javascript", "dom-storage", "message-validation",
           ]))
       ],
       summary:
-        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, the link routing, or the banner of a push that arrives in the foreground (iOS), or the tapped notification leaving the tray (Android's auto-cancel), or the WebView's JavaScript or DOM storage turned on (Android).",
+        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, the link routing, or the banner of a push that arrives in the foreground (iOS), or the tapped notification leaving the tray (Android's auto-cancel), or the WebView's JavaScript or DOM storage turned on (Android), or the script message's name and action checked (iOS).",
       breaks: "seed 003, sections 3 and 4"
     ) { configuration, arguments in
       guard var code = configuration.build.hybrid?.code else { return }
@@ -39,6 +39,7 @@ enum HybridMutations {
       case "auto-cancel": code.autoCancels = no
       case "javascript": code.enablesJavaScript = no
       case "dom-storage": code.enablesDomStorage = no
+      case "message-validation": code.validatesBridgeMessage = no
       default: code.opensLinks = no
       }
       configuration.build.hybrid?.code = code
