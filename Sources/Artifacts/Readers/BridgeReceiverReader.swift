@@ -32,7 +32,7 @@ struct BridgeReceiverReader {
     }
     let before = lines[..<dispatch].joined(separator: "\n")
     let at = FileLocation(file: block.file, line: block.line, column: 1)
-    let named = NavigationPolicyReader.booleanLocals(in: before)
+    let named = ScriptStatements.booleanLocals(in: before)
     let refusals = ScriptStatements.guards(before).filter { $0.returns.contains("reject") }
     func refusal(_ tests: (String) -> Bool) -> Sourced<Bool> {
       for refusal in refusals {

@@ -29,7 +29,7 @@ struct NavigationPolicyReader {
     let at = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
     let bodyText = body.map(\.1).joined(separator: "\n")
     let aliases = Self.aliases(in: bodyText)
-    let named = Self.booleanLocals(in: bodyText)
+    let named = ScriptStatements.booleanLocals(in: bodyText)
     // What stays, as the tests read so far say: every earlier exit not taken.
     var notLeaving: [OriginCondition] = []
     var written: [String] = []
@@ -429,75 +429,5 @@ struct NavigationPolicyReader {
       end += 1
     }
     return end
-  }
-
-  /// `let sameOrigin = url.host == active.host && …` then `if sameOrigin {`: the test is the
-  /// local's expression (negated for `!sameOrigin`).
-  static func resolving(_ statement: IfStatement, _ named: [String: String]) -> IfStatement {
-    var statement = statement
-    let bare = statement.condition.trimmingCharacters(
-      in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "()")))
-    if let expression = named[bare] {
-      statement.condition = expression
-    } else if bare.hasPrefix("!"), let expression = named[String(bare.dropFirst())] {
-      statement.condition = "!(\(expression))"
-    }
-    return statement
-  }
-
-  /// Boolean locals a test names instead of writing it (`let sameOrigin = a == b && …`,
-  /// `boolean sameOrigin = …;`, JavaScript's `const fromProduct = … === …;`): name → the
-  /// expression, to the `;` or the blank line that ends it.
-  static func booleanLocals(in text: String) -> [String: String] {
-    let declaration =
-      #"^\s*(?:let|var|val|const|boolean|final\s+boolean|Boolean)\s+(\w+)\s*(?::\s*Bool(?:ean)?\s*)?=\s*(.*)$"#
-    guard let regex = try? NSRegularExpression(pattern: declaration) else { return [:] }
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    let operators = ["&&", "||", "==", "!=", "(", "."]
-    var out: [String: String] = [:]
-    for (index, line) in lines.enumerated() {
-      guard let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
-        let name = Range(match.range(at: 1), in: line),
-        let first = Range(match.range(at: 2), in: line)
-      else { continue }
-      // The expression runs to its `;`, or — without one — on while a line ends with an
-      // operator or the next begins with one (a newline ends a Swift or Kotlin statement).
-      var parts = [line[first].trimmingCharacters(in: .whitespaces)]
-      var next = index + 1
-      while !(parts.last ?? "").hasSuffix(";"), next < lines.count {
-        let last = parts.last ?? ""
-        let following = lines[next].trimmingCharacters(in: .whitespaces)
-        guard
-          last.isEmpty || operators.contains(where: last.hasSuffix)
-            || operators.contains(where: following.hasPrefix)
-        else { break }
-        parts.append(following)
-        next += 1
-      }
-      var expression = parts.filter { !$0.isEmpty }.joined(separator: " ")
-      if expression.hasSuffix(";") { expression.removeLast() }
-      // Only a comparison is a test; anything else is not taken for one.
-      guard expression.contains("==") || expression.contains(".equals(") else { continue }
-      out[String(line[name])] = expression
-    }
-    return out
-  }
-
-  /// Locals bound to a path: `let host = url.host`, `String scheme = url.getScheme();`,
-  /// `val port = uri.port`.
-  static func aliases(in text: String) -> [String: String] {
-    let pattern =
-      #"(?:\blet|\bvar|\bval|\bString|\bUri|\bint|\bInteger|\bfinal\s+\w+)\s+(\w+)\s*(?::\s*\w+\??\s*)?=\s*([A-Za-z_][\w.]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)\s*;?\s*$"#
-    guard let regex = try? NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
-    else { return [:] }
-    var out: [String: String] = [:]
-    let range = NSRange(text.startIndex..., in: text)
-    for match in regex.matches(in: text, range: range) {
-      guard let name = Range(match.range(at: 1), in: text),
-        let value = Range(match.range(at: 2), in: text)
-      else { continue }
-      out[String(text[name])] = String(text[value])
-    }
-    return out
   }
 }
