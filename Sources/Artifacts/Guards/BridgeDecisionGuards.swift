@@ -65,7 +65,7 @@ extension BuildGuards {
         guard let checks = bridge.receiverChecks else {
           return [
             GuardHit(
-              "no receive( method found under apps/mobile/src/bridge: which checks the receiver makes is not verified",
+              "no receive( method that dispatches (`dispatch(` or `dispatch?.(`) found under apps/mobile/src/bridge: which checks the receiver makes before dispatch is not verified",
               at: nil, value: "receive", unverified: true)
           ]
         }
