@@ -84,11 +84,12 @@ extension BuildReader {
       defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
     Self.readOfficialIdentity(config, file: configFile.file, into: &settings)
     readProtocol(into: &settings)
-    settings.receiverChecks = BridgeReceiverReader(
+    let receiver = BridgeReceiverReader(
       search: CodeSearch(
         repository, under: XcodeProject.join(mobile, "src/bridge"), suffixes: [".ts"],
-        quotes: ["\"", "'", "`"])
-    ).read()
+        quotes: ["\"", "'", "`"]))
+    settings.receiverChecks = receiver.read()
+    settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)
@@ -447,17 +448,23 @@ extension BuildReader {
       auth.captures(#"(\.host(?:name)?\b(?!\s*=[^=]))"#).first
   }
 
-  /// `src/diagnostics/`: the keys the export leaves out.
+  /// `src/diagnostics/`: the fields the diagnostics keep (an allowlist, as OpenMapX writes
+  /// it: `DIAGNOSTIC_FIELDS` per type, applied with `.includes(key)`) and the keys an export
+  /// leaves out (a denylist, `EXCLUDED_KEYS`).
   private func readDiagnosticsExport(into settings: inout BridgeShellSettings) {
     let diagnosticsCode = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/diagnostics"),
       suffixes: [".ts"], quotes: ["\"", "'", "`"])
-    if let keys = diagnosticsCode.captures(#"EXCLUDED_KEYS\s*=\s*\[([^\]]*)\]"#).first {
+    settings.diagnosticsAllows = DiagnosticsAllowlist.read(diagnosticsCode)
+    // A denylist by any of the names it goes by (`EXCLUDED_KEYS`, `REDACTED_KEYS`, …).
+    let denylist =
+      #"(?:const|let)\s+\w*(?:EXCLUDED|REDACTED|DENIED|DENYLIST|BLOCKLIST|SENSITIVE)\w*\s*(?::[^=]+)?=\s*\[([^\]]*)\]"#
+    if let keys = diagnosticsCode.captures(denylist).first {
       let names = keys.value.split(separator: ",").map {
         $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
       }.filter { !$0.isEmpty }
       settings.diagnosticsExcludes = Sourced(names, at: keys.location)
-    } else if let file = diagnosticsCode.files.first?.file {
+    } else if settings.diagnosticsAllows == nil, let file = diagnosticsCode.files.first?.file {
       settings.diagnosticsExcludes = Sourced([], at: FileLocation(file: file, line: 0, column: 1))
     }
   }

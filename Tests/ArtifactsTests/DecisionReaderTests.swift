@@ -302,6 +302,83 @@ import Testing
     #expect(weak["origin"]?.value == false)
   }
 
+  @Test func aRefusalThatAWellFormedMessageMeetsIsNamed() throws {
+    let path = "apps/mobile/src/bridge/nativeBridge.ts"
+    let code = try sample(path)
+    #expect(try findings([path: code]).filter { $0.rule == "receiver-code" }.isEmpty)
+    // Each refusal negated, and the protocol refusal's && turned ||: every check is still
+    // written, and no command reaches the dispatch.
+    let breaks = [
+      ("if (!fromProduct)", "if (fromProduct)", 47),
+      ("if (!channel)", "if (channel)", 50),
+      ("if (!parsed.ok)", "if (parsed.ok)", 52),
+      ("if (!COMMANDS.has(", "if (COMMANDS.has(", 53),
+      ("if (!registry.rememberMessage(", "if (registry.rememberMessage(", 56),
+      (
+        "!== \"web.hello\" && command.protocolVersion",
+        "!== \"web.hello\" || command.protocolVersion", 60
+      ),
+    ]
+    for (text, broken, line) in breaks {
+      #expect(code.contains(text), "the sample's text: \(text)")
+      let hits = try findings([path: code.replacingOccurrences(of: text, with: broken)])
+        .filter { $0.rule == "receiver-code" }
+      #expect(hits.map(\.value) == ["well-formed refused"], "\(broken)")
+      #expect(hits.first?.location?.line == line, "\(broken)")
+    }
+  }
+
+  @Test func refusalConditionsAreJudgedOnAWellFormedMessage() {
+    let never: (String) -> Bool = { _ in false }
+    let cases: [(String, Bool?)] = [
+      ("!result", nil),
+      ("!parsed.ok", false),
+      ("parsed.error", false),
+      ("typeof event.url !== \"string\"", false),
+      ("message.type === \"web.hello\"", true),
+      ("message.type !== \"web.hello\" && message.protocolVersion !== negotiated", false),
+      ("message.type !== \"web.hello\" || message.protocolVersion !== negotiated", true),
+      ("seen.has(message.messageId)", false),
+      ("!seen.has(message.messageId)", true),
+      ("data.length > MAX_MESSAGE_BYTES", false),
+      ("value === undefined", false),
+      ("value !== null", true),
+      ("lookup(x)", nil),
+    ]
+    for (condition, expected) in cases {
+      #expect(
+        RefusalCondition.refusesWellFormed(condition, required: never) == expected, "\(condition)")
+    }
+    #expect(RefusalCondition.refusesWellFormed("channel", required: { $0 == "channel" }) == true)
+    #expect(RefusalCondition.refusesWellFormed("!channel", required: { $0 == "channel" }) == false)
+  }
+
+  @Test func theDiagnosticsAllowlistIsReadAndItsHandoffFieldsNamed() throws {
+    let path = "apps/mobile/src/diagnostics/diagnosticLog.ts"
+    let code = try sample(path)
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    let allowed = try #require(build.bridge?.diagnosticsAllows)
+    #expect(allowed.value.contains("status") && !allowed.value.contains("state"))
+    #expect(build.bridge?.diagnosticsExcludes == nil)
+    #expect(try findings([path: code]).filter { $0.rule == "handoff-diagnostics" }.isEmpty)
+    let keeps = code.replacingOccurrences(
+      of: "[\"code\", \"direction\"]", with: "[\"code\", \"direction\", \"codeVerifier\"]")
+    #expect(keeps != code)
+    let hits = try findings([path: keeps]).filter { $0.rule == "handoff-diagnostics" }
+    #expect(hits.map(\.value) == ["codeVerifier"])
+    #expect(hits.first?.location?.line == 10)
+    // Declared and never applied is no allowlist: nothing is known to be kept out.
+    let unapplied = code.replacingOccurrences(
+      of: "if (!permitted.includes(name)) {", with: "if (false) {")
+    let directory = try overlay([path: unapplied])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let unread = try #require(
+      try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?.bridge)
+    #expect(unread.diagnosticsAllows == nil)
+    #expect(unread.diagnosticsExcludes?.value == [])
+  }
+
   @Test func credentialsAreRefusedInEveryFormOrTheGapIsNamed() throws {
     let policy = try sample("apps/mobile/src/shell/originPolicy.ts")
     // `!== ""` on each says the same as truthiness for the URL's string fields.

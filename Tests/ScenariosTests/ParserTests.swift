@@ -107,6 +107,42 @@ import Testing
       """, "unknown statement 'expcet'", hint: "expect")
   }
 
+  @Test func twoControlsRunTogetherAreAnError() {
+    // A lost `control` line leaves one control with two mutations and two steps.
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        step "t"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+          because transport-error
+          mutate shell.ignores-transport-policy
+          1️⃣fails at step 2
+      """, "already says where it fails", hint: "control \"TITLE\"")
+    expectError(
+      """
+      scenario "x"
+        device phone
+        app mail on phone
+        step "s"
+          mail fetches config
+          expect status 200
+        control "c"
+          mutate tls.untrusted-ca
+          fails at step 1
+          because transport-error
+          1️⃣because transport-error
+      """, "already says why it fails")
+  }
+
   @Test func unknownActionSuggestsTheClosestPhrase() {
     expectError(
       """

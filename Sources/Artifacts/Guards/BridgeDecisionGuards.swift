@@ -69,12 +69,18 @@ extension BuildGuards {
               at: nil, value: "receive", unverified: true)
           ]
         }
-        return checks.sorted { $0.key < $1.key }.compactMap { check, fact in
-          GuardHit.missing(
-            fact,
-            "receive() dispatches without the \(check) check: \(BuildGuards.receiverRisk[check] ?? "a message it should refuse is run")",
-            value: check)
+        let refusal = bridge.receiverRefusesWellFormed.map { refusal in
+          GuardHit(
+            "receive() refuses a well-formed message at `if (\(refusal.value))`: a message that passes every check is refused there, so no command ever reaches the dispatch",
+            at: refusal.location, value: "well-formed refused")
         }
+        return [refusal].compactMap { $0 }
+          + checks.sorted { $0.key < $1.key }.compactMap { check, fact in
+            GuardHit.missing(
+              fact,
+              "receive() dispatches without the \(check) check: \(BuildGuards.receiverRisk[check] ?? "a message it should refuse is run")",
+              value: check)
+          }
       },
       fix:
         "refuse before dispatch: a document of another origin, a stale nonce, a message id seen before, a protocol other than the handshake's"

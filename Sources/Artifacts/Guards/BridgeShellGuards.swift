@@ -386,18 +386,30 @@ extension BuildGuards {
         "seed 001 (native session storage and diagnostic exports must exclude the handoff material)",
       devAllows: false, shells: [.reactNativeBridge],
       check: { build in
-        guard let excluded = build.bridge?.diagnosticsExcludes else { return [] }
-        let missing = ["codeVerifier", "handoffCode", "state"].filter {
-          !excluded.value.contains($0)
+        let material = ["codeVerifier", "handoffCode", "state"]
+        var hits: [GuardHit] = []
+        if let allowed = build.bridge?.diagnosticsAllows {
+          let kept = material.filter(allowed.value.contains)
+          if !kept.isEmpty {
+            hits.append(
+              GuardHit(
+                "the diagnostics allowlist keeps \(kept.joined(separator: ", ")): a bug report can carry a live sign-in",
+                at: allowed.location, value: kept.joined(separator: ", ")))
+          }
         }
-        guard !missing.isEmpty else { return [] }
-        return [
-          GuardHit(
-            "the diagnostic export does not leave out \(missing.joined(separator: ", ")): a bug report can carry a live sign-in",
-            at: excluded.location, value: missing.joined(separator: ", "))
-        ]
+        if let excluded = build.bridge?.diagnosticsExcludes {
+          let missing = material.filter { !excluded.value.contains($0) }
+          if !missing.isEmpty {
+            hits.append(
+              GuardHit(
+                "the diagnostic export does not leave out \(missing.joined(separator: ", ")): a bug report can carry a live sign-in",
+                at: excluded.location, value: missing.joined(separator: ", ")))
+          }
+        }
+        return hits
       },
-      fix: "add codeVerifier, handoffCode and state to the export's excluded keys"
+      fix:
+        "keep codeVerifier, handoffCode and state out of the diagnostics allowlist, or add them to the export's excluded keys"
     ),
     GuardRule(
       id: "capability-report", title: "No capability is reported that nothing composes",

@@ -89,6 +89,7 @@ extension AppBuild {
       for (check, fact) in (bridge.receiverChecks ?? [:]).sorted(by: { $0.key < $1.key }) {
         add("receive() checks the \(check)", fact, yes)
       }
+      add("receive() refuses a well-formed message at", bridge.receiverRefusesWellFormed) { $0 }
       add("version.json protocol", bridge.releaseProtocol) { "\($0)" }
       add("protocol constants", bridge.protocolConstants) { "\($0)" }
       for name in bridge.limits.keys.sorted() { add(name, bridge.limits[name]) { "\($0)" } }
@@ -134,6 +135,7 @@ extension AppBuild {
         $0.joined(separator: " , ")
       }
       add("diagnostics leave out", bridge.diagnosticsExcludes) { $0.joined(separator: ", ") }
+      add("diagnostics keep only", bridge.diagnosticsAllows) { $0.joined(separator: ", ") }
       add("server hashes the code", bridge.handoffServer.hashesCode, yes)
       add("server code lifetime (ms)", bridge.handoffServer.ttlMilliseconds) { "\($0)" }
       add("server consumes atomically", bridge.handoffServer.consumesAtomically, yes)

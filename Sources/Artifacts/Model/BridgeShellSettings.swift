@@ -83,10 +83,15 @@ public struct BridgeShellSettings: Sendable {
   public var handoffServer = HandoffServerCode()
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
+  /// The only fields the diagnostics keep, where an allowlist keeps them (nil: no allowlist).
+  public var diagnosticsAllows: Sourced<[String]>?
   /// The checks the receiver's `receive(` makes before dispatch (`origin`, `nonce`,
   /// `duplicates`, `protocol`: `BridgeReceiver.Check` names), each true where it is made and
   /// false where it is not; nil when no receiver code was found.
   public var receiverChecks: [String: Sourced<Bool>]?
+  /// A refusal in `receive(` that a well-formed message meets (its condition as written):
+  /// the receiver then dispatches nothing at all.
+  public var receiverRefusesWellFormed: Sourced<String>?
 
   public init(
     release: Sourced<Bool>, webOrigin: Sourced<String>, apiOrigin: Sourced<String>,

@@ -13,9 +13,17 @@ import QualifyCore
 struct BridgeReceiverReader {
   let search: CodeSearch
 
-  /// The checks by name (`BridgeShellSettings.receiverChecks`), nil when no `receive(` method
-  /// with a dispatch is found.
-  func read() -> [String: Sourced<Bool>]? {
+  /// A receive() method up to its dispatch.
+  struct Body {
+    var file: String
+    /// The method's first line.
+    var line: Int
+    /// Its lines before the dispatch's, and the dispatch's.
+    var lines: [String]
+    var dispatch: Int
+  }
+
+  func body() -> Body? {
     guard
       let block = search.blocks(after: "async receive(").first
         ?? search.blocks(after: "receive(").first
@@ -30,6 +38,14 @@ struct BridgeReceiverReader {
     else {
       return nil
     }
+    return Body(file: block.file, line: block.line, lines: lines, dispatch: dispatch)
+  }
+
+  /// The checks by name (`BridgeShellSettings.receiverChecks`), nil when no `receive(` method
+  /// with a dispatch is found.
+  func read() -> [String: Sourced<Bool>]? {
+    guard let body = body() else { return nil }
+    let (block, lines, dispatch) = (body, body.lines, body.dispatch)
     let before = lines[..<dispatch].joined(separator: "\n")
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     let named = ScriptStatements.booleanLocals(in: before)
@@ -74,5 +90,34 @@ struct BridgeReceiverReader {
         false, at: at, derivation: ["receive() hands no nonce to check before the dispatch"])
     }
     return checks
+  }
+
+  /// The first refusal before the dispatch that a well-formed message meets (its condition,
+  /// where), with locals read as their expressions; nil when every refusal is read and none
+  /// refuses one, or when there is no receive() that dispatches.
+  func wellFormedRefusal() -> Sourced<String>? {
+    guard let body = body() else { return nil }
+    let before = body.lines[..<body.dispatch].joined(separator: "\n")
+    let named = ScriptStatements.booleanLocals(in: before)
+    let refusals = ScriptStatements.guards(before).filter { $0.returns.contains("reject") }
+    for refusal in refusals {
+      var condition = refusal.condition
+      for (name, expression) in named {
+        condition = condition.replacingOccurrences(
+          of: #"\b"# + name + #"\b(?![.(])"#, with: "(" + expression + ")",
+          options: .regularExpression)
+      }
+      // What is read after the refusal on the way to the dispatch must be there.
+      let rest = body.lines[(refusal.line + 1)...body.dispatch].joined(separator: "\n")
+      let required = { (name: String) in
+        rest.range(of: #"\b"# + name + #"\.\w"#, options: .regularExpression) != nil
+      }
+      if RefusalCondition.refusesWellFormed(condition, required: required) == true {
+        return Sourced(
+          refusal.condition.trimmingCharacters(in: .whitespacesAndNewlines),
+          at: FileLocation(file: body.file, line: body.line + refusal.line, column: 1))
+      }
+    }
+    return nil
   }
 }

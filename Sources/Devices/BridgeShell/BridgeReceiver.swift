@@ -40,6 +40,8 @@ public struct BridgeReceiver: Sendable {
     case `protocol`
     case bounds
     case unsupportedCapability = "unsupported-capability"
+    /// A refusal of the app's receive() that a well-formed message meets.
+    case refusedWellFormed = "refused-well-formed"
 
     public var isSilent: Bool { self == .origin || self == .nonce }
   }
@@ -69,6 +71,9 @@ public struct BridgeReceiver: Sendable {
   /// Whether the app composes a dispatcher for commands.
   public let dispatches: Bool
   public var skipped: Set<Check> = []
+  /// The app's receive() refuses a message that passes every check (a refusal read as
+  /// written, `BridgeShellSettings.receiverRefusesWellFormed`): nothing is handled.
+  public var refusesWellFormed = false
   /// The nonce the current document was given.
   public var nonce: String?
   public private(set) var negotiated: Int?
@@ -100,6 +105,7 @@ public struct BridgeReceiver: Sendable {
       return .rejected(.nonce)
     }
     if !skipped.contains(.schema), !Self.conforms(message) { return .rejected(.schema) }
+    if refusesWellFormed { return .rejected(.refusedWellFormed) }
     let type = message["type"] as? String ?? ""
     let id = message["messageId"] as? String ?? ""
     if !skipped.contains(.duplicates) {

@@ -101,6 +101,7 @@ public final class BridgeShell {
     let unwritten = (bridge?.receiverChecks ?? [:]).filter { !$0.value.value }.map(\.key)
     receiver.skipped = Set(
       (behaviours.bridgeSkipsChecks + unwritten).compactMap(BridgeReceiver.Check.init))
+    receiver.refusesWellFormed = bridge?.receiverRefusesWellFormed != nil
     page.snapshots.appliesAnyDelta = behaviours.bridgeAppliesAnyDelta
   }
 
@@ -377,13 +378,19 @@ public final class BridgeShell {
       ]
     }
     let excluded = Set(bridgeSettings?.diagnosticsExcludes?.value ?? [])
-    func strip(_ value: Any) -> Any {
+    // An allowlist keeps only the fields it names (the record's own keys stay, as the
+    // recorder writes each type's fields under it).
+    let allowed = bridgeSettings?.diagnosticsAllows.map { Set($0.value) }
+    func strip(_ value: Any, depth: Int) -> Any {
       if let object = value as? [String: Any] {
-        return object.filter { !excluded.contains($0.key) }.mapValues(strip)
+        return object.filter {
+          !excluded.contains($0.key) && (depth == 0 || allowed?.contains($0.key) ?? true)
+        }.mapValues { strip($0, depth: depth + 1) }
       }
       return value
     }
-    let data = try? JSONSerialization.data(withJSONObject: strip(snapshot), options: [.sortedKeys])
+    let data = try? JSONSerialization.data(
+      withJSONObject: strip(snapshot, depth: 0), options: [.sortedKeys])
     return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 

@@ -13,6 +13,16 @@ extension ParserState {
         scenario.controls[index].mutations.append(use)
       }
     case "fails":
+      // Two `fails at` in one control is two controls run together (a `control` line lost):
+      // taking either would judge the other's mutation against the wrong step.
+      guard scenario.controls[index].failsAt == 0,
+        !failsAtTitles.contains(where: { $0.controlIndex == index })
+      else {
+        error(
+          line, head, "this control already says where it fails",
+          hint: "start another control with: control \"TITLE\"")
+        return
+      }
       let rest = Array(line.tokens.dropFirst())
       guard rest.count >= 2, rest[0].text == "at" else {
         missing(line, "expected 'fails at step N' or 'fails at \"STEP TITLE\"'")
@@ -41,6 +51,12 @@ extension ParserState {
       scenario.controls[index].failsAt = n
       expectEnd(line, after: 4)
     case "because":
+      guard scenario.controls[index].because == nil else {
+        error(
+          line, head, "this control already says why it fails",
+          hint: "start another control with: control \"TITLE\"")
+        return
+      }
       if let because = parseBecause(line) { scenario.controls[index].because = because }
     case "platforms":
       if let platforms = parsePlatforms(line) { scenario.controls[index].platforms = platforms }

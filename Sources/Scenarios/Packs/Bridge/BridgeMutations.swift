@@ -21,6 +21,14 @@ enum BridgeMutations {
       configuration.shell.bridgeSkipsChecks.insert(arguments["check"] ?? "")
     },
     MutationSpec(
+      "app.receiver-refuses-well-formed",
+      summary:
+        "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",
+      breaks: "seed 001: a well-formed message of the page is handled"
+    ) { configuration, _ in
+      configuration.build.bridge?.receiverRefusesWellFormed = Sourced("channel", at: at)
+    },
+    MutationSpec(
       "shell.applies-any-delta",
       summary: "The page applies every snapshot delta, whatever its session, route and base.",
       breaks: "seed 001: a delta applies only to its session, route and base revision"
@@ -129,10 +137,16 @@ enum BridgeMutations {
     },
     MutationSpec(
       "app.diagnostics-keep-handoff",
-      summary: "The diagnostic export leaves out only cookies.",
+      summary:
+        "The diagnostics allowlist permits the handoff fields (an export by denylist leaves out only cookies).",
       breaks: "seed 001: diagnostic exports must exclude the handoff material"
     ) { configuration, _ in
-      configuration.build.bridge?.diagnosticsExcludes = Sourced(["cookie"], at: at)
+      if let allowed = configuration.build.bridge?.diagnosticsAllows {
+        configuration.build.bridge?.diagnosticsAllows = Sourced(
+          allowed.value + ["handoffCode", "state", "codeVerifier"], at: at)
+      } else {
+        configuration.build.bridge?.diagnosticsExcludes = Sourced(["cookie"], at: at)
+      }
     },
     MutationSpec(
       "app.navigation-loads-on", [.value("decision", .text)],

@@ -415,8 +415,12 @@ enum BridgePack: ScenarioPack {
 
   /// What the app's receive() leaves out, with where, for a failure it explains.
   static func receiverCode(_ build: AppBuild) -> String {
-    let missing = (build.bridge?.receiverChecks ?? [:]).filter { !$0.value.value }
+    let missing =
+      (build.bridge?.receiverChecks ?? [:]).filter { !$0.value.value }
       .sorted { $0.key < $1.key }.map { "no \($0.key) check (\($0.value.origin))" }
+      + (build.bridge?.receiverRefusesWellFormed.map {
+        ["a well-formed message refused at `if (\($0.value))` (\($0.origin))"]
+      } ?? [])
     return missing.isEmpty ? "" : "; the receiver's code: " + missing.joined(separator: ", ")
   }
 
