@@ -41,11 +41,46 @@ extension BuildReader {
           at: FileLocation(file: render.file, line: render.line, column: 1))
       }
     }
+    code.normalizerAcceptsHTTP = normalizerHTTP(web)
     for opener in ["form.onsubmit", "addEventListener('submit'", "addEventListener(\"submit\""] {
       guard let handler = web.blocks(after: opener).first else { continue }
       let at = FileLocation(file: handler.file, line: handler.line, column: 1)
       code.addGate = Sourced(OnboardingAddGate.read(handler.body, at: at), at: at)
       break
     }
+  }
+
+  /// Which builds `normalizeInstanceUrl` lets an explicit `http://` through in: its refusal
+  /// on the URL's protocol (`if (url.protocol !== 'https:' && …) return null;`) evaluated on
+  /// `http:`, with a parameter it takes (`allowHttp = import.meta.env.DEV`) true in a dev
+  /// build and false in a release one. The real normaliser respects http in every build
+  /// (self-hosters on a LAN, a local dev server); nil when the refusal is not read.
+  static func normalizerHTTP(_ web: CodeSearch) -> Sourced<HTTPInstanceAcceptance>? {
+    guard let function = web.blocks(after: "function normalizeInstanceUrl(").first else {
+      return nil
+    }
+    let header = String(function.body.prefix { $0 != "{" })
+    let parameters = ScriptStatements.parameters(header)
+    for statement in ScriptStatements.guards(function.body)
+    where statement.condition.contains("protocol") && statement.returns == "null" {
+      guard case .success(let condition) = ScriptConditionParser.parse(statement.condition)
+      else { return nil }
+      var accepts: [Bool: Bool] = [:]
+      for dev in [true, false] {
+        let refused = condition.evaluate { path in
+          if path.last == "protocol" { return .string("http:") }
+          if path.count == 1, parameters.dropFirst().contains(path[0]) {
+            return .bool(dev)
+          }
+          return nil
+        }
+        guard let refused else { return nil }
+        accepts[dev] = !refused
+      }
+      return Sourced(
+        HTTPInstanceAcceptance(dev: accepts[true] ?? false, release: accepts[false] ?? false),
+        at: FileLocation(file: function.file, line: function.line + statement.line, column: 1))
+    }
+    return nil
   }
 }

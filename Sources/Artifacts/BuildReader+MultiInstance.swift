@@ -252,6 +252,14 @@ extension BuildReader {
     }
     Self.readOnboardingDecisions(web, into: &code)
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
+    let boot = LocalPageBootReader(web: web)
+    if code.pageshowHandler?.value == true, let restore = boot.pageshowRendersOnRestore(),
+      !restore.value
+    {
+      code.pageshowHandler = restore
+    }
+    code.bootChecksBackForward = boot.bootChecksBackForward()
+    code.iosSnapshotsLocalScripts = LocalScriptsSnapshotReader.read(ios)
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
     // An assignment, not a comparison (`location.href === x` only reads the URL).
     let assigns = web.captures(#"(location\.(?:assign|replace)\(|location\.href\s*=(?!=))"#)

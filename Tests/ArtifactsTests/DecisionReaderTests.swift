@@ -108,7 +108,7 @@ import Testing
       BuildGuards.findings(for: build).first { $0.rule == "instance-check" })
     #expect(finding.severity == .unverified)
     #expect(finding.location?.file.hasSuffix("src/validate.ts") == true)
-    #expect(finding.location?.line == 23)
+    #expect(finding.location?.line == 25)
   }
 
   @Test func theManagerEmptiesItsRootInEveryFormTheRepositoriesUse() throws {
@@ -148,6 +148,99 @@ import Testing
       of: "  const instances = await listInstances();\n",
       with: "  const instances = await listInstances();\n  const root = host;\n")
     #expect(try clears(aliased) == nil)
+  }
+
+  @Test func bootAndPageshowAreJudgedOnHowTheLocalPageWasReached() throws {
+    func code(_ files: [String: String]) throws -> (
+      ios: InstanceShellCode?, android: InstanceShellCode?
+    ) {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let builds = try AppRepository(directory: directory.path).builds(for: .prod)
+      return (builds[.ios]?.instanceShell?.code, builds[.android]?.instanceShell?.code)
+    }
+    let main = try sample("src/main.ts")
+    let sampleCode = try code([:])
+    #expect(sampleCode.ios?.bootChecksBackForward?.value == true)
+    #expect(sampleCode.ios?.pageshowHandler?.value == true)
+    #expect(sampleCode.ios?.iosSnapshotsLocalScripts?.value == true)
+    let redirect = "if (active !== null && !params.has('manage') && !isBackForward()) {"
+    #expect(main.contains(redirect))
+    // Each way of losing the test: dropped, negated, joined by ||, its function inverted.
+    let broken = [
+      "if (active !== null && !params.has('manage')) {",
+      "if (active !== null && !params.has('manage') && isBackForward()) {",
+      "if (active !== null && !params.has('manage') || !isBackForward()) {",
+    ]
+    for text in broken {
+      let read = try code(["src/main.ts": main.replacingOccurrences(of: redirect, with: text)])
+      #expect(read.ios?.bootChecksBackForward?.value == false, "\(text)")
+      #expect(read.ios?.bootChecksBackForward?.location?.line == 29, "\(text)")
+    }
+    let inverted = try code([
+      "src/main.ts": main.replacingOccurrences(
+        of: "=== 'back_forward'", with: "!== 'back_forward'")
+    ])
+    #expect(inverted.ios?.bootChecksBackForward?.value == false)
+    // The handler that renders on the wrong restores, in both forms the repositories use.
+    let negated = try code([
+      "src/main.ts": main.replacingOccurrences(
+        of: "if (event.persisted)", with: "if (!event.persisted)")
+    ])
+    #expect(negated.ios?.pageshowHandler?.value == false)
+    let earlyReturn = main.replacingOccurrences(
+      of: "if (event.persisted) void renderOnboarding(root);",
+      with: "if (event.persisted) return;\n  void renderOnboarding(root);")
+    #expect(earlyReturn != main)
+    #expect(try code(["src/main.ts": earlyReturn]).ios?.pageshowHandler?.value == false)
+    let kept = earlyReturn.replacingOccurrences(
+      of: "if (event.persisted) return;", with: "if (!event.persisted) return;")
+    #expect(try code(["src/main.ts": kept]).ios?.pageshowHandler?.value == true)
+  }
+
+  @Test func theNormalisersHTTPRuleIsReadPerKindOfBuild() throws {
+    let path = "src/validate.ts"
+    let validate = try sample(path)
+    func read(_ text: String) throws -> HTTPInstanceAcceptance? {
+      let directory = try overlay([path: text])
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+        .instanceShell?.code.normalizerAcceptsHTTP?.value
+    }
+    // As the real normaliser: an explicit http:// is respected in every build.
+    #expect(try read(validate) == HTTPInstanceAcceptance(dev: true, release: true))
+    let refusal = "  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;"
+    #expect(validate.contains(refusal))
+    let devOnly = validate.replacingOccurrences(
+      of: "normalizeInstanceUrl(input: string)",
+      with: "normalizeInstanceUrl(input: string, allowHttp = import.meta.env.DEV)"
+    ).replacingOccurrences(
+      of: refusal,
+      with:
+        "  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return null;")
+    #expect(try read(devOnly) == HTTPInstanceAcceptance(dev: true, release: false))
+    let httpsOnly = validate.replacingOccurrences(
+      of: refusal, with: "  if (url.protocol !== 'https:') return null;")
+    #expect(try read(httpsOnly) == HTTPInstanceAcceptance(dev: false, release: false))
+  }
+
+  @Test func theLocalScriptsCopyIsARebuildNotTheLiveArray() throws {
+    let path = "ios/App/App/MainViewController.swift"
+    let controller = try sample(path)
+    let rebuilt =
+      "    localScripts = (webView?.configuration.userContentController.userScripts ?? []).map {\n"
+      + "      ($0.source, $0.injectionTime, $0.isForMainFrameOnly)\n    }\n"
+    #expect(controller.contains(rebuilt))
+    let directory = try overlay([
+      path: controller.replacingOccurrences(
+        of: rebuilt,
+        with: "    localScripts = webView?.configuration.userContentController.userScripts ?? []\n")
+    ])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let read = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+      .instanceShell?.code.iosSnapshotsLocalScripts
+    #expect(read?.value == false)
+    #expect(read?.location?.line == 19)
   }
 
   @Test func aGateThatStopsOnAGoodInstanceIsFound() throws {

@@ -222,6 +222,16 @@ extension BuildGuards {
           "no pageshow handler: the local page restored from the back-forward cache keeps its placeholder",
           value: "no pageshow handler")
         missing(
+          code.bootChecksBackForward,
+          "boot() redirects to the active instance on a back_forward load: once the back-forward cache is evicted, back from an instance lands on that instance again",
+          value: "redirects on back_forward")
+        if build.platform == .ios {
+          missing(
+            code.iosSnapshotsLocalScripts,
+            "the local page's user scripts are kept as the live array, which removeAllUserScripts() empties: the local page reloaded after an instance has no Capacitor bridge (Preferences \"is not implemented\") and boot() stays on its placeholder",
+            value: "user scripts kept by reference")
+        }
+        missing(
           code.managerClearsRoot,
           "renderOnboarding does not empty its root before appending the manager: after ✕, or back to the page restored from the back-forward cache, the entries it rendered before stay listed",
           value: "does not empty its root")
@@ -250,7 +260,7 @@ extension BuildGuards {
         return out
       },
       fix:
-        "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager (emptying its root first), /api/instance, location.assign(), @capacitor/preferences"
+        "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager (emptying its root first), boot() does not redirect on a back_forward load, iOS rebuilds the local scripts from their parts, /api/instance, location.assign(), @capacitor/preferences"
     ),
     GuardRule(
       id: "no-native-auth", title: "No auth handled in native code",

@@ -57,6 +57,13 @@ extension AppBuild {
         }
       }
       add("pageshow handler", code.pageshowHandler, yes)
+      add("onboarding respects an explicit http://", code.normalizerAcceptsHTTP) {
+        $0.release ? "in every build" : $0.dev ? "in dev builds only" : "in no build"
+      }
+      add("boot() does not redirect on a back-forward load", code.bootChecksBackForward, yes)
+      if platform == .ios {
+        add("local page's user scripts rebuilt for local mode", code.iosSnapshotsLocalScripts, yes)
+      }
       add("the manager empties its root before re-rendering", code.managerClearsRoot, yes)
       add("loads an instance (location.assign)", code.loadsInstance, yes)
       add("instance check endpoint", code.validationEndpoint) { $0 }

@@ -55,8 +55,20 @@ public struct InstanceShellCode: Sendable {
   /// scheme; Android reads the intent's data in `onNewIntent` and loads it).
   public var iosDeepLinkHandoff: Sourced<Bool>?
   public var androidDeepLinkHandoff: Sourced<Bool>?
-  /// The local page handles `pageshow` (a back-forward cache restore).
+  /// The local page handles `pageshow` (a back-forward cache restore) and reaches its render
+  /// when `event.persisted`.
   public var pageshowHandler: Sourced<Bool>?
+  /// boot()'s redirect to the active instance is skipped when the load is `back_forward` (a
+  /// page reloaded by going back, its back-forward cache evicted): without it, back from an
+  /// instance lands on that instance again.
+  public var bootChecksBackForward: Sourced<Bool>?
+  /// iOS: the copy of the local page's user scripts is rebuilt from each script's parts;
+  /// kept as the live array, it is emptied by `removeAllUserScripts()` and the local page,
+  /// reloaded after remote content, has no Capacitor bridge (seed 004, bug #1).
+  public var iosSnapshotsLocalScripts: Sourced<Bool>?
+  /// The builds `normalizeInstanceUrl` respects an explicit `http://` in, as its protocol
+  /// refusal reads (nil: not read; a dev build only, as seed 004's transport rule has it).
+  public var normalizerAcceptsHTTP: Sourced<HTTPInstanceAcceptance>?
   /// The web code navigates to an instance (`location.assign(` or `location.href =`): without
   /// it, adding or opening one leaves the user on the local page.
   public var loadsInstance: Sourced<Bool>?
@@ -77,4 +89,15 @@ public struct InstanceShellCode: Sendable {
   public var storesInLocalStorage: Sourced<Bool>?
 
   public init() {}
+}
+
+/// Whether onboarding's normaliser lets an `http://` instance through, per kind of build.
+public struct HTTPInstanceAcceptance: Sendable, Equatable {
+  public var dev: Bool
+  public var release: Bool
+
+  public init(dev: Bool, release: Bool) {
+    self.dev = dev
+    self.release = release
+  }
 }

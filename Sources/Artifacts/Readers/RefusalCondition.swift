@@ -41,6 +41,33 @@ enum RefusalCondition {
     return false
   }
 
+  /// Whether the condition can be true and whether it can be false, over every value of its
+  /// tests, with the tests `fixed` gives a value for (given each test and what the `__callN`
+  /// names stand for) held at it; nil when the condition is not read or `fixed` fixes none.
+  static func range(
+    _ text: String, fixed: (ScriptCondition, [String: String]) -> Bool?
+  ) -> (canBeTrue: Bool, canBeFalse: Bool)? {
+    let (abstracted, calls) = abstractingCalls(text)
+    guard case .success(let condition) = ScriptConditionParser.parse(abstracted) else {
+      return nil
+    }
+    var tests: [ScriptCondition] = []
+    collect(condition, into: &tests)
+    var held: [(test: ScriptCondition, value: Bool)] = []
+    var free: [ScriptCondition] = []
+    for test in tests where !held.contains(where: { $0.test == test }) && !free.contains(test) {
+      if let value = fixed(test, calls) { held.append((test, value)) } else { free.append(test) }
+    }
+    guard !held.isEmpty, free.count <= 8 else { return nil }
+    var (canBeTrue, canBeFalse) = (false, false)
+    for combination in 0..<(1 << free.count) {
+      let values =
+        held + free.enumerated().map { ($0.element, combination & (1 << $0.offset) != 0) }
+      if evaluate(condition, values) { canBeTrue = true } else { canBeFalse = true }
+    }
+    return (canBeTrue, canBeFalse)
+  }
+
   /// The text with each call (`registry.rememberMessage(a, b)`) replaced by a name the
   /// condition parser reads (`__call0`), and what each name stands for.
   static func abstractingCalls(_ text: String) -> (String, [String: String]) {

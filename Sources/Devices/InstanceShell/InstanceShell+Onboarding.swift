@@ -92,13 +92,18 @@ extension InstanceShell {
     }
   }
 
-  /// `normalizeInstanceUrl`: a bare host gets https://; http only in a dev build.
+  /// `normalizeInstanceUrl`: a bare host gets https://; an explicit http:// in the builds its
+  /// code lets it through (read; a dev build only when it was not). The transport policy
+  /// then decides whether the check and the page can reach it.
   func normalize(_ input: String) -> String? {
     let trimmed = input.trimmingCharacters(in: .whitespaces)
     guard !trimmed.isEmpty else { return nil }
     let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
     guard let origin = Origin(url: withScheme), !origin.host.isEmpty else { return nil }
-    let allowsHTTP = build.channel == .dev || behaviours.acceptsHTTPInstances
+    let read = build.instanceShell?.code.normalizerAcceptsHTTP?.value
+    let allowsHTTP =
+      (build.channel.isRelease ? read?.release ?? false : read?.dev ?? true)
+      || behaviours.acceptsHTTPInstances
     guard origin.isSecure || allowsHTTP else { return nil }
     return origin.description
   }

@@ -45,13 +45,13 @@ public final class InstanceShell {
   /// The WebView's localStorage: evicted under storage pressure, cleared with its data.
   public internal(set) var webStorage: [String: String] = [:]
   /// The WebView's history and where it stands.
-  public private(set) var history: [String] = []
-  public private(set) var index = 0
-  public private(set) var screen: Screen = .closed {
+  public internal(set) var history: [String] = []
+  public internal(set) var index = 0
+  public internal(set) var screen: Screen = .closed {
     didSet { if screen != .closed { closedBecause = nil } }
   }
   /// Why the app closed, when something other than the user closed it.
-  public private(set) var closedBecause: String?
+  public internal(set) var closedBecause: String?
   /// The labels the manager's page shows, in order, as rendered into its document.
   public private(set) var listed: [String] = []
   /// URLs handed to the system browser, oldest first.
@@ -63,14 +63,16 @@ public final class InstanceShell {
   /// The path an unknown-host deep link resumes to once its instance is added.
   var pendingPath: String?
   /// Android: `canGoBack()` is stale after the cold-launch JS redirect (seed 004, ADR 0006).
-  private var canGoBackStale = false
+  var canGoBackStale = false
   /// iOS: the user scripts of the local page (Capacitor's bridge), gone after remote mode
   /// when they were kept by reference.
-  private var localScriptsLost = false
-  private var remoteModeEntered = false
+  var localScriptsLost = false
+  var remoteModeEntered = false
+  /// The WebView's back-forward cache was evicted since the page was left.
+  var backForwardCacheEvicted = false
   /// History indices of local-page entries whose boot() went straight on to an instance: a
   /// back-forward restore of one shows what it showed then, the placeholder.
-  private var leftByBoot: Set<Int> = []
+  var leftByBoot: Set<Int> = []
 
   init(
     name: String, build: AppBuild, behaviours: ShellBehaviours, environment: DeviceEnvironment
@@ -103,6 +105,10 @@ public final class InstanceShell {
       if code.iosNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }
     }
     if code.pageshowHandler?.value == false { out.noPageshowHandler = true }
+    if code.bootChecksBackForward?.value == false { out.bootIgnoresBackForward = true }
+    if build.platform == .ios, code.iosSnapshotsLocalScripts?.value == false {
+      out.localScriptsNotSnapshotted = true
+    }
     if code.validationEndpoint?.value == "/api/admin/health" {
       out.validatesAgainstAdminHealth = true
     }
@@ -165,6 +171,7 @@ public final class InstanceShell {
     // The page's memory goes with the process; a path kept in storage would not.
     if !behaviours.keepsPendingPath { pendingPath = nil }
     remoteModeEntered = false
+    backForwardCacheEvicted = false
     systemBrowserMark = systemBrowser.count
     if build.platform == .android, build.instanceShell?.launcherActivity == nil {
       note("no launcher activity: the app does not open")
@@ -220,7 +227,7 @@ public final class InstanceShell {
 
   // MARK: The local page
 
-  private func loadLocal(query: String?, cold: Bool = false, backForward: Bool = false) {
+  func loadLocal(query: String?, cold: Bool = false, backForward: Bool = false) {
     let url = localOrigin + (query.map { "?" + $0 } ?? "")
     if !backForward { pushHistory(url) }
     if build.platform == .ios && localScriptsLost {
@@ -242,7 +249,7 @@ public final class InstanceShell {
       return
     }
     let manage = parameters.contains { $0.name == "manage" }
-    if let active = activeURL, !manage, !backForward {
+    if let active = activeURL, !manage, !backForward || behaviours.bootIgnoresBackForward {
       leftByBoot.insert(index)
       loadInstance(active, cold: cold)
       return
@@ -409,62 +416,5 @@ public final class InstanceShell {
     if !history.isEmpty && index < history.count - 1 { history.removeSubrange((index + 1)...) }
     history.append(url)
     index = history.count - 1
-  }
-
-  /// Back: iOS's edge swipe (WebView history), Android's back key (`dispatchKeyEvent`).
-  public func back() {
-    guard isRunning else { return }
-    switch build.platform {
-    case .ios:
-      guard index > 0 else {
-        note("edge swipe: nothing behind this page")
-        return
-      }
-      index -= 1
-      restoreFromHistory()
-    case .android:
-      if behaviours.trustsCanGoBack || currentRemote == nil {
-        if currentRemote == nil || canGoBackStale || index == 0 {
-          let why =
-            canGoBackStale
-            ? "back key: canGoBack() is false after the cold-launch redirect, so the activity finishes"
-              + (build.instanceShell?.code.androidBackLoadsManager.flatMap {
-                $0.value ? nil : " (\($0.origin) loads no manager on back: no dispatchKeyEvent)"
-              } ?? "")
-            : "back key on the local page: the activity finishes"
-          note(why)
-          screen = .closed
-          if canGoBackStale { closedBecause = why }
-          return
-        }
-        index -= 1
-        restoreFromHistory()
-        return
-      }
-      note("back key on a remote instance: loadUrl(\(localOrigin)?manage=1)")
-      loadLocal(query: "manage=1")
-    }
-  }
-
-  /// A history entry shown again: the local page comes back from the back-forward cache.
-  private func restoreFromHistory() {
-    let url = history[index]
-    if url.hasPrefix(localOrigin) {
-      if behaviours.noPageshowHandler && leftByBoot.contains(index) {
-        // boot() does not run again: the page shows what it showed when it was left.
-        screen = .placeholder(
-          "restored from the back-forward cache; boot() did not run again"
-            + (build.instanceShell?.code.pageshowHandler.flatMap {
-              $0.value ? nil : " (\($0.origin) has no pageshow handler)"
-            } ?? ""))
-        note("back to the local page: no pageshow handler, the placeholder stays")
-      } else {
-        note("back to the local page: pageshow (persisted) renders the manager")
-        renderOnboarding(prefill: "", sameDocument: true)
-      }
-      return
-    }
-    screen = .remote(url)
-    note("back to \(url)")
   }
 }

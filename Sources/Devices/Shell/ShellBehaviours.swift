@@ -69,6 +69,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var instancesInWebViewStorage = false
   /// iOS: the local page's user scripts are kept by reference, and emptied in remote mode.
   public var localScriptsNotSnapshotted = false
+  /// The local page's boot() redirects to the active instance on a back-forward load too.
+  public var bootIgnoresBackForward = false
   /// `normalizeInstanceUrl` accepts `http:` in a release build.
   public var acceptsHTTPInstances = false
 

@@ -186,6 +186,16 @@ enum InstanceShellMutations {
       configuration.shell.localScriptsNotSnapshotted = true
     },
     MutationSpec(
+      "app.boot-ignores-back-forward",
+      summary:
+        "main.ts's boot() redirects to the active instance without testing whether the load is back_forward.",
+      breaks:
+        "seed 004, ADR 0006: back from an instance reaches the manager, also when the local page reloads"
+    ) { configuration, _ in
+      configuration.build.instanceShell?.code.bootChecksBackForward = Sourced(
+        false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+    },
+    MutationSpec(
       "shell.accepts-http-instances",
       summary: "normalizeInstanceUrl accepts http: in a release build.",
       breaks: "seed 004, task 20.1: instances over https"

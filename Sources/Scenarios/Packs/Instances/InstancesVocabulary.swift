@@ -52,6 +52,16 @@ enum InstancesVocabulary {
       return Outcome("\(shell.name) lost its WebView data")
     },
     ActionSpec(
+      .app, "loses its back-forward cache",
+      summary:
+        "The WebView's back-forward cache is evicted (memory pressure, a long time in the background): the page gone back to next loads again as a `back_forward` navigation — boot() runs, iOS's local mode is entered again — instead of being restored.",
+      example: "sovereign loses its back-forward cache"
+    ) { context in
+      let shell = try context.instanceShell()
+      shell.evictBackForwardCache()
+      return Outcome("\(shell.name) lost its back-forward cache")
+    },
+    ActionSpec(
       .app, "adds instance", [.value("site", .text)],
       summary:
         "Types SITE's address (a site name of the world, or a URL) in the onboarding form and submits: normalized, checked against `/api/instance`, stored, made active and loaded — resuming a deep link's path. `prefilled` submits the pre-filled field.",

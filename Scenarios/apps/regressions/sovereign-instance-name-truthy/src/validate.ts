@@ -1,5 +1,7 @@
-// An instance URL as typed: a bare host gets https://; only https in release builds.
-export function normalizeInstanceUrl(input: string, allowHttp = import.meta.env.DEV): string | null {
+// An instance URL as typed: a bare host gets https://, an explicit http:// is kept (a
+// self-hosted instance on the LAN, a local dev server); the platform's transport policy
+// decides whether it can be reached.
+export function normalizeInstanceUrl(input: string): string | null {
   const trimmed = input.trim();
   if (!trimmed) return null;
   const withScheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(trimmed) ? trimmed : `https://${trimmed}`;
@@ -9,7 +11,7 @@ export function normalizeInstanceUrl(input: string, allowHttp = import.meta.env.
   } catch {
     return null;
   }
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return null;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   if (!url.hostname || url.username || url.password) return null;
   return url.origin;
 }

@@ -1,0 +1,192 @@
+import Foundation
+import QualifyCore
+
+/// How a multi-instance shell's local page decides what to show when it is reached by going
+/// back (seed 004, ADR 0006), and what iOS keeps of Capacitor's scripts for it (bug #1), read
+/// as the code writes it:
+///
+/// - boot()'s redirect to the active instance — the `if` whose block navigates — must rest
+///   on the navigation type: false whenever the load is `back_forward` (a page reloaded
+///   because the back-forward cache was evicted), true on some cold launch. The test is a
+///   function whose body compares with `'back_forward'`, a local holding its result, or the
+///   comparison itself;
+/// - the `pageshow` handler must reach its render on a persisted restore: no early return
+///   it passes first may hold whenever `event.persisted` is true;
+/// - iOS's copy of the local page's user scripts (`…userContentController.userScripts`)
+///   must be rebuilt from each script's parts (`$0.source`, …): the array holds the live
+///   scripts, which `removeAllUserScripts()` empties before they are restored from it.
+struct LocalPageBootReader {
+  let web: CodeSearch
+
+  static let navigates = [
+    "location.assign(", "loadInstance(", "location.replace(", "location.href =",
+  ]
+
+  /// Whether boot()'s redirect is skipped on a back-forward load; nil when boot() or its
+  /// redirect is not found or its condition is not read.
+  func bootChecksBackForward() -> Sourced<Bool>? {
+    guard
+      let block = web.blocks(after: "function boot(").first
+        ?? web.blocks(after: "const boot =").first
+    else { return nil }
+    let lines = block.body.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
+    let functions = backForwardFunctions()
+    let locals = Dictionary(
+      InstanceDecisionReader.matches(#"(?:const|let)\s+(\w+)\s*=\s*(\w+)\("#, block.body)
+        .filter { functions[$0[1]] != nil }.map { ($0[0], functions[$0[1]] ?? true) },
+      uniquingKeysWith: { first, _ in first })
+    for guardStatement in ScriptStatements.guards(block.body) {
+      // The guard's own block: from its `if` to the return that ends it.
+      let end =
+        lines[guardStatement.line...].firstIndex { $0.contains("return") } ?? guardStatement.line
+      let span = lines[guardStatement.line...end]
+      guard span.contains(where: { line in Self.navigates.contains(where: line.contains) })
+      else { continue }
+      let at = FileLocation(file: block.file, line: block.line + guardStatement.line, column: 1)
+      func backForward(_ value: Bool) -> (ScriptCondition, [String: String]) -> Bool? {
+        { test, calls in
+          Self.backForwardTest(test, calls: calls, functions: functions, locals: locals)
+            .map { $0 == value }
+        }
+      }
+      guard let onBack = RefusalCondition.range(guardStatement.condition, fixed: backForward(true))
+      else {
+        // No test of the navigation type at all (or not read): a cold launch and a reload
+        // reached by back redirect alike.
+        let read = ScriptConditionParser.parse(
+          RefusalCondition.abstractingCalls(guardStatement.condition).0)
+        guard case .success = read else { return nil }
+        return Sourced(false, at: at, derivation: ["boot()'s redirect does not test back_forward"])
+      }
+      guard
+        let onLaunch = RefusalCondition.range(
+          guardStatement.condition, fixed: backForward(false))
+      else { return nil }
+      let checks = !onBack.canBeTrue && onLaunch.canBeTrue
+      return Sourced(
+        checks, at: at,
+        derivation: checks
+          ? [] : ["boot()'s redirect does not rest on the load not being back_forward"])
+    }
+    return nil
+  }
+
+  /// Whether the `pageshow` handler reaches its render on a persisted restore; nil when no
+  /// handler is found.
+  func pageshowRendersOnRestore() -> Sourced<Bool>? {
+    guard let block = web.blocks(after: "pageshow").first else { return nil }
+    let lines = block.body.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
+    let render = lines.firstIndex { $0.contains("render") } ?? lines.count
+    let persisted: (ScriptCondition, [String: String]) -> Bool? = { test, _ in
+      if case .truthy(.path(let path, _)) = test, path.last == "persisted" { return true }
+      return nil
+    }
+    // The render written under its own condition (`if (event.persisted) void render…`).
+    if render < lines.count,
+      let condition = InstanceDecisionReader.matches(
+        #"\bif\s*\((.*)\)\s*(?:void\s+|await\s+)?[\w.]*render"#, lines[render]
+      ).first?.first,
+      let range = RefusalCondition.range(condition, fixed: persisted), !range.canBeTrue
+    {
+      return Sourced(
+        false, at: FileLocation(file: block.file, line: block.line + render, column: 1),
+        derivation: ["the pageshow handler renders only when event.persisted is false"])
+    }
+    for guardStatement in ScriptStatements.guards(block.body) where guardStatement.line < render {
+      if let range = RefusalCondition.range(guardStatement.condition, fixed: persisted),
+        !range.canBeFalse
+      {
+        return Sourced(
+          false,
+          at: FileLocation(file: block.file, line: block.line + guardStatement.line, column: 1),
+          derivation: ["the pageshow handler returns before rendering when event.persisted"])
+      }
+    }
+    return Sourced(true, at: FileLocation(file: block.file, line: block.line, column: 1))
+  }
+
+  /// The value a test takes on a back-forward load (`value`), nil when it does not test the
+  /// navigation type.
+  static func backForwardTest(
+    _ test: ScriptCondition, calls: [String: String], functions: [String: Bool],
+    locals: [String: Bool]
+  ) -> Bool? {
+    switch test {
+    case .truthy(.path(let path, _)) where path.count == 1:
+      if let call = calls[path[0]] {
+        let name = String(call.prefix { $0 != "(" }).split(separator: ".").last.map(String.init)
+        return name.flatMap { functions[$0] }
+      }
+      return locals[path[0]]
+    case .compare(let a, let comparison, let b):
+      guard [a, b].contains(.literal(.string("back_forward"))) else { return nil }
+      switch comparison {
+      case .strictEqual, .equal: return true
+      case .strictNotEqual, .notEqual: return false
+      default: return nil
+      }
+    default: return nil
+    }
+  }
+
+  /// Functions of the web code whose body compares with `'back_forward'`, and what each
+  /// returns on a back-forward load (false when it returns the `!==` of that comparison).
+  func backForwardFunctions() -> [String: Bool] {
+    var out: [String: Bool] = [:]
+    let declaration =
+      #"(?:function\s+(\w+)\s*\(|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?\([^)]*\)[^=]*=>)"#
+    for (_, lines) in web.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      guard text.contains("back_forward"),
+        let regex = try? NSRegularExpression(pattern: declaration)
+      else { continue }
+      for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+        let group = match.range(at: 1).location != NSNotFound ? 1 : 2
+        guard let name = Range(match.range(at: group), in: text),
+          let end = Range(match.range, in: text),
+          let open = text[end.upperBound...].firstIndex(of: "{"),
+          let close = ScriptStatements.closingBrace(String(text[open...]))
+        else { continue }
+        let body = String(text[open...]).prefix(upTo: close)
+        guard body.contains("back_forward") else { continue }
+        let negated = body.range(
+          of: #"return[^;]*!==?\s*['"]back_forward['"]"#, options: .regularExpression)
+        out[String(text[name])] = negated == nil
+      }
+    }
+    return out
+  }
+}
+
+/// iOS's copy of the local page's user scripts (seed 004, bug #1).
+enum LocalScriptsSnapshotReader {
+  /// Whether the copy is rebuilt from each script's parts (true) or holds the live array
+  /// (false); nil when the shell keeps no copy.
+  static func read(_ ios: CodeSearch) -> Sourced<Bool>? {
+    let copy =
+      #"(?:self\.)?\w+\s*=\s*\(?\s*(?:self\.)?webView\??\.configuration\.userContentController\.userScripts"#
+    guard let regex = try? NSRegularExpression(pattern: copy) else { return nil }
+    for (file, lines) in ios.files {
+      for (offset, entry) in lines.enumerated() {
+        let line = entry.1
+        guard regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+        else { continue }
+        // The statement, with the closure that may rebuild each script on the next lines.
+        var statement = line
+        var next = offset + 1
+        while statement.contains("{"), !statement.contains("}"), next < lines.count {
+          statement += "\n" + lines[next].1
+          next += 1
+        }
+        let rebuilt = statement.contains(".map") && statement.contains(".source")
+        return Sourced(
+          rebuilt, at: FileLocation(file: file, line: entry.0 + 1, column: 1),
+          derivation: rebuilt
+            ? [] : ["the local page's user scripts are kept as the live array, not rebuilt"])
+      }
+    }
+    return nil
+  }
+}
