@@ -64,8 +64,13 @@ import Testing
     #expect(shell.screen == .onboarding(prefill: ""))
     shell.add("blog.example")
     #expect(shell.addRefusal?.contains("Could not reach a Sovereign instance") == true)
+    // Onboarding respects an explicit http:// (the sample, like the real normaliser); the
+    // release build's transport policy blocks the cleartext check.
     shell.add("http://plain.example")
-    #expect(shell.addRefusal?.contains("Enter a valid URL") == true)
+    #expect(
+      shell.addRefusal?.contains("Could not reach a Sovereign instance at http://plain.example")
+        == true)
+    #expect(shell.instances.isEmpty)
     shell.add("work.example")
     #expect(shell.addRefusal == nil)
     #expect(shell.currentRemote == "https://work.example")

@@ -52,6 +52,9 @@ public final class InstanceShell {
   }
   /// Why the app closed, when something other than the user closed it.
   public internal(set) var closedBecause: String?
+  /// Why the remote page shown is shown, when the app's code put it there against the
+  /// user's move (boot() redirecting a page reached by going back).
+  public internal(set) var remoteBecause: String?
   /// The labels the manager's page shows, in order, as rendered into its document.
   public private(set) var listed: [String] = []
   /// URLs handed to the system browser, oldest first.
@@ -233,7 +236,10 @@ public final class InstanceShell {
     if build.platform == .ios && localScriptsLost {
       // The page reloads without Capacitor's bridge: Preferences "is not implemented",
       // boot() never leaves the placeholder (seed 004, deep links, bug 1).
-      screen = .placeholder("\"Preferences\" plugin is not implemented on ios")
+      let copy = build.instanceShell?.code.iosSnapshotsLocalScripts.flatMap {
+        $0.value ? nil : "; \($0.origin): the user scripts are kept as the live array"
+      }
+      screen = .placeholder("\"Preferences\" plugin is not implemented on ios" + (copy ?? ""))
       note("the local page reloaded without its user scripts: Preferences is not implemented")
       return
     }
@@ -252,6 +258,13 @@ public final class InstanceShell {
     if let active = activeURL, !manage, !backForward || behaviours.bootIgnoresBackForward {
       leftByBoot.insert(index)
       loadInstance(active, cold: cold)
+      if backForward {
+        remoteBecause =
+          "boot() redirected a back_forward load"
+          + (build.instanceShell?.code.bootChecksBackForward.flatMap {
+            $0.value ? nil : " (\($0.origin): it redirects on a back_forward load)"
+          } ?? "")
+      }
       return
     }
     renderOnboarding(prefill: "")
@@ -391,6 +404,7 @@ public final class InstanceShell {
   }
 
   private func load(_ url: String, cold: Bool, push: Bool) {
+    remoteBecause = nil
     if push {
       pushHistory(url)
     } else if !history.isEmpty {

@@ -332,7 +332,7 @@ enum InstancesVocabulary {
     case .placeholder(let why): return "the local page's placeholder (\(why))"
     case .onboarding(let prefill):
       return "onboarding" + (prefill.isEmpty ? "" : " pre-filled with \(prefill)")
-    case .remote(let url): return url
+    case .remote(let url): return url + (shell.remoteBecause.map { " (\($0))" } ?? "")
     }
   }
 
