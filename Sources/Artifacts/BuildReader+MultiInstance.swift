@@ -260,6 +260,12 @@ extension BuildReader {
     }
     code.bootChecksBackForward = boot.bootChecksBackForward()
     code.iosSnapshotsLocalScripts = LocalScriptsSnapshotReader.read(ios)
+    if let written = SharedStorageKeyReader.web(web) {
+      code.webActiveKey = written.key
+      code.webStorageGroup = written.group
+    }
+    code.iosActiveKey = SharedStorageKeyReader.ios(ios)
+    code.androidActiveKey = SharedStorageKeyReader.android(android)
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
     // An assignment, not a comparison (`location.href === x` only reads the URL).
     let assigns = web.captures(#"(location\.(?:assign|replace)\(|location\.href\s*=(?!=))"#)

@@ -214,6 +214,12 @@ extension BuildGuards {
             "no navigation policy (decidePolicyFor as the WebView's navigation delegate): Capacitor's handler opens the instance outside",
             value: "no decidePolicyFor")
         }
+        if let (reads, written) = code.activeKeyMismatch(on: build.platform) {
+          out.append(
+            GuardHit(
+              "the navigation policy reads the active instance from \(reads.value), but the web code stores it as \(written) (\(code.webActiveKey?.origin ?? "the web code")): the policy never sees an active instance and keeps every site in the WebView",
+              at: reads.location, value: reads.value))
+        }
         if let decision = build.platform == .ios ? code.iosSameOrigin : code.androidSameOrigin {
           out += sameOriginHits(decision)
         }

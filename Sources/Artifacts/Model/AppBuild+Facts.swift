@@ -61,6 +61,13 @@ extension AppBuild {
         $0.release ? "in every build" : $0.dev ? "in dev builds only" : "in no build"
       }
       add("boot() does not redirect on a back-forward load", code.bootChecksBackForward, yes)
+      add("the web code stores the active instance as", code.webActiveKey) {
+        "\($0) (Preferences group \(code.webStorageGroup))"
+      }
+      add(
+        "the navigation policy reads the active instance from",
+        platform == .ios ? code.iosActiveKey : code.androidActiveKey
+      ) { $0 }
       if platform == .ios {
         add("local page's user scripts rebuilt for local mode", code.iosSnapshotsLocalScripts, yes)
       }

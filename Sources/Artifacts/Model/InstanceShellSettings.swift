@@ -69,6 +69,26 @@ public struct InstanceShellCode: Sendable {
   /// The builds `normalizeInstanceUrl` respects an explicit `http://` in, as its protocol
   /// refusal reads (nil: not read; a dev build only, as seed 004's transport rule has it).
   public var normalizerAcceptsHTTP: Sourced<HTTPInstanceAcceptance>?
+  /// The key the web code writes the active instance under, and where (nil: not found).
+  public var webActiveKey: Sourced<String>?
+  /// Capacitor Preferences' group the web code writes in (`CapacitorStorage` by default).
+  public var webStorageGroup = "CapacitorStorage"
+  /// The key each native navigation policy reads the active instance from: iOS's UserDefaults
+  /// key, Android's `file/key` (nil: not found).
+  public var iosActiveKey: Sourced<String>?
+  public var androidActiveKey: Sourced<String>?
+
+  /// The key a platform's policy must read to see what the web code wrote, when both sides
+  /// were read and differ: what the native side reads instead (nil when they agree).
+  public func activeKeyMismatch(on platform: Platform) -> (reads: Sourced<String>, written: String)?
+  {
+    guard let web = webActiveKey,
+      let native = platform == .ios ? iosActiveKey : androidActiveKey
+    else { return nil }
+    let written =
+      platform == .ios ? webStorageGroup + "." + web.value : webStorageGroup + "/" + web.value
+    return native.value == written ? nil : (native, written)
+  }
   /// The web code navigates to an instance (`location.assign(` or `location.href =`): without
   /// it, adding or opening one leaves the user on the local page.
   public var loadsInstance: Sourced<Bool>?

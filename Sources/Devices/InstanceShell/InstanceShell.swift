@@ -109,6 +109,7 @@ public final class InstanceShell {
     }
     if code.pageshowHandler?.value == false { out.noPageshowHandler = true }
     if code.bootChecksBackForward?.value == false { out.bootIgnoresBackForward = true }
+    if code.activeKeyMismatch(on: build.platform) != nil { out.policySeesNoActiveInstance = true }
     if build.platform == .ios, code.iosSnapshotsLocalScripts?.value == false {
       out.localScriptsNotSnapshotted = true
     }
@@ -118,6 +119,15 @@ public final class InstanceShell {
     if code.replacesLocation?.value == true { out.deepLinkReplaces = true }
     if code.storesInLocalStorage?.value == true { out.instancesInWebViewStorage = true }
     return out
+  }
+
+  /// Why the native policy sees no active instance, when the app's code reads it under
+  /// another key than its web code writes.
+  public var policyBlindness: String? {
+    guard let (reads, written) = build.instanceShell?.code.activeKeyMismatch(on: build.platform)
+    else { return nil }
+    return
+      "the navigation policy reads the active instance from \(reads.value) (\(reads.origin)), which the web code never writes (it writes \(written))"
   }
 
   /// The native policy's same-origin decision as the app's code writes it, when it was read.
@@ -374,7 +384,9 @@ public final class InstanceShell {
   /// The native navigation policy, then the load. `cold`: a JS redirect of the launch.
   private func navigate(_ url: String, mainFrame: Bool, replace: Bool = false, cold: Bool = false) {
     guard let origin = Origin(url: url) else { return }
-    if !behaviours.noNavigationPolicy, let activeURL, let active = Origin(url: activeURL) {
+    // The policy reads the active instance where the native side looks for it.
+    let seen = behaviours.policySeesNoActiveInstance ? nil : activeURL
+    if !behaviours.noNavigationPolicy, let activeURL = seen, let active = Origin(url: activeURL) {
       let same: Bool
       if let decision = sameOriginDecision?.value.value {
         // The condition the app's code writes, evaluated: a component it leaves out or a

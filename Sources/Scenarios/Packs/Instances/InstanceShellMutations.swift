@@ -186,6 +186,22 @@ enum InstanceShellMutations {
       configuration.shell.localScriptsNotSnapshotted = true
     },
     MutationSpec(
+      "app.policy-reads-another-key",
+      summary:
+        "The native navigation policy reads the active instance under another storage key than the web code writes it (a key renamed on one side).",
+      breaks:
+        "seed 004, ADR 0007: the native policy keeps the active instance and sends the rest out"
+    ) { configuration, _ in
+      let at = FileLocation(file: "(mutation)", line: 0, column: 1)
+      configuration.build.instanceShell?.code.iosActiveKey = Sourced("activeUrl", at: at)
+      configuration.build.instanceShell?.code.androidActiveKey = Sourced(
+        "CapacitorStorage/activeUrl", at: at)
+      if configuration.build.instanceShell?.code.webActiveKey == nil {
+        configuration.build.instanceShell?.code.webActiveKey = Sourced(
+          "sovereign.activeUrl", at: at)
+      }
+    },
+    MutationSpec(
       "app.boot-ignores-back-forward",
       summary:
         "main.ts's boot() redirects to the active instance without testing whether the load is back_forward.",

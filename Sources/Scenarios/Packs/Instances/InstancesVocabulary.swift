@@ -277,6 +277,7 @@ enum InstancesVocabulary {
         : context.fail(
           .systemBrowser, "none",
           "nothing\(context.arguments["site"].map { " of \($0)" } ?? "") went to the system browser\(opened.isEmpty ? "" : " (it got \(opened.joined(separator: ", ")))")"
+            + shells.compactMap(\.policyBlindness).map { ": " + $0 }.joined()
         )
     },
     ExpectationSpec(
