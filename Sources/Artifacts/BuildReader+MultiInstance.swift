@@ -67,6 +67,7 @@ extension BuildReader {
       case .ios: readInstanceShellIOS(into: &build)
       case .android: readInstanceShellAndroid(into: &build)
       }
+      readDeviceBridgeFeature(into: &build)
       builds[platform] = build
     }
     return builds
@@ -264,6 +265,9 @@ extension BuildReader {
       code.webActiveKey = written.key
       code.webStorageGroup = written.group
     }
+    code.iosIsolatesRemoteContent = RemoteIsolationReader.iosIsolation(ios)
+    code.iosDeviceBridge = RemoteIsolationReader.iosDeviceBridge(ios)
+    code.androidDeviceBridge = RemoteIsolationReader.androidDeviceBridge(android)
     code.iosActiveKey = SharedStorageKeyReader.ios(ios)
     code.androidActiveKey = SharedStorageKeyReader.android(android)
     code.replacesLocation = web.fact([["location.replace("]], home: "location.assign(")
@@ -370,5 +374,29 @@ extension BuildReader {
       collect(error)
     }
     return nil
+  }
+
+  /// The device bridge as a feature: on when the platform's code gives instances one, unless
+  /// the profile declares it absent (`features.deviceBridge`).
+  private func readDeviceBridgeFeature(into build: inout AppBuild) {
+    let code = build.instanceShell?.code
+    let bridge = build.platform == .ios ? code?.iosDeviceBridge : code?.androidDeviceBridge
+    let use = profile.use(of: .deviceBridge)
+    if use == .unused {
+      build.features.deviceBridge = FeatureState(
+        enabled: false, use: .unused,
+        decidedBy:
+          "declared at \(profile.file ?? "qualify.json"):\(profile.keyLines["features.deviceBridge"] ?? 1)"
+      )
+      build.features.deviceBridge.declaredByProfile = true
+      return
+    }
+    build.features.deviceBridge = FeatureState(
+      enabled: bridge != nil, use: use,
+      decidedBy: bridge.map { "\($0.value.name) (\($0.origin))" }
+        ?? (build.platform == .ios
+          ? "no WKScriptMessageHandler of the app's own (didReceive message: WKScriptMessage)"
+          : "no addWebMessageListener( or addJavascriptInterface( in the app's code"))
+    build.features.deviceBridge.declaredByProfile = use != .auto
   }
 }

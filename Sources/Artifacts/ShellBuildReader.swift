@@ -68,7 +68,7 @@ enum SingleOriginShellReader: ShellBuildReader {
 
 enum InstanceShellReader: ShellBuildReader {
   static let kind = ShellKind.multiInstance
-  static let features: Set<AppProfile.Feature> = [.ota, .push, .deepLinks]
+  static let features: Set<AppProfile.Feature> = [.ota, .push, .deepLinks, .deviceBridge]
   static let envFiles = EnvFileRoles()
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] {
     reader.readMultiInstance()

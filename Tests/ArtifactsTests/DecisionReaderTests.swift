@@ -224,6 +224,58 @@ import Testing
     #expect(try read(httpsOnly) == HTTPInstanceAcceptance(dev: false, release: false))
   }
 
+  @Test func whatAnInstanceReachesOfTheNativeSideIsRead() throws {
+    func code(_ files: [String: String]) throws -> (
+      ios: InstanceShellCode?, android: InstanceShellCode?
+    ) {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let builds = try AppRepository(directory: directory.path).builds(for: .prod)
+      return (builds[.ios]?.instanceShell?.code, builds[.android]?.instanceShell?.code)
+    }
+    let sampleCode = try code([:])
+    #expect(sampleCode.ios?.iosIsolatesRemoteContent?.value == true)
+    #expect(
+      sampleCode.ios?.iosDeviceBridge?.value
+        == DeviceBridgeScope(name: "sovereignBridge", originScoped: false, mainFrameOnly: true))
+    #expect(
+      sampleCode.android?.androidDeviceBridge?.value
+        == DeviceBridgeScope(name: "sovereignBridge", originScoped: true, mainFrameOnly: true))
+    #expect(sampleCode.ios?.activeKeyMismatch(on: .ios) == nil)
+    #expect(sampleCode.android?.activeKeyMismatch(on: .android) == nil)
+
+    let controllerPath = "ios/App/App/MainViewController.swift"
+    let controller = try sample(controllerPath)
+    let removal = "    controller.removeScriptMessageHandler(forName: \"bridge\")\n"
+    #expect(controller.contains(removal))
+    let kept = try code([controllerPath: controller.replacingOccurrences(of: removal, with: "")])
+    #expect(kept.ios?.iosIsolatesRemoteContent?.value == false)
+    let anyFrame = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: "guard message.frameInfo.isMainFrame, let body", with: "guard let body")
+    ])
+    #expect(anyFrame.ios?.iosDeviceBridge?.value.reachableFromOtherOrigins == true)
+    let renamed = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: "\"CapacitorStorage.sovereign.activeUrl\"", with: "\"sovereign.activeUrl\"")
+    ])
+    #expect(renamed.ios?.activeKeyMismatch(on: .ios)?.reads.value == "sovereign.activeUrl")
+
+    let policyPath =
+      "android/app/src/main/java/fs/sovereign/mobile/NavigationPolicyWebViewClient.java"
+    let policy = try sample(policyPath)
+    #expect(policy.contains("Collections.singleton(origin)"))
+    let everyOrigin = try code([
+      policyPath: policy.replacingOccurrences(
+        of: "Collections.singleton(origin)", with: "Collections.singleton(\"*\")"),
+      "android/app/src/main/java/fs/sovereign/mobile/DeviceBridge.java": try sample(
+        "android/app/src/main/java/fs/sovereign/mobile/DeviceBridge.java"
+      ).replacingOccurrences(
+        of: "if (!isMainFrame || message.getData() == null) return;", with: ""),
+    ])
+    #expect(everyOrigin.android?.androidDeviceBridge?.value.reachableFromOtherOrigins == true)
+  }
+
   @Test func theLocalScriptsCopyIsARebuildNotTheLiveArray() throws {
     let path = "ios/App/App/MainViewController.swift"
     let controller = try sample(path)
@@ -240,7 +292,7 @@ import Testing
     let read = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
       .instanceShell?.code.iosSnapshotsLocalScripts
     #expect(read?.value == false)
-    #expect(read?.location?.line == 19)
+    #expect(read?.location?.line == 22)
   }
 
   @Test func aGateThatStopsOnAGoodInstanceIsFound() throws {

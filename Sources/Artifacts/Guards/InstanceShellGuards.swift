@@ -269,6 +269,34 @@ extension BuildGuards {
         "keep the rules of seed 004's shell in the code: back loads ?manage=1, the native policy keeps the active instance, native code hands deep links to the local page, pageshow re-renders the manager (emptying its root first), boot() does not redirect on a back_forward load, iOS rebuilds the local scripts from their parts, /api/instance, location.assign(), @capacitor/preferences"
     ),
     GuardRule(
+      id: "remote-isolation", title: "A loaded instance gets no uncontrolled native access",
+      source:
+        "seed 004's shell (sovereign-mobile's hard rule: remote instance content never gets uncontrolled native access; the device bridge is scoped to the active origin)",
+      devAllows: false, shells: [.multiInstance],
+      check: { build in
+        guard let code = build.instanceShell?.code else { return [] }
+        var out: [GuardHit] = []
+        if build.platform == .ios,
+          let hit = GuardHit.missing(
+            code.iosIsolatesRemoteContent,
+            "Capacitor's scripts and its \"bridge\" handler stay installed when an instance loads: the instance's page (and any frame in it) reaches every Capacitor plugin",
+            value: "Capacitor bridge kept for remote content")
+        {
+          out.append(hit)
+        }
+        let bridge = build.platform == .ios ? code.iosDeviceBridge : code.androidDeviceBridge
+        if let bridge, bridge.value.reachableFromOtherOrigins {
+          out.append(
+            GuardHit(
+              "\(bridge.value.name) answers every frame of the instance's page, whatever its origin (no \(build.platform == .ios ? "frameInfo.isMainFrame or frameInfo.securityOrigin" : "allowed origin rule or isMainFrame") check): a frame of another origin the instance embeds reaches the device",
+              at: bridge.location, value: "\(bridge.value.name) answers any frame"))
+        }
+        return out
+      },
+      fix:
+        "remove Capacitor's user scripts and its \"bridge\" handler before remote content loads (iOS), and have the device bridge refuse sub-frames or other origins (iOS: guard message.frameInfo.isMainFrame; Android: addWebMessageListener with the active origin only)"
+    ),
+    GuardRule(
       id: "no-native-auth", title: "No auth handled in native code",
       source: "seed 004, task 20.1 (no auth, role or plugin-permission logic in native code)",
       devAllows: false, shells: [.multiInstance],

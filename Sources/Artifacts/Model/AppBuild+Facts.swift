@@ -61,6 +61,14 @@ extension AppBuild {
         $0.release ? "in every build" : $0.dev ? "in dev builds only" : "in no build"
       }
       add("boot() does not redirect on a back-forward load", code.bootChecksBackForward, yes)
+      if platform == .ios {
+        add(
+          "Capacitor's scripts and bridge removed for remote content",
+          code.iosIsolatesRemoteContent, yes)
+      }
+      add("device bridge", platform == .ios ? code.iosDeviceBridge : code.androidDeviceBridge) {
+        "\($0.name): \($0.originScoped ? "the instance's origin only" : "any origin"), \($0.mainFrameOnly ? "main frame only" : "any frame")"
+      }
       add("the web code stores the active instance as", code.webActiveKey) {
         "\($0) (Preferences group \(code.webStorageGroup))"
       }

@@ -152,6 +152,8 @@ public struct FeatureStates: Sendable {
   public var ota = FeatureState(enabled: true, use: .auto, decidedBy: "")
   public var push = FeatureState(enabled: false, use: .auto, decidedBy: "")
   public var deepLinks = FeatureState(enabled: true, use: .auto, decidedBy: "")
+  public var deviceBridge = FeatureState(
+    enabled: false, use: .unused, decidedBy: "no device bridge in this kind of app")
 
   public init() {}
 
@@ -161,6 +163,7 @@ public struct FeatureStates: Sendable {
       case .ota: ota
       case .push: push
       case .deepLinks: deepLinks
+      case .deviceBridge: deviceBridge
       }
     }
     set {
@@ -168,6 +171,7 @@ public struct FeatureStates: Sendable {
       case .ota: ota = newValue
       case .push: push = newValue
       case .deepLinks: deepLinks = newValue
+      case .deviceBridge: deviceBridge = newValue
       }
     }
   }

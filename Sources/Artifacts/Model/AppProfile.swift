@@ -28,15 +28,25 @@ public struct AppProfile: Sendable {
     case ota, push
     /// A multi-instance shell's deep links (`sovereign://<host>/<path>`).
     case deepLinks
+    /// The native capabilities a multi-instance shell gives a loaded instance
+    /// (`sovereignBridge`).
+    case deviceBridge
 
     /// How the scenario language names it (`requires deep-links`).
-    public var word: String { self == .deepLinks ? "deep-links" : rawValue }
+    public var word: String {
+      switch self {
+      case .deepLinks: "deep-links"
+      case .deviceBridge: "device-bridge"
+      default: rawValue
+      }
+    }
     /// How messages name it.
     public var title: String {
       switch self {
       case .ota: "OTA"
       case .push: "push"
       case .deepLinks: "deep links"
+      case .deviceBridge: "device bridge"
       }
     }
   }

@@ -69,6 +69,14 @@ public struct InstanceShellCode: Sendable {
   /// The builds `normalizeInstanceUrl` respects an explicit `http://` in, as its protocol
   /// refusal reads (nil: not read; a dev build only, as seed 004's transport rule has it).
   public var normalizerAcceptsHTTP: Sourced<HTTPInstanceAcceptance>?
+  /// iOS: Capacitor's user scripts and its `bridge` handler are removed before remote content
+  /// loads (nil: no `decidePolicyFor` found).
+  public var iosIsolatesRemoteContent: Sourced<Bool>?
+  /// The device bridge each platform gives a loaded instance, and the frames it refuses (nil:
+  /// the app has none on that platform).
+  public var iosDeviceBridge: Sourced<DeviceBridgeScope>?
+  public var androidDeviceBridge: Sourced<DeviceBridgeScope>?
+
   /// The key the web code writes the active instance under, and where (nil: not found).
   public var webActiveKey: Sourced<String>?
   /// Capacitor Preferences' group the web code writes in (`CapacitorStorage` by default).
@@ -120,4 +128,25 @@ public struct HTTPInstanceAcceptance: Sendable, Equatable {
     self.dev = dev
     self.release = release
   }
+}
+
+/// Which frames of a loaded instance's page reach the device bridge the shell gives it.
+public struct DeviceBridgeScope: Sendable, Equatable {
+  /// The name the page reaches it by (`sovereignBridge`).
+  public var name: String
+  /// Only the instance's origin reaches it (Android's allowed origin rules, iOS's
+  /// `frameInfo.securityOrigin` compared).
+  public var originScoped: Bool
+  /// A sub-frame is refused (`isMainFrame`): the main frame is the instance's own, as the
+  /// navigation policy keeps only the instance in it.
+  public var mainFrameOnly: Bool
+
+  public init(name: String, originScoped: Bool, mainFrameOnly: Bool) {
+    self.name = name
+    self.originScoped = originScoped
+    self.mainFrameOnly = mainFrameOnly
+  }
+
+  /// Whether a frame of another origin embedded in the instance's page reaches it.
+  public var reachableFromOtherOrigins: Bool { !originScoped && !mainFrameOnly }
 }

@@ -55,6 +55,8 @@ public final class InstanceShell {
   /// Why the remote page shown is shown, when the app's code put it there against the
   /// user's move (boot() redirecting a page reached by going back).
   public internal(set) var remoteBecause: String?
+  /// The last call an instance page made to native code: answered, and why.
+  public var lastNativeCall: (answered: Bool, why: String)?
   /// The labels the manager's page shows, in order, as rendered into its document.
   public private(set) var listed: [String] = []
   /// URLs handed to the system browser, oldest first.

@@ -74,6 +74,11 @@ public struct ShellBehaviours: Sendable, Hashable {
   /// The native navigation policy reads the active instance under another key than the web
   /// code writes it: it never sees one.
   public var policySeesNoActiveInstance = false
+  /// Remote content reaches Capacitor's bridge (iOS: its scripts and handler not removed;
+  /// Android: the legacy bridge, a JavaScript interface every origin reaches).
+  public var remoteKeepsCapacitorBridge = false
+  /// The device bridge answers every frame of the instance's page, whatever its origin.
+  public var deviceBridgeAnyFrame = false
   /// `normalizeInstanceUrl` accepts `http:` in a release build.
   public var acceptsHTTPInstances = false
 

@@ -202,6 +202,54 @@ enum InstanceShellMutations {
       }
     },
     MutationSpec(
+      "shell.remote-keeps-capacitor-bridge",
+      summary:
+        "Remote content reaches Capacitor's bridge: iOS does not remove Capacitor's scripts and bridge handler before an instance loads; Android runs the legacy bridge, a JavaScript interface every origin reaches.",
+      breaks:
+        "sovereign-mobile's hard rule: remote instance content never gets uncontrolled native access"
+    ) { configuration, _ in
+      configuration.shell.remoteKeepsCapacitorBridge = true
+    },
+    MutationSpec(
+      "app.keeps-capacitor-for-instances",
+      summary:
+        "iOS's decidePolicyFor calls nothing that removes Capacitor's user scripts and its \"bridge\" handler before an instance loads.",
+      breaks:
+        "sovereign-mobile's hard rule: remote instance content never gets uncontrolled native access"
+    ) { configuration, _ in
+      if configuration.build.platform == .ios {
+        configuration.build.instanceShell?.code.iosIsolatesRemoteContent = Sourced(
+          false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+      }
+    },
+    MutationSpec(
+      "app.device-bridge-unscoped",
+      summary:
+        "The device bridge's code refuses no frame: iOS's didReceive checks neither frameInfo.isMainFrame nor frameInfo.securityOrigin, Android's listener is registered for \"*\" and its onPostMessage ignores isMainFrame.",
+      breaks: "sovereign-mobile's hard rule: the device bridge is scoped to the active origin"
+    ) { configuration, _ in
+      let code = configuration.build.instanceShell?.code
+      for platform in Platform.allCases {
+        guard var bridge = platform == .ios ? code?.iosDeviceBridge : code?.androidDeviceBridge
+        else { continue }
+        bridge.value.originScoped = false
+        bridge.value.mainFrameOnly = false
+        if platform == .ios {
+          configuration.build.instanceShell?.code.iosDeviceBridge = bridge
+        } else {
+          configuration.build.instanceShell?.code.androidDeviceBridge = bridge
+        }
+      }
+    },
+    MutationSpec(
+      "shell.device-bridge-any-frame",
+      summary:
+        "The device bridge answers every frame of the instance's page, whatever its origin (no isMainFrame or origin check).",
+      breaks: "sovereign-mobile's hard rule: the device bridge is scoped to the active origin"
+    ) { configuration, _ in
+      configuration.shell.deviceBridgeAnyFrame = true
+    },
+    MutationSpec(
       "app.boot-ignores-back-forward",
       summary:
         "main.ts's boot() redirects to the active instance without testing whether the load is back_forward.",

@@ -14,6 +14,7 @@ enum InstancesPack: ScenarioPack {
   static let mutations: [MutationSpec] = InstanceShellMutations.all
   static let failureReasons: [FailureReason] = [
     .instanceScreen, .onboardingPrefill, .instanceList, .systemBrowser, .addRefused, .addAccepted,
+    .nativeAccess,
   ]
 }
 
@@ -32,6 +33,9 @@ extension FailureReason {
     "system-browser", detail: "opened or none",
     "The system browser was (or was not) handed a URL this step.")
   static let addRefused = FailureReason("add-refused", "The instance was refused.")
+  static let nativeAccess = FailureReason(
+    "native-access", detail: "answered or refused",
+    "Native code answered (or did not answer) the instance page's call.")
   static let addAccepted = FailureReason(
     "add-accepted", "The instance was expected to be refused; it was added.")
 }

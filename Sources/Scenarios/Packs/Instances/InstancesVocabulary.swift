@@ -52,6 +52,25 @@ enum InstancesVocabulary {
       return Outcome("\(shell.name) lost its WebView data")
     },
     ActionSpec(
+      .app, "instance page calls",
+      [
+        .value("surface", .choice(InstanceShell.NativeSurface.allCases.map(\.rawValue))),
+        .flag("from-another-origin"),
+      ],
+      summary:
+        "The loaded instance's page calls native code: `capacitor` (Capacitor's bridge, e.g. `Preferences.get`) or `device-bridge` (the shell's own `sovereignBridge`), from its main frame or from a frame of another origin it embeds.",
+      example: "sovereign instance page calls device-bridge from-another-origin"
+    ) { context in
+      let shell = try context.instanceShell()
+      let surface =
+        InstanceShell.NativeSurface(rawValue: context.arguments["surface"] ?? "")
+        ?? .capacitor
+      let (answered, why) = shell.instancePageCalls(
+        surface, fromOtherOrigin: context.arguments.has("from-another-origin"))
+      shell.lastNativeCall = (answered, why)
+      return Outcome("\(shell.name): \(answered ? "answered" : "not answered") — \(why)")
+    },
+    ActionSpec(
       .app, "loses its back-forward cache",
       summary:
         "The WebView's back-forward cache is evicted (memory pressure, a long time in the background): the page gone back to next loads again as a `back_forward` navigation — boot() runs, iOS's local mode is entered again — instead of being restored.",
@@ -279,6 +298,19 @@ enum InstancesVocabulary {
           "nothing\(context.arguments["site"].map { " of \($0)" } ?? "") went to the system browser\(opened.isEmpty ? "" : " (it got \(opened.joined(separator: ", ")))")"
             + shells.compactMap(\.policyBlindness).map { ": " + $0 }.joined()
         )
+    },
+    ExpectationSpec(
+      "native access on", [.value("app", .app)], negatable: true,
+      summary:
+        "Native code answered APP's last instance-page call (`no`: it could not be reached, or refused it).",
+      example: "expect no native access on sovereign"
+    ) { context in
+      let shell = try context.instanceShell("app")
+      guard let (answered, why) = shell.lastNativeCall else {
+        throw ScenarioRuntimeError("no instance page called native code before this expectation")
+      }
+      if answered != context.negated { return nil }
+      return context.fail(.nativeAccess, answered ? "answered" : "refused", why)
     },
     ExpectationSpec(
       "add refused on", [.value("app", .app)], negatable: true,

@@ -12,6 +12,9 @@ class MainViewController: CAPBridgeViewController, WKNavigationDelegate {
   private var localScripts: [(source: String, time: WKUserScriptInjectionTime, mainOnly: Bool)] =
     []
   private static let activeKey = "CapacitorStorage.sovereign.activeUrl"
+  private let deviceBridge = DeviceBridge()
+  /// Whether the WebView is set up for an instance (Capacitor out, the device bridge in).
+  private var showsInstance = false
 
   override func capacitorDidLoad() {
     webView?.allowsBackForwardNavigationGestures = true
@@ -45,8 +48,12 @@ class MainViewController: CAPBridgeViewController, WKNavigationDelegate {
     }
     guard action.targetFrame?.isMainFrame ?? false else { return decisionHandler(.allow) }
     guard let active = UserDefaults.standard.string(forKey: Self.activeKey).flatMap(URL.init)
-    else { return decisionHandler(.allow) }
+    else {
+      isolateForInstance()
+      return decisionHandler(.allow)
+    }
     if url.scheme == active.scheme && url.host == active.host && url.port == active.port {
+      isolateForInstance()
       decisionHandler(.allow)
       return
     }
@@ -62,6 +69,19 @@ class MainViewController: CAPBridgeViewController, WKNavigationDelegate {
     webView?.load(URLRequest(url: local.url!))
   }
 
+  /// An instance gets none of Capacitor: its scripts go into every main frame and its "bridge"
+  /// handler answers every frame, whatever their origin. Decided before the instance's
+  /// document exists, so the next page starts without them.
+  private func isolateForInstance() {
+    guard !showsInstance, let controller = webView?.configuration.userContentController else {
+      return
+    }
+    controller.removeAllUserScripts()
+    controller.removeScriptMessageHandler(forName: "bridge")
+    controller.add(deviceBridge, name: DeviceBridge.handlerName)
+    showsInstance = true
+  }
+
   private func restoreLocalScripts() {
     guard let controller = webView?.configuration.userContentController else { return }
     controller.removeAllUserScripts()
@@ -70,5 +90,25 @@ class MainViewController: CAPBridgeViewController, WKNavigationDelegate {
         WKUserScript(
           source: script.source, injectionTime: script.time, forMainFrameOnly: script.mainOnly))
     }
+    guard showsInstance else { return }
+    controller.removeScriptMessageHandler(forName: DeviceBridge.handlerName)
+    if let handler = capacitorHandler { controller.add(handler, name: "bridge") }
+    showsInstance = false
+  }
+}
+
+/// What the instance's page gets of the device: a light haptic tap. WebKit defines a script
+/// message handler in every frame of the page, so a message from a frame other than the main
+/// one — another origin the instance embeds — is dropped.
+final class DeviceBridge: NSObject, WKScriptMessageHandler {
+  static let handlerName = "sovereignBridge"
+
+  func userContentController(
+    _ controller: WKUserContentController, didReceive message: WKScriptMessage
+  ) {
+    guard message.frameInfo.isMainFrame, let body = message.body as? [String: Any],
+      body["capability"] as? String == "haptics.impact"
+    else { return }
+    UIImpactFeedbackGenerator(style: .light).impactOccurred()
   }
 }

@@ -1,0 +1,138 @@
+import Foundation
+import QualifyCore
+
+/// What a loaded instance — remote content — can reach of the native side (sovereign-mobile's
+/// hard rule: remote instance content never gets uncontrolled native access), read from the
+/// shell's native code:
+///
+/// - iOS: Capacitor injects its scripts into every main frame whatever its origin, and its
+///   `bridge` message handler answers any frame; the shell must remove both before remote
+///   content loads — a function of the app that calls `removeAllUserScripts()` and
+///   `removeScriptMessageHandler(forName: "bridge")`, called from `decidePolicyFor`.
+///   (Android's Capacitor scopes its own bridge to the app's origins.)
+/// - The device bridge the shell gives the instance instead (`sovereignBridge`): which frames
+///   reach it. iOS's `WKScriptMessageHandler` answers every frame of the page, so its
+///   `didReceive` must refuse a frame that is not the main one (`frameInfo.isMainFrame`) or
+///   not of the instance's origin (`frameInfo.securityOrigin`); Android's
+///   `addWebMessageListener` takes the origins allowed (not `"*"`), and its `onPostMessage`
+///   may refuse sub-frames (`isMainFrame`); an `addJavascriptInterface` object reaches every
+///   frame of every origin.
+enum RemoteIsolationReader {
+  /// Whether iOS removes Capacitor's scripts and bridge handler before remote content; nil
+  /// when no `decidePolicyFor` is found.
+  static func iosIsolation(_ ios: CodeSearch) -> Sourced<Bool>? {
+    guard let decide = ios.blocks(after: "decidePolicyFor").first else { return nil }
+    let removes = ["removeAllUserScripts()", #"removeScriptMessageHandler(forName: "bridge")"#]
+    if removes.allSatisfy(decide.body.contains) {
+      return Sourced(true, at: FileLocation(file: decide.file, line: decide.line, column: 1))
+    }
+    for (file, lines) in ios.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for function in functions(in: text) where removes.allSatisfy(function.body.contains) {
+        guard
+          decide.body.range(
+            of: #"\b"# + function.name + #"\s*\("#, options: .regularExpression) != nil
+        else { continue }
+        let line = lines.count > function.line ? lines[function.line].0 + 1 : 0
+        return Sourced(true, at: FileLocation(file: file, line: line, column: 1))
+      }
+    }
+    return Sourced(
+      false, at: FileLocation(file: decide.file, line: decide.line, column: 1),
+      derivation: [
+        "decidePolicyFor calls nothing that removes Capacitor's user scripts and its \"bridge\" handler"
+      ])
+  }
+
+  /// iOS's device bridge: the `WKScriptMessageHandler` of the app other than Capacitor's, and
+  /// the frames its `didReceive` refuses; nil when the app has none.
+  static func iosDeviceBridge(_ ios: CodeSearch) -> Sourced<DeviceBridgeScope>? {
+    guard let handler = ios.blocks(after: "didReceive message: WKScriptMessage").first else {
+      return nil
+    }
+    let refuses = { (what: String) in
+      handler.body.range(
+        of: #"(?:guard|if)[^{\n]*frameInfo\."# + what, options: .regularExpression) != nil
+    }
+    let name =
+      ios.captures(#"static\s+let\s+handlerName\s*=\s*"([^"]+)""#).first?.value
+      ?? "the script message handler"
+    return Sourced(
+      DeviceBridgeScope(
+        name: name, originScoped: refuses("securityOrigin"), mainFrameOnly: refuses("isMainFrame")),
+      at: FileLocation(file: handler.file, line: handler.line, column: 1))
+  }
+
+  /// Android's device bridge: `addWebMessageListener(view, name, origins, listener)` and its
+  /// `onPostMessage`, or an `addJavascriptInterface` object; nil when the app has neither.
+  static func androidDeviceBridge(_ android: CodeSearch) -> Sourced<DeviceBridgeScope>? {
+    if let call = android.capturesAcrossLines(#"addWebMessageListener\(([^;]*)\)\s*;"#).first {
+      let arguments = topLevelArguments(call.value)
+      let rules = arguments.count > 2 ? arguments[2] : ""
+      var name = arguments.count > 1 ? arguments[1] : "the web message listener"
+      // A constant (`BridgeMessageListener.JS_OBJECT_NAME`) read where it is declared.
+      if let constant = name.split(separator: ".").last,
+        let value = android.captures(
+          #"String\s+"# + NSRegularExpression.escapedPattern(for: String(constant))
+            + #"\s*=\s*"([^"]+)""#
+        ).first
+      {
+        name = value.value
+      }
+      name = name.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+      let listener = android.blocks(after: "onPostMessage(").first
+      let mainFrameOnly =
+        listener?.body.range(of: #"if\s*\([^)]*!\s*isMainFrame"#, options: .regularExpression)
+        != nil
+      return Sourced(
+        DeviceBridgeScope(
+          name: name, originScoped: !rules.contains("\"*\"") && !rules.isEmpty,
+          mainFrameOnly: mainFrameOnly),
+        at: call.location)
+    }
+    if let interface = android.captures(#"addJavascriptInterface\(\s*[^,]+,\s*"([^"]+)""#).first {
+      return Sourced(
+        DeviceBridgeScope(name: interface.value, originScoped: false, mainFrameOnly: false),
+        at: interface.location)
+    }
+    return nil
+  }
+
+  /// The functions of a Swift text: name, body, and the line (from 0) they start on.
+  static func functions(in text: String) -> [(name: String, body: String, line: Int)] {
+    guard let regex = try? NSRegularExpression(pattern: #"\bfunc\s+(\w+)\s*\("#) else {
+      return []
+    }
+    var out: [(name: String, body: String, line: Int)] = []
+    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+      guard let name = Range(match.range(at: 1), in: text),
+        let whole = Range(match.range, in: text),
+        let open = text[whole.upperBound...].firstIndex(of: "{"),
+        let close = ScriptStatements.closingBrace(String(text[open...]))
+      else { continue }
+      let body = String(String(text[open...])[...close])
+      let line = text[..<whole.lowerBound].filter { $0 == "\n" }.count
+      out.append((String(text[name]), body, line))
+    }
+    return out
+  }
+
+  /// A call's arguments split at its own commas (not those inside parentheses).
+  static func topLevelArguments(_ text: String) -> [String] {
+    var out: [String] = []
+    var depth = 0
+    var current = ""
+    for character in text {
+      if "([{<".contains(character) { depth += 1 }
+      if ")]}>".contains(character) { depth -= 1 }
+      if character == ",", depth == 0 {
+        out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+        current = ""
+      } else {
+        current.append(character)
+      }
+    }
+    out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+    return out
+  }
+}
