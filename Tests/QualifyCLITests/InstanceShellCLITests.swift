@@ -370,7 +370,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: app) }
     let check = try CLI.run(["check-app", "--app", app.path, "--platform", "ios"], in: app)
     #expect(check.status == 1, "\(check.stdout)")
-    #expect(check.stdout.contains("MainViewController.swift:49"), "\(check.stdout)")
+    #expect(check.stdout.contains("MainViewController.swift:55"), "\(check.stdout)")
     #expect(check.stdout.contains("the same host on another port"), "\(check.stdout)")
     let run = try CLI.run(
       [
@@ -390,7 +390,7 @@ import Testing
     let check = try CLI.run(
       ["check-app", "--app", app.path, "--platform", "ios", "--explain"], in: app)
     #expect(check.stdout.contains("unverif"), "\(check.stdout)")
-    #expect(check.stdout.contains("MainViewController.swift:49"), "\(check.stdout)")
+    #expect(check.stdout.contains("MainViewController.swift:55"), "\(check.stdout)")
     #expect(check.stdout.contains("same-origin decision (stays in the WebView when): unverified"))
     let run = try CLI.run(
       ["--app", app.path, "--scenarios", CLI.scenarios, "--platform", "ios", "--seed", "3"],
@@ -398,7 +398,7 @@ import Testing
     // --platform is the command line's own reduction; the unverified decision is the app's.
     #expect(run.status == 1, "\(run.stdout)")
     #expect(!run.stdout.contains("\nQUALIFIED"), "\(run.stdout)")
-    #expect(run.stdout.contains("MainViewController.swift:49"), "\(run.stdout)")
+    #expect(run.stdout.contains("MainViewController.swift:55"), "\(run.stdout)")
   }
 }
 
