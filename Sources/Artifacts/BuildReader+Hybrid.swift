@@ -290,24 +290,50 @@ extension BuildReader {
       swift, path: "/api/ios-register",
       pairs: #"URLQueryItem\(name:\s*"(\w+)",\s*value:\s*(\w+)\)"#, fieldFirst: true)
     code.presentsInForeground = Self.presentsInForeground(swift)
-    // The handler compares the message's name and its body's action with literals before it
-    // acts: a page script posting anything else is ignored.
+    // The handler compares the message's name, and before each native act its body's action,
+    // with literals: a page script posting anything else is ignored.
     if let handler = swift.blocks(after: "didReceive message").first {
-      let compared = handler.body.components(separatedBy: "== \"").count - 1
+      let unguarded = ScriptMessageGuards.unguardedActs(handler.body)
       let validates =
-        handler.body.contains("message.name") && handler.body.contains("message.body")
-        && compared >= 2
+        handler.body.range(of: #"message\.name\s*==\s*""#, options: .regularExpression) != nil
+        && unguarded.isEmpty
       code.validatesBridgeMessage = Sourced(
-        validates, at: FileLocation(file: handler.file, line: handler.line, column: 1),
+        validates,
+        at: FileLocation(
+          file: handler.file, line: handler.line + (unguarded.first?.line ?? 0), column: 1),
         derivation: validates
           ? []
-          : ["the handler compares \(compared) of the message's name and action with a literal"])
+          : unguarded.isEmpty
+            ? ["the handler does not compare message.name with a literal"]
+            : unguarded.map {
+              "\($0.act) is reached without comparing the message's action with a literal"
+            })
     }
     code.opensTargetUrl = swift.fact(
       [["didReceive response", "targetUrl", "webView.load("]],
       home: "UNUserNotificationCenterDelegate")
     readLinkHandling(swift, into: &code)
+    code.loadsLiveSite = Self.loadsLiveSite(
+      swift, bundled: ["loadFileURL(", "loadHTMLString(", "Bundle.main.url(forResource"],
+      live: ".load(URLRequest(")
+    if let handler = swift.blocks(after: "didReceive message").first {
+      let share = swift.find(["UIActivityViewController("])
+      code.sharesNatively = Sourced(
+        share != nil, at: share ?? FileLocation(file: handler.file, line: handler.line, column: 1),
+        derivation: share == nil ? ["no UIActivityViewController in the container's code"] : [])
+    }
     return code
+  }
+
+  /// Whether the container starts its WebView on the live site: false at the first load of a
+  /// bundled copy, true at the first load of a URL, nil when neither is found.
+  static func loadsLiveSite(_ code: CodeSearch, bundled: [String], live: String) -> Sourced<Bool>? {
+    for marker in bundled {
+      if let at = code.find([marker]) {
+        return Sourced(false, at: at, derivation: ["the WebView loads a bundled copy (\(marker))"])
+      }
+    }
+    return code.find([live]).map { Sourced(true, at: $0) }
   }
 
   /// With the notification center's delegate set, iOS shows a push that arrives in the

@@ -113,6 +113,9 @@ extension BuildReader {
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    code.loadsLiveSite = Self.loadsLiveSite(
+      kotlin, bundled: ["file:///android_asset", "loadDataWithBaseURL(", "WebViewAssetLoader"],
+      live: "loadUrl(")
     // WebSettings turns JavaScript and DOM storage off unless the container turns them on:
     // `webView.settings.javaScriptEnabled = true`, inside `settings.apply { … }`, or Java's
     // `setJavaScriptEnabled(true)`. A value other than a literal is not judged.

@@ -309,6 +309,45 @@ import Testing
     #expect(android.code.asksPermissionOnPageLoad?.value == false)
   }
 
+  /// Seed 003: the containers load the live site, iOS shares natively, and each native act
+  /// of the script message handler is reached only past a comparison of the action.
+  @Test func theLiveSiteTheShareSheetAndEachActsGuardAreRead() throws {
+    let sample = try builds()
+    #expect(sample[.ios]?.hybrid?.code.loadsLiveSite?.value == true)
+    #expect(sample[.android]?.hybrid?.code.loadsLiveSite?.value == true)
+    #expect(sample[.ios]?.hybrid?.code.sharesNatively?.value == true)
+    #expect(sample[.ios]?.hybrid?.code.validatesBridgeMessage?.value == true)
+    let scratch = try Fixtures.temporaryDirectory("qualify-hybrid-live-site")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.hybridApp, toPath: copy.path)
+    func edit(_ path: String, _ old: String, _ new: String) throws {
+      let url = copy.appendingPathComponent(path)
+      let text = try String(contentsOf: url, encoding: .utf8)
+      #expect(text.contains(old), "\(path): \(old)")
+      try text.replacingOccurrences(of: old, with: new).write(
+        to: url, atomically: true, encoding: .utf8)
+    }
+    try edit(
+      "android/app/src/main/java/com/appplatform/mobileApp/FirstFragment.kt",
+      "        webView.loadUrl(start)",
+      "        webView.loadUrl(\"file:///android_asset/site/index.html\")")
+    try edit(
+      "ios/App/App/ScriptHandler.swift", "        guard action == \"request\" else { return }\n", ""
+    )
+    try edit(
+      "ios/App/App/ScriptHandler.swift",
+      "            let sheet = UIActivityViewController(activityItems: [text, url], applicationActivities: nil)\n            webView?.window?.rootViewController?.present(sheet, animated: true)\n",
+      "            _ = (text, url)\n")
+    let changed = try builds(copy.path)
+    #expect(changed[.android]?.hybrid?.code.loadsLiveSite?.value == false)
+    #expect(changed[.android]?.hybrid?.code.loadsLiveSite?.location?.line == 48)
+    #expect(changed[.ios]?.hybrid?.code.sharesNatively?.value == false)
+    let validation = changed[.ios]?.hybrid?.code.validatesBridgeMessage
+    #expect(validation?.value == false)
+    #expect(validation?.derivation.first?.contains("requestNotificationPermission") == true)
+  }
+
   /// willPresent's options are read from the whole method: built per iOS version and handed
   /// over as a variable they show the push; a commented-out banner does not.
   @Test func theForegroundOptionsAreReadFromTheWholeHandler() throws {

@@ -265,6 +265,10 @@ extension BuildGuards {
               value: "no apnsToken handoff")
           }
           missing(
+            code.sharesNatively,
+            "the script message handler opens no share sheet (UIActivityViewController): the site's share button does nothing on iOS, where Android opens openNativeShare",
+            value: "no native share")
+          missing(
             code.validatesBridgeMessage,
             "the script message handler acts without checking the message's name and its action (message.name == \"notify\", body[\"type\"] == \"request\"): any script of a page can trigger the native request",
             value: "message validation")
@@ -277,6 +281,10 @@ extension BuildGuards {
             "continue userActivity does not route NSUserActivityTypeBrowsingWeb's webpageURL to the WebView: a Universal Link opens the app on its home page",
             value: "no webpageURL routing")
         }
+        missing(
+          code.loadsLiveSite,
+          "the WebView starts on a copy bundled in the app, not the live site: its views and forms are those of the day the app was built, and its pages are not of the site's origin (no session cookie, no Universal Link routing)",
+          value: "bundled copy")
         missing(
           code.permissionEvent,
           "the permission answer is never dispatched to the page (onNativePermissionResult): the site cannot adapt or offer the settings link",

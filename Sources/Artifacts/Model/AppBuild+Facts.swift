@@ -171,6 +171,7 @@ extension AppBuild {
       func yes(_ value: Bool) -> String { value ? "yes" : "no" }
       add("site", hybrid.webOrigin) { $0 }
       let code = hybrid.code
+      add("the WebView starts on the live site", code.loadsLiveSite, yes)
       switch platform {
       case .ios:
         add("team id", hybrid.teamId) { $0 }
@@ -180,6 +181,7 @@ extension AppBuild {
         add("APNs token handed to Firebase Messaging", code.apnsHandoff, yes)
         add("push shown in the foreground (willPresent)", code.presentsInForeground, yes)
         add("bridge message checked (name, action)", code.validatesBridgeMessage, yes)
+        add("share sheet opened natively", code.sharesNatively, yes)
       case .android:
         add("targetSdk", hybrid.targetSdk) { "\($0)" }
         add("POST_NOTIFICATIONS declared", hybrid.declaresPostNotifications, yes)

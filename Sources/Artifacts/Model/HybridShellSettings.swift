@@ -167,6 +167,14 @@ public struct HybridShellCode: Sendable {
   /// Android: the notification the container builds leaves the tray when tapped
   /// (`setAutoCancel(true)`); nil when the container builds none itself.
   public var autoCancels: Sourced<Bool>?
+  /// The WebView starts on the live site (`webView.load(URLRequest(…))`, `loadUrl(…)` of the
+  /// site), not a copy bundled in the app (`loadFileURL`, `loadHTMLString`,
+  /// `file:///android_asset`, `loadDataWithBaseURL`, a `WebViewAssetLoader`): seed 003 reuses
+  /// the site's Twig views and forms as they are served.
+  public var loadsLiveSite: Sourced<Bool>?
+  /// iOS: the script message handler opens the system share sheet (`UIActivityViewController`)
+  /// — seed 003's native share, which Android exposes as `openNativeShare`.
+  public var sharesNatively: Sourced<Bool>?
 
   public init() {}
 }
