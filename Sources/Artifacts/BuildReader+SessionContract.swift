@@ -27,12 +27,35 @@ extension BuildReader {
           hint: "the contract's paths (/v1/mobile/…) are added by the client"))
       return [:]
     }
+    var settings = SessionContractSettings(
+      foregroundReload: profile.sessionForegroundReload ?? 600)
+    // The client's code: where the profile places it, else the TypeScript of the repository
+    // that calls the contract's routes.
+    let root = profile.parts["client"]?.value ?? ""
+    let quotes: Set<Character> = ["\"", "'", "`"]
+    var client = CodeSearch(repository, under: root, suffixes: [".ts", ".tsx"], quotes: quotes)
+    if root.isEmpty {
+      // The folders of the files that call the routes, whole (the store beside the client).
+      let folders = Set(
+        [".ts", ".tsx"].flatMap { repository.files(under: "", suffix: $0) }.filter { path in
+          !path.contains("node_modules")
+            && ((try? repository.text(path)).flatMap { $0 }?.text.contains("/v1/") ?? false)
+        }.map { ($0 as NSString).deletingLastPathComponent })
+      var seen: Set<String> = []
+      client.files = folders.sorted().flatMap {
+        CodeSearch(repository, under: $0, suffixes: [".ts", ".tsx"], quotes: quotes).files
+      }.filter { seen.insert($0.file).inserted }
+    }
+    settings.client = SessionClientReader.read(
+      client,
+      looked: root.isEmpty
+        ? "TypeScript files calling /v1/ routes anywhere in the repository (parts.client names the folder)"
+        : "\(root) (parts.client)")
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       var build = AppBuild(
         platform: platform, channel: channel,
-        parts: .sessionContract(
-          SessionContractSettings(foregroundReload: profile.sessionForegroundReload ?? 600)),
+        parts: .sessionContract(settings),
         name: profile.name, displayName: profile.title,
         appId: Sourced(profile.appId ?? profile.name, at: nil), syncedAppId: nil,
         callbackScheme: nil, registeredSchemes: [], capacitor: nil, transport: TransportSettings(),

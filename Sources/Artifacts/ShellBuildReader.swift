@@ -77,6 +77,9 @@ enum InstanceShellReader: ShellBuildReader {
 
 enum SessionShellReader: ShellBuildReader {
   static let kind = ShellKind.sessionContract
+  static let parts = [
+    "client": "the folders of the TypeScript files calling the contract's /v1/ routes"
+  ]
   static let envFiles = EnvFileRoles()
   static func read(_ reader: inout BuildReader) -> [Platform: AppBuild] {
     reader.readSessionContract()

@@ -24,6 +24,18 @@ extension AppBuild {
           origin: sourced.location.map { _ in sourced.origin }, derivation: sourced.derivation))
     }
     add("app id", appId) { $0 }
+    if let client = sessionClient {
+      // A session-contract app: what its own client code does about seed 002's client rules.
+      if let unread = client.unread {
+        out.append(
+          BuildFact(
+            name: "client code", value: "(not found: looked in \(unread))", origin: nil,
+            derivation: []))
+      }
+      for rule in client.rules {
+        add("client keeps: \(rule.name)", rule.fact) { $0 ? "yes" : "no" }
+      }
+    }
     if let shell = instanceShell {
       // A multi-instance shell: its own facts, and what its code does about seed 004's rules.
       add("deep-link scheme", shell.deepLinkScheme) { $0 }

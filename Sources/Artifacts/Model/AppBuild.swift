@@ -113,6 +113,17 @@ public struct AppBuild: Sendable {
     if case .sessionContract(let settings) = parts { settings.foregroundReload } else { nil }
   }
 
+  /// A session-contract app's own client code; nil for other kinds.
+  public var sessionClient: SessionClientCode? {
+    get { if case .sessionContract(let settings) = parts { settings.client } else { nil } }
+    set {
+      if case .sessionContract(var settings) = parts, let newValue {
+        settings.client = newValue
+        parts = .sessionContract(settings)
+      }
+    }
+  }
+
   /// Whether `scheme` is registered natively.
   public func registers(scheme: String) -> Bool {
     registeredSchemes.contains { $0.value.lowercased() == scheme.lowercased() }
@@ -460,6 +471,8 @@ public struct SingleOriginSettings: Sendable {
 public struct SessionContractSettings: Sendable, Equatable {
   /// How long in the background makes the app reload its bootstrap on return, in seconds.
   public var foregroundReload: Double
+  /// What the app's own client code does about the contract's client rules.
+  public var client = SessionClientCode()
 
   public init(foregroundReload: Double) { self.foregroundReload = foregroundReload }
 }

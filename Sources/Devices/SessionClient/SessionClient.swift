@@ -71,6 +71,14 @@ public final class SessionClient {
   {
     self.name = name
     self.build = build
+    // What the app's own client code leaves out, the client leaves out too.
+    var behaviours = behaviours
+    if let code = build.sessionClient {
+      if code.singleFlight?.value == false { behaviours.sessionClientNoSingleFlight = true }
+      if code.wipesOnTerminalError?.value == false {
+        behaviours.sessionClientKeepsStateOnTerminalError = true
+      }
+    }
     self.behaviours = behaviours
     self.environment = environment
     machine = SessionClientMachine(

@@ -1,3 +1,4 @@
+import Artifacts
 import Devices
 import Foundation
 import HTTP
@@ -10,6 +11,29 @@ import StackPorts
 /// switched off, each breaking one rule the pack's scenarios prove.
 extension SessionPack {
   static let mutations: [MutationSpec] = [
+    MutationSpec(
+      "app.client-lacks",
+      [.value("rule", .choice(SessionClientCode().rules.map(\.name)))],
+      summary:
+        "The app's client code breaks one of seed 002's client rules (RULE: bearer, opaque-token, secure-storage, single-flight, wipe, refresh-before-expiry, bootstrap, first-party-login, refresh-body, invalid-credentials).",
+      breaks: "seed 002, the client rules"
+    ) { configuration, arguments in
+      guard var client = configuration.build.sessionClient else { return }
+      let no = Sourced(false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+      switch arguments["rule"] {
+      case "bearer": client.sendsBearer = no
+      case "opaque-token": client.leavesTokenOpaque = no
+      case "secure-storage": client.storesRefreshSecurely = no
+      case "single-flight": client.singleFlight = no
+      case "wipe": client.wipesOnTerminalError = no
+      case "refresh-before-expiry": client.refreshesBeforeExpiry = no
+      case "bootstrap": client.loadsBootstrap = no
+      case "first-party-login": client.firstPartyLogin = no
+      case "refresh-body": client.refreshWithoutDeviceId = no
+      default: client.tellsWrongCredentials = no
+      }
+      configuration.build.sessionClient = client
+    },
     MutationSpec(
       "backend.session-no-rotation", summary: "A refresh returns the same refresh token.",
       breaks: "seed 002, Refresh: a rotating refresh token"
