@@ -15,7 +15,7 @@ import Testing
       ], in: scratch)
     #expect(run.status == 0, "\(run.stderr.suffix(1500))")
     let results = try StackCLITests.results(run)
-    #expect(results.count == 28)
+    #expect(results.count == 30)
     #expect(results.keys.allSatisfy { $0.hasPrefix("session/") }, "\(results.keys.sorted())")
     for (id, result) in results {
       #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
