@@ -89,6 +89,13 @@ extension BuildReader {
         repository, under: XcodeProject.join(mobile, "src/bridge"), suffixes: [".ts"],
         quotes: ["\"", "'", "`"]))
     settings.receiverChecks = receiver.read()
+    if settings.receiverChecks != nil {
+      let core = CodeSearch(
+        repository, under: "packages/core/src", suffixes: [".ts"], quotes: ["\"", "'", "`"])
+      settings.receiverChecks?.merge(
+        BridgeParserReader.read(core, receive: receiver.body())
+      ) { first, _ in first }
+    }
     settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
     readComposition(into: &settings)
     readHandoff(into: &settings)

@@ -413,12 +413,13 @@ import Testing
     let build = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
     let read = try #require(build.bridge?.receiverChecks)
-    #expect(Set(read.keys) == ["origin", "nonce", "duplicates", "protocol"])
+    #expect(
+      Set(read.keys) == ["origin", "nonce", "duplicates", "protocol", "pollution", "clock"])
     let allRead = read.values.allSatisfy { $0.value }
     #expect(allRead)
     let removals = [
       "origin": "    if (!fromProduct) return { status: \"rejected\", code: \"wrong-origin\" };\n",
-      "nonce": ", { expectedNonce: channel.nonce }",
+      "nonce": "      expectedNonce: channel.nonce,\n",
       "duplicates":
         "    if (!registry.rememberMessage(channel.nonce, command.messageId)) {\n      return { status: \"rejected\", code: \"duplicate-message\" };\n    }\n",
       "protocol": " && command.protocolVersion !== handshake?.protocolVersion",
@@ -456,12 +457,12 @@ import Testing
     let breaks = [
       ("if (!fromProduct)", "if (fromProduct)", 47),
       ("if (!channel)", "if (channel)", 50),
-      ("if (!parsed.ok)", "if (parsed.ok)", 52),
-      ("if (!COMMANDS.has(", "if (COMMANDS.has(", 53),
-      ("if (!registry.rememberMessage(", "if (registry.rememberMessage(", 56),
+      ("if (!parsed.ok)", "if (parsed.ok)", 55),
+      ("if (!COMMANDS.has(", "if (COMMANDS.has(", 56),
+      ("if (!registry.rememberMessage(", "if (registry.rememberMessage(", 59),
       (
         "!== \"web.hello\" && command.protocolVersion",
-        "!== \"web.hello\" || command.protocolVersion", 60
+        "!== \"web.hello\" || command.protocolVersion", 63
       ),
     ]
     for (text, broken, line) in breaks {

@@ -31,6 +31,8 @@ extension BuildGuards {
     "nonce": "a previous document's script keeps talking to the shell",
     "duplicates": "a replayed command runs twice",
     "protocol": "a page speaks a protocol the handshake did not settle",
+    "pollution": "a __proto__ key reaches the code that copies the message",
+    "clock": "a message stamped any time is taken (a replay of last week's)",
   ]
 
   static let bridgeDecisionRules: [GuardRule] = [

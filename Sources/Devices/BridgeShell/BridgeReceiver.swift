@@ -28,6 +28,10 @@ public struct BridgeReceiver: Sendable {
   /// A check a control turns off.
   public enum Check: String, Sendable, CaseIterable {
     case origin, nonce, size, schema, duplicates, `protocol`, bounds
+    /// A key that pollutes a prototype (`__proto__`, `constructor`, `prototype`) anywhere.
+    case pollution
+    /// A `sentAtMs` further than the allowed skew from the receiver's clock.
+    case clock
   }
 
   /// Why a message was refused. Origin and nonce failures are silent (an answer to an
@@ -40,6 +44,8 @@ public struct BridgeReceiver: Sendable {
     case `protocol`
     case bounds
     case unsupportedCapability = "unsupported-capability"
+    case pollution = "prototype-pollution"
+    case clock = "timestamp-out-of-range"
     /// A refusal of the app's receive() that a well-formed message meets.
     case refusedWellFormed = "refused-well-formed"
 
@@ -95,14 +101,25 @@ public struct BridgeReceiver: Sendable {
     seen = []
   }
 
-  public mutating func receive(from url: String, data: [UInt8]) -> Decision {
+  /// How far a message's `sentAtMs` may be from the receiver's clock (seed 001's bound as
+  /// OpenMapX writes it, `MAX_CLOCK_SKEW_MS`).
+  public var clockSkewMs = 5 * 60_000
+  static let pollutingKeys: Set<String> = ["__proto__", "constructor", "prototype"]
+
+  public mutating func receive(from url: String, data: [UInt8], nowMs: Int? = nil) -> Decision {
     if !skipped.contains(.origin), Self.origin(of: url) != webOrigin { return .rejected(.origin) }
     if !skipped.contains(.size), data.count > limits.messageBytes { return .rejected(.tooLarge) }
     parsed += 1
     guard let message = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
     else { return .rejected(.invalidJSON) }
+    if !skipped.contains(.pollution), Self.pollutes(message) { return .rejected(.pollution) }
     if !skipped.contains(.nonce), message["channelNonce"] as? String != nonce || nonce == nil {
       return .rejected(.nonce)
+    }
+    if !skipped.contains(.clock), let nowMs, let sent = message["sentAtMs"] as? Int,
+      abs(nowMs - sent) > clockSkewMs
+    {
+      return .rejected(.clock)
     }
     if !skipped.contains(.schema), !Self.conforms(message) { return .rejected(.schema) }
     if refusesWellFormed { return .rejected(.refusedWellFormed) }
@@ -132,6 +149,16 @@ public struct BridgeReceiver: Sendable {
     }
     if type == "event.ack" { return .acknowledged }
     return dispatches ? .dispatched(type: type) : .rejected(.unsupportedCapability)
+  }
+
+  /// Whether a key that pollutes a prototype is anywhere in the decoded value.
+  static func pollutes(_ value: Any?, depth: Int = 0) -> Bool {
+    guard depth <= 64 else { return false }
+    if let array = value as? [Any] { return array.contains { pollutes($0, depth: depth + 1) } }
+    guard let object = value as? [String: Any] else { return false }
+    return object.contains {
+      pollutingKeys.contains($0.key) || pollutes($0.value, depth: depth + 1)
+    }
   }
 
   static func origin(of url: String) -> String {
@@ -170,7 +197,7 @@ public struct BridgeReceiver: Sendable {
           return
         }
         if key == "steps" { steps += array.count }
-        if key == "legs" { legs = Swift.max(legs, array.count) }
+        if key == "legs" { legs += array.count }
         for item in array { walk(item, key: nil) }
       } else if let object = value as? [String: Any] {
         for (name, item) in object { walk(item, key: name) }

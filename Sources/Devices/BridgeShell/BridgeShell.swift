@@ -173,6 +173,10 @@ public final class BridgeShell {
     public var coordinates = 0
     public var steps = 0
     public var legs = 0
+    /// A `__proto__` key in the payload.
+    public var pollutingKey = false
+    /// Sent this long before the receiver's clock, in milliseconds.
+    public var sentAgoMs = 0
 
     public init() {}
   }
@@ -198,8 +202,12 @@ public final class BridgeShell {
         "protocolVersion": variant.protocolVersion ?? page.negotiated ?? webRange.upperBound,
         "type": type, "messageId": "w\(messageCounter)",
         "channelNonce": variant.staleNonce ? "stale-\(nonceCounter)" : receiver.nonce ?? "",
-        "sentAtMs": Int(environment.clock.now.timeIntervalSince1970 * 1000), "payload": body,
+        "sentAtMs": Int(environment.clock.now.timeIntervalSince1970 * 1000) - variant.sentAgoMs,
+        "payload": body,
       ]
+      if variant.pollutingKey {
+        message["payload"] = body.merging(["meta": ["__proto__": ["isAdmin": true]]]) { $1 }
+      }
       if variant.unknownField { message["invokeNative"] = "openSettings" }
     }
     lastMessage = message
@@ -210,7 +218,8 @@ public final class BridgeShell {
         contentsOf: [UInt8](repeating: 0x20, count: bytes - data.count), at: data.count - 1)
     }
     let url = variant.fromOrigin ?? origin + "/"
-    let decision = receiver.receive(from: url, data: data)
+    let decision = receiver.receive(
+      from: url, data: data, nowMs: Int(environment.clock.now.timeIntervalSince1970 * 1000))
     lastDecision = decision
     switch decision {
     case .rejected(let rejection) where !rejection.isSilent:

@@ -45,13 +45,14 @@ enum BridgePack: ScenarioPack {
       [
         .value("type", .choice(messageTypes)), .flag("from-another-origin"),
         .flag("stale-nonce"), .flag("duplicate"), .flag("unknown-field"),
+        .flag("polluting-key"), .flag("stale-clock"),
         .keyword("protocol", "protocol", .integer),
         .keyword("size", "size", .choice(["at-ceiling", "over-ceiling"])),
         .keyword("coordinates", "coordinates", .integer), .keyword("steps", "steps", .integer),
         .keyword("legs", "legs", .integer),
       ],
       summary:
-        "A message to the shell: as the page sends it, or from a frame of another origin, with the previous document's nonce, the last message again, a field the schema does not have, another protocol version, padded to exactly the byte ceiling or one byte over it, or carrying a route of COORDINATES, STEPS and LEGS.",
+        "A message to the shell: as the page sends it, or from a frame of another origin, with the previous document's nonce, the last message again, a field the schema does not have, a `__proto__` key in its payload, stamped ten minutes before the receiver's clock, another protocol version, padded to exactly the byte ceiling or one byte over it, or carrying a route of COORDINATES, STEPS and LEGS.",
       example: "openmapx page sends session.start coordinates 100001"
     ) { context in
       let shell = try context.bridgeShell()
@@ -61,6 +62,8 @@ enum BridgePack: ScenarioPack {
       variant.staleNonce = context.arguments.has("stale-nonce")
       variant.duplicate = context.arguments.has("duplicate")
       variant.unknownField = context.arguments.has("unknown-field")
+      variant.pollutingKey = context.arguments.has("polluting-key")
+      variant.sentAgoMs = context.arguments.has("stale-clock") ? 10 * 60_000 : 0
       variant.protocolVersion = context.arguments["protocol"].flatMap { Int($0) }
       if let size = context.arguments["size"] {
         variant.bytes = shell.receiver.limits.messageBytes + (size == "over-ceiling" ? 1 : 0)
@@ -185,7 +188,8 @@ enum BridgePack: ScenarioPack {
             ["acknowledged", "dispatched", "handshake", "as-composed"]
               + [
                 "origin", "nonce", "too-large", "invalid-json", "schema", "duplicate", "protocol",
-                "bounds", "unsupported-capability",
+                "bounds", "unsupported-capability", "prototype-pollution",
+                "timestamp-out-of-range", "refused-well-formed",
               ])),
       ],
       summary:

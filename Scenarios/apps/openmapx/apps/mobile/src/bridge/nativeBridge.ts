@@ -48,7 +48,10 @@ export class NativeBridge {
 
     const channel = registry.current();
     if (!channel) return { status: "rejected", code: "no-channel" };
-    const parsed = parseMobileBridgeMessage(event.data ?? "", { expectedNonce: channel.nonce });
+    const parsed = parseMobileBridgeMessage(event.data ?? "", {
+      expectedNonce: channel.nonce,
+      nowMs: Date.now(),
+    });
     if (!parsed.ok) return { status: "rejected", code: parsed.error.code };
     if (!COMMANDS.has(parsed.message.type)) return { status: "rejected", code: "not-a-command" };
     const command = parsed.message as WebToNativeMessage;

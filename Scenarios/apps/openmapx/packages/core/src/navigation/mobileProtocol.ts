@@ -13,6 +13,8 @@ export const MAX_TOTAL_COORDINATES = 100_000;
 export const MAX_TOTAL_STEPS = 10_000;
 /** Legs of one itinerary or route set. */
 export const MAX_LEGS = 512;
+/** How far a message's clock may be from the receiver's: a bound, never an ordering. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 export const MOBILE_PROTOCOL_MIN = 3;
 export const MOBILE_PROTOCOL_MAX = 3;
@@ -115,3 +117,73 @@ export const nativeToWebSchema = z.discriminatedUnion("type", [
       .strict(),
   ),
 ]);
+
+export type BridgeParseError =
+  | "too-large"
+  | "not-json"
+  | "polluting-key"
+  | "schema"
+  | "stale-nonce"
+  | "clock-skew"
+  | "too-many-coordinates"
+  | "too-many-steps"
+  | "too-many-legs";
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: { code: BridgeParseError } };
+
+/** Keys a later copy or spread could turn into a prototype write. */
+const FORBIDDEN_KEYS = ["__proto__", "constructor", "prototype"];
+
+function hasForbiddenKey(value: unknown, depth = 0): boolean {
+  if (depth > 64 || typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some((item) => hasForbiddenKey(item, depth + 1));
+  return Object.getOwnPropertyNames(value).some(
+    (key) =>
+      FORBIDDEN_KEYS.includes(key) ||
+      hasForbiddenKey((value as Record<string, unknown>)[key], depth + 1),
+  );
+}
+
+/** Totals over the whole message: every geometry's points, every steps and legs list. */
+function tally(value: unknown, totals = { coordinates: 0, steps: 0, legs: 0 }, depth = 0) {
+  if (depth > 64 || typeof value !== "object" || value === null) return totals;
+  for (const [key, child] of Object.entries(value)) {
+    if (Array.isArray(child)) {
+      if (key === "geometry") totals.coordinates += child.length;
+      if (key === "steps") totals.steps += child.length;
+      if (key === "legs") totals.legs += child.length;
+    }
+    tally(child, totals, depth + 1);
+  }
+  return totals;
+}
+
+/** Untrusted input from the page, stage by stage; only a stable code leaves on failure. */
+export function parseMobileBridgeMessage(
+  raw: string,
+  options: { expectedNonce?: string; nowMs?: number } = {},
+): Parsed<z.infer<typeof webToNativeSchema>> {
+  const fail = (code: BridgeParseError) => ({ ok: false as const, error: { code } });
+  if (new TextEncoder().encode(raw).byteLength > MAX_MESSAGE_BYTES) return fail("too-large");
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(raw);
+  } catch {
+    return fail("not-json");
+  }
+  if (hasForbiddenKey(decoded)) return fail("polluting-key");
+  const parsed = webToNativeSchema.safeParse(decoded);
+  if (!parsed.success) return fail("schema");
+  if (options.expectedNonce !== undefined && parsed.data.channelNonce !== options.expectedNonce) {
+    return fail("stale-nonce");
+  }
+  if (options.nowMs !== undefined && Math.abs(options.nowMs - parsed.data.sentAtMs) > MAX_CLOCK_SKEW_MS) {
+    return fail("clock-skew");
+  }
+  const totals = tally(parsed.data);
+  if (totals.coordinates > MAX_TOTAL_COORDINATES) return fail("too-many-coordinates");
+  if (totals.steps > MAX_TOTAL_STEPS) return fail("too-many-steps");
+  if (totals.legs > MAX_LEGS) return fail("too-many-legs");
+  return { ok: true, message: parsed.data };
+}
+

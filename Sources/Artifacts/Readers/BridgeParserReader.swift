@@ -1,0 +1,95 @@
+import Foundation
+import QualifyCore
+
+/// The refusals of the protocol module's parser that receive() relies on (seed 001, What
+/// crosses; OpenMapX's `parseMobileBridgeMessage`), read as written: a key that pollutes a
+/// prototype (`__proto__`, `constructor`, `prototype`) refused anywhere in the decoded value —
+/// by the parser or a function of the module it calls —, and the message's clock compared
+/// with the receiver's (`Math.abs(nowMs - ….sentAtMs) > MAX_CLOCK_SKEW_MS`), which only runs
+/// when receive() hands the parser its clock (`nowMs:`).
+enum BridgeParserReader {
+  /// `pollution` and `clock`, as `BridgeShellSettings.receiverChecks` holds them; empty when
+  /// the parser is not found (the simulated receiver then makes both, as the seed says).
+  static func read(_ core: CodeSearch, receive: BridgeReceiverReader.Body?) -> [String: Sourced<
+    Bool
+  >] {
+    guard let parser = function("parseMobileBridgeMessage", in: core) else { return [:] }
+    let at = FileLocation(file: parser.file, line: parser.line, column: 1)
+    var out: [String: Sourced<Bool>] = [:]
+    // The functions of the module whose body names a polluting key, and whether the parser
+    // refuses on one of them (or names the key itself).
+    var checkers: [String] = []
+    for (_, lines) in core.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for function in SessionClientReader.functions(in: text)
+      where function.body.contains("__proto__") || referencesKeyList(function.body, in: text) {
+        checkers.append(function.name)
+      }
+    }
+    let refusesPollution =
+      parser.body.contains("__proto__")
+      || checkers.contains { name in
+        parser.body.range(
+          of: #"if\s*\(\s*"# + name + #"\("#, options: .regularExpression) != nil
+      }
+    out["pollution"] = Sourced(
+      refusesPollution, at: at,
+      derivation: refusesPollution
+        ? [] : ["parseMobileBridgeMessage refuses no __proto__, constructor or prototype key"])
+    let comparesClock =
+      parser.body.range(
+        of: #"sentAtMs\)?\s*>=?\s*\w*SKEW\w*|\w*SKEW\w*\s*<=?\s*[^;]*sentAtMs"#,
+        options: .regularExpression) != nil
+    let handsClock =
+      receive.map { body in
+        body.lines[..<body.dispatch].contains { $0.contains("nowMs:") }
+      } ?? true
+    out["clock"] = Sourced(
+      comparesClock && handsClock,
+      at: handsClock
+        ? at : receive.map { FileLocation(file: $0.file, line: $0.line, column: 1) } ?? at,
+      derivation: !comparesClock
+        ? ["parseMobileBridgeMessage compares no sentAtMs with a skew bound"]
+        : handsClock
+          ? [] : ["receive() hands the parser no clock (nowMs:), so its skew check never runs"])
+    return out
+  }
+
+  /// A function's body from its parameter list's closing parenthesis (a parameter typed as
+  /// an object literal or defaulting to `{}` holds braces of its own), with where it starts.
+  static func function(_ name: String, in code: CodeSearch) -> (
+    file: String, line: Int, body: String
+  )? {
+    for (file, lines) in code.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      guard let start = text.range(of: "function " + name + "(") else { continue }
+      var depth = 0
+      var index = text.index(before: start.upperBound)
+      while index < text.endIndex {
+        if text[index] == "(" { depth += 1 }
+        if text[index] == ")" {
+          depth -= 1
+          if depth == 0 { break }
+        }
+        index = text.index(after: index)
+      }
+      guard index < text.endIndex,
+        let open = text[index...].firstIndex(of: "{"),
+        let close = ScriptStatements.closingBrace(String(text[open...]))
+      else { continue }
+      let line = text[..<start.lowerBound].filter { $0 == "\n" }.count
+      return (
+        file, lines.count > line ? lines[line].0 + 1 : 0, String(String(text[open...])[...close])
+      )
+    }
+    return nil
+  }
+
+  /// Whether the body tests keys against a constant of the text that lists `__proto__`.
+  static func referencesKeyList(_ body: String, in text: String) -> Bool {
+    let lists = InstanceDecisionReader.matches(
+      #"(?:const|let)\s+(\w+)\s*=\s*(?:new Set\()?\[[^\]]*"__proto__""#, text
+    ).map { $0[0] }
+    return lists.contains { body.contains($0) }
+  }
+}
