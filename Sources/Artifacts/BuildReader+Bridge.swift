@@ -84,19 +84,7 @@ extension BuildReader {
       defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
     Self.readOfficialIdentity(config, file: configFile.file, into: &settings)
     readProtocol(into: &settings)
-    let receiver = BridgeReceiverReader(
-      search: CodeSearch(
-        repository, under: XcodeProject.join(mobile, "src/bridge"), suffixes: [".ts"],
-        quotes: ["\"", "'", "`"]))
-    settings.receiverChecks = receiver.read()
-    if settings.receiverChecks != nil {
-      let core = CodeSearch(
-        repository, under: "packages/core/src", suffixes: [".ts"], quotes: ["\"", "'", "`"])
-      settings.receiverChecks?.merge(
-        BridgeParserReader.read(core, receive: receiver.body())
-      ) { first, _ in first }
-    }
-    settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
+    readReceiver(into: &settings)
     readComposition(into: &settings)
     readHandoff(into: &settings)
     readBridgeDecisions(into: &settings)

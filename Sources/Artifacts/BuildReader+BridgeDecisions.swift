@@ -7,6 +7,24 @@ import QualifyCore
 /// against its schema, the handoff's result statuses against `auth.result`'s, and the
 /// patterns `isPublicHost` refuses a release origin with.
 extension BuildReader {
+  /// receive() under `apps/mobile/src/bridge`: the checks it makes before dispatch, those of
+  /// the protocol module's parser it relies on, and a refusal a well-formed message meets.
+  func readReceiver(into settings: inout BridgeShellSettings) {
+    let receiver = BridgeReceiverReader(
+      search: CodeSearch(
+        repository, under: XcodeProject.join(BridgeReader.mobile, "src/bridge"), suffixes: [".ts"],
+        quotes: ["\"", "'", "`"]))
+    settings.receiverChecks = receiver.read()
+    if settings.receiverChecks != nil {
+      let core = CodeSearch(
+        repository, under: "packages/core/src", suffixes: [".ts"], quotes: ["\"", "'", "`"])
+      settings.receiverChecks?.merge(
+        BridgeParserReader.read(core, receive: receiver.body())
+      ) { first, _ in first }
+    }
+    settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
+  }
+
   mutating func readBridgeDecisions(into settings: inout BridgeShellSettings) {
     settings.navigation = readNavigationDecisions()
     readProtocolModule(into: &settings)
