@@ -477,10 +477,12 @@ extension BuildReader {
           repository, under: root, suffixes: [".ts"], quotes: ["\"", "'", "`"]
         ).files
     }
+    let routes = HandoffRoutesReader.read(HandoffRoutesReader.routeFiles(search))
     if profile.parts["handoffServer"] == nil {
       search.files = search.files.filter { $0.file.lowercased().contains("handoff") }
     }
     settings.handoffServer = HandoffServerReader(search: search).read()
+    settings.handoffServer.routes = routes
     settings.handoffServer.searched = roots
   }
 }

@@ -474,6 +474,29 @@ import Testing
     }
   }
 
+  @Test func theHandoffRoutesAreReadAsRegistered() throws {
+    let path = "apps/api/src/routes/mobileAuthRoutes.ts"
+    let routes = try sample(path)
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    let read = try #require(build.bridge?.handoffServer.routes)
+    #expect(read.noStore?.value == true)
+    #expect(read.checksOrigin?.value == true)
+    #expect(read.throttles?.value == true)
+    // An Origin check that lets a request without one through is no check.
+    let lenient = routes.replacingOccurrences(
+      of: "return typeof origin === \"string\" && WEB_ORIGINS.includes(origin);",
+      with: "return !origin || WEB_ORIGINS.includes(origin);")
+    #expect(lenient != routes)
+    let directory = try overlay([path: lenient])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let changed = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?.bridge?
+      .handoffServer.routes
+    #expect(changed?.checksOrigin?.value == false)
+    let hits = try findings([path: lenient]).filter { $0.rule == "handoff-server" }
+    #expect(hits.map(\.value) == ["Origin"])
+  }
+
   @Test func refusalConditionsAreJudgedOnAWellFormedMessage() {
     let never: (String) -> Bool = { _ in false }
     let cases: [(String, Bool?)] = [

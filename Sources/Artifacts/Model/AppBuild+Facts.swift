@@ -175,6 +175,9 @@ extension AppBuild {
       add("server consumes atomically", bridge.handoffServer.consumesAtomically, yes)
       add("a wrong verifier burns the code", bridge.handoffServer.wrongVerifierBurns, yes)
       add("rejections are uniform", bridge.handoffServer.uniformRejections, yes)
+      add("handoff answers are no-store", bridge.handoffServer.routes?.noStore, yes)
+      add("handoff routes refuse another Origin", bridge.handoffServer.routes?.checksOrigin, yes)
+      add("handoff routes throttle", bridge.handoffServer.routes?.throttles, yes)
       return out
     }
     if let hybrid {

@@ -246,6 +246,8 @@ public struct HandoffServerCode: Sendable {
   public var consumesAtomically: Sourced<Bool>?
   /// The verifier is compared after the code is consumed, so a wrong one burns it.
   public var wrongVerifierBurns: Sourced<Bool>?
+  /// The routes that expose it (nil: none found among the files read).
+  public var routes: HandoffRoutesCode?
 
   public init() {}
 }

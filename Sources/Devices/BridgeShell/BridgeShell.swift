@@ -342,7 +342,7 @@ public final class BridgeShell {
 
   /// The page redeems the handoff (with a verifier of the right form that is not this
   /// attempt's when `wrongVerifier`), then verifies the one-time token for its session.
-  public func redeem(wrongVerifier: Bool = false) {
+  public func redeem(wrongVerifier: Bool = false, fromOrigin: String? = nil) {
     guard let handoff else { return }
     let verifier =
       wrongVerifier ? environment.random.token(byteCount: 32) : handoff.verifier
@@ -353,7 +353,9 @@ public final class BridgeShell {
       case .sent(let exchange) = web.send(
         ClientRequest(
           method: "POST", url: origin + "/api/mobile-auth/redeem",
-          headers: ["Content-Type": "application/json"], body: body)),
+          // A browser sends the calling page's Origin with a POST.
+          headers: ["Content-Type": "application/json", "Origin": fromOrigin ?? origin],
+          body: body)),
       let response = exchange.response
     else { return }
     lastRedemption = response

@@ -30,6 +30,9 @@ public final class HandoffServer: HTTPHandler, Sendable {
   public let callbackScheme: String
   let context: StackContext
   private let state: Locked<State>
+  /// The routes as the server's code registers them: every answer no-store, a caller of
+  /// another Origin (or none) refused (nil: the routes were not read, and neither is done).
+  let routes: HandoffRoutesCode?
 
   static let rejected = HTTPResponse.json(["error": "invalid_handoff"], status: 400)
 
@@ -39,6 +42,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
     uniformRejections = bridge.handoffServer.uniformRejections?.value ?? true
     state = Locked(State(codes: HandoffCodeTable(rules: .init(bridge.handoffServer))))
     callbackScheme = bridge.serverCallbackScheme
+    routes = bridge.handoffServer.routes
     login = "ada@openmapx.test"
     password = context.secret(byteCount: 12)
   }
@@ -47,10 +51,26 @@ public final class HandoffServer: HTTPHandler, Sendable {
   public var storedKeys: [String] { state.withLock { $0.codes.storedKeys } }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    let answer = route(request)
+    // The routes' own hook: every answer of the handoff's API is no-store.
+    guard request.path.hasPrefix("/api/mobile-auth/"), routes?.noStore?.value == true else {
+      return answer
+    }
+    return answer.with("Cache-Control", "no-store")
+  }
+
+  private func route(_ request: HTTPRequest) -> HTTPResponse {
     switch (request.method, request.path) {
     case ("GET", "/mobile-auth"): return form(request)
     case ("POST", "/mobile-auth"): return signIn(request)
     case ("POST", "/api/mobile-auth/redeem"):
+      if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description {
+        context.event(
+          "handoff",
+          "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: not the web app's own"
+        )
+        return .json(["error": "invalid_request"], status: 403)
+      }
       let body = request.jsonObject ?? [:]
       return redeem(
         code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "")

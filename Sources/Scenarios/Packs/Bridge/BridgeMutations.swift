@@ -21,6 +21,21 @@ enum BridgeMutations {
       configuration.shell.bridgeSkipsChecks.insert(arguments["check"] ?? "")
     },
     MutationSpec(
+      "app.handoff-routes-lack", [.value("rule", .choice(["no-store", "origin", "throttle"]))],
+      summary:
+        "The handoff's routes lose one of their guards: Cache-Control: no-store on every answer, the refusal of a caller whose Origin is not the web app's, or the throttle of failing callers.",
+      breaks: "OpenMapX's handoff routes: no-store, Origin allowlist, 429"
+    ) { configuration, arguments in
+      guard var routes = configuration.build.bridge?.handoffServer.routes else { return }
+      let no = Sourced(false, at: at)
+      switch arguments["rule"] {
+      case "no-store": routes.noStore = no
+      case "origin": routes.checksOrigin = no
+      default: routes.throttles = no
+      }
+      configuration.build.bridge?.handoffServer.routes = routes
+    },
+    MutationSpec(
       "app.receiver-refuses-well-formed",
       summary:
         "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",

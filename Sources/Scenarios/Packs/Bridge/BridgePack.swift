@@ -138,9 +138,9 @@ enum BridgePack: ScenarioPack {
       return Outcome("\(shell.name) opened the sign-in handoff: auth.result ok")
     },
     ActionSpec(
-      .app, "redeems the handoff", [.flag("wrong-verifier")],
+      .app, "redeems the handoff", [.flag("wrong-verifier"), .flag("from-another-origin")],
       summary:
-        "The page posts the code and the verifier to /api/mobile-auth/redeem (a well-formed verifier of another attempt with `wrong-verifier`), then the one-time token to /api/mobile-auth/verify. Leaves the redemption's answer for `expect status`.",
+        "The page posts the code and the verifier to /api/mobile-auth/redeem (a well-formed verifier of another attempt with `wrong-verifier`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
       example: "openmapx redeems the handoff wrong-verifier"
     ) { context in
       let shell = try context.bridgeShell()
@@ -151,7 +151,15 @@ enum BridgePack: ScenarioPack {
             kind: .failed, message: shell.handoffFailure ?? "no handoff was opened",
             reason: .handoff))
       }
-      shell.redeem(wrongVerifier: context.arguments.has("wrong-verifier"))
+      let foreign = context.arguments.has("from-another-origin")
+      if foreign, shell.build.bridge?.handoffServer.routes?.checksOrigin == nil {
+        throw ScenarioNotApplicable(
+          "the handoff's routes were not found among \(shell.build.bridge?.handoffServer.searched.joined(separator: ", ") ?? "the server's files") (a file naming mobile-auth or handoff that registers a route): whether they refuse another Origin is not verified"
+        )
+      }
+      shell.redeem(
+        wrongVerifier: context.arguments.has("wrong-verifier"),
+        fromOrigin: foreign ? "https://tiles.example.net" : nil)
       var result = Outcome(
         "\(shell.name) redeemed the handoff: \(shell.lastRedemption.map { "HTTP \($0.status)" } ?? "no answer")"
       )
