@@ -174,6 +174,15 @@ extension BuildReader {
       fieldFirst: false)
     code.sendsTargetUrl = php.fact(
       [["messages:send", "'targetUrl'"]], home: "messages:send", sameFile: true)
+    if let sender = php.find(["function sendToDevice("]) {
+      let optOut = php.captures(
+        #"(if\s*\(\s*!\s*\$\w+->isNotificationActivated\(\)\s*(?:\|\||\)))"#
+      ).first
+      code.honoursDeviceOptOut = Sourced(
+        optOut != nil, at: optOut?.location ?? sender,
+        derivation: optOut == nil
+          ? ["sendToDevice sends whatever the device's notificationActivated says"] : [])
+    }
     settings.backendCode = code
   }
 

@@ -34,6 +34,20 @@ public struct HTTPHybridSite: HybridSitePort {
         headers: ["Content-Type": "application/json"], body: Array(json)))
   }
 
+  public func setNotifications(token: String, activated: Bool) throws {
+    let json = try JSONSerialization.data(withJSONObject: [
+      "token": token, "activated": activated,
+    ])
+    let response = try hook(
+      ClientRequest(
+        method: "POST", url: origin.url("/_qualify/device-notifications"),
+        headers: ["Content-Type": "application/json"], body: Array(json)))
+    guard response.status == 200 else {
+      throw HTTPClientError(
+        .transport, "\(origin)'s device notifications answered \(response.status)")
+    }
+  }
+
   public func tokenCount(userId: String) throws -> Int {
     let response = try hook(
       ClientRequest(url: origin.url("/_qualify/tokens?user=" + Query.escape(userId))))

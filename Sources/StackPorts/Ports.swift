@@ -112,6 +112,9 @@ public protocol HybridSitePort: Sendable {
     -> HTTPResponse
   /// How many device tokens (`AppToken` rows) the site holds for user `id`.
   func tokenCount(userId: String) throws -> Int
+  /// The user turns the site's notifications off (or on) for the device holding `token`:
+  /// its `Device.notificationActivated`.
+  func setNotifications(token: String, activated: Bool) throws
 }
 
 /// A user of a hybrid app's site, as its page names them to the container.

@@ -354,6 +354,10 @@ extension BuildGuards {
           code.sendsTargetUrl,
           "the FCM payload carries no data.targetUrl: a tap opens the home page",
           value: "no targetUrl")
+        missing(
+          code.honoursDeviceOptOut,
+          "sendToDevice does not return early when the device's notifications are off (!$device->isNotificationActivated()): a device whose user turned them off keeps getting pushes",
+          value: "no per-device opt-out")
         return out
       },
       fix: "restore the rule in the site's code (seed 003, section 5)"

@@ -239,6 +239,7 @@ extension AppBuild {
       add("backend registration idempotent", backend.idempotentForSameUser, yes)
       add("logout runs DeleteDeviceTask", backend.logoutDeletesToken, yes)
       add("push payload carries targetUrl", backend.sendsTargetUrl, yes)
+      add("no push to a device whose notifications are off", backend.honoursDeviceOptOut, yes)
       return out
     }
     add("synced appId", syncedAppId) { $0 }

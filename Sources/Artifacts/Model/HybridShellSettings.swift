@@ -233,6 +233,9 @@ public struct HybridBackendCode: Sendable {
   public var logoutDeletesToken: Sourced<Bool>?
   /// The FCM payload carries `data.targetUrl`.
   public var sendsTargetUrl: Sourced<Bool>?
+  /// `sendToDevice` returns early for a device whose notifications are off
+  /// (`!$device->isNotificationActivated()`): the per-device opt-out (seed 003, 5.2).
+  public var honoursDeviceOptOut: Sourced<Bool>?
   /// The fields `RegisterNotificationDeviceApi` reads (`$request->request->get('…')`).
   public var registrationForm: Sourced<RegistrationForm>?
 

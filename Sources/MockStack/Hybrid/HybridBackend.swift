@@ -19,6 +19,8 @@ public final class HybridBackend: HTTPHandler, Sendable {
     public var value: String
     /// The session that registered it: its logout deletes the row.
     public var sessionId: String?
+    /// `Device.notificationActivated`: the user's choice for this device.
+    public var notificationActivated = true
   }
 
   /// A user of the site: an id, a login, a password, and the salt the container sends back as
@@ -86,6 +88,21 @@ public final class HybridBackend: HTTPHandler, Sendable {
     case ("POST", "/api/android-register"): return register(request, type: "ANDROID")
     case ("POST", "/api/ios-register"): return register(request, type: "IOS")
     case ("POST", "/_qualify/notify"): return notify(request)
+    case ("POST", "/_qualify/device-notifications"):
+      let json = request.jsonObject ?? [:]
+      let token = json["token"] as? String ?? ""
+      let activated = json["activated"] as? Bool ?? true
+      let found = state.withLock { state -> Bool in
+        var found = false
+        for index in state.tokens.indices where state.tokens[index].value == token {
+          state.tokens[index].notificationActivated = activated
+          found = true
+        }
+        return found
+      }
+      context.event(
+        "site", "notifications \(activated ? "on" : "off") for the device \(token.prefix(8))…")
+      return found ? .json(["activated": activated]) : .problem(404, "no such device")
     case ("GET", "/_qualify/tokens"):
       let user = request.query("user") ?? ""
       return .json(["count": tokens.filter { $0.user == user }.count])
@@ -244,7 +261,14 @@ public final class HybridBackend: HTTPHandler, Sendable {
     let project = build.hybrid?.backendFirebaseProject?.value ?? ""
     let rows = tokens.filter { $0.user == userId }
     var sent: [[String: Any]] = []
+    // FirebaseNotification's early return on a device whose user turned notifications off.
+    let honoursOptOut = code.honoursDeviceOptOut?.value ?? true
     for row in rows {
+      if !row.notificationActivated && honoursOptOut {
+        context.event(
+          "push-sender", "token \(row.value.prefix(8))…: notifications are off for this device")
+        continue
+      }
       var message: [String: Any] = [
         "token": row.value,
         "notification": [

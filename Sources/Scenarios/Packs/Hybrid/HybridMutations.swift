@@ -143,10 +143,12 @@ enum HybridMutations {
       [
         .value(
           "rule",
-          .choice(["salt-check", "token-move", "idempotence", "logout-delete", "target-url"]))
+          .choice([
+            "salt-check", "token-move", "idempotence", "logout-delete", "target-url", "opt-out",
+          ]))
       ],
       summary:
-        "The backend's code loses one of seed 003's rules: the user salt check (401), moving a token registered to another user, the same user's registration changing nothing, DeleteDeviceTask at logout, or data.targetUrl in the push.",
+        "The backend's code loses one of seed 003's rules: the user salt check (401), moving a token registered to another user, the same user's registration changing nothing, DeleteDeviceTask at logout, data.targetUrl in the push, or the early return for a device whose notifications are off.",
       breaks: "seed 003, 5.1 and 5.2"
     ) { configuration, arguments in
       guard var code = configuration.build.hybrid?.backendCode else { return }
@@ -156,6 +158,7 @@ enum HybridMutations {
       case "token-move": code.movesOtherUsersToken = no
       case "idempotence": code.idempotentForSameUser = no
       case "logout-delete": code.logoutDeletesToken = no
+      case "opt-out": code.honoursDeviceOptOut = no
       default: code.sendsTargetUrl = no
       }
       configuration.build.hybrid?.backendCode = code

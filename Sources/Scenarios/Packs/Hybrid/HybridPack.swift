@@ -128,6 +128,21 @@ enum HybridPack: ScenarioPack {
       return result
     },
     ActionSpec(
+      .app, "turns notifications", [.value("state", .choice(["off", "on"]))],
+      summary:
+        "On the site's settings, the user turns its notifications off (or on) for this device: the site records it on the device's token (`Device.notificationActivated`).",
+      example: "appplatform turns notifications off", powers: [.backendHook]
+    ) { context in
+      let shell = try context.hybridShell()
+      guard let token = shell.fcmToken, let site = context.world.ports.hybridSite else {
+        throw ScenarioRuntimeError("\(shell.name) has no FCM token the site could know")
+      }
+      let on = context.arguments["state"] == "on"
+      try site.setNotifications(token: token, activated: on)
+      return Outcome(
+        "\(shell.name) turned the site's notifications \(on ? "on" : "off") for this device")
+    },
+    ActionSpec(
       .app, "taps the newest notification",
       summary:
         "The pushes that reached the device are shown (when notifications are allowed); the user taps the newest: the app opens on its targetUrl.",
@@ -368,6 +383,7 @@ enum HybridPack: ScenarioPack {
       (code.idempotentForSameUser, "registration not idempotent"),
       (code.logoutDeletesToken, "no DeleteDeviceTask on LogoutEvent"),
       (code.sendsTargetUrl, "no data.targetUrl"),
+      (code.honoursDeviceOptOut, "no per-device opt-out"),
     ]
     let missing = facts.compactMap { fact, text in
       fact.flatMap { $0.value ? nil : "\(text) (\($0.origin))" }
