@@ -25,7 +25,7 @@ import Testing
     let verdicts = run.stdout.split(separator: "\n").filter {
       $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ")
     }
-    #expect(verdicts.count == 21)
+    #expect(verdicts.count == 23)
     #expect(verdicts.allSatisfy { $0.hasPrefix("PASS hybrid/") }, "\(verdicts)")
     #expect(verdicts.contains { $0.contains("hybrid/app-link [android]") })
     #expect(verdicts.contains { $0.contains("hybrid/universal-link [ios]") })
