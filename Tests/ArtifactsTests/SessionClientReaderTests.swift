@@ -65,6 +65,11 @@ import Testing
         "first-party-login", login, "export async function passwordLogin(",
         "export const browserLogin = () => WebBrowser.openAuthSessionAsync(`${API}/oauth2/auth`);\nexport async function passwordLogin("
       ),
+      (
+        "legacy-state", store,
+        "  for (const key of LEGACY_KEYS) await SecureStore.deleteItemAsync(key);\n",
+        "  void LEGACY_KEYS;\n"
+      ),
     ]
     for edit in edits {
       let text = try sample(edit.path)

@@ -51,6 +51,24 @@ enum SessionClientReader {
       holds(#"openAuthSessionAsync|WebBrowser\.|/oauth2/auth|[Mm]agic[-_ ]?[Ll]ink"#),
       found: "a browser or magic-link login")
     out.refreshWithoutDeviceId = refreshBody(code, anywhere: anywhere)
+    // The old SecureStore state (`token`, `sid`): deleted by name, or through a list of the
+    // legacy keys that the code deletes.
+    let legacyList = code.captures(
+      #"(?:const|let)\s+(\w*LEGACY\w*)\s*=\s*\[[^\]]*["'](?:token|sid)["']"#
+    ).first
+    // `for (const key of LEGACY_KEYS) … deleteItemAsync(key)` (`\2`: holds() adds a group).
+    let purgesList =
+      legacyList.flatMap { list in
+        holds(
+          #"for\s*\(\s*const\s+(\w+)\s+of\s+"# + list.value
+            + #"\s*\)[^\n]*deleteItemAsync\(\s*\2\s*\)"#)
+      } != nil
+    out.purgesLegacyState =
+      purgesList
+      ? Sourced(true, at: legacyList?.location ?? anywhere)
+      : fact(
+        holds(#"deleteItemAsync\(\s*["'](?:token|sid)["']"#),
+        missing: "the old SecureStore token and sid are neither purged nor migrated")
     out.tellsWrongCredentials = fact(
       holds(#"["']invalid_credentials["']"#),
       missing: "invalid_credentials is handled nowhere: a wrong password reads as any failure")
@@ -140,6 +158,9 @@ public struct SessionClientCode: Sendable, Equatable {
   public var refreshWithoutDeviceId: Sourced<Bool>?
   /// `invalid_credentials` is told apart from the other failures.
   public var tellsWrongCredentials: Sourced<Bool>?
+  /// The state the app stored before the contract (SecureStore `token`, `sid`) is purged or
+  /// migrated (seed 002, Suivi Mobile).
+  public var purgesLegacyState: Sourced<Bool>?
 
   public init() {}
 
@@ -173,6 +194,10 @@ public struct SessionClientCode: Sendable, Equatable {
       (
         "invalid-credentials", tellsWrongCredentials,
         "a wrong password is not told apart from a failure"
+      ),
+      (
+        "legacy-state", purgesLegacyState,
+        "the old SecureStore token and sid stay on the device, readable by whatever reads them next"
       ),
     ]
   }

@@ -15,7 +15,7 @@ extension SessionPack {
       "app.client-lacks",
       [.value("rule", .choice(SessionClientCode().rules.map(\.name)))],
       summary:
-        "The app's client code breaks one of seed 002's client rules (RULE: bearer, opaque-token, secure-storage, single-flight, wipe, refresh-before-expiry, bootstrap, first-party-login, refresh-body, invalid-credentials).",
+        "The app's client code breaks one of seed 002's client rules (RULE: bearer, opaque-token, secure-storage, single-flight, wipe, refresh-before-expiry, bootstrap, first-party-login, refresh-body, invalid-credentials, legacy-state).",
       breaks: "seed 002, the client rules"
     ) { configuration, arguments in
       guard var client = configuration.build.sessionClient else { return }
@@ -30,6 +30,7 @@ extension SessionPack {
       case "bootstrap": client.loadsBootstrap = no
       case "first-party-login": client.firstPartyLogin = no
       case "refresh-body": client.refreshWithoutDeviceId = no
+      case "legacy-state": client.purgesLegacyState = no
       default: client.tellsWrongCredentials = no
       }
       configuration.build.sessionClient = client
