@@ -230,7 +230,9 @@ struct ConditionParser {
       for index in both.indices { both[index].lowercased = true }
       return .equal(both[0], both[1])
     }
-    if ["Objects", "TextUtils", "Intrinsics"].contains(receiver), arguments.count == 2 {
+    // Written bare or fully qualified (`java.util.Objects.equals(a, b)`).
+    let helper = receiver.split(separator: ".").last.map(String.init) ?? receiver
+    if ["Objects", "TextUtils", "Intrinsics"].contains(helper), arguments.count == 2 {
       return .equal(arguments[0], arguments[1])
     }
     guard arguments.count == 1, let left = operand(receiver) else {
