@@ -21,7 +21,7 @@ enum BridgeParserReader {
     var checkers: [String] = []
     for (_, lines) in core.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in SessionClientReader.functions(in: text)
+      for function in ScriptStatements.functions(in: text)
       where function.body.contains("__proto__") || referencesKeyList(function.body, in: text) {
         checkers.append(function.name)
       }
@@ -55,32 +55,15 @@ enum BridgeParserReader {
     return out
   }
 
-  /// A function's body from its parameter list's closing parenthesis (a parameter typed as
-  /// an object literal or defaulting to `{}` holds braces of its own), with where it starts.
+  /// The function `name` of the module: its file, first line and body.
   static func function(_ name: String, in code: CodeSearch) -> (
     file: String, line: Int, body: String
   )? {
     for (file, lines) in code.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      guard let start = text.range(of: "function " + name + "(") else { continue }
-      var depth = 0
-      var index = text.index(before: start.upperBound)
-      while index < text.endIndex {
-        if text[index] == "(" { depth += 1 }
-        if text[index] == ")" {
-          depth -= 1
-          if depth == 0 { break }
-        }
-        index = text.index(after: index)
-      }
-      guard index < text.endIndex,
-        let open = text[index...].firstIndex(of: "{"),
-        let close = ScriptStatements.closingBrace(String(text[open...]))
+      guard let found = ScriptStatements.functions(in: text).first(where: { $0.name == name })
       else { continue }
-      let line = text[..<start.lowerBound].filter { $0 == "\n" }.count
-      return (
-        file, lines.count > line ? lines[line].0 + 1 : 0, String(String(text[open...])[...close])
-      )
+      return (file, lines.count > found.line ? lines[found.line].0 + 1 : 0, found.body)
     }
     return nil
   }

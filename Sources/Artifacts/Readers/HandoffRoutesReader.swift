@@ -46,7 +46,7 @@ enum HandoffRoutesReader {
   static func originCheck(_ routes: CodeSearch, anywhere: FileLocation) -> Sourced<Bool> {
     for (file, lines) in routes.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in SessionClientReader.functions(in: text)
+      for function in ScriptStatements.functions(in: text)
       where function.body.range(
         of: #"headers\.origin|headers\.get\(\s*["']origin["']\s*\)"#, options: .regularExpression)
         != nil

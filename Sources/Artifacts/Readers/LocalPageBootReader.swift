@@ -135,25 +135,14 @@ struct LocalPageBootReader {
   /// returns on a back-forward load (false when it returns the `!==` of that comparison).
   func backForwardFunctions() -> [String: Bool] {
     var out: [String: Bool] = [:]
-    let declaration =
-      #"(?:function\s+(\w+)\s*\(|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?\([^)]*\)[^=]*=>)"#
     for (_, lines) in web.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      guard text.contains("back_forward"),
-        let regex = try? NSRegularExpression(pattern: declaration)
-      else { continue }
-      for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-        let group = match.range(at: 1).location != NSNotFound ? 1 : 2
-        guard let name = Range(match.range(at: group), in: text),
-          let end = Range(match.range, in: text),
-          let open = text[end.upperBound...].firstIndex(of: "{"),
-          let close = ScriptStatements.closingBrace(String(text[open...]))
-        else { continue }
-        let body = String(text[open...]).prefix(upTo: close)
-        guard body.contains("back_forward") else { continue }
-        let negated = body.range(
+      guard text.contains("back_forward") else { continue }
+      for function in ScriptStatements.functions(in: text)
+      where function.body.contains("back_forward") {
+        let negated = function.body.range(
           of: #"return[^;]*!==?\s*['"]back_forward['"]"#, options: .regularExpression)
-        out[String(text[name])] = negated == nil
+        out[function.name] = negated == nil
       }
     }
     return out

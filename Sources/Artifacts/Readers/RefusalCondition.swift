@@ -17,34 +17,37 @@ enum RefusalCondition {
   /// `required` says whether a value is read after the refusal on the way to what it guards
   /// (`channel.nonce`): a truthy test of it passes when the value is there.
   static func refusesWellFormed(_ text: String, required: (String) -> Bool) -> Bool? {
-    let (abstracted, calls) = abstractingCalls(text)
-    guard case .success(let condition) = ScriptConditionParser.parse(abstracted) else {
-      return nil
-    }
-    var tests: [ScriptCondition] = []
-    collect(condition, into: &tests)
-    var fixed: [(test: ScriptCondition, value: Bool)] = []
-    var varying: [ScriptCondition] = []
-    for test in tests where !fixed.contains(where: { $0.test == test }) && !varying.contains(test) {
+    var unread = false
+    let outcome = outcomes(text) { test, calls in
       switch passingValue(test, calls: calls, required: required) {
-      case .passes(let value): fixed.append((test, value))
-      case .varies: varying.append(test)
-      case .unknown: return nil
+      case .passes(let value): return value
+      case .varies: return nil
+      case .unknown:
+        unread = true
+        return nil
       }
     }
-    guard varying.count <= 8 else { return nil }
-    for combination in 0..<(1 << varying.count) {
-      let values =
-        fixed + varying.enumerated().map { ($0.element, combination & (1 << $0.offset) != 0) }
-      if evaluate(condition, values) { return true }
-    }
-    return false
+    return unread ? nil : outcome?.canBeTrue
   }
 
   /// Whether the condition can be true and whether it can be false, over every value of its
   /// tests, with the tests `fixed` gives a value for (given each test and what the `__callN`
   /// names stand for) held at it; nil when the condition is not read or `fixed` fixes none.
   static func range(
+    _ text: String, fixed: (ScriptCondition, [String: String]) -> Bool?
+  ) -> (canBeTrue: Bool, canBeFalse: Bool)? {
+    var held = 0
+    let outcome = outcomes(text) { test, calls in
+      let value = fixed(test, calls)
+      if value != nil { held += 1 }
+      return value
+    }
+    return held == 0 ? nil : outcome
+  }
+
+  /// The values the condition takes with each test `fixed` gives a value for held at it and
+  /// the others free (at most eight); nil when it is not read.
+  private static func outcomes(
     _ text: String, fixed: (ScriptCondition, [String: String]) -> Bool?
   ) -> (canBeTrue: Bool, canBeFalse: Bool)? {
     let (abstracted, calls) = abstractingCalls(text)
@@ -58,7 +61,7 @@ enum RefusalCondition {
     for test in tests where !held.contains(where: { $0.test == test }) && !free.contains(test) {
       if let value = fixed(test, calls) { held.append((test, value)) } else { free.append(test) }
     }
-    guard !held.isEmpty, free.count <= 8 else { return nil }
+    guard free.count <= 8 else { return nil }
     var (canBeTrue, canBeFalse) = (false, false)
     for combination in 0..<(1 << free.count) {
       let values =

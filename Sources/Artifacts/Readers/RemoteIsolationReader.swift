@@ -28,7 +28,7 @@ enum RemoteIsolationReader {
     }
     for (file, lines) in ios.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in functions(in: text) where removes.allSatisfy(function.body.contains) {
+      for function in swiftFunctions(in: text) where removes.allSatisfy(function.body.contains) {
         guard
           decide.body.range(
             of: #"\b"# + function.name + #"\s*\("#, options: .regularExpression) != nil
@@ -99,7 +99,7 @@ enum RemoteIsolationReader {
   }
 
   /// The functions of a Swift text: name, body, and the line (from 0) they start on.
-  static func functions(in text: String) -> [(name: String, body: String, line: Int)] {
+  static func swiftFunctions(in text: String) -> [(name: String, body: String, line: Int)] {
     guard let regex = try? NSRegularExpression(pattern: #"\bfunc\s+(\w+)\s*\("#) else {
       return []
     }

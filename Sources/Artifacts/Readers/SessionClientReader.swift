@@ -82,14 +82,14 @@ enum SessionClientReader {
     var wipers: Set<String> = []
     for (_, lines) in code.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in functions(in: text)
+      for function in ScriptStatements.functions(in: text)
       where function.body.range(of: deleting, options: .regularExpression) != nil {
         wipers.insert(function.name)
       }
     }
     for (file, lines) in code.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in functions(in: text)
+      for function in ScriptStatements.functions(in: text)
       where function.body.contains(refreshPath) {
         let at = FileLocation(
           file: file, line: lines.count > function.line ? lines[function.line].0 + 1 : 0,
@@ -104,26 +104,6 @@ enum SessionClientReader {
     }
     return Sourced(
       false, at: anywhere, derivation: ["no function calls \(refreshPath)"])
-  }
-
-  /// The functions of a TypeScript text (`function name(`, `const name = (…) =>`): name,
-  /// body, and the line (from 0) they start on.
-  static func functions(in text: String) -> [(name: String, body: String, line: Int)] {
-    let declaration =
-      #"(?:function\s+(\w+)\s*\(|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?\([^)]*\)[^=]*=>)"#
-    guard let regex = try? NSRegularExpression(pattern: declaration) else { return [] }
-    var out: [(name: String, body: String, line: Int)] = []
-    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-      let group = match.range(at: 1).location != NSNotFound ? 1 : 2
-      guard let name = Range(match.range(at: group), in: text),
-        let whole = Range(match.range, in: text),
-        let open = text[whole.upperBound...].firstIndex(of: "{"),
-        let close = ScriptStatements.closingBrace(String(text[open...]))
-      else { continue }
-      let body = String(String(text[open...])[...close])
-      out.append((String(text[name]), body, text[..<whole.lowerBound].filter { $0 == "\n" }.count))
-    }
-    return out
   }
 
   /// The refresh request's body names the refresh token only: the token identifies the
