@@ -23,6 +23,12 @@ extension BuildReader {
       ) { first, _ in first }
     }
     settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
+    let app = CodeSearch(
+      repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
+      quotes: Self.quotes)
+    settings.rejectionReplies = RejectionRepliesReader.read(
+      app,
+      unauthenticated: RejectionRepliesReader.unauthenticatedCodes(receiver.body()?.lines ?? []))
   }
 
   mutating func readBridgeDecisions(into settings: inout BridgeShellSettings) {

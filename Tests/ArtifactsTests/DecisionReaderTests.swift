@@ -474,6 +474,45 @@ import Testing
     }
   }
 
+  @Test func whatThePageHearsOfARefusalIsReadFromTheMessageHandler() throws {
+    let path = "apps/mobile/src/App.tsx"
+    let code = try sample(path)
+    func read(_ text: String) throws -> Sourced<RejectionReplies>? {
+      let directory = try overlay([path: text])
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?.bridge?
+        .rejectionReplies
+    }
+    let discarded = "onMessage={(event) => void shell.bridge.receive(event.nativeEvent)}"
+    #expect(code.contains(discarded))
+    #expect(try read(code)?.value == .silent)
+    let answering = """
+      onMessage={async (event) => {
+                const result = await shell.bridge.receive(event.nativeEvent);
+                if (result.status === "rejected") shell.bridge.send("native.error", { code: result.code });
+              }}
+      """
+    let every = try read(code.replacingOccurrences(of: discarded, with: answering))
+    #expect(every?.value == .every)
+    #expect(every?.location?.line == 48)
+    #expect(
+      try findings([path: code.replacingOccurrences(of: discarded, with: answering)])
+        .filter { $0.rule == "receiver-code" }.map(\.value) == ["answers every refusal"])
+    // Sparing the codes receive() refuses another origin and a missing channel with.
+    let sparing = answering.replacingOccurrences(
+      of: "result.status === \"rejected\"",
+      with:
+        "result.status === \"rejected\" && ![\"wrong-origin\", \"no-channel\"].includes(result.code)"
+    )
+    #expect(
+      try read(code.replacingOccurrences(of: discarded, with: sparing))?.value == .authenticatedOnly
+    )
+    // The answer kept but never sent back: nothing is heard.
+    let kept =
+      "onMessage={async (event) => { const result = await shell.bridge.receive(event.nativeEvent); log(result); }}"
+    #expect(try read(code.replacingOccurrences(of: discarded, with: kept))?.value == .silent)
+  }
+
   @Test func theHandoffRoutesAreReadAsRegistered() throws {
     let path = "apps/api/src/routes/mobileAuthRoutes.ts"
     let routes = try sample(path)

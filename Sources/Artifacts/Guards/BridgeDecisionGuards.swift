@@ -76,7 +76,14 @@ extension BuildGuards {
             "receive() refuses a well-formed message at `if (\(refusal.value))`: a message that passes every check is refused there, so no command ever reaches the dispatch",
             at: refusal.location, value: "well-formed refused")
         }
-        return [refusal].compactMap { $0 }
+        // An answer to a sender whose origin or nonce failed tells it what the receiver checks.
+        let oracle = bridge.rejectionReplies.flatMap { replies in
+          replies.value == .every
+            ? GuardHit(
+              "the message handler answers every refusal of receive() with native.error, a frame of another origin and a stale document's nonce included: an unauthenticated sender learns what the receiver checks",
+              at: replies.location, value: "answers every refusal") : nil
+        }
+        return [refusal, oracle].compactMap { $0 }
           + checks.sorted { $0.key < $1.key }.compactMap { check, fact in
             GuardHit.missing(
               fact,
@@ -85,7 +92,7 @@ extension BuildGuards {
           }
       },
       fix:
-        "refuse before dispatch: a document of another origin, a stale nonce, a message id seen before, a protocol other than the handshake's"
+        "refuse before dispatch: a document of another origin, a stale nonce, a message id seen before, a protocol other than the handshake's; answer no refusal of a sender whose origin or nonce failed"
     ),
     GuardRule(
       id: "navigation-policy",

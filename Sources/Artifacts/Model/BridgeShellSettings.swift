@@ -92,6 +92,9 @@ public struct BridgeShellSettings: Sendable {
   /// A refusal in `receive(` that a well-formed message meets (its condition as written):
   /// the receiver then dispatches nothing at all.
   public var receiverRefusesWellFormed: Sourced<String>?
+  /// What the page hears when receive() refuses its message, as `App.tsx`'s message handler
+  /// does with receive()'s answer; nil when no call of receive( is found.
+  public var rejectionReplies: Sourced<RejectionReplies>?
 
   public init(
     release: Sourced<Bool>, webOrigin: Sourced<String>, apiOrigin: Sourced<String>,
@@ -250,4 +253,16 @@ public struct HandoffServerCode: Sendable {
   public var routes: HandoffRoutesCode?
 
   public init() {}
+}
+
+/// What a bridge shell's message handler answers a refused message with (seed 001, What
+/// crosses; OpenMapX's App.tsx drops every refusal, since an answer to an unauthenticated
+/// sender is an oracle).
+public enum RejectionReplies: String, Sendable, Equatable {
+  /// receive()'s answer is discarded: the page hears nothing.
+  case silent
+  /// `native.error` with the refusal's code, except to a sender whose origin or nonce failed.
+  case authenticatedOnly = "authenticated-only"
+  /// `native.error` for every refusal, a frame of another origin included.
+  case every
 }

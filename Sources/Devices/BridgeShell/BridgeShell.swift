@@ -57,6 +57,8 @@ public final class BridgeShell {
   private var nonceCounter = 0
   private var messageCounter = 0
   public private(set) var lastDecision: BridgeReceiver.Decision?
+  /// What the page heard back about its last message (nil: nothing).
+  public private(set) var lastReply: String?
   /// The last message the page sent, for a duplicate.
   private var lastMessage: [String: Any]?
 
@@ -221,24 +223,39 @@ public final class BridgeShell {
     let decision = receiver.receive(
       from: url, data: data, nowMs: Int(environment.clock.now.timeIntervalSince1970 * 1000))
     lastDecision = decision
+    lastReply = nil
     switch decision {
-    case .rejected(let rejection) where !rejection.isSilent:
-      page.replies.append("native.error \(rejection.rawValue)")
+    case .rejected(let rejection) where answers(rejection):
+      lastReply = "native.error \(rejection.rawValue)"
     case .dispatched(let type):
-      page.replies.append("dispatched \(type)")
+      lastReply = "dispatched \(type)"
     default:
       break
     }
+    if let lastReply { page.replies.append(lastReply) }
     environment.decision(
       source, "the page sent \(type) (\(data.count) bytes): \(describe(decision))")
     return decision
   }
 
+  /// Whether the page hears `native.error` about a refusal: as the app's message handler
+  /// does with receive()'s answer (a handler not read answers all but an unauthenticated
+  /// sender, the seed's rule).
+  func answers(_ rejection: BridgeReceiver.Rejection) -> Bool {
+    if behaviours.bridgeAnswersEveryRefusal { return true }
+    switch bridgeSettings?.rejectionReplies?.value ?? .authenticatedOnly {
+    case .silent: return false
+    case .authenticatedOnly: return !rejection.isSilent
+    case .every: return true
+    }
+  }
+
   public func describe(_ decision: BridgeReceiver.Decision) -> String {
     switch decision {
     case .rejected(let rejection):
-      return rejection.isSilent
-        ? "dropped silently (\(rejection.rawValue))" : "refused: \(rejection.rawValue)"
+      return answers(rejection)
+        ? "refused: \(rejection.rawValue), answered native.error"
+        : "dropped silently (\(rejection.rawValue))"
     case .handshake(let selected):
       return selected.map { "handshake on protocol \($0)" }
         ?? "handshake: no common protocol version"

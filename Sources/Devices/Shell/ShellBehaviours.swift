@@ -105,6 +105,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   // A React Native bridge shell (seed 001).
   /// Receiver checks the shell skips (`BridgeReceiver.Check` raw values).
   public var bridgeSkipsChecks: Set<String> = []
+  /// The shell answers every refusal with `native.error`, an unauthenticated sender's too.
+  public var bridgeAnswersEveryRefusal = false
   /// The page applies every snapshot delta as it comes.
   public var bridgeAppliesAnyDelta = false
   /// The handoff attempt (verifier and state) is written to native storage.

@@ -44,6 +44,22 @@ enum BridgeMutations {
       configuration.build.bridge?.receiverRefusesWellFormed = Sourced("channel", at: at)
     },
     MutationSpec(
+      "app.receiver-answers-every-refusal",
+      summary:
+        "App.tsx keeps receive()'s answer and sends every refusal back as native.error, a frame of another origin included.",
+      breaks:
+        "seed 001: refusing an unauthenticated sender (another origin, a stale nonce) is silent"
+    ) { configuration, _ in
+      configuration.build.bridge?.rejectionReplies = Sourced(.every, at: at)
+    },
+    MutationSpec(
+      "shell.receiver-answers-every-refusal",
+      summary:
+        "The shell's receiver answers every refusal with native.error, whatever the app's handler does.",
+      breaks:
+        "seed 001: refusing an unauthenticated sender (another origin, a stale nonce) is silent"
+    ) { configuration, _ in configuration.shell.bridgeAnswersEveryRefusal = true },
+    MutationSpec(
       "shell.applies-any-delta",
       summary: "The page applies every snapshot delta, whatever its session, route and base.",
       breaks: "seed 001: a delta applies only to its session, route and base revision"

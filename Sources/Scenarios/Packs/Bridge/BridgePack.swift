@@ -184,7 +184,9 @@ enum BridgePack: ScenarioPack {
     },
   ]
 
-  static let expectations: [ExpectationSpec] = [
+  static var expectations: [ExpectationSpec] { receiverExpectations + replyExpectations }
+
+  static let receiverExpectations: [ExpectationSpec] = [
     ExpectationSpec(
       "bridge decision on",
       [
@@ -421,7 +423,7 @@ enum BridgePack: ScenarioPack {
   static let mutations: [MutationSpec] = BridgeMutations.all
 
   static let failureReasons: [FailureReason] = [
-    .bridgeDecision, .protocolVersion, .navigationState, .capability, .pageAuthority, .snapshot,
+    .bridgeDecision, .bridgeReply, .protocolVersion, .navigationState, .capability, .pageAuthority, .snapshot,
     .handoff, .handoffLeak,
   ]
 
