@@ -423,7 +423,8 @@ enum BridgePack: ScenarioPack {
   static let mutations: [MutationSpec] = BridgeMutations.all
 
   static let failureReasons: [FailureReason] = [
-    .bridgeDecision, .bridgeReply, .protocolVersion, .navigationState, .capability, .pageAuthority, .snapshot,
+    .bridgeDecision, .bridgeReply, .protocolVersion, .navigationState, .capability, .pageAuthority,
+    .snapshot,
     .handoff, .handoffLeak,
   ]
 
