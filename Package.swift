@@ -26,6 +26,8 @@ let package = Package(
       name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .target(name: "Artifacts", dependencies: ["CLibXML2", "QualifyCrypto", "QualifyCore"]),
     .target(name: "OTA", dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"]),
+    // Real browser engines over W3C WebDriver (Chromium, WebKit), for what only an engine shows.
+    .target(name: "Engines", dependencies: ["HTTP", "QualifyCore"]),
     // The outside systems as the harness sees them (docs/architecture.md, *Ports*).
     .target(name: "StackPorts", dependencies: ["HTTP", "Artifacts", "OTA", "QualifyCore"]),
     .target(
@@ -36,8 +38,8 @@ let package = Package(
     .target(
       name: "Scenarios",
       dependencies: [
-        "MockStack", "StackPorts", "Devices", "Artifacts", "OTA", "HTTP", "QualifyCrypto",
-        "ResultModel", "QualifyCore",
+        "MockStack", "StackPorts", "Devices", "Engines", "Artifacts", "OTA", "HTTP",
+        "QualifyCrypto", "ResultModel", "QualifyCore",
       ]),
     // The result model the runner produces and the store and writers consume.
     .target(name: "ResultModel", dependencies: ["QualifyCore"]),
@@ -46,14 +48,14 @@ let package = Package(
     .executableTarget(
       name: "qualify",
       dependencies: [
-        "Results", "ResultModel", "Scenarios", "MockStack", "StackPorts", "Devices", "Artifacts",
-        "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
+        "Results", "ResultModel", "Scenarios", "MockStack", "StackPorts", "Devices", "Engines",
+        "Artifacts", "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
       ]),
     .executableTarget(
       name: "qualify-bench",
       dependencies: [
-        "Scenarios", "MockStack", "Artifacts", "OTA", "HTTP", "QualifyCrypto", "QualifyCore",
-        "CCurl", "CMicroHTTPD",
+        "Scenarios", "MockStack", "Engines", "Artifacts", "OTA", "HTTP", "QualifyCrypto",
+        "QualifyCore", "CCurl", "CMicroHTTPD",
       ],
       path: "Benchmarks/qualify-bench"),
     // `make mutants`: mutation testing of the harness (rebuilds a scratch copy per mutant).
@@ -76,6 +78,7 @@ let package = Package(
       name: "QualifyCryptoTests",
       dependencies: ["QualifyCrypto", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
+    .testTarget(name: "EnginesTests", dependencies: ["Engines", "HTTP", "QualifyCore"]),
     .testTarget(
       name: "ArtifactsTests",
       dependencies: ["Artifacts", "QualifyCore", "QualifyCrypto", "QualifyTestSupport"]),

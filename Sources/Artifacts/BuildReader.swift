@@ -84,6 +84,7 @@ struct BuildReader {
         files: resolvedFiles(for: platform))
       build.environment = environment
       build.testUsers = profile.testUsers
+      build.webBundle = webBundle()
       build.otaOrdering = profile.otaOrdering
       build.features = features(backend: backend, frontendEnv: frontendEnv)
       build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []

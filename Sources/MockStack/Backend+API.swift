@@ -83,6 +83,28 @@ extension Backend {
     ])
   }
 
+  /// `GET /api/v1.0/messages/?thread_id=ID`: the thread's messages, with `htmlBody` and
+  /// `textBody` as lists of parts, as La Suite Messages' serializer names them.
+  func messages(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {
+    let thread = request.query("thread_id") ?? ""
+    let results = lock.withLock { threadMessages[thread] ?? [] }
+    return .json(["count": results.count, "results": results])
+  }
+
+  /// Puts a message in `thread` (what delivery does in the product): the render checks' body.
+  public func hold(message html: String, text: String, in thread: String, subject: String) {
+    lock.withLock {
+      let id = "\(thread)-m\((threadMessages[thread]?.count ?? 0) + 1)"
+      threadMessages[thread, default: []].append([
+        "id": id, "thread_id": thread, "subject": subject, "is_draft": false,
+        "htmlBody": html.isEmpty ? [] : [["partId": "1", "type": "text/html", "content": html]],
+        "textBody": [["partId": "2", "type": "text/plain", "content": text]],
+        "attachments": [] as [Any],
+      ])
+    }
+    event("message \(subject) held in \(thread)")
+  }
+
   /// `GET /api/v1.0/blob/<id>/download/`: an attachment, only with the session.
   func download(_ request: HTTPRequest, _ session: Session) -> HTTPResponse {
     let parts = request.path.split(separator: "/")

@@ -55,6 +55,9 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
   var jwks: [String: Any]?
   /// Push: the devices registered (`Channel(type="push")`) and the sender's state.
   var pushChannels: [PushChannel] = []
+  /// The messages of each thread (`GET /api/v1.0/messages/?thread_id=`), as JMAP-style
+  /// body parts.
+  var threadMessages: [String: [[String: Any]]] = [:]
   let push: PushCredentials?
   /// The loc-keys the pushes name (the app profile's `push.bannerKeys`: title then body).
   let pushLocKeys: [String]
@@ -95,6 +98,9 @@ public final class Backend: HTTPHandler, @unchecked Sendable {
     }
     router.get("/api/v1.0/users/me/") { [unowned self] in self.protected($0) { self.me($0, $1) } }
     router.get("/api/v1.0/threads/") { [unowned self] in self.protected($0) { self.threads($0, $1) }
+    }
+    router.get("/api/v1.0/messages/") { [unowned self] in
+      self.protected($0) { self.messages($0, $1) }
     }
     router.get("/api/v1.0/blob/*") { [unowned self] in self.protected($0) { self.download($0, $1) }
     }

@@ -18,6 +18,8 @@ public struct Evidence: Sendable, Codable, Hashable {
     case finding
     /// Anything else worth reading.
     case note
+    /// What a real engine showed: a PNG, base64 in the detail.
+    case screenshot
   }
 
   public var kind: Kind

@@ -169,6 +169,15 @@ public enum NotApplicableCause: String, Sendable, Codable {
   /// It needs what only a mock can be made to do, and that part of the stack is a real system
   /// (`--stack`).
   case realSystem = "real-system"
+  /// What a real engine must show could not be shown here: the engine is not installed, or
+  /// the app's web bundle is not built. The item is not covered; a release run is partial.
+  case renderUnavailable = "render-unavailable"
+  /// The app names no thread view for a real engine to show (`render.threadPath`): the item
+  /// stays not covered, as a person checks it by hand; the run can still qualify.
+  case noThreadView = "no-thread-view"
+  /// The user turned the real engines off (`--no-engines`): the item is not covered, and the
+  /// run is partial by the command line's own selection.
+  case enginesOff = "engines-off"
 }
 
 /// The result of one scenario on one platform.

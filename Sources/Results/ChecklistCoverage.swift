@@ -87,6 +87,14 @@ public struct ChecklistCoverage: Sendable {
         {
           state = .notRun
         } else if !verdicts.isEmpty
+          && proving.allSatisfy({
+            [.renderUnavailable, .noThreadView, .enginesOff].contains(
+              results[$0].notApplicableCause)
+          })
+        {
+          // What only a real engine shows, with no engine or no thread view to show it in.
+          state = .notCovered
+        } else if !verdicts.isEmpty
           && proving.allSatisfy({ results[$0].notApplicableCause == .notInRelease })
         {
           state = .notInRelease

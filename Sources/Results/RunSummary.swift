@@ -14,6 +14,8 @@ public struct RunScope: Sendable, Codable, Equatable {
   public var scenario: String?
   public var platforms: [Platform] = Platform.allCases
   public var controls = true
+  /// `--no-engines`: the real browser engines were not started (checklist item 3 not covered).
+  public var enginesOff: Bool?
   /// Set when the channel's env fell back to dev defaults.
   public var envWarning: String?
   /// Scenario runs selected, and how many the whole catalogue has for the channel.
@@ -95,6 +97,7 @@ public struct RunScope: Sendable, Codable, Equatable {
       out.append(platforms.map(\.rawValue).joined(separator: ", ") + " only")
     }
     if !controls { out.append("controls off") }
+    if enginesOff == true { out.append("engines off") }
     if let stoppedEarly { out.append(stoppedEarly) }
     if let scenarioFolder {
       out.append("scenarios from \(scenarioFolder), not the bundled catalogue")
@@ -177,9 +180,21 @@ public struct RunSummary: Sendable {
     controlsRun = ran.count
     controlsBitten = ran.filter { $0.outcome == .bit }.count
     self.scope = scope
+    partialReasons = RunSummary.partialReasons(results, scope: scope)
+  }
+
+  /// What the app or the environment left out of the run, once each, in the order met.
+  static func partialReasons(_ results: [ScenarioResult], scope: RunScope) -> [String] {
     var reasons: [String] = []
     for result in results where result.verdict == .notApplicable {
-      guard ![.declared, .notInRelease].contains(result.notApplicableCause) else { continue }
+      // Left out by the app's own declaration or by the user's --no-engines: not a reduction
+      // the environment made.
+      guard
+        ![.declared, .notInRelease, .noThreadView, .enginesOff].contains(
+          result.notApplicableCause)
+      else {
+        continue
+      }
       let reason: String
       if result.message.hasPrefix("OTA is not enabled") {
         reason = "OTA not enabled in this build (declare features.ota in qualify.json)"
@@ -193,6 +208,9 @@ public struct RunSummary: Sendable {
         reason = RunSummary.unverifiedReason
       } else if result.notApplicableCause == .realSystem {
         reason = RunSummary.realSystemReason
+      } else if result.notApplicableCause == .renderUnavailable {
+        // "not covered: engine not installed — WebKit, …: … (apt-get install …)"
+        reason = result.message.replacingOccurrences(of: "not covered: ", with: "")
       } else {
         reason = "channel env not supplied"
       }
@@ -202,7 +220,7 @@ public struct RunSummary: Sendable {
         reasons.append(reason)
       }
     }
-    partialReasons = reasons
+    return reasons
   }
 
   /// A decision of the app's code that qualify could not read (issue 23): the scenario that

@@ -57,6 +57,8 @@ public struct AppBuild: Sendable {
   public var environment = ChannelEnvironment()
   /// The usernames the scenarios' `first`, `second`, `third` users are bound to.
   public var testUsers: [String] = []
+  /// The built web bundle the shell serves, where a real engine reads it (nil: not read).
+  public var webBundle: WebBundle?
 
   /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
   public var shell: ShellKind { parts.kind }

@@ -16,7 +16,7 @@ extension AppProfile {
     static let known = [
       "name", "displayName", "appId", "callbackScheme", "callbackSchemeVariable",
       "capacitorRoot", "paths", "channels", "push", "testUsers", "features", "ios", "base",
-      "shell", "deepLinkScheme", "session", "hybrid", "ota", "parts", "$comment",
+      "shell", "deepLinkScheme", "session", "hybrid", "ota", "parts", "render", "$comment",
     ]
 
     init(
@@ -78,6 +78,7 @@ extension AppProfile {
       }
       features()
       ios()
+      render()
       if !diagnostics.isEmpty {
         throw InputError("\(file) is not a valid app profile", diagnostics: diagnostics)
       }
@@ -290,6 +291,35 @@ extension AppProfile {
         }
       }
     }
+    /// `render`: the web bundle's folder and its thread page.
+    mutating func render() {
+      guard let render = document["render"] else { return }
+      guard let members = render.members else {
+        report(document.line(of: "render"), "\"render\" must be an object")
+        return
+      }
+      var out = RenderProfile()
+      for member in members {
+        switch member.key {
+        case "webDir": out.webDir = string(member.value, "render.webDir", line: member.line)
+        case "threadPath":
+          out.threadPath = string(member.value, "render.threadPath", line: member.line)
+          if let path = out.threadPath, !path.hasPrefix("/") || !path.contains("{thread}") {
+            report(
+              member.line,
+              "\"render.threadPath\" must be a path from the bundle's root with {thread}",
+              hint: "for example \"/index.html#/thread/{thread}\"")
+          }
+        case "$comment": continue
+        default:
+          report(
+            member.line, "unknown key \"render.\(member.key)\"",
+            hint: "render has webDir and threadPath")
+        }
+      }
+      profile.render = out
+    }
+
     /// `push`: the banner keys (one list, or one per platform) and the locales.
     mutating func push() {
       if let push = document["push"] {

@@ -99,6 +99,9 @@ public struct AppProfile: Sendable {
   public var locales: [String]
   /// The users scenarios call `first`, `second`, `third`, by username or email.
   public var testUsers: [String]
+  /// Where the app's built web bundle is and which page shows a thread (`render`), for the
+  /// checks a real engine makes; nil when the profile says nothing.
+  public var render: RenderProfile?
   public var features: [Feature: FeatureUse]
   public var generatedXcconfig: GeneratedXcconfig?
   /// Another app directory this one overlays: files not found here are read from there.
@@ -212,4 +215,19 @@ public struct HybridProfile: Sendable {
   public var lines: [String: Int] = [:]
 
   public init() {}
+}
+
+/// `render` in `qualify.json`: the built web bundle a real engine loads (checklist item 3).
+public struct RenderProfile: Sendable, Equatable {
+  /// The bundle's folder relative to the app root (default: `dist` under the Capacitor root,
+  /// Capacitor's `webDir`).
+  public var webDir: String?
+  /// The page that shows a thread, with `{thread}` for its id (`/index.html#/thread/{thread}`);
+  /// nil when the app has no thread view.
+  public var threadPath: String?
+
+  public init(webDir: String? = nil, threadPath: String? = nil) {
+    self.webDir = webDir
+    self.threadPath = threadPath
+  }
 }

@@ -105,6 +105,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   // A React Native bridge shell (seed 001).
   /// Receiver checks the shell skips (`BridgeReceiver.Check` raw values).
   public var bridgeSkipsChecks: Set<String> = []
+  /// What a control makes the message-body renderer set on its frames (`RenderBodies.edits`).
+  public var renderEdits: [String] = []
   /// The shell answers every refusal with `native.error`, an unauthenticated sender's too.
   public var bridgeAnswersEveryRefusal = false
   /// The page applies every snapshot delta as it comes.

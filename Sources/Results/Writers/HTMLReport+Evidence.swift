@@ -9,7 +9,8 @@ extension HTMLReport {
   /// check, a control that did not bite) shows its evidence here; the evidence of the others
   /// (a control failing as it must) is one click away in the evidence page.
   static func execution(
-    _ record: ExecutionRecord, inline: Bool = true, link: (Int) -> String
+    _ record: ExecutionRecord, inline: Bool = true, shots: ((StepRecord) -> String)? = nil,
+    link: (Int) -> String
   ) -> String {
     var out = "<ol class=\"steps\">\n"
     for step in record.steps {
@@ -17,6 +18,7 @@ extension HTMLReport {
       out +=
         "<li class=\"\(cls)\"><span class=\"badge \(cls)\">\(h(step.status.rawValue))</span> \(h(step.title))"
       if let message = step.message { out += "<div class=\"why\">\(h(message))</div>" }
+      if let shots { out += shots(step) }
       if !step.evidence.isEmpty {
         if inline && (step.status == .failed || step.status == .error) {
           out += "<details open><summary>\(step.evidence.count) evidence</summary>\n"
@@ -41,7 +43,10 @@ extension HTMLReport {
     for entry in evidence {
       out +=
         "<li><span class=\"kind \(h(entry.kind.rawValue))\">\(h(entry.kind.rawValue))</span> <span class=\"source\">\(h(entry.source))</span> \(h(entry.summary))"
-      if !entry.detail.isEmpty { out += "<pre>\(h(entry.detail))</pre>" }
+      // A screenshot is a file of the run's folder, shown beside its step, not text here.
+      if !entry.detail.isEmpty && entry.kind != .screenshot {
+        out += "<pre>\(h(entry.detail))</pre>"
+      }
       out += "</li>\n"
     }
     out += "</ul>\n"

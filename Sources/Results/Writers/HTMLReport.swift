@@ -358,8 +358,11 @@ public enum HTMLReport {
     let link = { (execution: String, step: Int) in
       "\(evidenceHref)#\(evidenceAnchor(index, execution, step))"
     }
-    out +=
-      "<div class=\"sides\">\n<div class=\"side\"><h4>Check</h4>\n\(execution(result.check) { link("c", $0) })</div>\n"
+    // The run's folder as this page reaches it: the evidence page is in it.
+    let base = String(evidenceHref.dropLast("evidence.html".count))
+    let check = execution(
+      result.check, shots: { shots($0, result: index, base: base) }, link: { link("c", $0) })
+    out += "<div class=\"sides\">\n<div class=\"side\"><h4>Check</h4>\n\(check)</div>\n"
     out += "<div class=\"side\"><h4>Negative controls</h4>\n"
     if result.controls.isEmpty {
       out += "<p class=\"none\">No control ran.</p>\n"
@@ -434,7 +437,7 @@ public enum HTMLReport {
     .badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:var(--none);white-space:nowrap}.badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
     .scenario{border:1px solid var(--line);border-left:5px solid var(--none);border-radius:6px;padding:10px 14px;margin:12px 0}.scenario.ok{border-left-color:var(--ok)}.scenario.bad{border-left-color:var(--bad)}.scenario.warn{border-left-color:var(--warn)}
     .message{margin:4px 0}.meta{color:var(--none);font-size:12px;margin:2px 0}.sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}@media(max-width:900px){.sides{grid-template-columns:1fr}}
-    .steps{padding-left:20px}.steps li{margin:4px 0}.why{color:var(--bad);margin:2px 0}.fix{margin:4px 0 8px;padding:6px 10px;border-left:3px solid var(--ok)}.manual{margin:4px 0 0;font-size:.9em;color:var(--none)}.control{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
+    .steps{padding-left:20px}.steps li{margin:4px 0}.shot{display:inline-block;margin:4px 8px 4px 0}.shot img{border:1px solid var(--line)}.why{color:var(--bad);margin:2px 0}.fix{margin:4px 0 8px;padding:6px 10px;border-left:3px solid var(--ok)}.manual{margin:4px 0 0;font-size:.9em;color:var(--none)}.control{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
     .evidence{list-style:none;padding-left:0;font-size:12px}.evidence li{margin:4px 0}.kind{font-family:ui-monospace,monospace;color:var(--none)}.source{font-weight:600}
     pre{background:#f6f8fa;border:1px solid var(--line);padding:6px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all;font-size:11px}
     tr.current td{font-weight:600}footer{margin-top:32px;color:var(--none);font-size:12px}

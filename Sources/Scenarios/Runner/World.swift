@@ -56,6 +56,8 @@ public final class World {
   /// The thread of the last message that arrived (`a message arrives for`), and how many
   /// arrived.
   var lastMessageThread: String?
+  /// The render steps' servers and what the engine last showed (nil until a render step).
+  var render: RenderSession?
   var messagesArrived = 0
   /// The draws of faults that may or may not happen (`… at random`): seeded, so a run
   /// reproduces, and different under another seed, so `--repeat` shows a scenario that
@@ -235,6 +237,7 @@ public final class World {
 
   /// Stops the stack's servers.
   func tearDown() {
+    render?.stop()
     shellWorld.stop()
   }
 

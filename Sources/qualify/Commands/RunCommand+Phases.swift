@@ -1,4 +1,5 @@
 import Artifacts
+import Engines
 import Foundation
 import MockStack
 import QualifyCore
@@ -149,6 +150,8 @@ extension RunCommand {
       let failing: Set<Verdict> = [.failed, .controlDidNotBite, .error]
       return failing.contains(result.verdict) && result.waivers(among: inForce) == nil
     }
+    // One run per process: the engines are the process's, started on first use.
+    EnginePool.shared.turnedOff = parsed.has("no-engines")
     let runner = Runner(
       builds: inputs.builds, material: material,
       options: Runner.Options(

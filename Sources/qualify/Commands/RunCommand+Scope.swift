@@ -22,6 +22,7 @@ extension RunCommand {
     scope.shard = parsed.value("shard")
     scope.platforms = platforms
     scope.controls = !parsed.has("no-controls")
+    scope.enginesOff = parsed.has("no-engines") ? true : nil
     scope.envWarning = builds.values.first?.environment.fallbackWarning(channel: channel)
     scope.waivers = waivers
     scope.realIdentityProvider = real?.identityProvider?.issuer

@@ -36,6 +36,9 @@ struct RunCommand {
       .value("jobs", "N", "Scenarios run in parallel (default: the number of cores)."),
       .value("shard", "I/N", "Run the I-th of N shards of the scenario list."),
       .flag("no-controls", "Skip the negative controls (the verdict then proves less)."),
+      .flag(
+        "no-engines",
+        "Start no real browser engine: checklist item 3 (thread rendering) is not covered."),
       .value(
         "repeat", "N",
         "Run each scenario N times, with the seed, the seed + 1, …; attempts that disagree mark it flaky (and fail it)."
@@ -62,7 +65,8 @@ struct RunCommand {
 
       Exit codes:
         0  QUALIFIED, or PASSED (partial) by the command line's own selection (--filter, \
-      --tag, --platform, --shard, --no-controls, run, --scenarios, --stack), on dev, or with \
+      --tag, --platform, --shard, --no-controls, --no-engines, run, --scenarios, --stack), on \
+      dev, or with \
       --allow-partial
         1  not qualified: a check failed, a control did not bite, a scenario timed out; or a \
       release-channel run the app or the environment made partial (env not supplied, a \
@@ -238,6 +242,7 @@ struct RunCommand {
     if let timeout = parsed.value("timeout") { options += ["--timeout", timeout] }
     if let stack = parsed.value("stack") { options += ["--stack", shown(stack)] }
     if parsed.has("no-controls") { options.append("--no-controls") }
+    if parsed.has("no-engines") { options.append("--no-engines") }
     return options
   }
 }

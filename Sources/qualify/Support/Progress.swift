@@ -191,7 +191,7 @@ final class Progress: Sendable {
           "error: not a release gate pass (exit 1): the \(run.channel.rawValue) run is partial because of the app or the environment, not the command line: \(summary.unrequestedReductions.joined(separator: "; "))",
           .red, .bold))
       terminal.line(
-        "hint: supply what is missing (the channel's env with --backend-env/--frontend-env, features.ota/features.push in qualify.json), or pass --allow-partial for an exploratory run"
+        "hint: supply what is missing (the channel's env with --backend-env/--frontend-env, features.ota/features.push in qualify.json, the browser engines item 3 renders in), or pass --allow-partial for an exploratory run"
       )
     }
     terminal.line("report: \(report)")
@@ -257,6 +257,12 @@ enum ReportFiles {
     try writeText(
       HTMLReport.evidencePage(run: run, results: results),
       to: runDirectory.appendingPathComponent("evidence.html").path)
+    for (name, png) in HTMLReport.screenshots(results) {
+      let file = runDirectory.appendingPathComponent(name)
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try png.write(to: file)
+    }
     if isLatest {
       try writeText(
         HTMLReport.render(

@@ -1,0 +1,81 @@
+import Foundation
+import QualifyCore
+
+/// The engines of a process: each started on first use, once, then reused by every scenario
+/// of the run (a fresh origin per scenario keeps their storage apart), one scenario at a time
+/// per engine, and stopped when the process exits — an interrupted run included, since the
+/// interrupt handler exits.
+public final class EnginePool: Sendable {
+  public static let shared = EnginePool()
+
+  private struct Slot {
+    var process: EngineProcess?
+    var failure: WebDriverError?
+  }
+
+  private let slots = Locked([EngineKind: Slot]())
+  private let locks: [EngineKind: NSLock] = Dictionary(
+    uniqueKeysWithValues: EngineKind.allCases.map { ($0, NSLock()) })
+  /// `--no-engines`: no engine is started; what needs one is not covered.
+  public var turnedOff: Bool {
+    get { off.withLock { $0 } }
+    set { off.withLock { $0 = newValue } }
+  }
+  private let off = Locked(false)
+  /// Where the engine in use writes its WebDriver exchange (the scenario's trace).
+  private let sink = Locked<(@Sendable (String) -> Void)?>(nil)
+
+  init() {
+    atexit { EnginePool.shared.stopAll() }
+  }
+
+  /// Why `kind` cannot run here (what is missing and how to install it), nil when it can.
+  public func unavailable(_ kind: EngineKind) -> String? {
+    kind.missing().map { "\($0) not installed (\(kind.installHint))" }
+  }
+
+  /// How long each started engine took to be ready (driver and browser).
+  public var startTimes: [EngineKind: Double] {
+    slots.withLock { $0.compactMapValues { $0.process?.startSeconds } }
+  }
+
+  /// Runs `body` with `kind`'s session, started if it is not yet; one caller at a time.
+  public func use<T>(
+    _ kind: EngineKind, transcript: (@Sendable (String) -> Void)? = nil,
+    _ body: (WebDriverSession) throws -> T
+  ) throws -> T {
+    guard let lock = locks[kind] else { throw WebDriverError("not installed", kind.rawValue) }
+    lock.lock()
+    defer { lock.unlock() }
+    sink.withLock { $0 = transcript }
+    defer { sink.withLock { $0 = nil } }
+    let process = try start(kind)
+    return try body(process.session)
+  }
+
+  private func start(_ kind: EngineKind) throws -> EngineProcess {
+    let slot = slots.withLock { $0[kind] }
+    if let process = slot?.process { return process }
+    if let failure = slot?.failure { throw failure }
+    if let missing = unavailable(kind) { throw WebDriverError("not installed", missing) }
+    do {
+      let process = try EngineProcess(kind: kind) { [sink] line in
+        sink.withLock { $0 }?(line)
+      }
+      slots.withLock { $0[kind] = Slot(process: process) }
+      return process
+    } catch let error as WebDriverError {
+      slots.withLock { $0[kind] = Slot(failure: error) }
+      throw error
+    }
+  }
+
+  /// Ends every session and stops every driver and X server.
+  public func stopAll() {
+    let processes = slots.withLock { slots in
+      defer { slots = [:] }
+      return slots.values.compactMap(\.process)
+    }
+    for process in processes { process.stop() }
+  }
+}

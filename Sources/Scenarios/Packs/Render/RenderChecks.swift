@@ -1,0 +1,110 @@
+import Engines
+import Foundation
+
+/// What the render pack expects of the engine's view of a thread: each body's text visible
+/// inside its frame; each frame an `srcdoc` document with a sandbox and a CSP; nothing in a
+/// body running, reaching the network or navigating.
+enum RenderChecks {
+  static let expectations: [ExpectationSpec] = [
+    ExpectationSpec(
+      "message bodies shown on", [.value("app", .app)],
+      summary:
+        "Every message the backend holds in the rendered thread shows its text inside a frame of the app's thread view, as the engine read it through WebDriver's frame switch.",
+      example: "expect message bodies shown on mail"
+    ) { context in
+      let (result, held) = try rendered(context)
+      guard result.state == "ready" else {
+        return context.fail(
+          .bodyNotShown, "not ready",
+          "\(result.engine.displayName) never showed the thread's frames at \(result.url): \(result.state)"
+        )
+      }
+      for (index, message) in held.enumerated()
+      where !result.frames.contains(where: { $0.text.contains(message.marker) }) {
+        let frame = index < result.frames.count ? result.frames[index] : nil
+        return context.fail(
+          .bodyNotShown, message.kind,
+          "\(result.engine.displayName) shows no text of the \(message.kind) message in any frame (\(frame.map { $0.unreadable ?? "its frame holds \($0.text.count) characters, document \($0.url)" } ?? "no frame for it"))"
+        )
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "message bodies framed on", [.value("app", .app)],
+      summary:
+        "Each message frame is an `srcdoc` document (no `src` URL), with a `sandbox` that does not grant `allow-scripts` and `allow-same-origin` together, and a CSP whose `default-src` is `'none'`.",
+      example: "expect message bodies framed on mail"
+    ) { context in
+      let (result, _) = try rendered(context)
+      guard !result.frames.isEmpty else {
+        return context.fail(
+          .bodyFrame, "no frame", "\(result.engine.displayName) shows no message frame at all")
+      }
+      for (index, frame) in result.frames.enumerated() {
+        if let problem = framing(frame) {
+          return context.fail(
+            .bodyFrame, problem,
+            "message frame \(index + 1) in \(result.engine.displayName): \(problem)")
+        }
+      }
+      return nil
+    },
+    ExpectationSpec(
+      "message bodies contained on", [.value("app", .app)],
+      summary:
+        "Nothing in the bodies ran (no mark of a script in the body or the thread), reached the network (no request at the beacon), navigated (the thread and every frame stay where they were) or opened a window.",
+      example: "expect message bodies contained on mail"
+    ) { context in
+      let (result, _) = try rendered(context)
+      var escapes: [String] = []
+      if !result.beaconHits.isEmpty {
+        escapes.append("requests left the body: \(result.beaconHits.joined(separator: ", "))")
+      }
+      for (index, frame) in result.frames.enumerated() {
+        if let ran = frame.ran { escapes.append("a \(ran) ran in frame \(index + 1)") }
+        if frame.srcdoc && frame.unreadable == nil && frame.url != "about:srcdoc" {
+          escapes.append("frame \(index + 1) navigated to \(frame.url)")
+        }
+      }
+      if let ran = result.ranInThread {
+        escapes.append("a \(ran) of a body marked the thread's document")
+      }
+      if result.finalURL != result.url {
+        escapes.append("the thread navigated to \(result.finalURL)")
+      }
+      if result.openedWindows > 0 { escapes.append("\(result.openedWindows) window(s) opened") }
+      guard let first = escapes.first else { return nil }
+      return context.fail(
+        .bodyEscaped, first,
+        "in \(result.engine.displayName): \(escapes.joined(separator: "; "))")
+    },
+  ]
+
+  /// What a frame lacks of srcdoc + sandbox + CSP, nil when it has all three.
+  static func framing(_ frame: RenderResult.Frame) -> String? {
+    if let src = frame.src { return "the body is loaded from \(src), not written with srcdoc" }
+    if !frame.srcdoc { return "the frame has no srcdoc" }
+    guard let sandbox = frame.sandbox else { return "the frame has no sandbox" }
+    if RenderResult.escapable(sandbox) {
+      return
+        "the sandbox \"\(sandbox)\" grants allow-scripts with allow-same-origin: a body's script can remove it"
+    }
+    if frame.unreadable != nil { return "the frame's document cannot be read" }
+    let policies = frame.csp.map { $0.lowercased().replacingOccurrences(of: "\"", with: "'") }
+    if !policies.contains(where: { $0.contains("default-src 'none'") }) {
+      return frame.csp.isEmpty
+        ? "the body's document has no Content-Security-Policy"
+        : "the body's CSP does not set default-src 'none': \(frame.csp.joined(separator: " | "))"
+    }
+    return nil
+  }
+
+  static func rendered(_ context: ExpectationContext) throws -> (
+    RenderResult, [(kind: String, marker: String)]
+  ) {
+    guard let session = context.world.render, let result = session.last else {
+      throw ScenarioRuntimeError("no thread was rendered before this expectation")
+    }
+    return (result, session.held[result.thread] ?? [])
+  }
+}

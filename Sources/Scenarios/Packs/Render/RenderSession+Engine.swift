@@ -1,0 +1,110 @@
+import Engines
+import Foundation
+import QualifyCore
+
+extension RenderSession {
+  /// How long a thread may take to show its frames, and a frame its document.
+  static let patience: TimeInterval = 10
+
+  /// Loads `path` (the app's thread page) for `thread` in `engine`, reads every message
+  /// frame from outside and from inside, submits any form a body holds, and keeps a
+  /// screenshot; leaves the engine on a blank page.
+  func render(thread: String, path: String, engine: EngineKind, expected: Int) throws
+    -> RenderResult
+  {
+    let url = origin + path.replacingOccurrences(of: "{thread}", with: thread)
+    var result = RenderResult(engine: engine, url: url, state: "not loaded")
+    result.thread = thread
+    result.path = String(url.dropFirst(origin.count))
+    let lines = Locked<[String]>([])
+    let began = Date()
+    let transcript: @Sendable (String) -> Void = { line in lines.withLock { $0.append(line) } }
+    try EnginePool.shared.use(engine, transcript: transcript) { session in
+      try session.switchToFrame(nil)
+      let home = try session.windowHandle()
+      try session.navigate(to: url)
+      let deadline = Date().addingTimeInterval(RenderSession.patience)
+      var count = 0
+      repeat {
+        count =
+          try session.execute("return document.querySelectorAll('iframe').length") as? Int ?? 0
+        if count >= expected { break }
+        usleep(25_000)
+      } while Date() < deadline
+      result.state =
+        count >= expected && expected > 0
+        ? "ready"
+        : "\(count) of \(expected) message frames after \(Int(RenderSession.patience)) s: \(try session.execute("return document.body ? document.body.innerText.slice(0, 200) : ''") as? String ?? "")"
+      let outside =
+        try session.execute(
+          "return Array.prototype.map.call(document.querySelectorAll('iframe'), function (f) { return [f.hasAttribute('srcdoc'), f.getAttribute('sandbox'), f.getAttribute('src')]; })"
+        ) as? [[Any]] ?? []
+      for (index, element) in try session.elements(css: "iframe").enumerated() {
+        let attributes = index < outside.count ? outside[index] : []
+        var frame = RenderResult.Frame(
+          srcdoc: attributes.first as? Bool ?? false,
+          sandbox: attributes.count > 1 ? attributes[1] as? String : nil,
+          src: attributes.count > 2 ? attributes[2] as? String : nil, url: "", text: "", csp: [],
+          ran: nil, nestedFrames: 0)
+        do {
+          try session.switchToFrame(element)
+          try read(&frame, session)
+        } catch let error as WebDriverError {
+          frame.unreadable = error.description
+        }
+        try session.switchToFrame(nil)
+        result.frames.append(frame)
+      }
+      // What a body loads or submits has had its chance by now.
+      usleep(150_000)
+      result.ranInThread =
+        try session.execute("return document.documentElement.getAttribute('data-body-ran')")
+        as? String
+      result.finalURL = try session.currentURL()
+      let windows = try session.windowHandles()
+      result.openedWindows = windows.count - 1
+      for other in windows where other != home {
+        try session.switchToWindow(other)
+        try session.closeWindow()
+      }
+      try session.switchToWindow(home)
+      // The check's evidence; a control's run needs none.
+      if keepsScreenshot { result.screenshot = try? session.screenshot() }
+      try? session.navigate(to: "about:blank")
+    }
+    result.beaconHits = beacon.paths
+    result.transcript = lines.withLock { $0 }
+    result.seconds = Date().timeIntervalSince(began)
+    return result
+  }
+
+  /// The frame's document as it is inside: its URL, text, CSP, any mark a script left, its
+  /// own frames; a form it holds is submitted, as a tap on its button would.
+  private func read(_ frame: inout RenderResult.Frame, _ session: WebDriverSession) throws {
+    let deadline = Date().addingTimeInterval(RenderSession.patience)
+    while try session.execute("return document.readyState") as? String != "complete",
+      Date() < deadline
+    {
+      usleep(20_000)
+    }
+    let inside =
+      try session.execute(
+        """
+        var metas = Array.prototype.filter.call(document.querySelectorAll('meta[http-equiv]'),
+          function (m) { return m.httpEquiv.toLowerCase() === 'content-security-policy'; });
+        return [location.href, document.body ? document.body.innerText : '',
+          metas.map(function (m) { return m.content; }),
+          document.documentElement.getAttribute('data-ran'),
+          document.querySelectorAll('iframe').length,
+          !!document.getElementById('qualify-submit')];
+        """) as? [Any] ?? []
+    frame.url = inside.first as? String ?? ""
+    frame.text = inside.count > 1 ? inside[1] as? String ?? "" : ""
+    frame.csp = inside.count > 2 ? inside[2] as? [String] ?? [] : []
+    frame.ran = inside.count > 3 ? inside[3] as? String : nil
+    frame.nestedFrames = inside.count > 4 ? inside[4] as? Int ?? 0 : 0
+    if inside.count > 5, inside[5] as? Bool == true {
+      try? session.click(try session.element(css: "#qualify-submit"))
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import Artifacts
+import Devices
+import Engines
+import Foundation
+import HTTP
+import QualifyCore
+
+/// One scenario's rendering world: the shell's local origin serving the app's bundle (its
+/// own loopback port, so no two scenarios share an engine's storage), the beacon standing for
+/// the Internet, the messages held for the thread, and what the engine last showed.
+final class RenderSession {
+  let bundleServer: HTTPServer
+  let beaconServer: HTTPServer
+  let beacon: Beacon
+  /// The markers of the messages held, by thread, in order.
+  var held: [String: [(kind: String, marker: String)]] = [:]
+  var last: RenderResult?
+  /// Whether renders keep a screenshot: the check's do, a control's (an edited renderer) not.
+  let keepsScreenshot: Bool
+
+  init(app: App, edits: [String]) throws {
+    guard let bundle = app.build.webBundle else {
+      throw ScenarioRuntimeError("\(app.name)'s web bundle was not read")
+    }
+    let forwarder = NativeForwarder(app: app)
+    let handler = WebBundleServer(
+      bundle: bundle, prelude: RenderBodies.prelude(edits.compactMap { RenderBodies.edits[$0] }),
+      api: forwarder.forward)
+    keepsScreenshot = edits.isEmpty
+    beacon = Beacon()
+    bundleServer = try HTTPServer(handler: handler)
+    beaconServer = try HTTPServer(handler: beacon)
+  }
+
+  var origin: String { bundleServer.loopbackURL }
+  var beaconURL: String { beaconServer.loopbackURL }
+
+  func stop() {
+    bundleServer.stop()
+    beaconServer.stop()
+  }
+}
+
+/// The page's `fetch` of `/api/`, through the app's native stack with its session, as
+/// CapacitorHttp answers it. The server's thread uses the app only while the scenario's
+/// thread waits for the engine, so the two never use it at once.
+final class NativeForwarder: @unchecked Sendable {
+  let app: App
+
+  init(app: App) { self.app = app }
+
+  @Sendable func forward(_ request: HTTPRequest) -> HTTPResponse {
+    var outgoing = ClientRequest(method: request.method, url: app.apiURL(request.target))
+    outgoing.body = request.body
+    if let type = request.headers["Content-Type"] { outgoing.headers.set("Content-Type", type) }
+    guard case .sent(let exchange) = app.native.send(outgoing), let response = exchange.response
+    else { return .problem(502, "the native stack got no answer") }
+    return HTTPResponse(
+      status: response.status,
+      headers: HTTPHeaders(
+        [("Content-Type", response.headers["Content-Type"] ?? "application/json")]),
+      body: response.body)
+  }
+}
+
+/// The stand-in for the Internet: every request a body makes to it is recorded.
+final class Beacon: HTTPHandler, Sendable {
+  private let hits = Locked<[String]>([])
+
+  func handle(_ request: HTTPRequest) -> HTTPResponse {
+    hits.withLock { $0.append(request.path) }
+    return .text("beacon")
+  }
+
+  var paths: [String] { hits.withLock { $0 } }
+}
+
+/// What an engine showed of a thread.
+struct RenderResult {
+  struct Frame {
+    var srcdoc: Bool
+    var sandbox: String?
+    var src: String?
+    /// The document's URL inside the frame (`about:srcdoc` for an srcdoc document).
+    var url: String
+    var text: String
+    var csp: [String]
+    /// What a body script marked in its own document, or in the thread's.
+    var ran: String?
+    var nestedFrames: Int
+    /// Why the frame could not be read, nil when it was.
+    var unreadable: String?
+  }
+
+  var engine: EngineKind
+  var thread = ""
+  /// The page as the shell's origin serves it (`/index.html#/thread/thread-7`).
+  var path = ""
+  var url: String
+  /// The view's state: `ready` when the thread showed, else what happened.
+  var state: String
+  var frames: [Frame] = []
+  var ranInThread: String?
+  /// The top-level document's URL after the bodies had their chance to navigate it.
+  var finalURL: String = ""
+  var beaconHits: [String] = []
+  /// Windows opened while the thread showed (a popup, a link with a target).
+  var openedWindows = 0
+  var screenshot: Data?
+  var transcript: [String] = []
+  var seconds: Double = 0
+
+  /// The dangerous pair: with both, a script of the body could remove its own sandbox.
+  static func escapable(_ sandbox: String) -> Bool {
+    let tokens = Set(sandbox.lowercased().split(separator: " ").map(String.init))
+    return tokens.contains("allow-scripts") && tokens.contains("allow-same-origin")
+  }
+}
