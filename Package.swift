@@ -78,7 +78,9 @@ let package = Package(
       name: "QualifyCryptoTests",
       dependencies: ["QualifyCrypto", "QualifyCore", "QualifyTestSupport"]),
     .testTarget(name: "HTTPTests", dependencies: ["HTTP", "QualifyCrypto", "QualifyTestSupport"]),
-    .testTarget(name: "EnginesTests", dependencies: ["Engines", "HTTP", "QualifyCore"]),
+    .testTarget(
+      name: "EnginesTests",
+      dependencies: ["Engines", "Devices", "Artifacts", "HTTP", "QualifyCore"]),
     .testTarget(
       name: "ArtifactsTests",
       dependencies: ["Artifacts", "QualifyCore", "QualifyCrypto", "QualifyTestSupport"]),

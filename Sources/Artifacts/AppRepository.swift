@@ -173,6 +173,19 @@ public final class AppRepository: Sendable {
     }
     check(profile.capacitorRoot, key: "capacitorRoot")
     if let generated = profile.generatedXcconfig { check(generated.path, key: "ios") }
+    if let webDir = profile.render?.webDir {
+      check(webDir, key: "render")
+      // The bundle is served to a browser: no hidden folder of the app (.git, .env) may be it.
+      if XcodeProject.join("", webDir).split(separator: "/").contains(where: {
+        $0.hasPrefix(".")
+      }), let file = profile.file {
+        diagnostics.append(
+          .error(
+            at: FileLocation(file: file, line: profile.keyLines["render"] ?? 1, column: 1),
+            "render.webDir \"\(webDir)\" names a hidden folder: qualify serves no hidden file of the app",
+            hint: "point render.webDir at the built web bundle (dist)"))
+      }
+    }
     if !diagnostics.isEmpty {
       throw InputError("qualify.json names paths outside the app", diagnostics: diagnostics)
     }

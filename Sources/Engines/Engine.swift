@@ -108,7 +108,9 @@ final class EngineProcess: @unchecked Sendable {
     let began = Date()
     var environment = ProcessInfo.processInfo.environment
     var processes: [Process] = []
-    if kind == .webkit && environment["DISPLAY"] == nil {
+    // An X server of its own whenever there is one to start: hostile pages never open on a
+    // person's display.
+    if kind == .webkit && EngineKind.which("Xvfb", environment) != nil {
       let (xvfb, display) = try EngineProcess.startXvfb(environment)
       processes.append(xvfb)
       environment["DISPLAY"] = ":\(display)"
@@ -160,10 +162,10 @@ final class EngineProcess: @unchecked Sendable {
     startSeconds = Date().timeIntervalSince(began)
   }
 
-  /// Ends the session (the driver closes its browser), then the driver and the X server.
-  /// No wait for them: this runs at exit, where Foundation's waitUntilExit spins forever.
+  /// Ends the driver with its browser, then the X server, through their watchdogs. No
+  /// request to the driver and no wait: this runs at exit, where a wedged driver would hold
+  /// the exit for the client's timeout and Foundation's waitUntilExit spins forever.
   func stop() {
-    session.close()
     EngineProcess.end(processes.reversed())
   }
 
@@ -183,7 +185,10 @@ final class EngineProcess: @unchecked Sendable {
       [
         "-c",
         // KILL: a driver may have inherited an ignored SIGTERM from the process that ran it.
-        #"parent=$PPID; "$@" & child=$!; trap 'kill -KILL $child 2>/dev/null; exit 0' TERM; while kill -0 $parent 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.2; done; kill -KILL $child 2>/dev/null"#,
+        // setsid: the program leads a process group of its own, which the browser it starts
+        // joins, so one kill of the group ends both.
+        // (dash's kill takes `-9 -PGID`, not `--`.)
+        #"parent=$PPID; setsid "$@" & child=$!; trap 'kill -9 -$child 2>/dev/null; exit 0' TERM; while kill -0 $parent 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.2; done; kill -9 -$child 2>/dev/null"#,
         "qualify-engine", program,
       ] + arguments
     return process

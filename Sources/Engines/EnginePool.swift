@@ -23,7 +23,7 @@ public final class EnginePool: Sendable {
   }
   private let off = Locked(false)
   /// Where the engine in use writes its WebDriver exchange (the scenario's trace).
-  private let sink = Locked<(@Sendable (String) -> Void)?>(nil)
+  private let sinks = Locked<[EngineKind: @Sendable (String) -> Void]>([:])
 
   init() {
     atexit { EnginePool.shared.stopAll() }
@@ -47,8 +47,8 @@ public final class EnginePool: Sendable {
     guard let lock = locks[kind] else { throw WebDriverError("not installed", kind.rawValue) }
     lock.lock()
     defer { lock.unlock() }
-    sink.withLock { $0 = transcript }
-    defer { sink.withLock { $0 = nil } }
+    sinks.withLock { $0[kind] = transcript }
+    defer { sinks.withLock { $0[kind] = nil } }
     let process = try start(kind)
     return try body(process.session)
   }
@@ -59,8 +59,8 @@ public final class EnginePool: Sendable {
     if let failure = slot?.failure { throw failure }
     if let missing = unavailable(kind) { throw WebDriverError("not installed", missing) }
     do {
-      let process = try EngineProcess(kind: kind) { [sink] line in
-        sink.withLock { $0 }?(line)
+      let process = try EngineProcess(kind: kind) { [sinks] line in
+        sinks.withLock { $0[kind] }?(line)
       }
       slots.withLock { $0[kind] = Slot(process: process) }
       return process

@@ -1,3 +1,5 @@
+import Artifacts
+import Devices
 import Foundation
 import HTTP
 import QualifyCore
@@ -158,5 +160,68 @@ import Testing
     #expect(title == "")
     #expect(lines.withLock { $0 }.contains { $0.hasPrefix("POST /session/") })
     #expect(EnginePool.shared.startTimes[kind] ?? 0 > 0)
+  }
+}
+
+/// The page the app's bundle runs in is fenced: on the runner's loopback, where the WebDriver
+/// servers listen, its script reaches no other port — the same page unfenced does.
+@Suite(.serialized) struct FencedPageTests {
+  final class Recorder: HTTPHandler, Sendable {
+    let hits = Locked(0)
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+      hits.withLock { $0 += 1 }
+      return .text("driver")
+    }
+  }
+
+  /// A page trying every way to send to `target`: fetch, an image, a form POST.
+  static func page(_ target: String) -> String {
+    """
+    <html><head></head><body><form id="f" method="post" action="\(target)/session"></form>
+    <img src="\(target)/img">
+    <script>
+    fetch("\(target)/session", { method: "POST", mode: "no-cors", body: "{}" }).catch(function () {});
+    setTimeout(function () { document.getElementById("f").submit(); }, 50);
+    </script></body></html>
+    """
+  }
+
+  @Test(arguments: EngineKind.allCases)
+  func theBundlesPageReachesNoOtherLoopbackPort(_ kind: EngineKind) throws {
+    let recorder = Recorder()
+    let driver = try HTTPServer(handler: recorder)
+    defer { driver.stop() }
+    let app = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qualify-fence-\(UUID().uuidString.prefix(6))")
+    let dist = app.appendingPathComponent("dist")
+    try FileManager.default.createDirectory(at: dist, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: app) }
+    try Self.page(driver.loopbackURL).write(
+      to: dist.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+    let fenced = try HTTPServer(
+      handler: WebBundleServer(
+        bundle: WebBundle(folders: [(dist.path, app.path)], webDir: "dist", threadPath: nil)
+      ) { _ in .notFound })
+    defer { fenced.stop() }
+    // The control: the same page served without the fence reaches the other port.
+    let page = Self.page(driver.loopbackURL)
+    // No policy at all (`.html` would add the harness's own pages' policy).
+    let open = try HTTPServer(
+      handler: ClosureHandler { _ in
+        HTTPResponse(
+          status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(page.utf8)
+        )
+      })
+    defer { open.stop() }
+    for (server, expectsHits) in [(fenced, false), (open, true)] {
+      recorder.hits.withLock { $0 = 0 }
+      try EnginePool.shared.use(kind) { session in
+        try session.navigate(to: server.loopbackURL + "/index.html")
+        usleep(400_000)
+        try session.navigate(to: "about:blank")
+      }
+      let hits = recorder.hits.withLock { $0 }
+      #expect((hits > 0) == expectsHits, "\(kind) \(expectsHits ? "unfenced" : "fenced"): \(hits)")
+    }
   }
 }

@@ -108,6 +108,15 @@ import Testing
       "qualify.json", "\"ci/env/prod/backend.env\"", "\"../../../etc/passwd\"", 2,
       "leaves the app directory"
     ),
+    // The web bundle a real browser reads: never a hidden folder, never outside the app.
+    (
+      "qualify.json", "\"webDir\": \"src/frontend/dist\"", "\"webDir\": \".git\"", 2,
+      "names a hidden folder"
+    ),
+    (
+      "qualify.json", "\"webDir\": \"src/frontend/dist\"", "\"webDir\": \"../../etc\"", 2,
+      "leaves the app directory"
+    ),
     (
       "qualify.json", "\"callbackScheme\": \"stmessages\",",
       "\"callbackScheme\": \"stmessages\", \"testUsers\": [\"nobody\"],", 2,

@@ -15,45 +15,70 @@ public final class WebBundleServer: HTTPHandler, Sendable {
   /// A script put first in every HTML page's `<head>` (a control's edit of the app's code).
   let prelude: String?
   let api: @Sendable (HTTPRequest) -> HTTPResponse
+  /// The only other origin the page may reach (the beacon standing for the Internet), nil
+  /// for none.
+  let outside: String?
+
+  /// The policy every page of the bundle is served with: the app's code comes from a pull
+  /// request and runs in a real browser on the runner's loopback, where the WebDriver
+  /// servers listen; it reaches its own origin and `outside` only (no request, form or frame
+  /// to another port). A body's frame inherits it, so the app's own CSP still decides what a
+  /// body may load from `outside`.
+  var fence: String {
+    let also = outside.map { " " + $0 } ?? ""
+    return [
+      "default-src 'self' data: blob:\(also)",
+      "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:\(also)",
+      "style-src 'self' 'unsafe-inline'\(also)", "img-src 'self' data: blob:\(also)",
+      "connect-src 'self'\(also)", "frame-src 'self' about: blob: data:\(also)",
+      "form-action 'self'\(also)", "worker-src 'self' blob:", "object-src 'none'",
+    ].joined(separator: "; ")
+  }
 
   public init(
-    bundle: WebBundle, prelude: String? = nil,
+    bundle: WebBundle, prelude: String? = nil, outside: String? = nil,
     api: @escaping @Sendable (HTTPRequest) -> HTTPResponse
   ) {
     self.bundle = bundle
     self.prelude = prelude
+    self.outside = outside
     self.api = api
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
-    let path = request.path.removingPercentEncoding ?? request.path
+    // The request's path is decoded already: a `%` left in it is a file's own name.
+    let path = request.path
     if path.hasPrefix("/api/") { return api(request) }
     guard request.method == "GET" || request.method == "HEAD" else { return .notFound }
     let relative = path == "/" ? "index.html" : String(path.drop { $0 == "/" })
     guard !relative.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") })
     else { return .notFound }
-    for (folder, app) in bundle.folders {
-      let file = folder + "/" + relative
-      guard
+    for (folder, _) in bundle.folders {
+      // Within the bundle's own folder, resolved: a link out of it (to the app's .git, an
+      // env file the pipeline dropped beside it) is not served.
+      guard let root = ConfinedFile.resolved(folder),
         let data = try? ConfinedFile.read(
-          file, within: [app], limit: WebBundleServer.maximumFileSize)
+          folder + "/" + relative, within: [root], limit: WebBundleServer.maximumFileSize)
       else { continue }
       let type = WebBundleServer.contentType(relative)
       var body = [UInt8](data)
       if type.hasPrefix("text/html"), let prelude {
         body = WebBundleServer.inject(prelude, into: String(decoding: body, as: UTF8.self))
       }
-      return HTTPResponse(
-        status: 200, headers: ["Content-Type": type, "Cache-Control": "no-store"], body: body)
+      var headers: HTTPHeaders = ["Content-Type": type, "Cache-Control": "no-store"]
+      if type.hasPrefix("text/html") { headers.set("Content-Security-Policy", fence) }
+      return HTTPResponse(status: 200, headers: headers, body: body)
     }
     return .notFound
   }
 
   /// Whether the bundle has the file at `relative` (`index.html`).
   public func has(_ relative: String) -> Bool {
-    bundle.folders.contains { folder, app in
-      guard let real = ConfinedFile.resolved(folder + "/" + relative) else { return false }
-      return ConfinedFile.isInside(real, ConfinedFile.resolved(app) ?? app)
+    bundle.folders.contains { folder, _ in
+      guard let root = ConfinedFile.resolved(folder),
+        let real = ConfinedFile.resolved(folder + "/" + relative)
+      else { return false }
+      return ConfinedFile.isInside(real, root)
     }
   }
 

@@ -56,6 +56,20 @@ enum RenderChecks {
       example: "expect message bodies contained on mail"
     ) { context in
       let (result, _) = try rendered(context)
+      // Nothing seen is not nothing escaped: a thread that did not show, or a frame that could
+      // not be read, proves no containment.
+      if result.state != "ready" {
+        return context.fail(
+          .bodyEscaped, "not shown",
+          "\(result.engine.displayName) never showed the thread (\(result.state)): containment is not proven"
+        )
+      }
+      if let index = result.frames.firstIndex(where: { $0.unreadable != nil }) {
+        return context.fail(
+          .bodyEscaped, "unreadable",
+          "message frame \(index + 1) in \(result.engine.displayName) could not be read (\(result.frames[index].unreadable ?? "")): containment is not proven"
+        )
+      }
       var escapes: [String] = []
       if !result.beaconHits.isEmpty {
         escapes.append("requests left the body: \(result.beaconHits.joined(separator: ", "))")
@@ -90,8 +104,14 @@ enum RenderChecks {
         "the sandbox \"\(sandbox)\" grants allow-scripts with allow-same-origin: a body's script can remove it"
     }
     if frame.unreadable != nil { return "the frame's document cannot be read" }
-    let policies = frame.csp.map { $0.lowercased().replacingOccurrences(of: "\"", with: "'") }
-    if !policies.contains(where: { $0.contains("default-src 'none'") }) {
+    // `default-src 'none'` alone: a source listed beside 'none' makes browsers ignore it.
+    let closed = frame.csp.contains { policy in
+      policy.lowercased().split(separator: ";").contains { directive in
+        let words = directive.split(whereSeparator: { $0.isWhitespace })
+        return words.first == "default-src" && words.dropFirst() == ["'none'"]
+      }
+    }
+    if !closed {
       return frame.csp.isEmpty
         ? "the body's document has no Content-Security-Policy"
         : "the body's CSP does not set default-src 'none': \(frame.csp.joined(separator: " | "))"

@@ -22,6 +22,8 @@ extension RenderSession {
     try EnginePool.shared.use(engine, transcript: transcript) { session in
       try session.switchToFrame(nil)
       let home = try session.windowHandle()
+      // Whatever happens here, the next scenario finds the engine blank, with one window.
+      defer { RenderSession.reset(session, home: home) }
       try session.navigate(to: url)
       let deadline = Date().addingTimeInterval(RenderSession.patience)
       var count = 0
@@ -61,21 +63,26 @@ extension RenderSession {
         try session.execute("return document.documentElement.getAttribute('data-body-ran')")
         as? String
       result.finalURL = try session.currentURL()
-      let windows = try session.windowHandles()
-      result.openedWindows = windows.count - 1
-      for other in windows where other != home {
-        try session.switchToWindow(other)
-        try session.closeWindow()
-      }
-      try session.switchToWindow(home)
+      result.openedWindows = try session.windowHandles().count - 1
       // The check's evidence; a control's run needs none.
       if keepsScreenshot { result.screenshot = try? session.screenshot() }
-      try? session.navigate(to: "about:blank")
     }
     result.beaconHits = beacon.paths
     result.transcript = lines.withLock { $0 }
     result.seconds = Date().timeIntervalSince(began)
     return result
+  }
+
+  /// Back to one window on a blank page: the thread's page stops calling the app, and what
+  /// a body opened does not count against the next scenario.
+  static func reset(_ session: WebDriverSession, home: String) {
+    try? session.switchToFrame(nil)
+    for other in (try? session.windowHandles()) ?? [] where other != home {
+      try? session.switchToWindow(other)
+      try? session.closeWindow()
+    }
+    try? session.switchToWindow(home)
+    try? session.navigate(to: "about:blank")
   }
 
   /// The frame's document as it is inside: its URL, text, CSP, any mark a script left, its

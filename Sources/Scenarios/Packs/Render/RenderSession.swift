@@ -22,14 +22,19 @@ final class RenderSession {
     guard let bundle = app.build.webBundle else {
       throw ScenarioRuntimeError("\(app.name)'s web bundle was not read")
     }
+    keepsScreenshot = edits.isEmpty
+    beacon = Beacon()
+    beaconServer = try HTTPServer(handler: beacon)
     let forwarder = NativeForwarder(app: app)
     let handler = WebBundleServer(
       bundle: bundle, prelude: RenderBodies.prelude(edits.compactMap { RenderBodies.edits[$0] }),
-      api: forwarder.forward)
-    keepsScreenshot = edits.isEmpty
-    beacon = Beacon()
-    bundleServer = try HTTPServer(handler: handler)
-    beaconServer = try HTTPServer(handler: beacon)
+      outside: beaconServer.loopbackURL, api: forwarder.forward)
+    do {
+      bundleServer = try HTTPServer(handler: handler)
+    } catch {
+      beaconServer.stop()
+      throw error
+    }
   }
 
   var origin: String { bundleServer.loopbackURL }
@@ -112,7 +117,8 @@ struct RenderResult {
 
   /// The dangerous pair: with both, a script of the body could remove its own sandbox.
   static func escapable(_ sandbox: String) -> Bool {
-    let tokens = Set(sandbox.lowercased().split(separator: " ").map(String.init))
+    let tokens = Set(
+      sandbox.lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init))
     return tokens.contains("allow-scripts") && tokens.contains("allow-same-origin")
   }
 }
