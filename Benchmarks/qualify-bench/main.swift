@@ -316,11 +316,11 @@ line(
       format: "%.2f× the 2s goal, %.1f× the 0.4s target", median(runs) / 2, median(runs) / 0.4))
 if enginesHere {
   line(
-    "item 3 in real engines (prod run − --no-engines)",
+    "item 3 in real engines, added to a run",
     Durations.format(median(runs) - median(runsWithoutEngines)),
     String(
       format: "%.1f× the 3s target", (median(runs) - median(runsWithoutEngines)) / 3)
-      + "; the run without them: " + Durations.format(median(runsWithoutEngines)))
+      + "; the run with --no-engines: " + Durations.format(median(runsWithoutEngines)))
   line(
     "qualify run render/thread-body", Durations.format(median(renderRuns)),
     "both engines, 2 runs, 12 controls, engine start and process start included")

@@ -70,7 +70,8 @@ enum RenderPack: ScenarioPack {
       do {
         result = try session.render(
           thread: thread, path: path, engine: engine,
-          expected: session.held[thread]?.count ?? 0)
+          expected: session.held[thread]?.count ?? 0,
+          settles: session.held[thread]?.contains { $0.kind == "hostile" } ?? false)
       } catch let error as WebDriverError {
         throw ScenarioRuntimeError("\(engine.displayName): \(error.description)")
       }

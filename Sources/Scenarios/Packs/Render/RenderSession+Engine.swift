@@ -9,8 +9,8 @@ extension RenderSession {
   /// Loads `path` (the app's thread page) for `thread` in `engine`, reads every message
   /// frame from outside and from inside, submits any form a body holds, and keeps a
   /// screenshot; leaves the engine on a blank page.
-  func render(thread: String, path: String, engine: EngineKind, expected: Int) throws
-    -> RenderResult
+  func render(thread: String, path: String, engine: EngineKind, expected: Int, settles: Bool)
+    throws -> RenderResult
   {
     let url = origin + path.replacingOccurrences(of: "{thread}", with: thread)
     var result = RenderResult(engine: engine, url: url, state: "not loaded")
@@ -57,8 +57,9 @@ extension RenderSession {
         try session.switchToFrame(nil)
         result.frames.append(frame)
       }
-      // What a body loads or submits has had its chance by now.
-      usleep(150_000)
+      // A body that can act after its load (a meta refresh, the form just submitted) gets a
+      // moment to; a frame's load event already waited for everything it loads.
+      if settles { usleep(150_000) }
       result.ranInThread =
         try session.execute("return document.documentElement.getAttribute('data-body-ran')")
         as? String
