@@ -50,8 +50,19 @@ public final class EnginePool: Sendable {
     sinks.withLock { $0[kind] = transcript }
     defer { sinks.withLock { $0[kind] = nil } }
     let process = try start(kind)
-    return try body(process.session)
+    do {
+      return try body(process.session)
+    } catch let error as WebDriverError where EnginePool.lost.contains(error.code) {
+      // The browser or its driver went away (a crash, an OOM kill): the next scenario starts
+      // the engine afresh instead of failing on a dead session.
+      slots.withLock { $0[kind] = nil }
+      process.stop()
+      throw error
+    }
   }
+
+  /// The W3C errors of a session that is gone, and a driver that no longer answers.
+  static let lost: Set<String> = ["invalid session id", "unreachable", "session not created"]
 
   private func start(_ kind: EngineKind) throws -> EngineProcess {
     let slot = slots.withLock { $0[kind] }

@@ -225,3 +225,24 @@ import Testing
     }
   }
 }
+
+/// An engine whose browser dies is started afresh for the next caller.
+@Suite(.serialized) struct EngineRestartTests {
+  @Test func aDeadSessionIsReplacedOnTheNextUse() throws {
+    let kind = EngineKind.chromium
+    #expect(EnginePool.shared.unavailable(kind) == nil, "make test installs \(kind.installHint)")
+    let first = try EnginePool.shared.use(kind) { $0.id }
+    // The session ends under the pool's feet, as when the browser crashes.
+    #expect(throws: WebDriverError.self) {
+      try EnginePool.shared.use(kind) { session in
+        session.close()
+        _ = try session.currentURL()
+      }
+    }
+    let second = try EnginePool.shared.use(kind) { session -> String in
+      try session.navigate(to: "about:blank")
+      return session.id
+    }
+    #expect(first != second)
+  }
+}
