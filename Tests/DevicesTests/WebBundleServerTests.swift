@@ -62,7 +62,7 @@ import Testing
       #expect(response.status == 404, "\(path)")
       #expect(!response.bodyText.contains("secret") && !response.bodyText.contains("beside"))
     }
-    #expect(server.has("index.html"))
-    #expect(!server.has("leak"))
+    #expect(server.bundle.has("index.html"))
+    #expect(!server.bundle.has("leak"))
   }
 }

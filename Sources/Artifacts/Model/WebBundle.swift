@@ -1,4 +1,5 @@
 import Foundation
+import QualifyCore
 
 /// The app's built web bundle (Capacitor's `webDir`) as the shell serves it.
 public struct WebBundle: Sendable, Equatable {
@@ -14,6 +15,16 @@ public struct WebBundle: Sendable, Equatable {
     self.folders = folders
     self.webDir = webDir
     self.threadPath = threadPath
+  }
+
+  /// Whether the bundle has the file at `relative` (`index.html`) inside its own folder.
+  public func has(_ relative: String) -> Bool {
+    folders.contains { folder, _ in
+      guard let root = ConfinedFile.resolved(folder),
+        let real = ConfinedFile.resolved(folder + "/" + relative)
+      else { return false }
+      return ConfinedFile.isInside(real, root)
+    }
   }
 
   public static func == (a: WebBundle, b: WebBundle) -> Bool {

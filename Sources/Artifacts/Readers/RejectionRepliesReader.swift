@@ -21,8 +21,9 @@ enum RejectionRepliesReader {
       let call = lines[start].1
       // `const outcome = await shell.bridge.receive(…)` or `.receive(…).then((outcome) =>`.
       let kept =
-        first(#"(?:const|let)\s+(\w+)\s*=\s*(?:await\s+)?[\w.?]*\.receive\("#, in: call)
-        ?? first(#"\.receive\([^\n]*\)\s*\.then\(\s*\(?\s*(\w+)"#, in: call)
+        SourceText.capture(
+          #"(?:const|let)\s+(\w+)\s*=\s*(?:await\s+)?[\w.?]*\.receive\("#, in: call)
+        ?? SourceText.capture(#"\.receive\([^\n]*\)\s*\.then\(\s*\(?\s*(\w+)"#, in: call)
       guard let variable = kept else {
         return Sourced(.silent, at: at, derivation: ["receive()'s answer is discarded"])
       }
@@ -57,17 +58,9 @@ enum RejectionRepliesReader {
   /// nonce with (`return { status: "rejected", code: "wrong-origin" }`).
   static func unauthenticatedCodes(_ receive: [String]) -> [String] {
     receive.compactMap {
-      first(
+      SourceText.capture(
         #"status:\s*["']rejected["'][^\n]*code:\s*["']([^"']*(?:origin|channel|nonce)[^"']*)["']"#,
         in: $0)
     }
-  }
-
-  private static func first(_ pattern: String, in line: String) -> String? {
-    guard let regex = try? NSRegularExpression(pattern: pattern),
-      let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
-      let range = Range(match.range(at: 1), in: line)
-    else { return nil }
-    return String(line[range])
   }
 }

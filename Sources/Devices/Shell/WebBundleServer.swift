@@ -72,16 +72,6 @@ public final class WebBundleServer: HTTPHandler, Sendable {
     return .notFound
   }
 
-  /// Whether the bundle has the file at `relative` (`index.html`).
-  public func has(_ relative: String) -> Bool {
-    bundle.folders.contains { folder, _ in
-      guard let root = ConfinedFile.resolved(folder),
-        let real = ConfinedFile.resolved(folder + "/" + relative)
-      else { return false }
-      return ConfinedFile.isInside(real, root)
-    }
-  }
-
   /// `script` as the first element of `<head>` (or of the document when it has none).
   static func inject(_ script: String, into html: String) -> [UInt8] {
     let tag = "<script>\(script)</script>"

@@ -60,7 +60,7 @@ enum RenderPack: ScenarioPack {
       }
       let session = try world.renderSession(for: app)
       let page = String(path.drop { $0 == "/" }.prefix { $0 != "#" && $0 != "?" })
-      guard WebBundleServer(bundle: bundle, api: { _ in .notFound }).has(page) else {
+      guard bundle.has(page) else {
         throw ScenarioNotApplicable(
           "not covered: the web bundle is not built — \(bundle.webDir)/\(page) does not exist (build the frontend, or point render.webDir at its output)",
           cause: .renderUnavailable)
