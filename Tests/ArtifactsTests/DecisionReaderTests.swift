@@ -507,6 +507,12 @@ import Testing
     #expect(
       try read(code.replacingOccurrences(of: discarded, with: sparing))?.value == .authenticatedOnly
     )
+    // Sparing the foreign origin but answering the missing channel still answers an
+    // unauthenticated sender.
+    let half = answering.replacingOccurrences(
+      of: "result.status === \"rejected\"",
+      with: "result.status === \"rejected\" && result.code !== \"wrong-origin\"")
+    #expect(try read(code.replacingOccurrences(of: discarded, with: half))?.value == .every)
     // The answer kept but never sent back: nothing is heard.
     let kept =
       "onMessage={async (event) => { const result = await shell.bridge.receive(event.nativeEvent); log(result); }}"

@@ -77,11 +77,18 @@ extension BuildGuards {
             at: refusal.location, value: "well-formed refused")
         }
         // An answer to a sender whose origin or nonce failed tells it what the receiver checks.
-        let oracle = bridge.rejectionReplies.flatMap { replies in
-          replies.value == .every
-            ? GuardHit(
-              "the message handler answers every refusal of receive() with native.error, a frame of another origin and a stale document's nonce included: an unauthenticated sender learns what the receiver checks",
-              at: replies.location, value: "answers every refusal") : nil
+        let oracle: GuardHit?
+        switch bridge.rejectionReplies {
+        case nil:
+          oracle = GuardHit(
+            "no call of receive( found in App.tsx: what the page hears of a refused message is unverified",
+            at: nil, value: "receive( call", unverified: true)
+        case let replies? where replies.value == .every:
+          oracle = GuardHit(
+            "the message handler answers every refusal of receive() with native.error, a frame of another origin and a stale document's nonce included\(replies.derivation.first.map { " (\($0))" } ?? ""): an unauthenticated sender learns what the receiver checks",
+            at: replies.location, value: "answers every refusal")
+        default:
+          oracle = nil
         }
         return [refusal, oracle].compactMap { $0 }
           + checks.sorted { $0.key < $1.key }.compactMap { check, fact in

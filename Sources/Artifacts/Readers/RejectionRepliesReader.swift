@@ -43,10 +43,17 @@ enum RejectionRepliesReader {
       let spared = unauthenticated.filter { code in
         after.contains { $0.1.contains("\"\(code)\"") || $0.1.contains("'\(code)'") }
       }
-      return spared.isEmpty
+      // Sparing the foreign origin but not the stale nonce still answers an unauthenticated
+      // sender: every such code must be spared.
+      let answered = unauthenticated.filter { !spared.contains($0) }
+      return spared.isEmpty || !answered.isEmpty
         ? Sourced(
           .every, at: answerAt,
-          derivation: ["every refusal is answered with native.error, \(variable)'s code in it"])
+          derivation: [
+            spared.isEmpty
+              ? "every refusal is answered with native.error, \(variable)'s code in it"
+              : "the refusals \(answered.joined(separator: ", ")) are answered too"
+          ])
         : Sourced(
           .authenticatedOnly, at: answerAt,
           derivation: ["the refusals \(spared.joined(separator: ", ")) are not answered"])
