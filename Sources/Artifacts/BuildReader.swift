@@ -66,7 +66,8 @@ struct BuildReader {
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       let capacitor = readCapacitor(
-        platform, frontend: frontend, syncsEnv: frontendSupply == .supplied || channel == .dev,
+        platform, frontend: frontend, environment: frontendEnv,
+        syncsEnv: frontendSupply == .supplied || channel == .dev,
         appIdFromEnv: Self.sourced(frontendEnv, "MOBILE_APP_ID"))
       let fallbackId = profile.appId ?? frontendEnv["MOBILE_APP_ID"] ?? backend.appId ?? ""
       var build = AppBuild(
@@ -251,92 +252,6 @@ struct BuildReader {
 
   func location(_ file: String, _ line: Int?) -> FileLocation {
     FileLocation(file: file, line: line ?? 0, column: 1)
-  }
-
-  // MARK: Capacitor
-
-  /// The synced `capacitor.config.json`, as `cap sync` would write it with this channel's
-  /// env: `MOBILE_DEV_SERVER_URL` becomes `server.url` and, with
-  /// `MOBILE_ALLOW_CLEARTEXT_FOR_DEV`, `server.cleartext` (seed 000, *Hot reload*) — on every
-  /// channel whose env is known, so that a release env inheriting the dev defaults is caught.
-  private mutating func readCapacitor(
-    _ platform: Platform, frontend: FrontendSettings, syncsEnv: Bool,
-    appIdFromEnv: Sourced<String>? = nil
-  ) -> CapacitorConfig {
-    let key = "\(platform.rawValue).capacitorConfig"
-    let path = profile.paths[key] ?? ""
-    let found: (text: String, display: String)?
-    do {
-      found = try repository.text(path)
-    } catch {
-      collect(error)
-      return CapacitorConfig(file: path)
-    }
-    guard let (text, file) = found else {
-      diagnostics.append(
-        .error(
-          at: nil, "\(platform.displayName) capacitor.config.json not found at \(path)",
-          hint:
-            "it is written by `cap sync` (and usually gitignored): run `make mobile-build` with the channel's env, or name the file as \"\(key)\" under \"paths\" in qualify.json"
-        ))
-      return CapacitorConfig(file: path)
-    }
-    var config = CapacitorConfig(file: file)
-    do {
-      let json = try JSONDocument(text: text, file: file).value
-      func bool(_ path: String) -> Sourced<Bool>? {
-        guard let value = json.at(path) else { return nil }
-        return Sourced(
-          value.bool ?? (value.string.flatMap(BackendSettings.flag) ?? false),
-          at: location(file, json.line(at: path)))
-      }
-      func string(_ path: String) -> Sourced<String>? {
-        guard let value = json.at(path)?.string else { return nil }
-        return Sourced(value, at: location(file, json.line(at: path)))
-      }
-      config.appId = string("appId")
-      config.serverURL = string("server.url").flatMap { $0.value.isEmpty ? nil : $0 }
-      config.cleartext = bool("server.cleartext")
-      config.nativeHTTP = bool("plugins.CapacitorHttp.enabled")
-      config.updaterPublicKey = string("plugins.CapacitorUpdater.publicKey").flatMap {
-        $0.value.isEmpty ? nil : $0
-      }
-      config.updaterVersion = string("plugins.CapacitorUpdater.version").flatMap {
-        $0.value.isEmpty ? nil : $0
-      }
-      config.updaterAutoUpdate = bool("plugins.CapacitorUpdater.autoUpdate")
-      config.pluginKeys = (json["plugins"]?.members ?? []).map {
-        Sourced($0.key, at: location(file, $0.line))
-      }
-      config.packageClassList = json["packageClassList"]?.array?.compactMap(\.string)
-    } catch {
-      collect(error)
-    }
-    guard syncsEnv else { return config }
-    // Every dev make target re-syncs: a dev build carries the dev env's identity.
-    if channel == .dev, let id = appIdFromEnv {
-      config.appId = id
-    }
-    if let url = frontend.devServerURL {
-      config.serverURL = Sourced(
-        url.value, at: url.location,
-        derivation: [
-          "cap sync bakes MOBILE_DEV_SERVER_URL into server.url: the \(channel.rawValue) env sets it at \(url.origin)"
-        ])
-    }
-    let cleartext = frontend.devServerURL != nil || frontend.allowCleartextForDev?.value == true
-    if cleartext {
-      let source = frontend.allowCleartextForDev?.location ?? frontend.devServerURL?.location
-      let key =
-        frontend.allowCleartextForDev != nil
-        ? "MOBILE_ALLOW_CLEARTEXT_FOR_DEV" : "MOBILE_DEV_SERVER_URL"
-      config.cleartext = Sourced(
-        true, at: source,
-        derivation: [
-          "cap sync sets server.cleartext when \(key) is set: the \(channel.rawValue) env sets it at \(source.map { "\($0.file):\($0.line)" } ?? "?")"
-        ])
-    }
-    return config
   }
 
   // MARK: Strings

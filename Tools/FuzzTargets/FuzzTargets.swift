@@ -174,6 +174,15 @@ public enum FuzzTargets {
           text: decoded, file: "build.gradle", buildType: buildType, environment: EnvLayers([]))
       }
     },
+    Target(name: "capconfig", seeds: ["**/capacitor.config.ts", "**/capacitor.config.js"]) {
+      bytes in
+      do {
+        _ = try ConfigScript.evaluate(text: text(bytes), file: "capacitor.config.ts") {
+          $0.hasPrefix("MOBILE_") ? "1" : nil
+        }
+      } catch is Diagnostic {
+      } catch { unexpected(error, in: "capconfig") }
+    },
     Target(name: "realm", seeds: ["**/realm.json"]) { bytes in
       do {
         try ReaderEntryPoints.realm(text(bytes), file: "realm.json", clientID: "messages")
