@@ -22,7 +22,10 @@ extension BuildReader {
             }.map { GradleProperties.parse($0.text) } ?? [:]
           let script = GradleScript.read(
             text: text, file: file, buildType: gradleBuildType, environment: environment,
-            ext: ext, properties: properties)
+            ext: ext, properties: properties,
+            syncedConfig: build.capacitor.flatMap { config in
+              config.synced.map { (json: $0, file: config.file) }
+            })
           build.transport.targetSdk = ext["targetSdkVersion"].flatMap {
             Int($0.trimmingCharacters(in: .whitespaces))
           }

@@ -157,6 +157,7 @@ extension BuildReader {
     -> CapacitorConfig
   {
     var config = CapacitorConfig(file: file)
+    config.synced = json
     func bool(_ path: String) -> Sourced<Bool>? {
       guard let value = json.at(path) else { return nil }
       return Sourced(

@@ -19,7 +19,8 @@ extension BuildReader {
         collect(error)
       }
     }
-    let settings = buildSettings(project: project, environment: environment)
+    let settings = buildSettings(
+      project: project, environment: environment, synced: build.capacitor)
     let conditions = Set(
       (settings.value("SWIFT_ACTIVE_COMPILATION_CONDITIONS")?.value ?? "")
         .split(separator: " ").map(String.init))
@@ -80,9 +81,9 @@ extension BuildReader {
   }
 
   /// The settings of the app target in the channel's configuration.
-  mutating func buildSettings(project: XcodeProject?, environment: EnvLayers)
-    -> XcodeBuildSettings
-  {
+  mutating func buildSettings(
+    project: XcodeProject?, environment: EnvLayers, synced: CapacitorConfig? = nil
+  ) -> XcodeBuildSettings {
     // The build environment is visible to Xcode's expansion as its lowest layer.
     var envLayer: [XcodeBuildSettings.Definition] = []
     for file in environment.files {
@@ -116,7 +117,8 @@ extension BuildReader {
     for configuration in [projectConfiguration, targetConfiguration] {
       guard let configuration else { continue }
       layers.append(
-        xcconfig(configuration.baseConfigurationPath, environment: envLayer, depth: 0))
+        xcconfig(
+          configuration.baseConfigurationPath, environment: envLayer, synced: synced, depth: 0))
       layers.append(
         configuration.settings.compactMap { entry in
           let (key, conditions) = XcodeBuildSettings.splitConditions(entry.key)
@@ -136,20 +138,37 @@ extension BuildReader {
   /// from its environment (the profile's `ios.generatedXcconfig`) is generated here the same
   /// way from the channel's env.
   private mutating func xcconfig(
-    _ path: String?, environment: [XcodeBuildSettings.Definition], depth: Int
+    _ path: String?, environment: [XcodeBuildSettings.Definition], synced: CapacitorConfig?,
+    depth: Int
   ) -> [XcodeBuildSettings.Definition] {
     guard let path, depth < 8 else { return [] }
     if let generated = profile.generatedXcconfig, generated.path == path {
       let scope = XcodeBuildSettings(layers: [environment])
-      return generated.settings.map { setting in
-        let expansion = scope.expand(setting.expression)
+      let copied: [XcodeBuildSettings.Definition] = generated.syncedSettings.compactMap {
+        setting in
+        guard let config = synced, let json = config.synced,
+          let value = json.at(setting.path)
+        else { return nil }
+        let text = value.string ?? value.number.map { String(format: "%g", $0) } ?? ""
         return .init(
-          key: setting.key, value: expansion.value,
-          location: expansion.location ?? generated.location,
-          layer: "\(path) (generated from the build environment: \(setting.expression))",
-          derivation: ["\(path) is generated from the build environment as \(setting.expression)"]
-            + expansion.derivation)
+          key: setting.key, value: text,
+          location: FileLocation(
+            file: config.file, line: json.line(at: setting.path) ?? 1, column: 1),
+          layer: "\(path) (generated from the synced config's \(setting.path))",
+          derivation: [
+            "\(path) is generated with the synced capacitor.config.json's \(setting.path) (\(config.file))"
+          ])
       }
+      return copied
+        + generated.settings.map { setting in
+          let expansion = scope.expand(setting.expression)
+          return .init(
+            key: setting.key, value: expansion.value,
+            location: expansion.location ?? generated.location,
+            layer: "\(path) (generated from the build environment: \(setting.expression))",
+            derivation: ["\(path) is generated from the build environment as \(setting.expression)"]
+              + expansion.derivation)
+        }
     }
     do {
       guard let (text, file) = try repository.text(path) else { return [] }
@@ -178,7 +197,7 @@ extension BuildReader {
                 hint: "use #include? for a file that may be absent"))
             continue
           }
-          out += xcconfig(included, environment: environment, depth: depth + 1)
+          out += xcconfig(included, environment: environment, synced: synced, depth: depth + 1)
         }
       }
       return out

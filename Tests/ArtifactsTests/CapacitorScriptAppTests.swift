@@ -58,6 +58,19 @@ import Testing
     }
   }
 
+  /// The displayed version is the script's `appVersion` on both platforms: Gradle reads it
+  /// back from the synced config, and the generated xcconfig copies it (the profile's
+  /// `{"syncedConfig": "appVersion"}`), as the real repository's build scripts do.
+  @Test func bothPlatformsShowTheScriptsAppVersion() throws {
+    let app = try app()
+    defer { try? FileManager.default.removeItem(at: app.deletingLastPathComponent()) }
+    for (platform, build) in try builds(app) {
+      let version = try #require(build.storeVersion, "\(platform)")
+      #expect(version.marketing.value == "2.4.0", "\(platform)")
+      #expect(version.marketing.derivation.joined().contains("capacitor.config"), "\(platform)")
+    }
+  }
+
   /// A release env that keeps the dev server (frontend.defaults sets it, the release file
   /// does not empty it) is caught at the line of the script that bakes it, naming the env line.
   @Test func aReleaseEnvKeepingTheDevServerIsNamedAtTheScriptsLine() throws {

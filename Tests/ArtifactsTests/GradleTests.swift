@@ -51,6 +51,38 @@ import Testing
     #expect(derivation.contains { $0.contains("default \"stmessages\"") })
   }
 
+  /// Seed 000's build.gradle reads the displayed version back from the config `cap sync`
+  /// wrote (`new JsonSlurper().parse(file(…))` behind `exists() ? … : null`): with the synced
+  /// config, its `appVersion`; on a fresh checkout, the placeholder.
+  @Test func theVersionNameIsReadBackFromTheSyncedConfig() throws {
+    let text = """
+      def syncedConfigFile = file('src/main/assets/capacitor.config.json')
+      def syncedConfig = syncedConfigFile.exists()
+              ? new groovy.json.JsonSlurper().parse(syncedConfigFile)
+              : null
+      android {
+          defaultConfig {
+              versionName syncedConfig?.appVersion ?: "0.0.0"
+          }
+      }
+      """
+    let synced = try JSONDocument(text: #"{"appVersion": "2.4.0"}"#, file: "capacitor.config.ts")
+    let read = GradleScript.read(
+      text: text, file: "build.gradle", buildType: "release", environment: try env([:]),
+      syncedConfig: (synced.value, "capacitor.config.ts"))
+    #expect(read.versionName?.value == "2.4.0")
+    #expect(read.versionName?.derivation.contains { $0.contains("read back") } == true)
+    let fresh = GradleScript.read(
+      text: text, file: "build.gradle", buildType: "release", environment: try env([:]))
+    #expect(fresh.versionName?.value == "0.0.0")
+    // Another file parsed at configuration time is not a value qualify makes up.
+    let other = GradleScript.read(
+      text: text.replacingOccurrences(of: "capacitor.config.json", with: "version.json"),
+      file: "build.gradle", buildType: "release", environment: try env([:]),
+      syncedConfig: (synced.value, "capacitor.config.ts"))
+    #expect(other.versionName?.value == nil)
+  }
+
   /// A build type's `manifestPlaceholders = [...]` replaces only the build type's own map:
   /// AGP merges it over defaultConfig's key by key.
   @Test func aBuildTypesPlaceholderAssignmentMergesOverTheDefaults() throws {

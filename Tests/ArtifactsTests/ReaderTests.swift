@@ -87,4 +87,30 @@ import Testing
         && input.diagnostics[1].hint?.contains("ios.infoPlist") == true
     }
   }
+
+  /// A generated xcconfig setting is an expression over the build env, or a copy of a key
+  /// of the synced config; anything else is named at its line.
+  @Test func aGeneratedXcconfigSettingCopiesTheSyncedConfigOrIsRefused() throws {
+    let profile = try AppProfile.parse(
+      text: """
+        {"ios": {"generatedXcconfig": {"path": "ios/App/g.xcconfig", "settings": {
+          "MOBILE_APP_ID": "$(MOBILE_APP_ID)",
+          "MOBILE_VERSION_NAME": {"syncedConfig": "appVersion"}
+        }}}}
+        """, file: "qualify.json", directoryName: "x")
+    #expect(profile.generatedXcconfig?.settings.map(\.key) == ["MOBILE_APP_ID"])
+    #expect(profile.generatedXcconfig?.syncedSettings.map(\.path) == ["appVersion"])
+    #expect {
+      try AppProfile.parse(
+        text: """
+          {"ios": {"generatedXcconfig": {"path": "g.xcconfig", "settings": {
+            "MOBILE_VERSION_NAME": {"synced": "appVersion"}
+          }}}}
+          """, file: "qualify.json", directoryName: "x")
+    } throws: { error in
+      (error as? InputError)?.diagnostics.first.map {
+        $0.location?.line == 2 && $0.message.contains("syncedConfig")
+      } == true
+    }
+  }
 }

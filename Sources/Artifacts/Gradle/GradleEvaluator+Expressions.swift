@@ -30,6 +30,17 @@ extension GradleEvaluator {
           }
           left = right
         }
+      } else if tokens[i].isSymbol("?") {
+        // `cond ? a : b`, with Groovy truth for the condition.
+        i += 1
+        let yes = expression(&i, limit: limit, depth: depth + 1)
+        guard i < limit, tokens[i].isSymbol(":") else {
+          return .unknown("a conditional without its ':'")
+        }
+        i += 1
+        let no = expression(&i, limit: limit, depth: depth + 1)
+        if case .unknown = left { return left }
+        left = left.isAbsent(kotlin: false) ? no : yes
       } else if tokens[i].isSymbol("+") {
         i += 1
         let right = postfix(&i, limit: limit, depth: depth + 1)
@@ -137,10 +148,19 @@ extension GradleEvaluator {
       case "System", "project", "rootProject", "ext", "Integer", "providers":
         return .object(token.text)
       case "new":
-        // `new groovy.json.JsonSlurper()…`: not a value qualify evaluates.
-        while i < limit, tokens[i].kind == .identifier || tokens[i].isSymbol(".") { i += 1 }
+        // `new groovy.json.JsonSlurper()` reads JSON qualify can give it (the synced config);
+        // any other object built at configuration time is not a value qualify evaluates.
+        var last = ""
+        while i < limit, tokens[i].kind == .identifier || tokens[i].isSymbol(".") {
+          last = tokens[i].text
+          i += 1
+        }
         if i < limit, tokens[i].isSymbol("(") { _ = arguments(&i, limit: limit, depth: depth) }
-        return .unknown("an object built at configuration time")
+        return last == "JsonSlurper"
+          ? .object("JsonSlurper") : .unknown("an object built at configuration time")
+      case "file" where i < limit && tokens[i].isSymbol("("):
+        let path = arguments(&i, limit: limit, depth: depth).first?.string
+        return path.map { .object("file:" + $0) } ?? .unknown("file(…)")
       case "mapOf", "mutableMapOf", "hashMapOf":
         guard i < limit, tokens[i].isSymbol("(") else { return .unknown(token.text) }
         let pairs = arguments(&i, limit: limit, depth: depth)
@@ -269,6 +289,18 @@ extension GradleEvaluator {
     case .object("ext"):
       if let value = ext[name] { return .string(value) }
       return .unknown("ext.\(name) is not defined in variables.gradle")
+    case .object(let handle) where handle.hasPrefix("file:"):
+      // The synced config exists when Gradle runs: `cap sync` writes it first.
+      guard name == "exists", handle.hasSuffix("capacitor.config.json") else {
+        return .unknown("\(handle.dropFirst(5)).\(name)")
+      }
+      return .bool(syncedConfig != nil)
+    case .object("JsonSlurper") where name == "parse":
+      guard case .object(let handle)? = arguments.first, handle.hasSuffix("capacitor.config.json"),
+        let synced = syncedConfig
+      else { return .unknown("JSON parsed at configuration time") }
+      derivation.append("read back from the config cap sync writes (\(synced.file))")
+      return Self.value(synced.json)
     case .object("Integer") where name == "parseInt" || name == "valueOf":
       return arguments.first ?? .unknown("Integer.\(name)")
     case .string(let s):
@@ -289,6 +321,19 @@ extension GradleEvaluator {
       return .null
     default:
       return .unknown("\(name)\(called ? "(…)" : "")")
+    }
+  }
+
+  /// A JSON value as the evaluator holds it (numbers as the text Groovy prints).
+  static func value(_ json: JSONValue) -> Value {
+    switch json {
+    case .null: return .null
+    case .bool(let b): return .bool(b)
+    case .string(let s): return .string(s)
+    case .number(let n):
+      return .string(n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n))
+    case .array(let items): return .list(items.map(value))
+    case .object(let members): return .map(members.map { ($0.key, value($0.value)) })
     }
   }
 }

@@ -35,6 +35,8 @@ struct GradleEvaluator {
   let properties: [String: String]
   let kotlin: Bool
   var variables: [String: Range<Int>] = [:]
+  /// The synced `capacitor.config.json` and where it came from, when the build has one.
+  var syncedConfig: (json: JSONValue, file: String)?
   var derivation: [String] = []
   var decidedAt: FileLocation?
 

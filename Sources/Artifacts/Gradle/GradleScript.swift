@@ -36,14 +36,18 @@ public struct GradleScript: Sendable {
   ///   - environment: the build environment (`System.getenv`).
   ///   - ext: `rootProject.ext` values (from `variables.gradle`).
   ///   - properties: Gradle project properties (`project.findProperty`).
+  ///   - syncedConfig: the `capacitor.config.json` `cap sync` writes before Gradle runs, for a
+  ///     script that reads it back (`new JsonSlurper().parse(file('…/capacitor.config.json'))`).
   public static func read(
     text: String, file: String, buildType: String, environment: EnvLayers,
-    ext: [String: String] = [:], properties: [String: String] = [:]
+    ext: [String: String] = [:], properties: [String: String] = [:],
+    syncedConfig: (json: JSONValue, file: String)? = nil
   ) -> GradleScript {
     let tokens = GradleLexer.tokens(text)
     var evaluator = GradleEvaluator(
       tokens: tokens, file: file, environment: environment, ext: ext, properties: properties,
       kotlin: file.hasSuffix(".kts"))
+    evaluator.syncedConfig = syncedConfig
     evaluator.collectVariables(in: 0..<tokens.count)
     var script = GradleScript(
       file: file, applicationId: nil, placeholders: [:], releaseGuard: nil)

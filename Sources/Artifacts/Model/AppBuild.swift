@@ -254,6 +254,9 @@ public struct CapacitorConfig: Sendable {
   /// `packageClassList`: the plugin classes `cap sync` found installed (nil when the synced
   /// file has none, as before Capacitor 5).
   public var packageClassList: [String]?
+  /// The whole config as `cap sync` writes it, for the native builds that read it back
+  /// (Gradle's `versionName` from its `appVersion`).
+  public var synced: JSONValue?
 
   public init(file: String) {
     self.file = file

@@ -411,15 +411,25 @@ extension AppProfile {
             continue
           }
           var pairs: [(key: String, expression: String)] = []
+          var synced: [(key: String, path: String)] = []
           for setting in settings {
+            if let keyPath = setting.value["syncedConfig"]?.string,
+              setting.value.members?.count == 1
+            {
+              synced.append((key: setting.key, path: keyPath))
+              continue
+            }
             guard let expression = setting.value.string else {
-              report(setting.line, "the expression of \"\(setting.key)\" must be a string")
+              report(
+                setting.line,
+                "the value of \"\(setting.key)\" must be an expression string or {\"syncedConfig\": \"key.path\"}"
+              )
               continue
             }
             pairs.append((key: setting.key, expression: expression))
           }
           profile.generatedXcconfig = GeneratedXcconfig(
-            path: XcodeProject.join(root, path), settings: pairs,
+            path: XcodeProject.join(root, path), settings: pairs, syncedSettings: synced,
             location: FileLocation(file: file, line: member.line, column: 1))
         }
       }

@@ -58,6 +58,9 @@ public struct AppProfile: Sendable {
     public var path: String
     /// Setting → expression over the build environment (`$(MOBILE_AUTH_SCHEME:default=x)`).
     public var settings: [(key: String, expression: String)]
+    /// Setting → key path of the synced `capacitor.config.json` it copies (`appVersion`), as
+    /// seed 000's script copies the synced `appVersion` into `MOBILE_VERSION_NAME`.
+    public var syncedSettings: [(key: String, path: String)] = []
     public var location: FileLocation?
   }
 
