@@ -63,6 +63,7 @@ struct BuildReader {
     environment.frontendFiles = frontendFiles.map(\.path)
 
     let logout = readNativeLogout()
+    let otaClient = readOTAClient()
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
       let capacitor = readCapacitor(
@@ -90,6 +91,7 @@ struct BuildReader {
       build.features = features(backend: backend, frontendEnv: frontendEnv)
       build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
       build.authSession.nativeLogout = logout
+      build.otaClient = otaClient
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
       case .ios: readIOS(into: &build, environment: frontendEnv)
@@ -166,6 +168,18 @@ struct BuildReader {
     do {
       guard let (text, file) = try repository.text(path) else { return nil }
       return NativeLogoutReader.read(text, file: file) as NativeLogoutFlow?
+    } catch {
+      collect(error)
+      return nil
+    }
+  }
+
+  /// What the app's `ota.ts` refuses, when the app ships one.
+  private mutating func readOTAClient() -> OTAClientCode? {
+    guard let path = profile.paths["web.ota"] else { return nil }
+    do {
+      guard let (text, file) = try repository.text(path) else { return nil }
+      return OTAClientReader.read(text, file: file)
     } catch {
       collect(error)
       return nil

@@ -18,16 +18,24 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
 
   /// Whether a device running `running`, built with `builtin`, whose highest staged sequence
   /// is `applied`, takes `manifest`.
-  /// `nativeFloor` false leaves the native floor out (the updater's negative control).
+  /// `nativeFloor` false leaves the native floor out (the updater's negative control);
+  /// `equalSequenceApplies` and `equalCountApplies` are an app whose `ota.ts` refuses only a
+  /// lower sequence or count, not an equal one.
   public func decide(
     manifest: Manifest, running: String, builtin: String, applied: Double?,
-    nativeFloor: Bool = true
+    nativeFloor: Bool = true, equalSequenceApplies: Bool = false, equalCountApplies: Bool = false
   ) -> (applies: Bool, rule: String) {
     let version = BundleVersion(manifest.version)
     if manifest.version == running {
       return (false, "the manifest's version \(running) is the running one")
     }
     guard self == .sequence, let sequence = manifest.sequence else {
+      if equalCountApplies, version.compareCount(with: BundleVersion(running)) == 0 {
+        return (
+          true,
+          "count of \(manifest.version) equals the running \(running)'s, and the app refuses only a lower one"
+        )
+      }
       return version.isUpdate(over: BundleVersion(running))
     }
     if nativeFloor, version.compareCount(with: BundleVersion(builtin)) == -1 {
@@ -37,10 +45,16 @@ public enum ReleaseOrdering: String, Sendable, CaseIterable {
       )
     }
     let seen = Manifest.text(sequence)
-    if let applied, sequence <= applied {
+    if let applied, equalSequenceApplies ? sequence < applied : sequence <= applied {
       return (
         false,
         "sequence \(seen) is not greater than the applied \(Manifest.text(applied)): a stale or replayed manifest"
+      )
+    }
+    if let applied, sequence == applied {
+      return (
+        true,
+        "sequence \(seen) equals the applied one, and the app refuses only a lower sequence (a replayed pointer applies)"
       )
     }
     return (

@@ -61,6 +61,37 @@ import Testing
       ).applies)
   }
 
+  /// An app whose ota.ts refuses only a lower sequence (or count) lets an equal one apply:
+  /// the rule the simulated updater keeps when the app's own code is written that way.
+  @Test func anEqualReleaseAppliesOnlyWhereTheAppsCodeLetsIt() {
+    let replayed = manifest("0aa11bb2", sequence: 4)
+    #expect(
+      !ReleaseOrdering.sequence.decide(
+        manifest: replayed, running: "9ff00ee1", builtin: "b", applied: 4
+      ).applies)
+    let weak = ReleaseOrdering.sequence.decide(
+      manifest: replayed, running: "9ff00ee1", builtin: "b", applied: 4,
+      equalSequenceApplies: true)
+    #expect(weak.applies)
+    #expect(weak.rule.contains("refuses only a lower sequence"))
+    // A lower one is still refused.
+    #expect(
+      !ReleaseOrdering.sequence.decide(
+        manifest: manifest("0aa11bb2", sequence: 3), running: "9ff00ee1", builtin: "b",
+        applied: 4, equalSequenceApplies: true
+      ).applies)
+    let sameCount = manifest("1200-aaaaaaa", sequence: nil)
+    #expect(
+      !ReleaseOrdering.count.decide(
+        manifest: sameCount, running: "1200-bbbbbbb", builtin: "b", applied: nil
+      ).applies)
+    #expect(
+      ReleaseOrdering.count.decide(
+        manifest: sameCount, running: "1200-bbbbbbb", builtin: "b", applied: nil,
+        equalCountApplies: true
+      ).applies)
+  }
+
   /// A count past 64 bits still orders: converting it overflowed and let a downgrade through.
   @Test func aCountPast64BitsStillOrders() {
     let huge = BundleVersion("99999999999999999999999-aaaaaaa")

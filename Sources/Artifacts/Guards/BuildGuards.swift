@@ -9,7 +9,7 @@ public enum BuildGuards {
   public static let rules: [GuardRule] =
     singleOriginRules + instanceShellRules + instanceDecisionRules + hybridShellRules
     + bridgeShellRules + bridgeDecisionRules
-    + storeBundleRules + pluginConfigRules + logoutRules + sessionClientRules
+    + storeBundleRules + pluginConfigRules + otaClientRules + logoutRules + sessionClientRules
 
   /// The rules that judge builds of `shell`.
   public static func rules(for shell: ShellKind) -> [GuardRule] {

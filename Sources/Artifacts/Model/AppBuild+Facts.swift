@@ -311,6 +311,25 @@ extension AppBuild {
           value: mode.map { "\($0.value)" } ?? "unset (the plugin's default: true)",
           origin: mode.map(\.origin) ?? capacitor.file, derivation: mode?.derivation ?? []))
     }
+    if features.ota.enabled, let client = otaClient {
+      for (name, rule) in [
+        ("OTA client: a manifest's sequence", client.sequenceFloor),
+        ("OTA client: a manifest's count", client.countOrder),
+      ] {
+        out.append(
+          BuildFact(
+            name: name, value: rule.value.rawValue, origin: rule.origin, derivation: []))
+      }
+      for (name, rule) in [
+        ("OTA client: native floor", client.nativeFloor),
+        ("OTA client: failed-boot record", client.failedBootGuard),
+      ] {
+        out.append(
+          BuildFact(
+            name: name, value: rule.value ? "refuses" : "not refused", origin: rule.origin,
+            derivation: []))
+      }
+    }
     out.append(
       BuildFact(
         name: "push", value: features.push.enabled ? "on" : "off", origin: nil,

@@ -59,6 +59,8 @@ public struct AppBuild: Sendable {
   public var testUsers: [String] = []
   /// The built web bundle the shell serves, where a real engine reads it (nil: not read).
   public var webBundle: WebBundle?
+  /// The OTA client's refusals as its `ota.ts` writes them (nil: no such file was read).
+  public var otaClient: OTAClientCode?
 
   /// The kind of shell (qualify.json `shell`): which guards and scenarios apply.
   public var shell: ShellKind { parts.kind }

@@ -118,6 +118,7 @@ public struct AppProfile: Sendable {
   public static let conventionalPaths: [String: String] = [
     "ios.infoPlist": "ios/App/App/Info.plist",
     "web.auth": "src/features/native/auth.ts",
+    "web.ota": "src/features/native/ota.ts",
     "ios.capacitorConfig": "ios/App/App/capacitor.config.json",
     "ios.entitlements": "ios/App/App/App.entitlements",
     "ios.authPlugin": "ios/App/App/WebAuthSessionPlugin.swift",

@@ -58,18 +58,28 @@ public final class OTAUpdater {
   init(app: App) {
     self.app = app
     let behaviours = app.behaviours
+    let ordering = ReleaseOrdering(rawValue: app.build.otaOrdering) ?? .count
+    // The app's own ota.ts, where read, decides which refusals exist: a rule it does not
+    // write is a rule the device does not keep.
+    let code = app.build.otaClient
     machine = UpdaterStateMachine(
       builtin: app.build.capacitor?.updaterVersion?.value ?? "builtin",
       behaviours: .init(
-        skipsDowngradeGuard: behaviours.updaterSkipsDowngradeGuard,
-        forgetsFailedBoots: behaviours.updaterForgetsFailedBoots,
+        skipsDowngradeGuard: behaviours.updaterSkipsDowngradeGuard
+          || (ordering == .count && code?.countOrder.value == OTAClientCode.Floor.none),
+        forgetsFailedBoots: behaviours.updaterForgetsFailedBoots
+          || code?.failedBootGuard.value == false,
         recordsTransientFailures: behaviours.updaterRecordsTransientFailures,
         ignoresDevServer: behaviours.updaterIgnoresDevServer,
         rollsBackToBuiltin: behaviours.updaterRollsBackToBuiltin,
-        forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor,
-        ignoresNativeFloor: behaviours.updaterIgnoresNativeFloor,
-        comparesCountsAsText: behaviours.updaterComparesCountsAsText),
-      ordering: ReleaseOrdering(rawValue: app.build.otaOrdering) ?? .count)
+        forgetsSequenceFloor: behaviours.updaterForgetsSequenceFloor
+          || code?.sequenceFloor.value == OTAClientCode.Floor.none,
+        ignoresNativeFloor: behaviours.updaterIgnoresNativeFloor
+          || code?.nativeFloor.value == false,
+        comparesCountsAsText: behaviours.updaterComparesCountsAsText,
+        acceptsEqualSequence: code?.sequenceFloor.value == .acceptsEqual,
+        acceptsEqualCount: code?.countOrder.value == .acceptsEqual),
+      ordering: ordering)
   }
 
   /// The builtin bundle's version: the stamped `CapacitorUpdater.version`, or `builtin`.

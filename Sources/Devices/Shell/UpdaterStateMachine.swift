@@ -29,6 +29,10 @@ struct UpdaterStateMachine: Sendable {
     var ignoresNativeFloor = false
     /// Counts are compared as text: `999` orders above `1200`, `10000` below it.
     var comparesCountsAsText = false
+    /// A manifest whose sequence equals the applied one applies (`sequence < applied`).
+    var acceptsEqualSequence = false
+    /// A manifest whose count equals the running bundle's applies (`order < 0`).
+    var acceptsEqualCount = false
   }
 
   /// What the build decides before any request.
@@ -243,7 +247,9 @@ struct UpdaterStateMachine: Sendable {
     var verdict = ordering.decide(
       manifest: manifest, running: current, builtin: builtin,
       applied: behaviours.forgetsSequenceFloor ? nil : appliedSequence,
-      nativeFloor: !behaviours.ignoresNativeFloor)
+      nativeFloor: !behaviours.ignoresNativeFloor,
+      equalSequenceApplies: behaviours.acceptsEqualSequence,
+      equalCountApplies: behaviours.acceptsEqualCount)
     if behaviours.comparesCountsAsText, ordering == .count,
       let new = BundleVersion(version).countDigits, let old = BundleVersion(current).countDigits
     {

@@ -1,5 +1,6 @@
 import Artifacts
 import Devices
+import QualifyCore
 
 /// Mutations of the OTA world, each switching off one behaviour of rules 10–13.
 extension OTAVocabulary {
@@ -87,6 +88,24 @@ extension OTAVocabulary {
     ) { configuration, _ in
       let setting = configuration.build.capacitor?.updaterAutoUpdate
       configuration.build.capacitor?.updaterAutoUpdate = Sourced(true, at: setting?.location)
+    },
+    MutationSpec(
+      "app.ota-accepts-equal-release",
+      summary:
+        "ota.ts refuses a manifest only when its sequence (or count) is below the applied (running) one: `sequence < applied`, not `<=`, so a pointer re-written under the same sequence, or another build of the same count, applies.",
+      breaks: "a device takes only a strictly greater sequence (count)"
+    ) { configuration, _ in
+      let file = configuration.build.otaClient?.file ?? "src/features/native/ota.ts"
+      let somewhere = FileLocation(file: file, line: 1, column: 1)
+      var code =
+        configuration.build.otaClient
+        ?? OTAClientCode(
+          file: file, sequenceFloor: Sourced(.refusesEqual, at: somewhere),
+          countOrder: Sourced(.refusesEqual, at: somewhere),
+          nativeFloor: Sourced(true, at: somewhere), failedBootGuard: Sourced(true, at: somewhere))
+      code.sequenceFloor = Sourced(.acceptsEqual, at: code.sequenceFloor.location)
+      code.countOrder = Sourced(.acceptsEqual, at: code.countOrder.location)
+      configuration.build.otaClient = code
     },
     MutationSpec(
       "app.builtin-unstamped",

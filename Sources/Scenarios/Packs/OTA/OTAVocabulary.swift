@@ -108,14 +108,15 @@ enum OTAVocabulary {
     },
     ActionSpec(
       .world, "the manifest points at",
-      [.value("version", .text), .keyword("on", "channel", .text)],
+      [.value("version", .text), .keyword("on", "channel", .text), .flag("keeping-sequence")],
       summary:
-        "The channel's manifest is rewritten to advertise an earlier published VERSION (a replayed old bundle).",
-      example: "the manifest points at builtin+1",
+        "The channel's manifest is rewritten to advertise an earlier published VERSION (a replayed old bundle); with `keeping-sequence`, under the latest sequence the pipeline published on the channel, as a pipeline that does not bump it writes it.",
+      example: "the manifest points at builtin+1 keeping-sequence",
       powers: [.writesBucket]
     ) { context in
       try context.world.pointManifest(
-        at: context.arguments["version"] ?? "builtin", channel: context.arguments["channel"])
+        at: context.arguments["version"] ?? "builtin", channel: context.arguments["channel"],
+        keepingSequence: context.arguments.has("keeping-sequence"))
     },
     ActionSpec(
       .world, "the bucket fails the next download",

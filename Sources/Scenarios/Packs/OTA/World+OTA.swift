@@ -175,7 +175,11 @@ extension World {
     return Outcome("the attacker substituted \(version)'s zip")
   }
 
-  func pointManifest(at expression: String, channel: String?) throws -> Outcome {
+  /// `keepingSequence`: the pointer is rewritten under the channel's current sequence, as a
+  /// pipeline that does not bump it would write it (a replayed pointer, not a new release).
+  func pointManifest(at expression: String, channel: String?, keepingSequence: Bool = false)
+    throws -> Outcome
+  {
     let bucket = try bucket()
     let version = version(expression)
     let channel = self.channel(channel)
@@ -189,8 +193,19 @@ extension World {
     guard let previous = manifests["\(channel)/\(version)"] else {
       throw ScenarioRuntimeError("\(version) was never published on \(channel) in this scenario")
     }
-    try bucket.put(Manifest.key(channel: channel), previous.json, contentType: "application/json")
-    note("bucket", "the \(channel) manifest points back at \(version) (was \(current.version))")
-    return Outcome("the \(channel) manifest points at \(version)")
+    var replayed = previous
+    // The pipeline's latest sequence on this channel, whatever the bucket serves now.
+    let latest = manifests.filter { $0.key.hasPrefix("\(channel)/") }.compactMap(\.value.sequence)
+      .max()
+    if keepingSequence { replayed.sequence = latest ?? current.sequence }
+    try bucket.put(Manifest.key(channel: channel), replayed.json, contentType: "application/json")
+    let under =
+      keepingSequence
+      ? " under the channel's latest sequence \(replayed.sequence.map(Manifest.text) ?? "none")"
+      : ""
+    note(
+      "bucket", "the \(channel) manifest points back at \(version)\(under) (was \(current.version))"
+    )
+    return Outcome("the \(channel) manifest points at \(version)\(under)")
   }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import QualifyCore
+
+/// Reads what an app's `ota.ts` refuses: each `if (…) { … return; }` whose condition holds a
+/// manifest against the applied sequence floor, the running bundle's count, the binary's
+/// builtin, or the failed-boot record. The comparison operator decides the rule (`<=` refuses
+/// an equal sequence, `<` lets it apply again); a refusal that is not written is absent.
+enum OTAClientReader {
+  static func read(_ text: String, file: String) -> OTAClientCode {
+    let lines = SourceText.codeLines(text, quotes: ["\"", "'", "`"])
+    var floorNames: Set<String> = []
+    var countNames: Set<String> = []
+    var nativeNames: Set<String> = []
+    var failedNames: Set<String> = []
+    let declaration = #"(?:const|let|var)\s+(\w+)\s*=\s*(.+)"#
+    for (_, line) in lines {
+      guard let name = SourceText.capture(declaration, in: line),
+        let value = SourceText.capture(#"(?:const|let|var)\s+\w+\s*=\s*(.+)"#, in: line)
+      else { continue }
+      if value.contains("AppliedSequence") || value.contains("OTA_SEQUENCE_KEY")
+        || value.contains("ota-applied-sequence")
+      {
+        floorNames.insert(name)
+      }
+      if let second = SourceText.capture(
+        #"compareVersionCounts\(\s*manifest\.version\s*,\s*([\w.]+)\s*\)"#, in: value)
+      {
+        if second.lowercased().contains("native") {
+          nativeNames.insert(name)
+        } else {
+          countNames.insert(name)
+        }
+      }
+      if value.contains("OTA_BOOT_FAILED_KEY") || value.contains("ota-boot-failed-version") {
+        failedNames.insert(name)
+      }
+    }
+    let at = { (index: Int) in FileLocation(file: file, line: index + 1, column: 1) }
+    let nowhere = FileLocation(file: file, line: 1, column: 1)
+    var code = OTAClientCode(
+      file: file, sequenceFloor: Sourced(.none, at: nowhere),
+      countOrder: Sourced(.none, at: nowhere),
+      nativeFloor: Sourced(false, at: nowhere), failedBootGuard: Sourced(false, at: nowhere))
+    for (index, condition) in refusals(lines) {
+      if let floor = floor(condition, against: floorNames), code.sequenceFloor.value == .none {
+        code.sequenceFloor = Sourced(floor, at: at(index))
+      }
+      if let order = countRule(condition, names: countNames), code.countOrder.value == .none {
+        code.countOrder = Sourced(order, at: at(index))
+      }
+      if countRule(condition, names: nativeNames) != nil {
+        code.nativeFloor = Sourced(true, at: at(index))
+      }
+      let readsRecord =
+        condition.contains("OTA_BOOT_FAILED_KEY") || condition.contains("ota-boot-failed-version")
+        || failedNames.contains { SourceText.matches(#"\b\#($0)\b"#, condition) }
+      if readsRecord && condition.contains("manifest.version") {
+        code.failedBootGuard = Sourced(true, at: at(index))
+      }
+    }
+    return code
+  }
+
+  /// The conditions of `if` statements whose block returns, with the line of the `if`.
+  static func refusals(_ lines: [(Int, String)]) -> [(Int, String)] {
+    var out: [(Int, String)] = []
+    for (position, (index, line)) in lines.enumerated() {
+      guard let start = line.range(of: #"\bif\s*\("#, options: .regularExpression) else {
+        continue
+      }
+      // The condition and its block, over as many lines as they take.
+      var text = String(line[start.upperBound...])
+      var next = position + 1
+      while next < lines.count && next < position + 40 {
+        text += "\n" + lines[next].1
+        next += 1
+      }
+      var depth = 1
+      var cursor = text.startIndex
+      while cursor < text.endIndex && depth > 0 {
+        if text[cursor] == "(" { depth += 1 }
+        if text[cursor] == ")" { depth -= 1 }
+        if depth > 0 { cursor = text.index(after: cursor) }
+      }
+      guard cursor < text.endIndex else { continue }
+      let condition = String(text[..<cursor])
+      let rest = text[text.index(after: cursor)...]
+      guard let body = block(rest), SourceText.matches(#"\breturn\b"#, body) else { continue }
+      out.append((index, condition))
+    }
+    return out
+  }
+
+  /// The statement after a condition: a braced block, or the one statement up to `;`.
+  private static func block(_ text: Substring) -> String? {
+    let trimmed = text.drop { $0.isWhitespace }
+    guard trimmed.first == "{" else {
+      return trimmed.firstIndex(of: ";").map { String(trimmed[...$0]) }
+    }
+    var depth = 0
+    for index in trimmed.indices {
+      if trimmed[index] == "{" { depth += 1 }
+      if trimmed[index] == "}" {
+        depth -= 1
+        if depth == 0 { return String(trimmed[...index]) }
+      }
+    }
+    return nil
+  }
+
+  /// `sequence <= applied` (or `applied >= sequence`): the manifest held against the floor.
+  static func floor(_ condition: String, against names: Set<String>) -> OTAClientCode.Floor? {
+    let pattern = #"([\w.]+)\s*(<=|>=|<|>)\s*([\w.]+)"#
+    guard let regex = try? NSRegularExpression(pattern: pattern) else { return nil }
+    for match in regex.matches(
+      in: condition, range: NSRange(condition.startIndex..., in: condition))
+    {
+      func group(_ n: Int) -> String {
+        Range(match.range(at: n), in: condition).map { String(condition[$0]) } ?? ""
+      }
+      let (left, symbol, right) = (group(1), group(2), group(3))
+      if names.contains(right) && !names.contains(left) {
+        if symbol == "<=" { return .refusesEqual }
+        if symbol == "<" { return .acceptsEqual }
+      }
+      if names.contains(left) && !names.contains(right) {
+        if symbol == ">=" { return .refusesEqual }
+        if symbol == ">" { return .acceptsEqual }
+      }
+    }
+    return nil
+  }
+
+  /// `order <= 0` refuses an equal count; `order < 0` (or `=== -1`) only an older one.
+  static func countRule(_ condition: String, names: Set<String>) -> OTAClientCode.Floor? {
+    for name in names {
+      let compared = #"\b\#(name)\s*(<=|<|===|==)\s*(-?\d+)"#
+      guard let symbol = SourceText.capture(compared, in: condition),
+        let bound = SourceText.capture(#"\b\#(name)\s*(?:<=|<|===|==)\s*(-?\d+)"#, in: condition)
+          .flatMap({ Int($0) })
+      else { continue }
+      switch (symbol, bound) {
+      case ("<=", 0), ("<", 1): return .refusesEqual
+      case ("<", 0), ("===", -1), ("==", -1), ("<=", -1): return .acceptsEqual
+      default: continue
+      }
+    }
+    return nil
+  }
+}

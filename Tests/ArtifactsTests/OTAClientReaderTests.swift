@@ -1,0 +1,92 @@
+import Foundation
+import QualifyCore
+import QualifyTestSupport
+import Testing
+
+@testable import Artifacts
+
+/// The refusals of an app's own `ota.ts`, read from its code (issue 26): what the simulated
+/// updater keeps, and what the `ota-client-code` guard names.
+@Suite struct OTAClientReaderTests {
+  let text: String
+
+  init() throws {
+    text = try String(contentsOfFile: Fixtures.file("ota-client/ota.ts"), encoding: .utf8)
+  }
+
+  private func read(_ edit: (String) -> String = { $0 }) -> OTAClientCode {
+    OTAClientReader.read(edit(text), file: "src/features/native/ota.ts")
+  }
+
+  private func line(_ marker: String) -> Int {
+    (text.components(separatedBy: "\n").firstIndex { $0.contains(marker) } ?? -1) + 1
+  }
+
+  @Test func eachRefusalIsReadAtItsLine() {
+    let code = read()
+    #expect(code.sequenceFloor.value == .refusesEqual)
+    #expect(code.sequenceFloor.location?.line == line("sequence <= floor"))
+    #expect(code.countOrder.value == .refusesEqual)
+    #expect(code.countOrder.location?.line == line("order <= 0"))
+    #expect(code.nativeFloor.value)
+    #expect(code.failedBootGuard.value)
+    // The commented-out comparison above the real one is not the one read.
+    #expect(code.failedBootGuard.location?.line == line("=== manifest.version) {"))
+  }
+
+  /// The operator decides: `<` lets an equal sequence or count apply again; the operands
+  /// the other way round (`floor >= sequence`) read the same as `sequence <= floor`.
+  @Test func theOperatorDecidesWhetherAnEqualReleaseApplies() {
+    let weak = read {
+      $0.replacingOccurrences(of: "sequence <= floor", with: "sequence < floor")
+        .replacingOccurrences(of: "order <= 0", with: "order < 0")
+    }
+    #expect(weak.sequenceFloor.value == .acceptsEqual)
+    #expect(weak.countOrder.value == .acceptsEqual)
+    let flipped = read {
+      $0.replacingOccurrences(of: "sequence <= floor", with: "floor >= sequence")
+    }
+    #expect(flipped.sequenceFloor.value == .refusesEqual)
+    let minusOne = read { $0.replacingOccurrences(of: "order <= 0", with: "order === -1") }
+    #expect(minusOne.countOrder.value == .acceptsEqual)
+  }
+
+  /// A refusal whose block does not return, or that is gone, is no refusal.
+  @Test func aRefusalThatDoesNotReturnOrIsGoneIsAbsent() {
+    let logged = read {
+      $0.replacingOccurrences(
+        of: "console.warn(`sequence ${sequence} is not above ${floor}`);\n      return;",
+        with: "console.warn(`sequence ${sequence} is not above ${floor}`);")
+    }
+    #expect(logged.sequenceFloor.value == .none)
+    let noRecord = read {
+      $0.replacingOccurrences(
+        of: "if (localStorage.getItem(OTA_BOOT_FAILED_KEY) === manifest.version) {",
+        with: "if (false) {")
+    }
+    #expect(noRecord.failedBootGuard.value == false)
+    let noNative = read { $0.replacingOccurrences(of: "belowBinary < 0", with: "belowBinary < -5") }
+    #expect(noNative.nativeFloor.value == false)
+  }
+
+  /// The guard names a weakened refusal at its line, under the ordering the app declares.
+  @Test func theGuardNamesAWeakenedRefusalAtItsLine() throws {
+    var build = try #require(
+      try AppRepository(directory: Fixtures.sampleApp).builds(for: .prod)[.android])
+    build.otaClient = read()
+    #expect(!BuildGuards.findings(for: build).contains { $0.rule == "ota-client-code" })
+    build.otaClient = read { $0.replacingOccurrences(of: "order <= 0", with: "order < 0") }
+    let count = try #require(
+      BuildGuards.findings(for: build).first { $0.rule == "ota-client-code" })
+    #expect(count.location?.line == line("order <= 0"))
+    #expect(count.message.contains("count is lower"))
+    build.otaOrdering = "sequence"
+    build.otaClient = read {
+      $0.replacingOccurrences(of: "sequence <= floor", with: "sequence < floor")
+    }
+    let sequence = try #require(
+      BuildGuards.findings(for: build).first { $0.rule == "ota-client-code" })
+    #expect(sequence.location?.line == line("sequence <= floor"))
+    #expect(sequence.message.contains("sequence is lower"))
+  }
+}
