@@ -54,14 +54,16 @@ import Testing
     let ios = try #require(builds.first { $0["platform"] as? String == "ios" })
     #expect(ios["appId"] as? String == "local.suitenumerique.messages")
     #expect(ios["displayName"] as? String == "Messages")
-    #expect(ios["version"] as? String == "2.4.0")
+    // The displayed version is the synced config's appVersion on both platforms, as the
+    // real repository's generate-ios-xcconfig.mjs and build.gradle take it: the pipeline's
+    // MOBILE_VERSION_NAME is not what the store shows.
+    #expect(ios["version"] as? String == "1.4.0")
     #expect(ios["buildNumber"] as? String == "57")
     let android = try #require(builds.first { $0["platform"] as? String == "android" })
     #expect(android["appId"] as? String == "local.suitenumerique.messages")
     #expect(android["buildNumber"] as? String == "57")
-    // versionName comes from the synced config at configuration time: not evaluated, and
-    // the record says where it is written rather than inventing a value.
-    #expect(android["version"] == nil)
+    // versionName is read back from the synced config at configuration time.
+    #expect(android["version"] as? String == "1.4.0")
     let sources = try #require(android["sources"] as? [String: String])
     #expect(sources["version"]?.contains("build.gradle:") == true, "\(sources)")
     #expect(release["commit"] as? String == commit)
@@ -71,16 +73,16 @@ import Testing
 
     let junit = try String(
       contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
-    #expect(junit.contains(#"<property name="release-ios-version" value="2.4.0"/>"#))
+    #expect(junit.contains(#"<property name="release-ios-version" value="1.4.0"/>"#))
     #expect(junit.contains(#"<property name="release-android-build" value="57"/>"#))
     #expect(junit.contains(#"<property name="release-commit" value="\#(commit)"/>"#))
     let summary = try String(
       contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
-    #expect(summary.contains("Release: iOS local.suitenumerique.messages 2.4.0 \\(57\\)"))
+    #expect(summary.contains("Release: iOS local.suitenumerique.messages 1.4.0 \\(57\\)"))
     let id = try #require((document["run"] as? [String: Any])?["id"] as? String)
     let report = try String(
       contentsOf: out.appendingPathComponent("reports/runs/\(id)/index.html"), encoding: .utf8)
-    #expect(report.contains("version 2.4.0 · build 57"))
+    #expect(report.contains("version 1.4.0 · build 57"))
     #expect(report.contains(String(commit.prefix(12))))
 
     // The attestation of the qualified run names the release too.

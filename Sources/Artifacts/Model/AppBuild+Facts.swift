@@ -312,18 +312,23 @@ extension AppBuild {
           origin: mode.map(\.origin) ?? capacitor.file, derivation: mode?.derivation ?? []))
     }
     if features.ota.enabled, let client = otaClient {
-      for (name, rule) in [
+      let sequenced = otaOrdering == "sequence"
+      // The rules of the ordering the app declares: a count-ordered client has no floor of
+      // sequences or of the binary to read.
+      let orders = [
         ("OTA client: a manifest's sequence", client.sequenceFloor),
         ("OTA client: a manifest's count", client.countOrder),
-      ] {
+      ].filter { sequenced || !$0.0.hasSuffix("sequence") }
+      for (name, rule) in orders {
         out.append(
           BuildFact(
             name: name, value: rule.value.rawValue, origin: rule.origin, derivation: []))
       }
-      for (name, rule) in [
+      let guards = [
         ("OTA client: native floor", client.nativeFloor),
         ("OTA client: failed-boot record", client.failedBootGuard),
-      ] {
+      ].filter { sequenced || !$0.0.hasSuffix("native floor") }
+      for (name, rule) in guards {
         out.append(
           BuildFact(
             name: name, value: rule.value ? "refuses" : "not refused", origin: rule.origin,
