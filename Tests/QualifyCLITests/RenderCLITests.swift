@@ -22,7 +22,7 @@ import Testing
     #expect(run.status == 0, "\(run.stdout.suffix(3000))")
     #expect(run.stdout.contains("PASS render/thread-body [ios]"))
     #expect(run.stdout.contains("PASS render/thread-body [android]"))
-    #expect(run.stdout.contains("2 scenario runs: 2 passed; 12/12 controls bit"))
+    #expect(run.stdout.contains("2 scenario runs: 2 passed; 16/16 controls bit"))
     // The WebDriver exchange is in the trace, each engine's.
     #expect(run.stdout.contains("WebDriver exchange with WebKit"), "\(run.stdout.prefix(3000))")
     #expect(run.stdout.contains("WebDriver exchange with Chromium"))
@@ -31,7 +31,7 @@ import Testing
     let id = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).first)
     let shots = runs.appendingPathComponent(id).appendingPathComponent("shots")
     let files = try FileManager.default.contentsOfDirectory(atPath: shots.path).sorted()
-    #expect(files.count == 4, "\(files)")
+    #expect(files.count == 6, "\(files)")
     for file in files {
       let png = try Data(contentsOf: shots.appendingPathComponent(file))
       #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]), "\(file)")

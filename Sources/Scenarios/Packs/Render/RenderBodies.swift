@@ -5,10 +5,17 @@ import Foundation
 /// one. Each carries a marker only it has; every remote thing it names points at the beacon,
 /// a loopback origin that stands for the Internet, so any request it gets is an escape.
 enum RenderBodies {
-  static let kinds = ["plain", "hostile", "huge"]
+  static let kinds = ["plain", "hostile", "huge", "link"]
+
+  /// Where a body's ordinary link leads, on a site of its own: a page of the outside world
+  /// that the system browser, not the app's view, opens. A request there is the link
+  /// followed (with whatever the browser fetches for its window), not an escape.
+  static let outsidePath = "/article"
 
   /// The HTML and the plain text of a body of `kind`, marked with `marker`.
-  static func body(_ kind: String, marker: String, beacon: String) -> (html: String, text: String) {
+  static func body(_ kind: String, marker: String, beacon: String, outside: String) -> (
+    html: String, text: String
+  ) {
     switch kind {
     case "hostile":
       return (
@@ -34,6 +41,14 @@ enum RenderBodies {
       let paragraph =
         "<p>" + String(repeating: "Lorem ipsum dolor sit amet. ", count: 36) + "</p>\n"
       return (String(repeating: paragraph, count: 300) + "<p>\(marker)</p>", marker)
+    case "link":
+      return (
+        """
+        <p>Hello,</p><p>\(marker)</p>
+        <p>The agenda is online: <a id="qualify-outside-link" href="\(outside)\(outsidePath)">read it</a>.</p>
+        """,
+        marker
+      )
     default:
       return ("<p>Hello,</p><p>\(marker)</p><blockquote>quoted</blockquote>", marker)
     }
@@ -80,6 +95,10 @@ enum RenderBodies {
     "src-url":
       #"function (n, v) { return n === "srcdoc" ? ["src", URL.createObjectURL(new Blob([v], { type: "text/html" }))] : [n, v]; }"#,
     "renderer-broken": #"function (n, v) { return n === "srcdoc" ? null : [n, v]; }"#,
+    "links-in-frame":
+      #"function (n, v) { return n === "srcdoc" ? [n, v.replace(/<base target="_blank">/i, "")] : [n, v]; }"#,
+    "links-replace-thread":
+      #"function (n, v) { return n === "srcdoc" ? [n, v.replace(/<base target="_blank">/i, '<base target="_top">')] : n === "sandbox" ? [n, v + " allow-top-navigation"] : [n, v]; }"#,
     "csp-allows-remote-images":
       #"function (n, v) { return n === "srcdoc" ? [n, v.replace(/img-src[^;"]*/i, "img-src * data:")] : [n, v]; }"#,
   ]

@@ -92,6 +92,40 @@ enum RenderChecks {
         .bodyEscaped, first,
         "in \(result.engine.displayName): \(escapes.joined(separator: "; "))")
     },
+    ExpectationSpec(
+      "message links open outside on", [.value("app", .app)],
+      summary:
+        "A link in a body, tapped, opens its page in a window of its own (what the shell hands to the system browser), while the thread and the body's frame stay where they were: no link replaces the app's view or the message.",
+      example: "expect message links open outside on mail"
+    ) { context in
+      let (result, _) = try rendered(context)
+      guard result.followedLink else {
+        return context.fail(
+          .linkNotOutside, "no link",
+          "\(result.engine.displayName) showed no body with a link to follow in \(result.thread)")
+      }
+      if result.finalURL != result.url {
+        return context.fail(
+          .linkNotOutside, "the thread",
+          "in \(result.engine.displayName), the link replaced the app's view: the thread navigated to \(result.finalURL)"
+        )
+      }
+      if let index = result.frames.firstIndex(where: {
+        $0.hasLink && $0.urlAfterLink != nil && $0.urlAfterLink != $0.url
+      }) {
+        return context.fail(
+          .linkNotOutside, "its frame",
+          "in \(result.engine.displayName), the link navigated message frame \(index + 1) to \(result.frames[index].urlAfterLink ?? "?") inside the app's view"
+        )
+      }
+      guard result.windowURLs.contains(where: { $0.hasSuffix(RenderBodies.outsidePath) }) else {
+        return context.fail(
+          .linkNotOutside, "nowhere",
+          "in \(result.engine.displayName), the link opened no window on its page (windows: \(result.windowURLs.isEmpty ? "none" : result.windowURLs.joined(separator: ", ")))"
+        )
+      }
+      return nil
+    },
   ]
 
   /// What a frame lacks of srcdoc + sandbox + CSP, nil when it has all three.

@@ -28,7 +28,8 @@ enum RenderPack: ScenarioPack {
       let app = try world.renderApp()
       let session = try world.renderSession(for: app)
       let marker = "qualify-body-\(kind)-\(Hex.encode(world.chance.bytes(6)))"
-      let body = RenderBodies.body(kind, marker: marker, beacon: session.beaconURL)
+      let body = RenderBodies.body(
+        kind, marker: marker, beacon: session.beaconURL, outside: session.outsideURL)
       try world.embeddedStack().backend.hold(
         message: body.html, text: body.text, in: thread, subject: "A \(kind) message")
       session.held[thread, default: []].append((kind, marker))
@@ -89,14 +90,16 @@ enum RenderPack: ScenarioPack {
     MutationSpec(
       "app.message-body", [.value("edit", .choice(RenderBodies.edits.keys.sorted()))],
       summary:
-        "The renderer of the message body regresses, as the bundle runs in the engine: `sandbox-dropped`, `sandbox-scripts-same-origin` (the pair that lets a body's script lift its own sandbox), `csp-removed`, `src-url` (the body loaded from a URL instead of `srcdoc`), `renderer-broken` (no body set at all), `csp-allows-remote-images` (the CSP's img-src opened to any host: every remote image a read receipt).",
+        "The renderer of the message body regresses, as the bundle runs in the engine: `sandbox-dropped`, `sandbox-scripts-same-origin` (the pair that lets a body's script lift its own sandbox), `csp-removed`, `src-url` (the body loaded from a URL instead of `srcdoc`), `renderer-broken` (no body set at all), `csp-allows-remote-images` (the CSP's img-src opened to any host: every remote image a read receipt), `links-in-frame` (no `<base target=\"_blank\">`: a link opens inside the message's frame), `links-replace-thread` (links aimed at the top with `allow-top-navigation`: a link replaces the app's view).",
       breaks: "seed 000, item 3: the message body iframe (srcDoc + sandbox + CSP) must render"
     ) { configuration, arguments in
       configuration.shell.renderEdits.append(arguments["edit"] ?? "")
     }
   ]
 
-  static let failureReasons: [FailureReason] = [.bodyNotShown, .bodyFrame, .bodyEscaped]
+  static let failureReasons: [FailureReason] = [
+    .bodyNotShown, .bodyFrame, .bodyEscaped, .linkNotOutside,
+  ]
 }
 
 extension FailureReason {
@@ -109,6 +112,10 @@ extension FailureReason {
   static let bodyEscaped = FailureReason(
     "body-escaped", detail: "what got out",
     "Something in a message body ran, reached the network or navigated out of its frame.")
+  static let linkNotOutside = FailureReason(
+    "link-not-outside", detail: "where the link went",
+    "A tapped link in a message body did not open outside the app's view: it replaced the thread or the message, or opened nothing."
+  )
 }
 
 extension World {

@@ -57,6 +57,7 @@ extension RenderSession {
         try session.switchToFrame(nil)
         result.frames.append(frame)
       }
+      try follow(&result, session, home: home)
       // A body that can act after its load (a meta refresh, the form just submitted) gets a
       // moment to; a frame's load event already waited for everything it loads.
       if settles { usleep(150_000) }
@@ -64,7 +65,9 @@ extension RenderSession {
         try session.execute("return document.documentElement.getAttribute('data-body-ran')")
         as? String
       result.finalURL = try session.currentURL()
-      result.openedWindows = try session.windowHandles().count - 1
+      result.windowURLs = try windowURLs(session, home: home)
+      result.openedWindows =
+        result.windowURLs.filter { !$0.hasPrefix(outsideURL + RenderBodies.outsidePath) }.count
       // The check's evidence; a control's run needs none.
       if keepsScreenshot { result.screenshot = try? session.screenshot() }
     }
@@ -104,15 +107,64 @@ extension RenderSession {
           metas.map(function (m) { return m.content; }),
           document.documentElement.getAttribute('data-ran'),
           document.querySelectorAll('iframe').length,
-          !!document.getElementById('qualify-submit')];
+          !!document.getElementById('qualify-submit'),
+          !!document.getElementById('qualify-outside-link')];
         """) as? [Any] ?? []
     frame.url = inside.first as? String ?? ""
     frame.text = inside.count > 1 ? inside[1] as? String ?? "" : ""
     frame.csp = inside.count > 2 ? inside[2] as? [String] ?? [] : []
     frame.ran = inside.count > 3 ? inside[3] as? String : nil
     frame.nestedFrames = inside.count > 4 ? inside[4] as? Int ?? 0 : 0
+    frame.hasLink = inside.count > 6 && inside[6] as? Bool == true
     if inside.count > 5, inside[5] as? Bool == true {
       try? session.click(try session.element(css: "#qualify-submit"))
     }
+  }
+
+  /// Taps the link of each body that holds one, as a reader would, and waits for where it
+  /// leads to load: a new window on the link's page (the shell hands it to the system
+  /// browser), or, in a regressed renderer, the frame or the thread itself.
+  private func follow(_ result: inout RenderResult, _ session: WebDriverSession, home: String)
+    throws
+  {
+    let elements = try session.elements(css: "iframe")
+    for (index, frame) in result.frames.enumerated() where frame.hasLink && index < elements.count {
+      try session.switchToFrame(elements[index])
+      try? session.click(try session.element(css: "#qualify-outside-link"))
+      try session.switchToFrame(nil)
+      result.followedLink = true
+      let deadline = Date().addingTimeInterval(3)
+      // Until the link's page was requested, or the view left the thread.
+      while !outside.paths.contains(RenderBodies.outsidePath),
+        (try? session.currentURL()) == result.url, Date() < deadline
+      {
+        usleep(25_000)
+      }
+      let current = try session.currentURL()
+      guard current == result.url else { return }
+      let after = try session.elements(css: "iframe")
+      guard index < after.count else { continue }
+      try session.switchToFrame(after[index])
+      result.frames[index].urlAfterLink = try session.execute("return location.href") as? String
+      try session.switchToFrame(nil)
+    }
+  }
+
+  /// The URL of every window but `home`, each once it left `about:blank`; the engine is back
+  /// on `home` after.
+  private func windowURLs(_ session: WebDriverSession, home: String) throws -> [String] {
+    var urls: [String] = []
+    for handle in try session.windowHandles() where handle != home {
+      try session.switchToWindow(handle)
+      let deadline = Date().addingTimeInterval(2)
+      var url = (try? session.currentURL()) ?? ""
+      while url == "about:blank" || url.isEmpty, Date() < deadline {
+        usleep(25_000)
+        url = (try? session.currentURL()) ?? ""
+      }
+      urls.append(url)
+    }
+    try session.switchToWindow(home)
+    return urls
   }
 }

@@ -12,6 +12,9 @@ final class RenderSession {
   let bundleServer: HTTPServer
   let beaconServer: HTTPServer
   let beacon: Beacon
+  /// The site a body's ordinary link leads to, which a followed link opens.
+  let outsideServer: HTTPServer
+  let outside: Beacon
   /// The markers of the messages held, by thread, in order.
   var held: [String: [(kind: String, marker: String)]] = [:]
   var last: RenderResult?
@@ -25,6 +28,13 @@ final class RenderSession {
     keepsScreenshot = edits.isEmpty
     beacon = Beacon()
     beaconServer = try HTTPServer(handler: beacon)
+    outside = Beacon()
+    do {
+      outsideServer = try HTTPServer(handler: outside)
+    } catch {
+      beaconServer.stop()
+      throw error
+    }
     let forwarder = NativeForwarder(app: app)
     let handler = WebBundleServer(
       bundle: bundle, prelude: RenderBodies.prelude(edits.compactMap { RenderBodies.edits[$0] }),
@@ -33,16 +43,19 @@ final class RenderSession {
       bundleServer = try HTTPServer(handler: handler)
     } catch {
       beaconServer.stop()
+      outsideServer.stop()
       throw error
     }
   }
 
   var origin: String { bundleServer.loopbackURL }
   var beaconURL: String { beaconServer.loopbackURL }
+  var outsideURL: String { outsideServer.loopbackURL }
 
   func stop() {
     bundleServer.stop()
     beaconServer.stop()
+    outsideServer.stop()
   }
 }
 
@@ -95,6 +108,10 @@ struct RenderResult {
     var nestedFrames: Int
     /// Why the frame could not be read, nil when it was.
     var unreadable: String?
+    /// Whether the body holds an ordinary link, which the render follows as a tap would.
+    var hasLink = false
+    /// The frame's document URL after its link was followed.
+    var urlAfterLink: String?
   }
 
   var engine: EngineKind
@@ -109,8 +126,13 @@ struct RenderResult {
   /// The top-level document's URL after the bodies had their chance to navigate it.
   var finalURL: String = ""
   var beaconHits: [String] = []
-  /// Windows opened while the thread showed (a popup, a link with a target).
+  /// Windows opened while the thread showed (a popup, a link with a target), but the one a
+  /// followed link opened on its own page.
   var openedWindows = 0
+  /// The URLs of the windows opened, once they loaded.
+  var windowURLs: [String] = []
+  /// Whether a body's link was followed.
+  var followedLink = false
   var screenshot: Data?
   var transcript: [String] = []
   var seconds: Double = 0
