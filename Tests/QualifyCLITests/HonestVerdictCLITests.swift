@@ -102,6 +102,28 @@ import Testing
     #expect(sample.stdout.contains("N/A ota/rollback-followed [ios]"), "\(sample.stdout)")
   }
 
+  /// The same app whose ota.ts is the sample's count-ordered client: its code holds no
+  /// manifest's sequence against a floor, so a stale manifest applies, and the guard names
+  /// the file. The sequence scenarios pass on the app's code, not on an assumed client.
+  @Test func aSequenceOrderedAppWhoseClientIgnoresTheSequenceFails() throws {
+    let countClient = try String(
+      contentsOfFile: Fixtures.sampleApp + "/src/frontend/src/features/native/ota.ts",
+      encoding: .utf8)
+    let app = try Fixtures.overlayApp(
+      "qualify-ota-count-client", base: Fixtures.file("apps/ota-sequence"),
+      files: ["src/frontend/src/features/native/ota.ts": countClient])
+    defer {
+      try? FileManager.default.removeItem(at: app)
+      try? FileManager.default.removeItem(at: scratch)
+    }
+    let result = try qualify(["--app", app.path, "--no-engines", "--filter", "*ota*"])
+    #expect(result.status == 1, "\(result.stdout.suffix(800))")
+    #expect(result.stdout.contains("FAIL guards/ota-client [ios]"))
+    #expect(
+      result.stdout.contains("ota.ts holds no manifest's sequence against the applied sequence"))
+    #expect(result.stdout.contains("FAIL ota/stale-manifest-refused [android]"))
+  }
+
   /// A store build of the hybrid era (builtin 1200-5e1f0c2) on a sequence-ordered channel:
   /// ota.ts's native floor refuses a count-prefixed bundle older than the binary whatever its
   /// sequence, and its control bites; on a bare-stamped builtin the scenario has nothing to
