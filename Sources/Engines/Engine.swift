@@ -41,6 +41,10 @@ public enum EngineKind: String, Sendable, CaseIterable {
     return lacking.isEmpty ? nil : lacking.joined(separator: ", ")
   }
 
+  /// A phone's window (a 6.1–6.7" handset in CSS pixels): the thread shows as a device
+  /// shows it, and the screenshot kept as evidence stays small.
+  public static let phone = (width: 412, height: 892)
+
   /// The session capabilities: headless, loopback only, the engine's own binary.
   func capabilities(_ environment: [String: String]) -> [String: Any] {
     switch self {
@@ -50,7 +54,8 @@ public enum EngineKind: String, Sendable, CaseIterable {
         "goog:chromeOptions": [
           "binary": EngineKind.chromiumBinary(environment) ?? "chromium",
           "args": [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=800,900",
+            "--headless=new", "--no-sandbox", "--disable-gpu",
+            "--window-size=\(EngineKind.phone.width),\(EngineKind.phone.height)",
             "--no-first-run", "--disable-background-networking", "--disable-sync",
             "--disable-component-update", "--disable-default-apps",
           ],
@@ -159,6 +164,9 @@ final class EngineProcess: @unchecked Sendable {
       EngineProcess.end(processes)
       throw error
     }
+    // MiniBrowser opens a desktop-sized window whatever its arguments; Chromium's is set by
+    // its own. A driver that cannot resize keeps its size: the render does not depend on it.
+    try? session.setWindowSize(width: EngineKind.phone.width, height: EngineKind.phone.height)
     startSeconds = Date().timeIntervalSince(began)
   }
 

@@ -119,6 +119,11 @@ public final class WebDriverSession: @unchecked Sendable {
     _ = try command("DELETE", "/window", nil)
   }
 
+  /// Resizes the current window (W3C Set Window Rect), the page's viewport with it.
+  public func setWindowSize(width: Int, height: Int) throws {
+    _ = try command("POST", "/window/rect", ["width": width, "height": height])
+  }
+
   /// The current top-level browsing context as a PNG.
   public func screenshot() throws -> Data {
     guard let text = try command("GET", "/screenshot", nil) as? String,
