@@ -133,10 +133,12 @@ extension RenderSession {
       try? session.click(try session.element(css: "#qualify-outside-link"))
       try session.switchToFrame(nil)
       result.followedLink = true
-      let deadline = Date().addingTimeInterval(3)
-      // Until the link's page was requested, or the view left the thread.
+      // Until the link's page was requested, a window opened or the view left the thread; on
+      // loopback a tap that did none of these within a second opened nothing.
+      let deadline = Date().addingTimeInterval(1)
       while !outside.paths.contains(RenderBodies.outsidePath),
-        (try? session.currentURL()) == result.url, Date() < deadline
+        (try? session.windowHandles().count) == 1, (try? session.currentURL()) == result.url,
+        Date() < deadline
       {
         usleep(25_000)
       }
