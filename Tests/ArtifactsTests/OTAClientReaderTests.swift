@@ -11,7 +11,9 @@ import Testing
   let text: String
 
   init() throws {
-    text = try String(contentsOfFile: Fixtures.file("ota-client/ota.ts"), encoding: .utf8)
+    text = try String(
+      contentsOfFile: Fixtures.file("apps/ota-sequence/src/frontend/src/features/native/ota.ts"),
+      encoding: .utf8)
   }
 
   private func read(_ edit: (String) -> String = { $0 }) -> OTAClientCode {

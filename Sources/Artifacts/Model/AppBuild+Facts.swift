@@ -313,25 +313,25 @@ extension AppBuild {
     }
     if features.ota.enabled, let client = otaClient {
       let sequenced = otaOrdering == "sequence"
+      let refusal = { (refuses: Bool) in refuses ? "refuses" : "not refused" }
       // The rules of the ordering the app declares: a count-ordered client has no floor of
       // sequences or of the binary to read.
-      let orders = [
-        ("OTA client: a manifest's sequence", client.sequenceFloor),
-        ("OTA client: a manifest's count", client.countOrder),
-      ].filter { sequenced || !$0.0.hasSuffix("sequence") }
-      for (name, rule) in orders {
+      let rules: [(name: String, value: String, origin: String, sequenceOnly: Bool)] = [
+        (
+          "a manifest's sequence", client.sequenceFloor.value.rawValue,
+          client.sequenceFloor.origin, true
+        ),
+        ("a manifest's count", client.countOrder.value.rawValue, client.countOrder.origin, false),
+        ("native floor", refusal(client.nativeFloor.value), client.nativeFloor.origin, true),
+        (
+          "failed-boot record", refusal(client.failedBootGuard.value),
+          client.failedBootGuard.origin, false
+        ),
+      ]
+      for rule in rules where sequenced || !rule.sequenceOnly {
         out.append(
           BuildFact(
-            name: name, value: rule.value.rawValue, origin: rule.origin, derivation: []))
-      }
-      let guards = [
-        ("OTA client: native floor", client.nativeFloor),
-        ("OTA client: failed-boot record", client.failedBootGuard),
-      ].filter { sequenced || !$0.0.hasSuffix("native floor") }
-      for (name, rule) in guards {
-        out.append(
-          BuildFact(
-            name: name, value: rule.value ? "refuses" : "not refused", origin: rule.origin,
+            name: "OTA client: \(rule.name)", value: rule.value, origin: rule.origin,
             derivation: []))
       }
     }

@@ -12,10 +12,8 @@ enum OTAClientReader {
     var countNames: Set<String> = []
     var nativeNames: Set<String> = []
     var failedNames: Set<String> = []
-    let declaration = #"(?:const|let|var)\s+(\w+)\s*=\s*(.+)"#
     for (_, line) in lines {
-      guard let name = SourceText.capture(declaration, in: line),
-        let value = SourceText.capture(#"(?:const|let|var)\s+\w+\s*=\s*(.+)"#, in: line)
+      guard let (name, value) = groups(#"(?:const|let|var)\s+(\w+)\s*=\s*(.+)"#, in: line)
       else { continue }
       if value.contains("AppliedSequence") || value.contains("OTA_SEQUENCE_KEY")
         || value.contains("ota-applied-sequence")
@@ -108,6 +106,16 @@ enum OTAClientReader {
     return nil
   }
 
+  /// The first two capture groups of `pattern`'s first match in `text`.
+  private static func groups(_ pattern: String, in text: String) -> (String, String)? {
+    guard let regex = try? NSRegularExpression(pattern: pattern),
+      let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+      match.numberOfRanges > 2, let first = Range(match.range(at: 1), in: text),
+      let second = Range(match.range(at: 2), in: text)
+    else { return nil }
+    return (String(text[first]), String(text[second]))
+  }
+
   /// `sequence <= applied` (or `applied >= sequence`): the manifest held against the floor.
   static func floor(_ condition: String, against names: Set<String>) -> OTAClientCode.Floor? {
     let pattern = #"([\w.]+)\s*(<=|>=|<|>)\s*([\w.]+)"#
@@ -134,10 +142,8 @@ enum OTAClientReader {
   /// `order <= 0` refuses an equal count; `order < 0` (or `=== -1`) only an older one.
   static func countRule(_ condition: String, names: Set<String>) -> OTAClientCode.Floor? {
     for name in names {
-      let compared = #"\b\#(name)\s*(<=|<|===|==)\s*(-?\d+)"#
-      guard let symbol = SourceText.capture(compared, in: condition),
-        let bound = SourceText.capture(#"\b\#(name)\s*(?:<=|<|===|==)\s*(-?\d+)"#, in: condition)
-          .flatMap({ Int($0) })
+      guard let (symbol, number) = groups(#"\b\#(name)\s*(<=|<|===|==)\s*(-?\d+)"#, in: condition),
+        let bound = Int(number)
       else { continue }
       switch (symbol, bound) {
       case ("<=", 0), ("<", 1): return .refusesEqual
