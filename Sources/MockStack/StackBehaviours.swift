@@ -38,6 +38,16 @@ public struct StackBehaviours: Sendable, Hashable {
   public var sessionAccessLeeway: Double = 0
   /// A refresh token is still accepted this many seconds after its `refreshExpiresAt`.
   public var sessionRefreshLeeway: Double = 0
+  /// An invitation or a recovery link still works after its flow completed.
+  public var sessionEnrolmentReusable = false
+  /// An invitation or a recovery link works whatever its age.
+  public var sessionEnrolmentNeverExpires = false
+  /// A recovery link signs in by itself (the contract: no direct login by link).
+  public var sessionRecoveryLinkSignsIn = false
+  /// The password a recovery replaced still signs in.
+  public var sessionRecoveryKeepsPassword = false
+  /// Recovery asked for an unknown address answers otherwise than for a known one.
+  public var sessionRecoveryTellsUnknown = false
 
   // Identity provider.
   /// The identity cookie is persistent even without remember-me (breaks rule 3).

@@ -169,6 +169,8 @@ public struct ShellKind: Sendable, Hashable {
       ChecklistItem(7, "Bootstrap reloaded as the policy says, never on each navigation"),
       ChecklistItem(8, "Contract errors the client can tell apart"),
       ChecklistItem(9, "Passkeys: login and registration (WebAuthn)"),
+      ChecklistItem(
+        10, "Onboarding and recovery: the same envelope, a recovery link never signs in"),
     ],
     releaseCaveat: nil,
     realIdentityProviderSettlesCaveat: false,

@@ -15,13 +15,32 @@ import Testing
       ], in: scratch)
     #expect(run.status == 0, "\(run.stderr.suffix(1500))")
     let results = try StackCLITests.results(run)
-    #expect(results.count == 30)
+    #expect(results.count == 34)
     #expect(results.keys.allSatisfy { $0.hasPrefix("session/") }, "\(results.keys.sorted())")
     for (id, result) in results {
       #expect(result["verdict"] as? String == "passed", "\(id): \(result["message"] ?? "")")
     }
-    // Every section of the contract is proven, passkeys included.
-    #expect(run.stderr.contains("9 of 9 checklist items covered"), "\(run.stderr.suffix(600))")
+    // Every section of the contract is proven, passkeys, onboarding and recovery included.
+    #expect(run.stderr.contains("10 of 10 checklist items covered"), "\(run.stderr.suffix(600))")
+    // What opens a session without a login (an invitation, a mailed link, the flow's token, the
+    // password the app chose) is as secret as a token: redacted in the store and the report.
+    var written = ""
+    let files = FileManager.default.enumerator(
+      at: scratch.appendingPathComponent("Reports"), includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+      if let data = FileManager.default.contents(atPath: file.path) {
+        written += String(decoding: data, as: UTF8.self)
+      }
+    }
+    #expect(written.contains("onboardingToken") && written.contains("recoveryCode"))
+    let raw = try NSRegularExpression(
+      pattern:
+        #"(onboardingToken|recoveryToken|invitationCode|recoveryCode|password)(\\?"|&quot;)\s*:\s*(\\?"|&quot;)(?!\[REDACTED)[^"\\&]{6,}"#
+    )
+    let leaks = raw.matches(in: written, range: NSRange(written.startIndex..., in: written))
+    #expect(
+      leaks.isEmpty,
+      "\(leaks.prefix(3).compactMap { Range($0.range, in: written).map { written[$0] } })")
   }
 
   @Test func contractStackMistakesAreBadInput() throws {

@@ -29,7 +29,7 @@ public final class SessionClient {
   private var source: String { "\(build.platform.rawValue)/\(name)" }
 
   /// What the client keeps and decides: the session, its refreshes, its wipes.
-  private var machine: SessionClientMachine
+  var machine: SessionClientMachine
   /// Secure storage: the envelope but the access token (kept in memory).
   public var secureStorage: [String: String] { machine.storage }
   public var accessToken: String? { machine.accessToken }
@@ -44,8 +44,8 @@ public final class SessionClient {
   public private(set) var responses: [(path: String, response: HTTPResponse)] = []
   private var backgroundedAt: Date?
   /// The deviceId the last login sent (nil: none), and the one stored before it.
-  public private(set) var loginSentDeviceId: String?
-  public private(set) var deviceIdBeforeLogin: String?
+  public internal(set) var loginSentDeviceId: String?
+  public internal(set) var deviceIdBeforeLogin: String?
   /// The refresh token the last successful refresh replaced: kept for the harness (a replay
   /// is an attacker's move, never the client's), outside secure storage.
   public var retiredRefreshToken: String? { machine.retiredRefreshToken }
@@ -56,12 +56,16 @@ public final class SessionClient {
 
   /// The platform authenticator: one passkey (a P-256 key) per credential id, and its
   /// signature counter.
-  private var passkeys: [String: Key] = [:]
+  var passkeys: [String: Key] = [:]
   private var signCount: UInt32 = 0
   /// The challenge of a passkey login begun and not yet answered.
   private var pendingChallenge: String?
   /// The last assertion sent (for the harness: replaying one is an attacker's move).
   public private(set) var lastAssertion: [String: Any]?
+  /// The onboarding or recovery flow an invitation or a link opened, not yet completed.
+  public internal(set) var openFlow: (prefix: String, token: String, email: String)?
+  /// The password this client set at onboarding or recovery, and the account it is for.
+  public internal(set) var chosenPassword: (login: String, password: String)?
 
   /// The last response from the backend.
   public var lastResponse: HTTPResponse? { responses.last?.response }
@@ -99,13 +103,15 @@ public final class SessionClient {
     // A real backend's tokens are as secret as the mock's: never in evidence or reports.
     let secrets: (HTTPResponse) -> [String] = { response in
       guard let json = response.jsonObject as? [String: Any] else { return [] }
-      return ["accessToken", "refreshToken"].compactMap { json[$0] as? String }
+      return ["accessToken", "refreshToken", "onboardingToken", "recoveryToken"].compactMap {
+        json[$0] as? String
+      }
     }
     native.secretsIn = secrets
     elsewhere.secretsIn = secrets
   }
 
-  private func note(_ summary: String) { environment.decision(source, summary) }
+  func note(_ summary: String) { environment.decision(source, summary) }
 
   public func markStep() { responses = [] }
 
@@ -114,7 +120,7 @@ public final class SessionClient {
     return (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
   }
 
-  private func send(
+  func send(
     _ method: String, _ path: String, json: [String: Any]? = nil, bearer: Bool,
     fromElsewhere: Bool = false
   ) -> HTTPResponse? {
@@ -175,15 +181,15 @@ public final class SessionClient {
   // MARK: Passkeys
 
   /// The relying party the backend names, and the origin the native client data carries.
-  private func rpId(_ options: [String: Any]) -> String { options["rpId"] as? String ?? "" }
+  func rpId(_ options: [String: Any]) -> String { options["rpId"] as? String ?? "" }
 
-  private func clientData(type: String, challenge: String, rpId: String) -> [UInt8] {
+  func clientData(type: String, challenge: String, rpId: String) -> [UInt8] {
     let json = #"{"type":"\#(type)","challenge":"\#(challenge)","origin":"https://\#(rpId)"}"#
     return Array(json.utf8)
   }
 
   /// `rpIdHash ‖ flags ‖ signCount` (user present and verified).
-  private func authenticatorData(rpId: String, flags: UInt8, count: UInt32) -> [UInt8] {
+  func authenticatorData(rpId: String, flags: UInt8, count: UInt32) -> [UInt8] {
     Digest.sha256(Array(rpId.utf8)) + [flags]
       + [
         UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF),
@@ -367,7 +373,7 @@ public final class SessionClient {
 
   // MARK: Bootstrap
 
-  private func loadBootstrap(because why: String) {
+  func loadBootstrap(because why: String) {
     guard let response = send("GET", "/v1/mobile/api/me", bearer: true), response.status == 200
     else { return }
     bootstrapLoads += 1

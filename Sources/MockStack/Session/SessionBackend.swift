@@ -65,9 +65,19 @@ public final class SessionBackend: HTTPHandler, Sendable {
     var devices: [String: String] = [:]
     var bootstrapVersion = 42
     var banned: Set<String> = []
+    /// Each account's password (nil: a passkey-only account made at onboarding).
+    var passwords: [String: String?] = [:]
+    /// A password a recovery replaced, still accepted when a control keeps it.
+    var formerPasswords: [String: String] = [:]
+    /// Invitations and recovery links, by their code; the flows they opened, by token.
+    var invitations: [String: Enrolment.Link] = [:]
+    var recoveryLinks: [String: Enrolment.Link] = [:]
+    var enrolments: [String: Enrolment] = [:]
+    /// The mail the backend sent: the recovery codes, by address.
+    var outbox: [String: [String]] = [:]
   }
 
-  private let state = Locked(State())
+  let state = Locked(State())
 
   /// - Parameter accounts: the logins the app's profile names (`testUsers`), else three of
   ///   its own; each gets a password from the run's seed.
@@ -76,16 +86,20 @@ public final class SessionBackend: HTTPHandler, Sendable {
     self.context = context
     let names =
       accounts.isEmpty ? (1...3).map { "user\($0)@\(origin.host)" } : accounts
-    testUsers = names.map { name in
+    let users = names.map { name in
       RealmSettings.User(
         username: name, password: context.secret(byteCount: 12), email: name, firstName: nil,
         lastName: nil)
     }
+    testUsers = users
+    state.withLock { state in
+      for user in users { state.passwords[user.username] = user.password }
+    }
   }
 
-  private var behaviours: StackBehaviours { context.behaviours }
+  var behaviours: StackBehaviours { context.behaviours }
 
-  private func event(_ summary: String) { context.event("session-backend", summary) }
+  func event(_ summary: String) { context.event("session-backend", summary) }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     var router = Router()
@@ -114,6 +128,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
       }
     }
     routeSessions(&router)
+    routeEnrolment(&router)
     routeBootstrap(&router)
     return router.handle(request)
   }
@@ -190,52 +205,68 @@ public final class SessionBackend: HTTPHandler, Sendable {
   }
 
   /// `Cache-Control: no-store`, unless a control makes the backend forget it.
-  private func noStore(_ response: HTTPResponse) -> HTTPResponse {
+  func noStore(_ response: HTTPResponse) -> HTTPResponse {
     behaviours.sessionForgetsNoStore ? response : response.with("Cache-Control", "no-store")
   }
 
   /// A contract error: `{"error": CODE, "message": …}`.
-  private func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+  func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
     noStore(.json(["error": code, "message": message], status: status))
   }
 
-  private func fields(_ request: HTTPRequest) -> [String: Any] {
+  func fields(_ request: HTTPRequest) -> [String: Any] {
     (request.jsonObject as? [String: Any]) ?? [:]
   }
 
   /// `POST /v1/mobile/auth/password/login {login, password, deviceId?, platform, …}`.
   func passwordLogin(_ request: HTTPRequest) -> HTTPResponse {
     let body = fields(request)
-    guard let login = body["login"] as? String, let password = body["password"] as? String,
-      let user = testUsers.first(where: { $0.username == login }), user.password == password
-    else {
-      event("password login refused: invalid credentials")
-      return error(401, "invalid_credentials", "Unknown login or wrong password.")
-    }
     return state.withLock { state -> HTTPResponse in
-      if state.banned.contains(user.username) {
-        return error(403, "profile_banned", "This profile is banned.")
+      guard let login = body["login"] as? String, let password = body["password"] as? String,
+        let known = state.passwords[login],
+        known == password || state.formerPasswords[login] == password
+      else {
+        event("password login refused: invalid credentials")
+        return error(401, "invalid_credentials", "Unknown login or wrong password.")
       }
-      let deviceId: String
-      if let sent = body["deviceId"] as? String {
-        // Only a deviceId the backend issued to this user may come back.
-        guard state.devices[sent] == user.username || behaviours.sessionAcceptsUnknownDevice
-        else {
-          event("login refused: deviceId \(sent) is not a known mobile_devices.id")
-          return error(400, "invalid_device", "deviceId is not a known device of this user.")
-        }
-        deviceId = sent
-        state.devices[sent] = user.username
-      } else {
-        deviceId = SessionBackend.uuid(context.random.bytes(16))
-        state.devices[deviceId] = user.username
-        event("new mobile device \(deviceId) for \(user.username)")
-      }
-      let session = newSession(user: user.username, deviceId: deviceId)
-      state.sessions[session.id] = session
-      event("session \(session.id) opened for \(user.username) on \(deviceId)")
-      return envelope(session, version: state.bootstrapVersion)
+      return openSession(for: login, body: body, how: "password", state: &state)
     }
+  }
+
+  /// What every flow that opens a session ends with (password, passkey, onboarding,
+  /// recovery): a banned profile refused, the deviceId sent checked (one the backend issued
+  /// to this user) or a new one issued, and the same envelope.
+  func openSession(for user: String, body: [String: Any], how: String, state: inout State)
+    -> HTTPResponse
+  {
+    if state.banned.contains(user) {
+      return error(403, "profile_banned", "This profile is banned.")
+    }
+    if let refusal = deviceRefusal(body, user: user, how: how, state: state) { return refusal }
+    let deviceId: String
+    if let sent = body["deviceId"] as? String {
+      deviceId = sent
+      state.devices[sent] = user
+    } else {
+      deviceId = SessionBackend.uuid(context.random.bytes(16))
+      state.devices[deviceId] = user
+      event("new mobile device \(deviceId) for \(user)")
+    }
+    let session = newSession(user: user, deviceId: deviceId)
+    state.sessions[session.id] = session
+    event("session \(session.id) opened for \(user) on \(deviceId) (\(how))")
+    return envelope(session, version: state.bootstrapVersion)
+  }
+
+  /// The refusal of a deviceId that is not one the backend issued to `user`, if it is not.
+  func deviceRefusal(_ body: [String: Any], user: String, how: String, state: State)
+    -> HTTPResponse?
+  {
+    guard let sent = body["deviceId"] as? String, state.devices[sent] != user,
+      !behaviours.sessionAcceptsUnknownDevice
+    else { return nil }
+    event("\(how) refused: deviceId \(sent) is not a known mobile_devices.id")
+    return error(400, "invalid_device", "deviceId is not a known device of this user.")
   }
 
   /// A version-4 UUID from 16 random bytes (`mobile_devices.id`).
@@ -257,7 +288,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
   // MARK: Passkeys
 
   /// A fresh single-use challenge for `purpose` (`webauthn.create` or `webauthn.get`).
-  private func passkeyOptions(purpose: String, user: String?, state: inout State) -> HTTPResponse {
+  func passkeyOptions(purpose: String, user: String?, state: inout State) -> HTTPResponse {
     let challenge = context.random.token(byteCount: 32)
     state.challenges[challenge] = Challenge(
       purpose: purpose, user: user, issued: context.clock.now)
@@ -280,7 +311,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
 
   /// The checks both ceremonies make on `clientDataJSON` and `authenticatorData`; the
   /// challenge is consumed. Returns the contract error, or the sign count and the challenge.
-  private func checkCeremony(
+  func checkCeremony(
     _ response: [String: Any], purpose: String, state: inout State
   ) -> Ceremony {
     guard let clientB64 = response["clientDataJSON"] as? String,
@@ -320,19 +351,36 @@ public final class SessionBackend: HTTPHandler, Sendable {
   private func passkeyRegister(_ request: HTTPRequest, user: String, state: inout State)
     -> HTTPResponse
   {
-    let body = fields(request)
+    switch registerCredential(fields(request), user: user, state: &state) {
+    case .failure(let refusal): return refusal.response
+    case .success(let id): return noStore(.json(["credentialId": id]))
+    }
+  }
+
+  /// A refusal as a value, for the flows that register a credential and then do more.
+  struct Refusal: Error {
+    let response: HTTPResponse
+  }
+
+  /// A new credential for `user` from a `webauthn.create` ceremony: its id, or the refusal.
+  func registerCredential(_ body: [String: Any], user: String, state: inout State)
+    -> Result<String, Refusal>
+  {
     guard let id = body["id"] as? String, let response = body["response"] as? [String: Any],
       let keyB64 = response["publicKey"] as? String,
       let pem = Base64URL.decode(keyB64).map({ String(decoding: $0, as: UTF8.self) }),
       (try? Key.publicKey(pem: pem))?.isEC == true
-    else { return error(400, "invalid_request", "id and an ES256 publicKey are required.") }
+    else {
+      return .failure(
+        Refusal(response: error(400, "invalid_request", "id and an ES256 publicKey are required.")))
+    }
     switch checkCeremony(response, purpose: "webauthn.create", state: &state) {
-    case .refused(let refusal): return refusal
+    case .refused(let refusal): return .failure(Refusal(response: refusal))
     case .success(let ceremony):
       state.credentials[id] = Credential(
         user: user, publicKeyPEM: pem, signCount: ceremony.signCount)
       event("passkey \(id) registered for \(user)")
-      return noStore(.json(["credentialId": id]))
+      return .success(id)
     }
   }
 
@@ -365,22 +413,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
           || ceremony.signCount > credential.signCount
       else { return error(401, "invalid_credentials", "The sign count went backwards.") }
       state.credentials[id]?.signCount = ceremony.signCount
-      if state.banned.contains(credential.user) {
-        return error(403, "profile_banned", "This profile is banned.")
-      }
-      let deviceId: String
-      if let sent = body["deviceId"] as? String {
-        guard state.devices[sent] == credential.user || behaviours.sessionAcceptsUnknownDevice
-        else { return error(400, "invalid_device", "deviceId is not a known device of this user.") }
-        deviceId = sent
-      } else {
-        deviceId = SessionBackend.uuid(context.random.bytes(16))
-        state.devices[deviceId] = credential.user
-      }
-      let session = newSession(user: credential.user, deviceId: deviceId)
-      state.sessions[session.id] = session
-      event("session \(session.id) opened for \(credential.user) with passkey \(id)")
-      return envelope(session, version: state.bootstrapVersion)
+      return openSession(for: credential.user, body: body, how: "passkey \(id)", state: &state)
     }
   }
 
@@ -395,7 +428,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
     return token
   }
 
-  private func newSession(user: String, deviceId: String) -> Session {
+  func newSession(user: String, deviceId: String) -> Session {
     let now = context.clock.now
     return Session(
       id: "ms_" + context.random.hex(byteCount: 8), user: user, deviceId: deviceId,
@@ -410,7 +443,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
       authenticatedAt: now)
   }
 
-  private func envelope(_ session: Session, version: Int) -> HTTPResponse {
+  func envelope(_ session: Session, version: Int) -> HTTPResponse {
     return noStore(
       .json([
         "accessToken": session.accessToken,

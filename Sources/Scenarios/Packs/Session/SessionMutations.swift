@@ -105,6 +105,31 @@ extension SessionPack {
       breaks: "WebAuthn: the assertion verifies with the registered public key"
     ) { configuration, _ in configuration.stack.sessionSkipsPasskeySignature = true },
     MutationSpec(
+      "backend.session-enrolment-reusable",
+      summary: "An invitation or a recovery link still works after its flow completed.",
+      breaks: "seed 002, Onboarding et recovery: an invitation and a link are single use"
+    ) { configuration, _ in configuration.stack.sessionEnrolmentReusable = true },
+    MutationSpec(
+      "backend.session-enrolment-never-expires",
+      summary: "An invitation or a recovery link works whatever its age.",
+      breaks: "onboarding and recovery: an invitation or a link expires"
+    ) { configuration, _ in configuration.stack.sessionEnrolmentNeverExpires = true },
+    MutationSpec(
+      "backend.session-recovery-link-signs-in",
+      summary: "Opening a recovery link answers a session envelope by itself.",
+      breaks: "seed 002: recovery passkey/password, no direct login by link"
+    ) { configuration, _ in configuration.stack.sessionRecoveryLinkSignsIn = true },
+    MutationSpec(
+      "backend.session-recovery-keeps-password",
+      summary: "The password a recovery replaced still signs in.",
+      breaks: "seed 002: recovery replaces the password (the old one no longer signs in)"
+    ) { configuration, _ in configuration.stack.sessionRecoveryKeepsPassword = true },
+    MutationSpec(
+      "backend.session-recovery-tells-unknown",
+      summary: "Recovery asked for an unknown address answers 404 unknown_account.",
+      breaks: "account recovery does not tell who has an account"
+    ) { configuration, _ in configuration.stack.sessionRecoveryTellsUnknown = true },
+    MutationSpec(
       "client.no-single-flight",
       summary: "Concurrent refreshes are not serialised: each sends the same refresh token.",
       breaks: "seed 002: concurrent refreshes serialised"

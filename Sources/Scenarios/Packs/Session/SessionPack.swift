@@ -14,7 +14,9 @@ enum SessionPack: ScenarioPack {
   static let name = "session"
   static let shells: Set<ShellKind> = [.sessionContract]
 
-  static let actions: [ActionSpec] = [
+  static let actions: [ActionSpec] = loginActions + enrolmentActions
+
+  static let loginActions: [ActionSpec] = [
     ActionSpec(
       .app, "signs in as", [.value("user", .user)],
       summary:
@@ -359,13 +361,14 @@ enum SessionPack: ScenarioPack {
     ExpectationSpec(
       "no-store on", [.value("app", .app)],
       summary:
-        "Every answer of this step from an auth, refresh or bootstrap endpoint carried `Cache-Control: no-store`.",
+        "Every answer of this step from an auth, onboarding, recovery, refresh or bootstrap endpoint carried `Cache-Control: no-store`.",
       example: "expect no-store on heymoov"
     ) { context in
       let client = try context.sessionClient("app")
       let sensitive = client.responses.filter {
         $0.path.hasPrefix("/v1/mobile/auth/") || $0.path == "/v1/mobile/session/refresh"
-          || $0.path == "/v1/mobile/api/me"
+          || $0.path == "/v1/mobile/api/me" || $0.path.hasPrefix(SessionClient.onboarding)
+          || $0.path.hasPrefix(SessionClient.recovery)
       }
       guard !sensitive.isEmpty else {
         return context.missing(.sessionState, "no auth, refresh or bootstrap answer this step")
@@ -484,12 +487,13 @@ extension World {
     return client
   }
 
-  /// A hook of the mock backend (what happens elsewhere in the product).
-  func sessionBackendHook(_ path: String, form: String) throws {
+  /// A hook of the mock backend (what happens elsewhere in the product), and its answer.
+  @discardableResult
+  func sessionBackendHook(_ path: String, form: String) throws -> HTTPResponse {
     guard let backend = session?.stack?.backend else {
       throw PortUnsupported("the contract backend is a real system: it has no hook to \(path)")
     }
-    _ = backend.handle(
+    return backend.handle(
       HTTPRequest(
         method: "POST", target: path,
         headers: [

@@ -12,6 +12,8 @@ final class SessionWorld: ShellWorld {
   let stack: SessionStack?
   /// The session-contract clients, by app name.
   private(set) var clients: [String: SessionClient] = [:]
+  /// The codes of the invitations the backend made, oldest first.
+  var invitations: [String] = []
 
   static func secureHosts(_ builds: [Platform: AppBuild]) -> Set<String> {
     Set(builds.values.compactMap { Origin(url: $0.frontend.apiOrigin.value)?.host })
