@@ -199,11 +199,15 @@ extension BuildReader {
     let appFolder =
       paths["ios.infoPlist"].map { ($0 as NSString).deletingLastPathComponent }
       ?? XcodeProject.join(profile.capacitorRoot, "ios/App/App")
+    var sceneManifest: FileLocation?
     if let path = paths["ios.infoPlist"] {
       do {
         if let (data, file) = try repository.data(path) {
           let plist = try PropertyListReader.parse(data: data, file: file)
           readInfoPlist(plist, file: file, path: path, settings: settings, into: &build)
+          if plist["UIApplicationSceneManifest"] != nil {
+            sceneManifest = location(file, plist.line(of: "UIApplicationSceneManifest"))
+          }
           if let proxy = plist["FirebaseAppDelegateProxyEnabled"]?.bool {
             build.hybrid?.firebaseProxyEnabled = Sourced(
               proxy, at: location(file, plist.line(of: "FirebaseAppDelegateProxyEnabled")))
@@ -215,7 +219,7 @@ extension BuildReader {
     }
     readHybridEntitlements(settings, into: &build)
     readGoogleServiceInfo(in: appFolder, into: &build)
-    build.hybrid?.code = readHybridIOSCode(in: appFolder)
+    build.hybrid?.code = readHybridIOSCode(in: appFolder, sceneManifest: sceneManifest)
   }
 
   /// The entitlements the target signs with: CODE_SIGN_ENTITLEMENTS, relative to the
@@ -285,7 +289,10 @@ extension BuildReader {
 
   /// The iOS container's Swift code: the bridge, the permission's answer, the APNs hand-over,
   /// the token registration, foreground pushes, taps and links.
-  private func readHybridIOSCode(in appFolder: String) -> HybridShellCode {
+  /// `sceneManifest`: where Info.plist declares scenes (`UIApplicationSceneManifest`), if it does.
+  private func readHybridIOSCode(in appFolder: String, sceneManifest: FileLocation?)
+    -> HybridShellCode
+  {
     let swift = CodeSearch(repository, under: appFolder, suffixes: [".swift"], quotes: ["\""])
     var code = HybridShellCode()
     if swift.files.isEmpty { code.unread = appFolder + "/**/*.swift" }
@@ -321,7 +328,7 @@ extension BuildReader {
     code.opensTargetUrl = swift.fact(
       [["didReceive response", "targetUrl", "webView.load("]],
       home: "UNUserNotificationCenterDelegate")
-    readLinkHandling(swift, into: &code)
+    readLinkHandling(swift, sceneManifest: sceneManifest, into: &code)
     code.loadsLiveSite = Self.loadsLiveSite(
       swift, bundled: ["loadFileURL(", "loadHTMLString(", "Bundle.main.url(forResource"],
       live: ".load(URLRequest(")
@@ -379,7 +386,9 @@ extension BuildReader {
 
   /// Universal Links reaching the web view, and the FCM token reaching the registration, each
   /// followed through a notification the delegate relays.
-  private func readLinkHandling(_ swift: CodeSearch, into code: inout HybridShellCode) {
+  private func readLinkHandling(
+    _ swift: CodeSearch, sceneManifest: FileLocation?, into code: inout HybridShellCode
+  ) {
     code.opensLinks = swift.fact(
       [["NSUserActivityTypeBrowsingWeb", "webpageURL", "webView.load("]],
       home: "UIApplicationDelegate")
@@ -400,6 +409,9 @@ extension BuildReader {
           derivation: ["the handler neither loads webpageURL nor passes it on"])
       }
     }
+    let running = RunningLinkReader.ios(swift, relay: relay, sceneManifest: sceneManifest)
+    code.linksKeepWebView = running.keepsWebView
+    if let unreachable = running.unreachable { code.opensLinks = unreachable }
     if let handler = swift.find(["didReceiveRegistrationToken"]),
       let delivered = relay.delivers(
         postedAfter: handler, doing: "fcmToken =",

@@ -38,7 +38,8 @@ extension BuildReader {
       ])
     readHybridManifest(into: &build)
     readGoogleServices(into: &build)
-    build.hybrid?.code = readHybridAndroidCode()
+    let appLinks = build.hybrid?.linkFilters.first(where: \.autoVerify)
+    build.hybrid?.code = readHybridAndroidCode(appLinks: appLinks)
   }
 
   /// The manifest's `POST_NOTIFICATIONS` and its App Links intent filters.
@@ -74,6 +75,9 @@ extension BuildReader {
           link.paths = data.compactMap { $0.attributes["android:path"] }
           link.pathPrefixes = data.compactMap { $0.attributes["android:pathPrefix"] }
           link.pathPatterns = data.compactMap { $0.attributes["android:pathPattern"] }
+          link.launchMode = Sourced(
+            activity.attributes["android:launchMode"] ?? "standard",
+            at: location(file, activity.line))
           build.hybrid?.linkFilters.append(link)
         }
       }
@@ -89,7 +93,7 @@ extension BuildReader {
 
   /// The Android container's Kotlin or Java: the bridge, the permission asked on page load
   /// and its answer, the token registration, taps, links and auto-cancel.
-  private func readHybridAndroidCode() -> HybridShellCode {
+  private func readHybridAndroidCode(appLinks: LinkIntentFilter?) -> HybridShellCode {
     let sources = XcodeProject.join(profile.capacitorRoot, "android/app/src/main/java")
     let kotlin = CodeSearch(repository, under: sources, suffixes: [".kt", ".java"], quotes: ["\""])
     var code = HybridShellCode()
@@ -113,6 +117,11 @@ extension BuildReader {
     code.opensTargetUrl = kotlin.fact(
       [["targetUrl", "onNewIntent", "loadUrl("]], home: "FirebaseMessagingService")
     code.opensLinks = kotlin.fact([["intent?.data", "loadUrl("], ["getData()", "loadUrl("]])
+    if let filter = appLinks, let mode = filter.launchMode, !kotlin.isEmpty {
+      let running = RunningLinkReader.android(kotlin, activity: filter.activity, launchMode: mode)
+      code.linksKeepWebView = running.keepsWebView
+      code.routesRunningLinks = running.routes
+    }
     code.loadsLiveSite = Self.loadsLiveSite(
       kotlin, bundled: ["file:///android_asset", "loadDataWithBaseURL(", "WebViewAssetLoader"],
       live: "loadUrl(")

@@ -251,6 +251,10 @@ extension BuildGuards {
             code.opensLinks,
             "no App Link's intent data is loaded in the WebView (intent.data with loadUrl): a link opens the app on its home page",
             value: "no intent.data routing")
+          missing(
+            code.routesRunningLinks,
+            "a link that arrives while the app runs is not loaded by the running activity's onNewIntent: the app comes forward on the page it showed",
+            value: "no onNewIntent routing")
         case .ios:
           if let name = code.bridgeName, name.value != "notify" {
             out.append(
@@ -281,6 +285,10 @@ extension BuildGuards {
             "continue userActivity does not route NSUserActivityTypeBrowsingWeb's webpageURL to the WebView: a Universal Link opens the app on its home page",
             value: "no webpageURL routing")
         }
+        missing(
+          code.linksKeepWebView,
+          "a link that arrives while the app runs is shown in a new \(build.platform == .ios ? "web view or view controller" : "activity or fragment") rather than loaded in the WebView that runs: what the page held (a draft, the history) is lost (seed 003: navigation within the WebView \"sans perte d'état\")",
+          value: "new WebView for a link")
         missing(
           code.loadsLiveSite,
           "the WebView starts on a copy bundled in the app, not the live site: its views and forms are those of the day the app was built, and its pages are not of the site's origin (no session cookie, no Universal Link routing)",

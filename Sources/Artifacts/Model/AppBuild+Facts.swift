@@ -234,6 +234,10 @@ extension AppBuild {
       add("RegisterNotificationDeviceApi reads", hybrid.backendCode.registrationForm, fields)
       add("push tap opens targetUrl", code.opensTargetUrl, yes)
       add("links open their page", code.opensLinks, yes)
+      if platform == .android {
+        add("a link while the app runs reaches onNewIntent", code.routesRunningLinks, yes)
+      }
+      add("a link while the app runs stays in the running WebView", code.linksKeepWebView, yes)
       let backend = hybrid.backendCode
       add("backend checks the user salt", backend.checksUserSalt, yes)
       add("backend moves another user's token", backend.movesOtherUsersToken, yes)

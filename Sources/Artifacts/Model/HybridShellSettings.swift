@@ -103,6 +103,8 @@ public struct LinkIntentFilter: Sendable {
   public var pathPatterns: [String] = []
   public var isBrowsable: Bool
   public var location: FileLocation?
+  /// The activity's `android:launchMode` (`standard` when not written), where the activity is.
+  public var launchMode: Sourced<String>?
 
   public init(
     activity: String, autoVerify: Bool, schemes: [String], hosts: [String], isBrowsable: Bool,
@@ -164,6 +166,13 @@ public struct HybridShellCode: Sendable {
   public var opensTargetUrl: Sourced<Bool>?
   /// A Universal Link / App Link routes the WebView to its URL.
   public var opensLinks: Sourced<Bool>?
+  /// A link that arrives while the app runs is loaded in the WebView that runs (false: a new
+  /// activity, fragment, WKWebView or root view controller shows it, and what the page held —
+  /// a draft, the history — is lost). Seed 003: "sans perte d'état".
+  public var linksKeepWebView: Sourced<Bool>?
+  /// Android: a link that arrives while the app runs reaches the running activity's
+  /// `onNewIntent`, which loads it (false: the app comes forward on the page it showed).
+  public var routesRunningLinks: Sourced<Bool>?
   /// Android: the notification the container builds leaves the tray when tapped
   /// (`setAutoCancel(true)`); nil when the container builds none itself.
   public var autoCancels: Sourced<Bool>?

@@ -105,10 +105,39 @@ extension HybridShell {
     }
     environment.decision(source, "\(url) opened the app")
     let routes = code.opensLinks?.value ?? true
+    linkNotRouted = nil
+    if !routes, let fact = code.opensLinks {
+      linkNotRouted = Self.cause(fact, "the app does not route the link")
+    }
     if isRunning {
-      if routes { load(url) }
+      if let running = code.routesRunningLinks, !running.value {
+        linkNotRouted = Self.cause(running, "the link does not reach the running app")
+        environment.decision(
+          source, "\(linkNotRouted ?? ""): it comes forward on the page it showed")
+        return
+      }
+      guard routes else { return }
+      if let keeps = code.linksKeepWebView, !keeps.value {
+        webView += 1
+        environment.decision(
+          source,
+          "a new WebView for the link (\(keeps.origin)): what the running page held is gone")
+      }
+      load(url)
     } else {
       launch(at: routes ? url : nil)
     }
   }
+
+  /// Why a link the app took was not loaded, with where the code says so.
+  static func cause(_ fact: Sourced<Bool>, _ fallback: String) -> String {
+    "\(fact.derivation.first ?? fallback) — \(fact.origin)"
+  }
+
+  /// The user starts a message on the page shown and leaves it unsent: it lives in that
+  /// WebView's page.
+  public func writeDraft() { draftIn = webView }
+
+  /// The draft written earlier is in the WebView that shows the page now.
+  public var draftKept: Bool { draftIn != nil && draftIn == webView && isRunning }
 }

@@ -60,6 +60,14 @@ public final class HybridShell {
   public internal(set) var screen: Screen = .closed
   /// The HTML of the page shown.
   public internal(set) var html = ""
+  /// Which WebView shows the page: a new one at each cold start, and whenever the container
+  /// makes one for a link. What a page holds in memory (a draft, its history, its
+  /// sessionStorage) lives and dies with it.
+  public internal(set) var webView = 0
+  /// The WebView whose page holds the user's unsent draft, if any.
+  public internal(set) var draftIn: Int?
+  /// Why the last link the app took was not loaded (the code's fact and where), if it was not.
+  public internal(set) var linkNotRouted: String?
   /// The OS's notification permission (`NotificationPermissionMachine`).
   private var permissions: NotificationPermissionMachine
   public var permission: Permission { Permission(rawValue: permissions.state.rawValue) ?? .denied }
@@ -137,6 +145,7 @@ public final class HybridShell {
 
   /// Opens the app (a cold start when it is not running) on `url`, else the home page.
   public func launch(at url: String? = nil) {
+    if !isRunning { webView += 1 }
     if !installed {
       installed = true
       verifyLinks()

@@ -18,11 +18,11 @@ enum HybridMutations {
             "bridge", "permission-on-load", "permission-event", "apns-handoff",
             "token-registration", "target-url", "link-routing", "foreground-banner",
             "auto-cancel", "javascript", "dom-storage", "message-validation", "live-site",
-            "native-share",
+            "native-share", "link-keeps-webview", "running-link",
           ]))
       ],
       summary:
-        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, the link routing, or the banner of a push that arrives in the foreground (iOS), or the tapped notification leaving the tray (Android's auto-cancel), or the WebView's JavaScript or DOM storage turned on (Android), or the script message's name and action checked (iOS), or the live site loaded rather than a bundled copy, or the share sheet opened natively (iOS).",
+        "The container's code loses one of seed 003's rules: the JS bridge under its name, the permission asked on page load (Android), the answer dispatched to the page, the APNs token handed to Firebase Messaging (iOS), the token registration, the push tap's targetUrl routing, the link routing, or the banner of a push that arrives in the foreground (iOS), or the tapped notification leaving the tray (Android's auto-cancel), or the WebView's JavaScript or DOM storage turned on (Android), or the script message's name and action checked (iOS), or the live site loaded rather than a bundled copy, or the share sheet opened natively (iOS), or a link that arrives while the app runs loaded in the running WebView (not a new one) or reaching the running activity's onNewIntent (Android).",
       breaks: "seed 003, sections 3 and 4"
     ) { configuration, arguments in
       guard var code = configuration.build.hybrid?.code else { return }
@@ -43,6 +43,8 @@ enum HybridMutations {
       case "message-validation": code.validatesBridgeMessage = no
       case "live-site": code.loadsLiveSite = no
       case "native-share": code.sharesNatively = no
+      case "link-keeps-webview": code.linksKeepWebView = no
+      case "running-link": code.routesRunningLinks = no
       default: code.opensLinks = no
       }
       configuration.build.hybrid?.code = code

@@ -172,6 +172,16 @@ enum HybridPack: ScenarioPack {
       return outcome(shell, "was sent a link to \(path)")
     },
     ActionSpec(
+      .app, "writes a draft",
+      summary:
+        "The user starts a message on the page shown and leaves it unsent: it lives in that WebView's page (as a form's text, the history and sessionStorage do).",
+      example: "appplatform writes a draft"
+    ) { context in
+      let shell = try context.hybridShell()
+      shell.writeDraft()
+      return outcome(shell, "has an unsent draft on \(shell.pagePath ?? "no page")")
+    },
+    ActionSpec(
       .app, "registers its token as",
       [
         .value("user", .user), .flag("wrong-salt"), .flag("without-token"),
@@ -211,7 +221,27 @@ enum HybridPack: ScenarioPack {
       return context.fail(
         .hybridPage, shell.pagePath ?? "none",
         "\(context.negated ? "did not expect" : "expected") \(shell.name) on \(path); it shows \(describe(shell))"
-      )
+          + (shell.linkNotRouted.map { " (the last link was not loaded: \($0))" } ?? ""))
+    },
+    ExpectationSpec(
+      "draft kept on", [.value("app", .app)],
+      examines: .reasons(.pageState),
+      summary:
+        "The draft APP's user wrote is still in the WebView that shows the page now: what arrived since (a link, a push tap) was loaded in the WebView that ran, not in a new one.",
+      example: "expect draft kept on appplatform"
+    ) { context in
+      let shell = try context.hybridShell("app")
+      if shell.draftKept { return nil }
+      guard shell.draftIn != nil else {
+        return context.missing(.pageState, "\(shell.name)'s user wrote no draft")
+      }
+      let code = shell.build.hybrid?.code
+      let cause = [code?.linksKeepWebView, code?.routesRunningLinks].compactMap { $0 }
+        .first { !$0.value }
+      return context.fail(
+        .pageState, "lost",
+        "the draft written in \(shell.name)'s WebView is gone: it shows \(describe(shell)) in another WebView"
+          + (cause.map { " (\($0.derivation.first ?? "") — \($0.origin))" } ?? ""))
     },
     ExpectationSpec(
       "link on", [.value("app", .app), .value("where", .choice(["in-app", "in-browser"]))],
@@ -352,7 +382,7 @@ enum HybridPack: ScenarioPack {
 
   static let failureReasons: [FailureReason] = [
     .hybridPage, .linkTarget, .permission, .bridge, .fcmToken, .deviceTokens, .pushes,
-    .shown,
+    .shown, .pageState,
   ]
 
   static func describe(_ shell: HybridShell) -> String {
@@ -399,6 +429,9 @@ enum HybridPack: ScenarioPack {
 extension FailureReason {
   static let hybridPage = FailureReason(
     "hybrid-page", detail: "the path shown", "The WebView shows another page.")
+  static let pageState = FailureReason(
+    "page-state", detail: "lost",
+    "What the page held (a draft) is gone: a new WebView shows the page.")
   static let linkTarget = FailureReason(
     "link-target", detail: "app or browser", "A link opened where it should not.")
   static let permission = FailureReason(
