@@ -477,12 +477,22 @@ extension BuildReader {
           repository, under: root, suffixes: [".ts"], quotes: ["\"", "'", "`"]
         ).files
     }
-    let routes = HandoffRoutesReader.read(HandoffRoutesReader.routeFiles(search))
+    let routeSearch = HandoffRoutesReader.routeFiles(search)
+    let routes = HandoffRoutesReader.read(routeSearch)
     if profile.parts["handoffServer"] == nil {
       search.files = search.files.filter { $0.file.lowercased().contains("handoff") }
     }
     settings.handoffServer = HandoffServerReader(search: search).read()
     settings.handoffServer.routes = routes
+    if routes?.throttle == nil {
+      settings.handoffServer.routes?.throttle = HandoffRoutesReader.outstandingLimit(
+        search, routes: routes)
+      if let dead = HandoffRoutesReader.unreachableThrottle(
+        routes: routeSearch, service: search, read: routes)
+      {
+        settings.handoffServer.routes?.throttles = dead
+      }
+    }
     settings.handoffServer.searched = roots
   }
 }

@@ -542,6 +542,46 @@ import Testing
     #expect(hits.map(\.value) == ["Origin"])
   }
 
+  /// The throttle's bound as the code writes it: a route's rateLimit, or the issue's refusal
+  /// of a user holding too many codes that the route answers with 429 (OpenMapX's idiom).
+  @Test func theHandoffThrottleBoundIsReadInBothIdioms() throws {
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    #expect(
+      build.bridge?.handoffServer.routes?.throttle?.value == .redemptions(max: 10, seconds: 60))
+    #expect(HandoffRoutesReader.windowSeconds("30 seconds") == 30)
+    #expect(HandoffRoutesReader.windowSeconds("2h") == 7200)
+    #expect(HandoffRoutesReader.windowSeconds("60000") == 60)
+    #expect(HandoffRoutesReader.windowSeconds("soon") == nil)
+    let routesPath = "apps/api/src/routes/mobileAuthRoutes.ts"
+    let servicePath = "apps/api/src/services/mobileAuthHandoff.ts"
+    let routes = try sample(routesPath).replacingOccurrences(
+      of: "{ config: { rateLimit: { max: 10, timeWindow: \"1 minute\" } } },", with: "{},"
+    ).replacingOccurrences(
+      of: "if (!result.ok) return reply.code(400)",
+      with: "if (!result.ok) return reply.code(result.reason === \"too-many-attempts\" ? 429 : 400)"
+    )
+    let service = try sample(servicePath).replacingOccurrences(
+      of: "  async issue(userId: string, codeChallenge: string, state: string, nowMs: number) {",
+      with: """
+          async issue(userId: string, codeChallenge: string, state: string, nowMs: number) {
+            const held = await this.outstanding(userId, nowMs);
+            if (held >= MAX_OUTSTANDING_PER_USER) {
+              return { ok: false, reason: "too-many-attempts" };
+            }
+        """
+    ).replacingOccurrences(
+      of: "export const HANDOFF_TTL_MS",
+      with: "export const MAX_OUTSTANDING_PER_USER = 5;\nexport const HANDOFF_TTL_MS")
+    #expect(routes.contains("429") && service.contains("MAX_OUTSTANDING_PER_USER = 5"))
+    let directory = try overlay([routesPath: routes, servicePath: service])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outstanding = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+      .bridge?.handoffServer.routes?.throttle
+    #expect(outstanding?.value == .outstandingCodes(max: 5))
+    #expect(outstanding?.location?.file.hasSuffix("mobileAuthHandoff.ts") == true)
+  }
+
   @Test func refusalConditionsAreJudgedOnAWellFormedMessage() {
     let never: (String) -> Bool = { _ in false }
     let cases: [(String, Bool?)] = [

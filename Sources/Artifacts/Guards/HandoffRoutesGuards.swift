@@ -23,7 +23,7 @@ extension BuildGuards {
         value: "Origin"),
       GuardHit.missing(
         routes.throttles,
-        "the handoff's routes never slow a failing caller down (no 429, no rate limit): codes can be guessed at speed",
+        "the handoff's routes never slow a failing caller down: codes can be guessed at speed",
         value: "throttle"),
     ].compactMap { $0 }
   }

@@ -179,6 +179,7 @@ extension AppBuild {
       add("handoff answers are no-store", bridge.handoffServer.routes?.noStore, yes)
       add("handoff routes refuse another Origin", bridge.handoffServer.routes?.checksOrigin, yes)
       add("handoff routes throttle", bridge.handoffServer.routes?.throttles, yes)
+      add("handoff throttle bound", bridge.handoffServer.routes?.throttle) { $0.description }
       return out
     }
     if let hybrid {

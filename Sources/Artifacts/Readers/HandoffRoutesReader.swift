@@ -37,7 +37,83 @@ enum HandoffRoutesReader {
     code.throttles = Sourced(
       throttle != nil, at: throttle?.location ?? anywhere,
       derivation: throttle == nil ? ["no 429 and no rate limit on the handoff's routes"] : [])
+    code.throttle = rateLimit(routes)
     return code
+  }
+
+  /// A route's `rateLimit: { max: N, timeWindow: "1 minute" }` (fastify's rate limit), its
+  /// window in seconds; nil when either is not a literal.
+  static func rateLimit(_ routes: CodeSearch) -> Sourced<HandoffThrottle>? {
+    let found = routes.capturesAcrossLines(
+      #"(rateLimit\s*:\s*\{\s*max\s*:\s*\d+\s*,\s*timeWindow\s*:\s*(?:\d+|["'][^"']+["']))"#)
+    guard let limit = found.first,
+      let max = InstanceDecisionReader.matches(#"max\s*:\s*(\d+)"#, limit.value).first?.first
+        .flatMap({ Int($0) }),
+      let window = InstanceDecisionReader.matches(
+        #"timeWindow\s*:\s*["']?([^"'}]+?)["']?\s*$"#, limit.value
+      ).first?.first, let seconds = windowSeconds(window)
+    else { return nil }
+    return Sourced(.redemptions(max: max, seconds: seconds), at: limit.location)
+  }
+
+  /// `"1 minute"`, `"30 seconds"`, `"2h"`, or a number of milliseconds, in seconds.
+  static func windowSeconds(_ text: String) -> Int? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if let milliseconds = Int(trimmed) { return milliseconds / 1000 }
+    guard
+      let parts = InstanceDecisionReader.matches(#"^(\d+)\s*([a-z]+)$"#, trimmed.lowercased())
+        .first, parts.count == 2, let count = Int(parts[0])
+    else { return nil }
+    switch parts[1] {
+    case "ms", "millisecond", "milliseconds": return count / 1000
+    case "s", "sec", "second", "seconds": return count
+    case "m", "min", "minute", "minutes": return count * 60
+    case "h", "hour", "hours": return count * 3600
+    default: return nil
+    }
+  }
+
+  /// A route that answers 429 only for a reason the service names (`result.reason ===
+  /// "too-many-attempts" ? 429 : 400`) when no code of the service returns that reason: the
+  /// throttle is written and never reached. Nil when the routes say nothing of the kind.
+  static func unreachableThrottle(
+    routes routeFiles: CodeSearch, service search: CodeSearch, read routes: HandoffRoutesCode?
+  ) -> Sourced<Bool>? {
+    guard routes?.throttles?.value == true, let files = routes?.files else { return nil }
+    guard routeFiles.captures(#"(rateLimit)"#).isEmpty,
+      let mapped = routeFiles.captures(#"["']([a-z]+(?:-[a-z]+)*)["']\s*\?\s*429"#).first
+    else { return nil }
+    var service = search
+    service.files = search.files.filter { !files.contains($0.file) }
+    let returned = service.capturesAcrossLines(
+      #"return\s*\{[^}]*reason\s*:\s*["']("# + NSRegularExpression.escapedPattern(for: mapped.value)
+        + #")["']"#)
+    guard returned.isEmpty else { return nil }
+    return Sourced(
+      false, at: mapped.location,
+      derivation: [
+        "the route answers 429 for \"\(mapped.value)\", a reason no code of the handoff returns: the throttle is never reached"
+      ])
+  }
+
+  /// The issue's refusal of a user who holds too many codes (`if (count >= MAX_…) return {
+  /// …, reason: "too-many-attempts" }`), when the routes answer it with 429; nil otherwise.
+  static func outstandingLimit(_ search: CodeSearch, routes: HandoffRoutesCode?)
+    -> Sourced<HandoffThrottle>?
+  {
+    guard routes?.throttles?.value == true else { return nil }
+    // `count >= MAX` refuses the MAX-th code; `count > MAX` lets one more through.
+    let refusal = search.capturesAcrossLines(
+      #"(>=?\s*[A-Z][A-Z0-9_]*)\s*\)\s*\{?\s*return\s*\{?[^;]*?too-many"#)
+    guard let comparison = refusal.first else { return nil }
+    let inclusive = comparison.value.hasPrefix(">=")
+    let name = comparison.value.drop { $0 == ">" || $0 == "=" || $0 == " " }
+    guard let written = search.constant(String(name)), let max = CodeSearch.integer(written.value)
+    else { return nil }
+    return Sourced(
+      .outstandingCodes(max: inclusive ? max : max + 1), at: comparison.location,
+      derivation: ["\(name) = \(written.value) (\(written.origin))"]
+        + (inclusive ? [] : ["compared with >, so \(max + 1) codes are held before a refusal"]))
   }
 
   /// A function of the routes that reads the request's Origin and compares it with a list
@@ -112,6 +188,24 @@ public struct HandoffRoutesCode: Sendable {
   public var checksOrigin: Sourced<Bool>?
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
+  /// The throttle's bound as written (nil: none read in a form qualify evaluates).
+  public var throttle: Sourced<HandoffThrottle>?
 
   public init() {}
+}
+
+/// How the handoff slows a caller down, as its code writes it.
+public enum HandoffThrottle: Sendable, Equatable, CustomStringConvertible {
+  /// At most `max` redemptions per `seconds` (a route's `rateLimit: { max, timeWindow }`).
+  case redemptions(max: Int, seconds: Int)
+  /// At most `max` codes issued to one user and not yet redeemed: the next issue is refused
+  /// with 429 (OpenMapX's `MAX_OUTSTANDING_PER_USER`, `too-many-attempts` → 429).
+  case outstandingCodes(max: Int)
+
+  public var description: String {
+    switch self {
+    case .redemptions(let max, let seconds): return "\(max) redemptions per \(seconds) s"
+    case .outstandingCodes(let max): return "\(max) codes outstanding per user"
+    }
+  }
 }

@@ -70,6 +70,9 @@ public final class BridgeShell {
   public private(set) var handoffFailure: String?
   /// The last redemption's answer.
   public private(set) var lastRedemption: HTTPResponse?
+  /// The answer to the last sign-in posted in the system browser (a redirect to the callback,
+  /// or a refusal such as a throttle's 429).
+  public private(set) var lastSignIn: HTTPResponse?
   public private(set) var signedInUser: String?
 
   init(name: String, build: AppBuild, behaviours: ShellBehaviours, environment: DeviceEnvironment)
@@ -321,12 +324,12 @@ public final class BridgeShell {
     let body = Query.encode([
       ("login", login), ("password", password), ("code_challenge", challenge), ("state", state),
     ])
-    guard
-      case .sent(let signedIn) = browser.send(
-        ClientRequest(
-          method: "POST", url: origin + path,
-          headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(body.utf8))),
-      let location = signedIn.response?.headers["Location"]
+    let sent = browser.send(
+      ClientRequest(
+        method: "POST", url: origin + path,
+        headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(body.utf8)))
+    if case .sent(let signedIn) = sent { lastSignIn = signedIn.response }
+    guard case .sent(let signedIn) = sent, let location = signedIn.response?.headers["Location"]
     else {
       handoffFailure = "the sign-in in the system browser failed"
       return

@@ -68,6 +68,15 @@ struct HandoffCodeTable: Sendable {
   /// The keys the table holds: what a read of it would give away.
   var storedKeys: [String] { Array(slots.keys) }
 
+  /// How many codes `user` holds that are neither redeemed nor expired at `now`.
+  func outstanding(user: String, now: Date) -> Int {
+    slots.values.filter { slot in
+      switch slot {
+      case .live(let row), .read(let row): return row.user == user && row.expires > now
+      }
+    }.count
+  }
+
   /// The row's key for `code`.
   func key(_ code: String) -> String { rules.hashesCode ? Self.sha256(code) : code }
 

@@ -18,6 +18,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
     var tokens: [String: String] = [:]
     var sessions: [String: String] = [:]
     var refusals: [String] = []
+    /// When each redemption arrived (what a rate limit counts).
+    var redemptions: [Date] = []
   }
 
   public let origin: Origin
@@ -33,6 +35,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
   /// The routes as the server's code registers them: every answer no-store, a caller of
   /// another Origin (or none) refused (nil: the routes were not read, and neither is done).
   let routes: HandoffRoutesCode?
+  /// The throttle the code writes, when the routes throttle and its bound was read.
+  let throttle: HandoffThrottle?
 
   static let rejected = HTTPResponse.json(["error": "invalid_handoff"], status: 400)
 
@@ -43,6 +47,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
     state = Locked(State(codes: HandoffCodeTable(rules: .init(bridge.handoffServer))))
     callbackScheme = bridge.serverCallbackScheme
     routes = bridge.handoffServer.routes
+    throttle =
+      routes?.throttles?.value == true ? bridge.handoffServer.routes?.throttle?.value : nil
     login = "ada@openmapx.test"
     password = context.secret(byteCount: 12)
   }
@@ -71,6 +77,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
         )
         return .json(["error": "invalid_request"], status: 403)
       }
+      if let refusal = rateLimited() { return refusal }
       let body = request.jsonObject ?? [:]
       return redeem(
         code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "")
@@ -118,9 +125,15 @@ public final class HandoffServer: HTTPHandler, Sendable {
       let challenge = request.formValue("code_challenge"),
       let state = request.formValue("state")
     else { return .problem(401, "sign-in refused") }
+    let now = context.clock.now
+    if case .outstandingCodes(let max) = throttle,
+      self.state.withLock({ $0.codes.outstanding(user: login, now: now) }) >= max
+    {
+      context.event("handoff", "a code refused to \(login): \(max) are outstanding (429)")
+      return .json(["error": "invalid_request"], status: 429)
+    }
     let callbackCode = context.random.token(byteCount: 32)
     context.redactor.register(callbackCode)
-    let now = context.clock.now
     let lifetime = self.state.withLock {
       $0.codes.issue(
         code: callbackCode, user: login, challenge: challenge, state: state, now: now)
@@ -129,6 +142,22 @@ public final class HandoffServer: HTTPHandler, Sendable {
     context.event("handoff", "issued a callback code for \(login), valid \(Int(lifetime)) s")
     return .redirect(
       to: "\(callbackScheme)://auth/callback?code=\(callbackCode)&state=\(Query.escape(state))")
+  }
+
+  /// A route's rate limit as the code writes it: the redemption past `max` in its window is
+  /// answered 429 before it is looked at.
+  private func rateLimited() -> HTTPResponse? {
+    guard case .redemptions(let max, let seconds) = throttle else { return nil }
+    let now = context.clock.now
+    let limited = state.withLock { state -> Bool in
+      state.redemptions.removeAll { now.timeIntervalSince($0) >= TimeInterval(seconds) }
+      guard state.redemptions.count < max else { return true }
+      state.redemptions.append(now)
+      return false
+    }
+    guard limited else { return nil }
+    context.event("handoff", "a redemption refused: \(max) in \(seconds) s already (429)")
+    return .json(["error": "too_many_requests"], status: 429)
   }
 
   /// One redemption, whole.

@@ -31,7 +31,9 @@ enum BridgeMutations {
       switch arguments["rule"] {
       case "no-store": routes.noStore = no
       case "origin": routes.checksOrigin = no
-      default: routes.throttles = no
+      default:
+        routes.throttles = no
+        routes.throttle = nil
       }
       configuration.build.bridge?.handoffServer.routes = routes
     },
