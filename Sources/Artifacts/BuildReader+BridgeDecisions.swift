@@ -22,7 +22,9 @@ extension BuildReader {
         BridgeParserReader.read(core, receive: receiver.body())
       ) { first, _ in first }
     }
-    settings.receiverRefusesWellFormed = receiver.wellFormedRefusal()
+    let refusals = receiver.judgeRefusals()
+    settings.receiverRefusesWellFormed = refusals.refusing
+    settings.receiverUnjudgedRefusals = refusals.unjudged
     let app = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "src"), suffixes: ["App.tsx"],
       quotes: Self.quotes)

@@ -259,7 +259,9 @@ extension BuildReader {
     {
       code.pageshowHandler = restore
     }
-    code.bootChecksBackForward = boot.bootChecksBackForward()
+    var unread: Sourced<String>?
+    code.bootChecksBackForward = boot.bootChecksBackForward(unread: &unread)
+    code.bootRedirectUnread = unread
     code.iosSnapshotsLocalScripts = LocalScriptsSnapshotReader.read(ios)
     if let written = SharedStorageKeyReader.web(web) {
       code.webActiveKey = written.key

@@ -182,6 +182,16 @@ import Testing
         of: "=== 'back_forward'", with: "!== 'back_forward'")
     ])
     #expect(inverted.ios?.bootChecksBackForward?.value == false)
+    // A function the web code does not define (imported from elsewhere) may test the load
+    // where qualify does not read: unverified, neither passed nor failed.
+    let imported = try code([
+      "src/main.ts": main.replacingOccurrences(
+        of: redirect,
+        with: "if (active !== null && !params.has('manage') && shouldRedirect(performance)) {")
+    ])
+    #expect(imported.ios?.bootChecksBackForward == nil)
+    #expect(imported.ios?.bootRedirectUnread?.location?.line == 29)
+    #expect(sampleCode.ios?.bootRedirectUnread == nil)
     // The handler that renders on the wrong restores, in both forms the repositories use.
     let negated = try code([
       "src/main.ts": main.replacingOccurrences(
@@ -540,6 +550,26 @@ import Testing
     #expect(changed?.checksOrigin?.value == false)
     let hits = try findings([path: lenient]).filter { $0.rule == "handoff-server" }
     #expect(hits.map(\.value) == ["Origin"])
+  }
+
+  /// A refusal of receive() whose condition qualify cannot evaluate is listed as such (the
+  /// run says so), never taken as passing or refusing a well-formed message.
+  @Test func anUnreadRefusalOfReceiveIsListedNotJudged() throws {
+    let path = "apps/mobile/src/bridge/nativeBridge.ts"
+    let code = try sample(path)
+    let sampleBuild = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    #expect(sampleBuild.bridge?.receiverUnjudgedRefusals.isEmpty == true)
+    let duplicate = try #require(
+      code.range(of: #"if \(!\w+\.rememberMessage\("#, options: .regularExpression))
+    let unread = code.replacingCharacters(
+      in: duplicate, with: "if (!(await this.admits(command)) && !registry.rememberMessage(")
+    let directory = try overlay([path: unread])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]
+    let unjudged = try #require(build?.bridge?.receiverUnjudgedRefusals.first)
+    #expect(unjudged.value.contains("this.admits(command)"))
+    #expect(build?.bridge?.receiverRefusesWellFormed == nil)
   }
 
   /// The throttle's bound as the code writes it: a route's rateLimit, or the issue's refusal

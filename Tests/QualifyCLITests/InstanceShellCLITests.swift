@@ -128,6 +128,33 @@ import Testing
   }
 
   /// A feature another kind has is bad input, not silently ignored.
+  /// boot()'s redirect resting on a function the web code does not define: what a back_forward
+  /// load does is unverified — the checks that rest on it are not applicable, the run is
+  /// partial and the gate refuses it, never a pass on the simulation's assumption.
+  @Test func anUnreadBootDecisionIsUnverifiedNotAssumed() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let main = try String(
+      contentsOfFile: Fixtures.instanceShellApp + "/src/main.ts", encoding: .utf8)
+    let redirect = "&& !isBackForward()) {"
+    #expect(main.contains(redirect))
+    let app = try Fixtures.overlayApp(
+      "qualify-unread-boot", base: Fixtures.instanceShellApp,
+      files: [
+        "src/main.ts": main.replacingOccurrences(
+          of: redirect, with: "&& shouldRedirect(performance)) {")
+      ])
+    defer { try? FileManager.default.removeItem(at: app) }
+    let run = try CLI.run(
+      ["--app", app.path, "--channel", "prod", "--scenarios", CLI.scenarios, "--seed", "3"],
+      in: scratch)
+    #expect(run.status == 1, "\(run.stdout.suffix(800))")
+    #expect(run.stdout.contains("N/A instances/back-to-manager [ios]"), "\(run.stdout)")
+    #expect(run.stdout.contains("boot()'s redirect is unverified at"), "\(run.stdout)")
+    #expect(!run.stdout.contains("FAIL instances/"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("PASSED (partial: a decision in the app's code qualify cannot read"))
+  }
+
   @Test func aFeatureTheKindDoesNotHaveIsBadInput() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = try Fixtures.overlayApp(

@@ -231,6 +231,12 @@ extension BuildGuards {
           code.bootChecksBackForward,
           "boot() redirects to the active instance on a back_forward load: once the back-forward cache is evicted, back from an instance lands on that instance again",
           value: "redirects on back_forward")
+        if let unread = code.bootRedirectUnread {
+          out.append(
+            GuardHit(
+              "boot()'s redirect rests on if (\(unread.value)), which qualify does not evaluate (a call of a function the web code does not define, or a form it does not read): whether it redirects on a back_forward load is unverified",
+              at: unread.location, value: "boot() redirect", unverified: true))
+        }
         if build.platform == .ios {
           missing(
             code.iosSnapshotsLocalScripts,

@@ -124,6 +124,9 @@ extension AppBuild {
         add("receive() checks the \(check)", fact, yes)
       }
       add("receive() refuses a well-formed message at", bridge.receiverRefusesWellFormed) { $0 }
+      for unjudged in bridge.receiverUnjudgedRefusals {
+        add("receive() refusal not evaluated", unjudged) { $0 }
+      }
       add("a refusal is answered", bridge.rejectionReplies) { $0.rawValue }
       add("version.json protocol", bridge.releaseProtocol) { "\($0)" }
       add("protocol constants", bridge.protocolConstants) { "\($0)" }

@@ -92,6 +92,9 @@ public struct BridgeShellSettings: Sendable {
   /// A refusal in `receive(` that a well-formed message meets (its condition as written):
   /// the receiver then dispatches nothing at all.
   public var receiverRefusesWellFormed: Sourced<String>?
+  /// Refusals of receive() whose condition qualify cannot evaluate on a well-formed message
+  /// (neither judged to pass one nor to refuse it).
+  public var receiverUnjudgedRefusals: [Sourced<String>] = []
   /// What the page hears when receive() refuses its message, as `App.tsx`'s message handler
   /// does with receive()'s answer; nil when no call of receive( is found.
   public var rejectionReplies: Sourced<RejectionReplies>?

@@ -62,6 +62,8 @@ public struct InstanceShellCode: Sendable {
   /// page reloaded by going back, its back-forward cache evicted): without it, back from an
   /// instance lands on that instance again.
   public var bootChecksBackForward: Sourced<Bool>?
+  /// boot()'s redirect condition, when it is found and qualify cannot evaluate it.
+  public var bootRedirectUnread: Sourced<String>?
   /// iOS: the copy of the local page's user scripts is rebuilt from each script's parts;
   /// kept as the live array, it is emptied by `removeAllUserScripts()` and the local page,
   /// reloaded after remote content, has no Capacitor bridge (seed 004, bug #1).

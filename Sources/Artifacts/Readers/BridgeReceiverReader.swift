@@ -95,8 +95,14 @@ struct BridgeReceiverReader {
   /// The first refusal before the dispatch that a well-formed message meets (its condition,
   /// where), with locals read as their expressions; nil when every refusal is read and none
   /// refuses one, or when there is no receive() that dispatches.
-  func wellFormedRefusal() -> Sourced<String>? {
-    guard let body = body() else { return nil }
+  func wellFormedRefusal() -> Sourced<String>? { judgeRefusals().refusing }
+
+  /// Each refusal before the dispatch judged on a well-formed message: the first that refuses
+  /// one, and those whose condition qualify cannot evaluate (a call it does not follow, a
+  /// form it does not read), which are neither passed nor failed.
+  func judgeRefusals() -> (refusing: Sourced<String>?, unjudged: [Sourced<String>]) {
+    guard let body = body() else { return (nil, []) }
+    var unjudged: [Sourced<String>] = []
     let before = body.lines[..<body.dispatch].joined(separator: "\n")
     let named = ScriptStatements.booleanLocals(in: before)
     let refusals = ScriptStatements.guards(before).filter { $0.returns.contains("reject") }
@@ -112,12 +118,15 @@ struct BridgeReceiverReader {
       let required = { (name: String) in
         rest.range(of: #"\b"# + name + #"\.\w"#, options: .regularExpression) != nil
       }
-      if RefusalCondition.refusesWellFormed(condition, required: required) == true {
-        return Sourced(
-          refusal.condition.trimmingCharacters(in: .whitespacesAndNewlines),
-          at: FileLocation(file: body.file, line: body.line + refusal.line, column: 1))
+      let written = Sourced(
+        refusal.condition.trimmingCharacters(in: .whitespacesAndNewlines),
+        at: FileLocation(file: body.file, line: body.line + refusal.line, column: 1))
+      switch RefusalCondition.refusesWellFormed(condition, required: required) {
+      case true?: return (written, unjudged)
+      case nil: unjudged.append(written)
+      case false?: break
       }
     }
-    return nil
+    return (nil, unjudged)
   }
 }

@@ -25,6 +25,13 @@ struct LocalPageBootReader {
   /// Whether boot()'s redirect is skipped on a back-forward load; nil when boot() or its
   /// redirect is not found or its condition is not read.
   func bootChecksBackForward() -> Sourced<Bool>? {
+    var unread: Sourced<String>?
+    return bootChecksBackForward(unread: &unread)
+  }
+
+  /// The same, and in `unread` the redirect's condition when it is found and not read (a
+  /// call or a form qualify does not evaluate): neither passed nor failed.
+  func bootChecksBackForward(unread: inout Sourced<String>?) -> Sourced<Bool>? {
     guard
       let block = web.blocks(after: "function boot(").first
         ?? web.blocks(after: "const boot =").first
@@ -56,13 +63,26 @@ struct LocalPageBootReader {
         // reached by back redirect alike.
         let read = ScriptConditionParser.parse(
           RefusalCondition.abstractingCalls(guardStatement.condition).0)
-        guard case .success = read else { return nil }
+        // A call of a function the web code does not define (imported from elsewhere) may test
+        // the navigation type where qualify does not read: unverified, not absent.
+        let (_, calls) = RefusalCondition.abstractingCalls(guardStatement.condition)
+        let foreign = calls.values.filter { call in
+          let name = String(call.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
+          return !name.contains(".") && !definesFunction(name)
+        }
+        guard case .success = read, foreign.isEmpty else {
+          unread = Sourced(guardStatement.condition, at: at)
+          return nil
+        }
         return Sourced(false, at: at, derivation: ["boot()'s redirect does not test back_forward"])
       }
       guard
         let onLaunch = RefusalCondition.range(
           guardStatement.condition, fixed: backForward(false))
-      else { return nil }
+      else {
+        unread = Sourced(guardStatement.condition, at: at)
+        return nil
+      }
       let checks = !onBack.canBeTrue && onLaunch.canBeTrue
       return Sourced(
         checks, at: at,
@@ -133,6 +153,16 @@ struct LocalPageBootReader {
 
   /// Functions of the web code whose body compares with `'back_forward'`, and what each
   /// returns on a back-forward load (false when it returns the `!==` of that comparison).
+  /// Whether the web code declares a function `name` (`function name(`, `const name =`).
+  func definesFunction(_ name: String) -> Bool {
+    web.files.contains { file in
+      file.lines.contains { _, line in
+        line.contains("function \(name)(") || line.contains("const \(name) =")
+          || line.contains("function \(name) (")
+      }
+    }
+  }
+
   func backForwardFunctions() -> [String: Bool] {
     var out: [String: Bool] = [:]
     for (_, lines) in web.files {

@@ -23,7 +23,11 @@ final class BridgeWorld: ShellWorld {
     guard let build = builds.values.first else { return [] }
     guard let bridge = build.bridge else { return ShellWorlds.pushCaveats(of: build) }
     let unavailable = bridge.unavailableCapabilities
-    return [
+    // A refusal qualify could not evaluate is neither passed nor failed: said, with where.
+    let unjudged = bridge.receiverUnjudgedRefusals.map {
+      "receive()'s refusal if (\($0.value)) at \($0.origin) is unverified: qualify does not evaluate it, and the simulated receiver lets a well-formed message past it"
+    }
+    return unjudged + [
       bridge.dispatcherComposed?.value == true
         ? "the shell composes a dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")); capabilities reported unavailable: \(unavailable.isEmpty ? "none" : unavailable.joined(separator: ", "))"
         : "the shell reports \(unavailable.isEmpty ? "no capability" : unavailable.joined(separator: ", ")) unavailable: App.tsx composes no dispatcher (\(bridge.dispatcherComposed?.origin ?? "App.tsx")), so every command but event.ack is answered unsupported-capability — the sign-in handoff is qualified as components (SystemAuthSession and the server), not as an installed sign-in; this is not a working navigation release"

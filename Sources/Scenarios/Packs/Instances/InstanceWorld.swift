@@ -15,6 +15,15 @@ final class InstanceWorld: ShellWorld {
     InstanceServers.secureHosts
   }
 
+  /// A decision of the local page qualify found and could not evaluate: said, with where.
+  static func caveats(_ builds: [Platform: AppBuild]) -> [String] {
+    let unread = Set(
+      builds.values.compactMap { $0.instanceShell?.code.bootRedirectUnread }.map {
+        "boot()'s redirect if (\($0.value)) at \($0.origin) is unverified: qualify does not evaluate it, and the checks that rest on it are not applicable"
+      })
+    return unread.sorted() + (builds.values.first.map(ShellWorlds.pushCaveats) ?? [])
+  }
+
   init(_ setup: ShellWorldSetup) throws {
     servers = try InstanceServers(material: setup.material, sharing: try setup.listeners())
   }

@@ -77,6 +77,12 @@ enum InstancesVocabulary {
       example: "sovereign loses its back-forward cache"
     ) { context in
       let shell = try context.instanceShell()
+      // What the page does on the load that follows is the unread decision's to say.
+      if let unread = shell.build.instanceShell?.code.bootRedirectUnread {
+        throw ScenarioNotApplicable(
+          "boot()'s redirect is unverified at \(unread.origin): if (\(unread.value)) is not evaluated, so what a back_forward load does is not known"
+        )
+      }
       shell.evictBackForwardCache()
       return Outcome("\(shell.name) lost its back-forward cache")
     },
