@@ -56,6 +56,9 @@ public enum EngineKind: String, Sendable, CaseIterable {
           "args": [
             "--headless=new", "--no-sandbox", "--disable-gpu",
             "--window-size=\(EngineKind.phone.width),\(EngineKind.phone.height)",
+            // Android's WebView draws overlay scrollbars that take no room: a desktop
+            // scrollbar would narrow the thread once it grows, and reflow every body in it.
+            "--hide-scrollbars",
             "--no-first-run", "--disable-background-networking", "--disable-sync",
             "--disable-component-update", "--disable-default-apps",
           ],

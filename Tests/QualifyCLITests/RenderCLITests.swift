@@ -22,7 +22,7 @@ import Testing
     #expect(run.status == 0, "\(run.stdout.suffix(3000))")
     #expect(run.stdout.contains("PASS render/thread-body [ios]"))
     #expect(run.stdout.contains("PASS render/thread-body [android]"))
-    #expect(run.stdout.contains("2 scenario runs: 2 passed; 16/16 controls bit"))
+    #expect(run.stdout.contains("2 scenario runs: 2 passed; 18/18 controls bit"))
     // The WebDriver exchange is in the trace, each engine's.
     #expect(run.stdout.contains("WebDriver exchange with WebKit"), "\(run.stdout.prefix(3000))")
     #expect(run.stdout.contains("WebDriver exchange with Chromium"))

@@ -57,9 +57,9 @@ enum RenderBodies {
   /// The script a control puts first in the bundle's pages: it rewrites what the renderer
   /// sets on a frame (`sandbox`, `srcdoc`), as a regression of the renderer's code would.
   /// Each edit is a function `(name, value) → [name, value] | null` (null: not set at all).
-  static func prelude(_ edits: [String]) -> String? {
-    guard !edits.isEmpty else { return nil }
-    return """
+  static func prelude(_ edits: [String], scripts: [String] = []) -> String? {
+    guard !edits.isEmpty || !scripts.isEmpty else { return nil }
+    return scripts.joined(separator: "\n") + """
       (function () {
         var edits = [\(edits.joined(separator: ", "))];
         function edit(name, value) {
@@ -84,6 +84,18 @@ enum RenderBodies {
       })();
       """
   }
+
+  /// Regressions of the thread view's layout rather than of a frame's attributes: a script
+  /// of their own, put first in the bundle's pages.
+  static let scripts: [String: String] = [
+    // The frame keeps the browser's default height whatever its body holds (the resize on
+    // load lost): the body is cut at 150 px, the rest behind a scroll of its own.
+    "frames-not-sized":
+      #"document.addEventListener("DOMContentLoaded", function () { var s = document.createElement("style"); s.textContent = "iframe { height: 150px !important; }"; document.head.appendChild(s); });"#
+  ]
+
+  /// Every regression a control can make, by name.
+  static var controls: [String] { (Array(edits.keys) + Array(scripts.keys)).sorted() }
 
   /// The renderer's regressions the controls make.
   static let edits: [String: String] = [

@@ -27,6 +27,16 @@ enum RenderChecks {
           "\(result.engine.displayName) shows no text of the \(message.kind) message in any frame (\(frame.map { $0.unreadable ?? "its frame holds \($0.text.count) characters, document \($0.url)" } ?? "no frame for it"))"
         )
       }
+      // Shown is the whole body in the thread: a frame shorter than what it holds cuts the
+      // message, the rest behind a scroll of its own inside the thread's.
+      for (index, frame) in result.frames.enumerated() {
+        guard let outer = frame.frameHeight, let inner = frame.contentHeight, inner > outer + 2
+        else { continue }
+        return context.fail(
+          .bodyNotShown, "cut",
+          "message frame \(index + 1) in \(result.engine.displayName) is \(Int(outer)) px tall and its body \(Int(inner)) px: the thread view does not size the frame to the message, which is cut"
+        )
+      }
       return nil
     },
     ExpectationSpec(

@@ -88,9 +88,9 @@ enum RenderPack: ScenarioPack {
 
   static let mutations: [MutationSpec] = [
     MutationSpec(
-      "app.message-body", [.value("edit", .choice(RenderBodies.edits.keys.sorted()))],
+      "app.message-body", [.value("edit", .choice(RenderBodies.controls))],
       summary:
-        "The renderer of the message body regresses, as the bundle runs in the engine: `sandbox-dropped`, `sandbox-scripts-same-origin` (the pair that lets a body's script lift its own sandbox), `csp-removed`, `src-url` (the body loaded from a URL instead of `srcdoc`), `renderer-broken` (no body set at all), `csp-allows-remote-images` (the CSP's img-src opened to any host: every remote image a read receipt), `links-in-frame` (no `<base target=\"_blank\">`: a link opens inside the message's frame), `links-replace-thread` (links aimed at the top with `allow-top-navigation`: a link replaces the app's view).",
+        "The renderer of the message body regresses, as the bundle runs in the engine: `sandbox-dropped`, `sandbox-scripts-same-origin` (the pair that lets a body's script lift its own sandbox), `csp-removed`, `src-url` (the body loaded from a URL instead of `srcdoc`), `renderer-broken` (no body set at all), `csp-allows-remote-images` (the CSP's img-src opened to any host: every remote image a read receipt), `links-in-frame` (no `<base target=\"_blank\">`: a link opens inside the message's frame), `links-replace-thread` (links aimed at the top with `allow-top-navigation`: a link replaces the app's view), `frames-not-sized` (the frame keeps its default height: a body taller than it is cut).",
       breaks: "seed 000, item 3: the message body iframe (srcDoc + sandbox + CSP) must render"
     ) { configuration, arguments in
       configuration.shell.renderEdits.append(arguments["edit"] ?? "")

@@ -57,6 +57,14 @@ extension RenderSession {
         try session.switchToFrame(nil)
         result.frames.append(frame)
       }
+      // How tall each frame is in the thread, once the view sized it on the frame's load.
+      let heights =
+        try session.execute(
+          "return Array.prototype.map.call(document.querySelectorAll('iframe'), function (f) { return f.getBoundingClientRect().height; })"
+        ) as? [Any] ?? []
+      for (index, height) in heights.enumerated() where index < result.frames.count {
+        result.frames[index].frameHeight = (height as? NSNumber)?.doubleValue
+      }
       try follow(&result, session, home: home)
       // A body that can act after its load (a meta refresh, the form just submitted) gets a
       // moment to; a frame's load event already waited for everything it loads.
@@ -108,7 +116,8 @@ extension RenderSession {
           document.documentElement.getAttribute('data-ran'),
           document.querySelectorAll('iframe').length,
           !!document.getElementById('qualify-submit'),
-          !!document.getElementById('qualify-outside-link')];
+          !!document.getElementById('qualify-outside-link'),
+          document.documentElement.scrollHeight];
         """) as? [Any] ?? []
     frame.url = inside.first as? String ?? ""
     frame.text = inside.count > 1 ? inside[1] as? String ?? "" : ""
@@ -116,6 +125,7 @@ extension RenderSession {
     frame.ran = inside.count > 3 ? inside[3] as? String : nil
     frame.nestedFrames = inside.count > 4 ? inside[4] as? Int ?? 0 : 0
     frame.hasLink = inside.count > 6 && inside[6] as? Bool == true
+    frame.contentHeight = inside.count > 7 ? (inside[7] as? NSNumber)?.doubleValue : nil
     if inside.count > 5, inside[5] as? Bool == true {
       try? session.click(try session.element(css: "#qualify-submit"))
     }

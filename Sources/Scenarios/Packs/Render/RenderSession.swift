@@ -37,7 +37,10 @@ final class RenderSession {
     }
     let forwarder = NativeForwarder(app: app)
     let handler = WebBundleServer(
-      bundle: bundle, prelude: RenderBodies.prelude(edits.compactMap { RenderBodies.edits[$0] }),
+      bundle: bundle,
+      prelude: RenderBodies.prelude(
+        edits.compactMap { RenderBodies.edits[$0] },
+        scripts: edits.compactMap { RenderBodies.scripts[$0] }),
       outside: beaconServer.loopbackURL, api: forwarder.forward)
     do {
       bundleServer = try HTTPServer(handler: handler)
@@ -112,6 +115,9 @@ struct RenderResult {
     var hasLink = false
     /// The frame's document URL after its link was followed.
     var urlAfterLink: String?
+    /// How tall the frame is in the thread, and its body's content, in CSS px (nil: not read).
+    var frameHeight: Double?
+    var contentHeight: Double?
   }
 
   var engine: EngineKind
