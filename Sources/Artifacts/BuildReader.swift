@@ -179,7 +179,22 @@ struct BuildReader {
     guard let path = profile.paths["web.ota"] else { return nil }
     do {
       guard let (text, file) = try repository.text(path) else { return nil }
-      return OTAClientReader.read(text, file: file)
+      var code = OTAClientReader.read(text, file: file)
+      // The id may be parsed in a module ota.ts imports (`./ota-version.mjs`): read it there.
+      let folder = (path as NSString).deletingLastPathComponent
+      for module in OTAClientReader.localImports(text) where code.idPattern == nil {
+        for suffix in ["", ".ts", ".mjs", ".js"] {
+          // An import that leaves the app, or is not there, is no module of its own to read.
+          guard
+            let (moduleText, moduleFile) =
+              (try? repository.text(
+                XcodeProject.join(folder, module + suffix))) ?? nil
+          else { continue }
+          OTAClientReader.readIdPattern(moduleText, file: moduleFile, into: &code)
+          break
+        }
+      }
+      return code
     } catch {
       collect(error)
       return nil

@@ -36,6 +36,34 @@ import Testing
     #expect(code.failedBootGuard.location?.line == line("=== manifest.version) {"))
   }
 
+  /// The id pattern is tried on the ids the release process writes: one that misses a
+  /// 7-character short SHA (or a 40-character one) leaves that release without a count, so
+  /// the count refusal, which wants one, holds for none of them.
+  @Test func theIdPatternIsTriedOnReleaseIds() throws {
+    // The bundled sample's client, which parses ids itself (the fixture above imports it).
+    let sample = try String(
+      contentsOfFile: Fixtures.root
+        + "/Scenarios/apps/messages/src/frontend/src/features/native/ota.ts",
+      encoding: .utf8)
+    func read(_ edit: (String) -> String = { $0 }) -> OTAClientCode {
+      OTAClientReader.read(edit(sample), file: "src/features/native/ota.ts")
+    }
+    func line(_ marker: String) -> Int {
+      (sample.components(separatedBy: "\n").firstIndex { $0.contains(marker) } ?? -1) + 1
+    }
+    let code = read()
+    #expect(code.idPattern?.value == #"^(\d+)-[0-9a-f]{7,40}$"#)
+    #expect(code.unreadId == nil)
+    for (bound, unread) in [("{8,40}", "1234-a1b2c3d"), ("{7,39}", OTAClientReader.releaseIds[2])] {
+      let narrowed = read { $0.replacingOccurrences(of: "{7,40}", with: bound) }
+      #expect(narrowed.unreadId == unread, "\(bound)")
+      #expect(narrowed.countOrder.value == .none, "\(bound)")
+      #expect(narrowed.countOrder.location?.line == line("{7,40}"), "\(bound)")
+    }
+    // Wider than the release ids is no regression.
+    #expect(read { $0.replacingOccurrences(of: "{7,40}", with: "{4,64}") }.unreadId == nil)
+  }
+
   /// The operator decides: `<` lets an equal sequence or count apply again; the operands
   /// the other way round (`floor >= sequence`) read the same as `sequence <= floor`.
   @Test func theOperatorDecidesWhetherAnEqualReleaseApplies() {

@@ -25,11 +25,19 @@ extension BuildGuards {
             GuardHit(
               "ota.ts refuses a manifest only when its \(what) is lower: one whose \(what) equals the \(sequenced ? "applied" : "running") one applies again (a replayed or re-pointed manifest moves the fleet)",
               at: order.location, value: "\(what) < applied"))
+        // The id pattern that leaves the count unread is named below, once.
+        case .none where !order.derivation.isEmpty && code.unreadId != nil: break
         case .none:
           hits.append(
             GuardHit(
               "ota.ts holds no manifest's \(what) against the \(sequenced ? "applied sequence" : "running bundle's count"): any manifest that differs applies, a downgrade included",
               at: FileLocation(file: code.file, line: 1, column: 1), value: "no \(what) refusal"))
+        }
+        if let unread = code.unreadId, let pattern = code.idPattern {
+          hits.append(
+            GuardHit(
+              "ota.ts reads a bundle id with /\(pattern.value)/, which does not match \(unread) (a count and a short SHA as git writes them): such a release has no count to order it by",
+              at: pattern.location, value: "id pattern"))
         }
         if !code.failedBootGuard.value {
           hits.append(

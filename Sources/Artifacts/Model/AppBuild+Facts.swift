@@ -340,7 +340,15 @@ extension AppBuild {
         out.append(
           BuildFact(
             name: "OTA client: \(rule.name)", value: rule.value, origin: rule.origin,
-            derivation: []))
+            derivation: rule.name == "a manifest's count" ? client.countOrder.derivation : []))
+      }
+      if let pattern = client.idPattern {
+        out.append(
+          BuildFact(
+            name: "OTA client: id pattern",
+            value: "/\(pattern.value)/"
+              + (client.unreadId.map { ", does not read \($0)" } ?? ", reads every release id"),
+            origin: pattern.origin, derivation: []))
       }
     }
     out.append(

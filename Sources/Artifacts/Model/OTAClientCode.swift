@@ -25,6 +25,12 @@ public struct OTAClientCode: Sendable {
   public var nativeFloor: Sourced<Bool>
   /// A version recorded as a failed boot (`ota-boot-failed-version`) refused.
   public var failedBootGuard: Sourced<Bool>
+  /// The pattern the client reads a `<count>-<sha>` id with (`/^(\d+)-[0-9a-f]{7,40}$/`), and
+  /// the first id of the release process's shape it does not read (nil: it reads them all).
+  public var idPattern: Sourced<String>?
+  public var unreadId: String?
+  /// The count refusal is skipped for an id that has no count (`order !== null && …`).
+  public var skipsUnorderedIds = false
 
   public init(
     file: String, sequenceFloor: Sourced<Floor>, countOrder: Sourced<Floor>,

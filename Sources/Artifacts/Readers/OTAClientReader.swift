@@ -56,7 +56,55 @@ enum OTAClientReader {
         code.failedBootGuard = Sourced(true, at: at(index))
       }
     }
+    code.skipsUnorderedIds = lines.contains { SourceText.matches(#"!==?\s*null\s*&&"#, $0.1) }
+    readIdPattern(lines, at: at, into: &code)
     return code
+  }
+
+  /// Ids the release process writes: a count and git's short SHA (7 characters at least,
+  /// longer in a big repository), up to the full 40.
+  static let releaseIds = [
+    "1234-a1b2c3d", "1234-a1b2c3d4e5f", "1234-" + String(repeating: "a1b2c3d4", count: 5),
+  ]
+
+  /// The regex literal the client parses a `<count>-<sha>` id with, tried on `releaseIds`.
+  /// An id it does not read has no count: under `order !== null && order <= 0` its refusal
+  /// is skipped, so the count rule holds for no release of that shape.
+  static func readIdPattern(_ text: String, file: String, into code: inout OTAClientCode) {
+    readIdPattern(
+      SourceText.codeLines(text, quotes: ["\"", "'", "`"]),
+      at: { FileLocation(file: file, line: $0 + 1, column: 1) }, into: &code)
+  }
+
+  /// The relative modules a file imports (`import { x } from "./ota-version.mjs"`).
+  static func localImports(_ text: String) -> [String] {
+    text.split(separator: "\n").compactMap { line in
+      SourceText.capture(#"^\s*import\s[^;]*from\s+["'](\.{1,2}/[^"']+)["']"#, in: String(line))
+    }
+  }
+
+  private static func readIdPattern(
+    _ lines: [(Int, String)], at: (Int) -> FileLocation, into code: inout OTAClientCode
+  ) {
+    for (index, line) in lines {
+      guard let source = SourceText.capture(#"/(\^?\(\\d\+\)-[^/\n]*)/[a-z]*"#, in: line),
+        let regex = try? NSRegularExpression(pattern: source)
+      else { continue }
+      code.idPattern = Sourced(source, at: at(index))
+      code.unreadId = releaseIds.first { id in
+        regex.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) == nil
+      }
+      break
+    }
+    // Whether the refusal skips an unreadable id is ota.ts's to say (the refusal is there).
+    guard let unread = code.unreadId, let pattern = code.idPattern,
+      code.countOrder.value != .none, code.skipsUnorderedIds
+    else { return }
+    code.countOrder = Sourced(
+      .none, at: pattern.location,
+      derivation: [
+        "the id pattern /\(pattern.value)/ does not read \(unread): its count is null and the refusal, which wants a count, is skipped"
+      ])
   }
 
   /// The conditions of `if` statements whose block returns, with the line of the `if`.
