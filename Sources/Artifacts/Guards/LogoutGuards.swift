@@ -13,7 +13,15 @@ extension BuildGuards {
         "seed 000, Logout: the app clears the native cookies and the cached CSRF token after the safety-net POST; checklist item 6",
       devAllows: false,
       check: { build in
-        guard let flow = build.authSession.nativeLogout else { return [] }
+        guard let flow = build.authSession.nativeLogout else {
+          // No auth.ts where the profile says it is: the logout is the seed's, assumed.
+          let path = build.files["web.auth"] ?? AppProfile.conventionalPaths["web.auth"] ?? ""
+          return [
+            GuardHit(
+              "nativeLogout() (\(path), the profile's web.auth) was not read: what the app's logout clears, and whether it does without a network, is unverified",
+              at: nil, value: "nativeLogout", unverified: true)
+          ]
+        }
         return logoutHits(flow)
       },
       fix:

@@ -13,7 +13,15 @@ extension BuildGuards {
         "seed 000, Bundle versioning and Rollback (strictly greater count, a failed boot never re-applied); the real repository's docs/mobile-release.md, Release sequence (a strictly greater sequence, the native floor)",
       devAllows: false, shells: [.singleOrigin],
       check: { build in
-        guard build.features.ota.enabled, let code = build.otaClient else { return [] }
+        guard build.features.ota.enabled else { return [] }
+        guard let code = build.otaClient else {
+          let path = build.files["web.ota"] ?? AppProfile.conventionalPaths["web.ota"] ?? ""
+          return [
+            GuardHit(
+              "the OTA client (\(path), the profile's web.ota) was not read: what the app refuses before staging a bundle is unverified",
+              at: nil, value: "ota.ts", unverified: true)
+          ]
+        }
         var hits: [GuardHit] = []
         let sequenced = build.otaOrdering == "sequence"
         let order = sequenced ? code.sequenceFloor : code.countOrder

@@ -319,6 +319,14 @@ extension AppBuild {
           value: mode.map { "\($0.value)" } ?? "unset (the plugin's default: true)",
           origin: mode.map(\.origin) ?? capacitor.file, derivation: mode?.derivation ?? []))
     }
+    if features.ota.enabled, otaClient == nil, let path = files["web.ota"] {
+      out.append(
+        BuildFact(
+          name: "OTA client", value: "not read: no \(path)", origin: nil,
+          derivation: [
+            "the simulated updater keeps seed 000's rules; guards/ota-client is unverified"
+          ]))
+    }
     if features.ota.enabled, let client = otaClient {
       let sequenced = otaOrdering == "sequence"
       let refusal = { (refuses: Bool) in refuses ? "refuses" : "not refused" }
