@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 # The C libraries the package wraps, and pkg-config to find them.
-BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libxml2-dev
+BUILD_DEPS = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libxml2-dev zlib1g-dev
 # What the tests drive besides the package: the real browser for the HTML report, Python's
 # `cryptography` for the independent OIDC and Capgo implementations, and venv for the real
 # OpenID provider the `--stack` tests install from PyPI (django-oauth-toolkit), and the openssl

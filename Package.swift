@@ -18,6 +18,8 @@ let package = Package(
       name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    // Deflated zip entries: what OTA bundles zipped by Capgo's CLI hold.
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
     .target(name: "QualifyCore"),
     .target(name: "QualifyCrypto", dependencies: ["COpenSSL", "QualifyCore"]),
@@ -25,7 +27,7 @@ let package = Package(
     .systemLibrary(
       name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .target(name: "Artifacts", dependencies: ["CLibXML2", "QualifyCrypto", "QualifyCore"]),
-    .target(name: "OTA", dependencies: ["HTTP", "QualifyCrypto", "QualifyCore"]),
+    .target(name: "OTA", dependencies: ["CZlib", "HTTP", "QualifyCrypto", "QualifyCore"]),
     // Real browser engines over W3C WebDriver (Chromium, WebKit), for what only an engine shows.
     .target(name: "Engines", dependencies: ["HTTP", "QualifyCore"]),
     // The outside systems as the harness sees them (docs/architecture.md, *Ports*).

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 extension ZipArchive {
@@ -33,7 +34,8 @@ extension ZipArchive {
     var spans: [(range: Range<Int>, name: String)] = []
     var expanded = 0
     for _ in 0..<count {
-      let record = try ZipArchive.record(in: bytes, at: cursor)
+      let record = try ZipArchive.record(
+        in: bytes, at: cursor, budget: ZipArchive.maximumExpandedSize - expanded)
       guard names.insert(ZipArchive.normalised(record.entry.name)).inserted else {
         throw ZipError(
           "two entries are named \(ZipArchive.normalised(record.entry.name)): which one a device unpacks depends on its unzip",
@@ -56,7 +58,7 @@ extension ZipArchive {
 
   /// One central directory record at `cursor` and the local header it points at, checked
   /// against each other.
-  private static func record(in bytes: [UInt8], at cursor: Int) throws -> (
+  private static func record(in bytes: [UInt8], at cursor: Int, budget: Int) throws -> (
     entry: Entry, span: Range<Int>, uncompressed: Int, next: Int
   ) {
     guard cursor + 46 <= bytes.count, u32(bytes, cursor) == 0x0201_4b50 else {
@@ -114,6 +116,19 @@ extension ZipArchive {
       let data = Array(bytes[dataStart..<(dataStart + compressed)])
       guard CRC32.checksum(data) == crc else { throw ZipError("CRC mismatch for \(name)") }
       entry = Entry(name: name, data: data)
+    } else if method == 8 {
+      // Nothing is inflated past what the whole archive may expand to.
+      guard uncompressed <= budget else {
+        throw ZipError(
+          "the entries expand to more than \(ZipArchive.maximumExpandedSize >> 20) MiB: not a web bundle",
+          unsafe: true)
+      }
+      // Deflate, as Capgo's CLI zips a bundle: inflated to the size the directory gives (the
+      // total of which is bounded above), and the CRC checked like a stored entry's.
+      let data = try ZipArchive.inflate(
+        Array(bytes[dataStart..<(dataStart + compressed)]), to: uncompressed, name: name)
+      guard CRC32.checksum(data) == crc else { throw ZipError("CRC mismatch for \(name)") }
+      entry = Entry(name: name, data: data)
     } else {
       entry = Entry(name: name, data: [], readable: false)
     }
@@ -121,6 +136,33 @@ extension ZipArchive {
       entry, local..<(dataStart + compressed), uncompressed,
       cursor + 46 + nameLength + extraLength + commentLength
     )
+  }
+
+  /// A raw deflate stream inflated to exactly `size` bytes; more or fewer is a malformed entry.
+  static func inflate(_ input: [UInt8], to size: Int, name: String) throws -> [UInt8] {
+    var stream = z_stream()
+    guard CZlib_inflateInitRaw(&stream) == Z_OK else {
+      throw ZipError("zlib could not start inflating \(name)")
+    }
+    defer { inflateEnd(&stream) }
+    // One byte more than announced: a stream that fills it expands past its header.
+    var output = [UInt8](repeating: 0, count: size + 1)
+    var input = input
+    let status = input.withUnsafeMutableBufferPointer { source in
+      output.withUnsafeMutableBufferPointer { target in
+        stream.next_in = source.baseAddress
+        stream.avail_in = uInt(source.count)
+        stream.next_out = target.baseAddress
+        stream.avail_out = uInt(target.count)
+        return CZlib.inflate(&stream, Z_FINISH)
+      }
+    }
+    guard status == Z_STREAM_END, Int(stream.total_out) == size else {
+      throw ZipError(
+        "\(name) does not inflate to the \(size) bytes its header gives (zlib status \(status))",
+        unsafe: true)
+    }
+    return Array(output.prefix(size))
   }
 
   /// Refuses two stretches of the archive that share a byte: one stretch unpacked twice.

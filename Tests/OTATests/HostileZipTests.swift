@@ -142,6 +142,47 @@ import Testing
     #expect(archive.entries.map(\.name) == ["index.html", "assets/app.js"])
   }
 
+  /// A bundle zipped as Capgo's CLI zips it (deflate) is inflated and read; an entry that
+  /// inflates to another size than its header gives is refused.
+  @Test func deflatedEntriesAreInflatedAndCheckedAgainstTheirHeader() throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qualify-deflate-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let path = scratch.appendingPathComponent("bundle.zip").path
+    let script = """
+      import sys, zipfile
+      with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+          z.writestr("index.html", "<!doctype html>" + "<p>hello</p>" * 500)
+          z.writestr("assets/app.js", "console.log(1);")
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script, path]
+    try process.run()
+    process.waitUntilExit()
+    let bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+    let archive = try ZipArchive(bytes: bytes)
+    let index = try #require(archive.entry("index.html"))
+    #expect(index.readable)
+    #expect(String(decoding: index.data, as: UTF8.self).hasSuffix("<p>hello</p>"))
+    #expect(index.data.count == 15 + 12 * 500)
+    // The same stream announced one byte shorter: refused, not truncated.
+    var lying = bytes
+    let signature: [UInt8] = [0x50, 0x4b, 1, 2]
+    let candidates = 0..<(lying.count - 4)
+    let first = try #require(
+      candidates.first { Array(lying[$0..<($0 + 4)]) == signature })
+    // index.html's central record: its uncompressed size at +24, its local header's at +22.
+    let size = Int(lying[first + 24]) | Int(lying[first + 25]) << 8
+    let shorter = size - 1
+    lying[first + 24] = UInt8(shorter & 0xff)
+    lying[first + 25] = UInt8((shorter >> 8) & 0xff)
+    lying[22] = UInt8(shorter & 0xff)
+    lying[23] = UInt8((shorter >> 8) & 0xff)
+    #expect(throws: ZipError.self) { try ZipArchive(bytes: lying) }
+  }
+
   /// An archive whose directory claims more expanded bytes than a phone would hold is refused
   /// from the directory alone, before any entry is inflated.
   @Test func anArchiveClaimingGigabytesIsRefusedFromItsDirectory() throws {
@@ -150,7 +191,7 @@ import Testing
     for index in 0..<3 {
       let name = Array("part\(index).bin".utf8)
       let offset = out.count
-      // Deflated entries: qualify never inflates them, so only the claims count.
+      // Deflated entries claiming gigabytes: refused from the claims, before any is inflated.
       out +=
         Self.le32(0x0403_4b50) + Self.le16(20) + Self.le16(0) + Self.le16(8) + Self.le16(0)
         + Self.le16(0) + Self.le32(0) + Self.le32(1) + Self.le32(Int(UInt32.max - 1))

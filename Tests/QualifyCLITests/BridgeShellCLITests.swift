@@ -23,7 +23,7 @@ import Testing
     let verdicts = run.stdout.split(separator: "\n").filter {
       $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ")
     }
-    #expect(verdicts.count == 28)
+    #expect(verdicts.count == 30)
     #expect(verdicts.allSatisfy { $0.hasPrefix("PASS bridge/") }, "\(verdicts)")
     let controls = try #require(
       run.stdout.split(separator: "\n").first { $0.contains("controls bit") })

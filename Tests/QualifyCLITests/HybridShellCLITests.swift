@@ -25,10 +25,11 @@ import Testing
     let verdicts = run.stdout.split(separator: "\n").filter {
       $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ")
     }
-    #expect(verdicts.count == 23)
+    #expect(verdicts.count == 25)
     #expect(verdicts.allSatisfy { $0.hasPrefix("PASS hybrid/") }, "\(verdicts)")
     #expect(verdicts.contains { $0.contains("hybrid/app-link [android]") })
     #expect(verdicts.contains { $0.contains("hybrid/universal-link [ios]") })
+    #expect(verdicts.contains { $0.contains("hybrid/running-link [android]") })
     let controls = try #require(
       run.stdout.split(separator: "\n").first { $0.contains("controls bit") })
     let counts = controls.split(separator: ";").last?.split(separator: " ").first?.split(

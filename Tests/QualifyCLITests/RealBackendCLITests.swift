@@ -136,7 +136,11 @@ import Testing
 
   /// A channel holding one bundle sealed (by an independent Capgo v2 implementation) with
   /// `privateKey`, served over HTTPS; returns the stack file naming it.
-  func channel(sealedWith privateKey: String) throws -> (peer: TestPeer, stack: String) {
+  /// - Parameter zipScript: Python that writes the bundle's zip to `sys.argv[1]` (a
+  ///   two-file stored zip by default).
+  func channel(sealedWith privateKey: String, zipScript: String? = nil) throws -> (
+    peer: TestPeer, stack: String
+  ) {
     let bucket = scratch.appendingPathComponent("bucket")
     try FileManager.default.createDirectory(
       at: bucket.appendingPathComponent("channels/prod"), withIntermediateDirectories: true)
@@ -146,7 +150,8 @@ import Testing
       "/usr/bin/python3",
       [
         "-c",
-        "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n  z.writestr('index.html', '<!doctype html><title>live</title>')\n  z.writestr('assets/app.js', '/* live */')",
+        zipScript
+          ?? "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n  z.writestr('index.html', '<!doctype html><title>live</title>')\n  z.writestr('assets/app.js', '/* live */')",
         scratch.appendingPathComponent("live.zip").path,
       ])
     #expect(zip.status == 0, "\(zip.stderr)")
@@ -190,6 +195,48 @@ import Testing
     let prefix = "MOBILE_OTA_SIGNING_PRIVATE_KEY_B64="
     let line = try #require(env.split(separator: "\n").first { $0.hasPrefix(prefix) })
     return String(line.dropFirst(prefix.count))
+  }
+
+  /// Item 3 on the OTA path against a real channel: the sample's own built bundle, zipped with
+  /// its folder and deflated as Capgo's CLI zips it and sealed by an independent Capgo v2
+  /// implementation, is fetched, verified with the build's key, unpacked and shown in both
+  /// engines; the same channel serving a bundle without the message body's renderer fails.
+  @Test func theBundleARealChannelServesRendersTheThread() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    func zipScript(leaving left: String) -> String {
+      """
+      import os, sys, zipfile
+      root = \(String(reflecting: Fixtures.sampleApp + "/src/frontend/dist"))
+      with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+        for folder, _, files in os.walk(root):
+          for name in files:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            if relative != \(String(reflecting: left)):
+              z.write(path, 'dist/' + relative)
+      """
+    }
+    let (peer, stack) = try channel(
+      sealedWith: try Self.sampleAppKey(), zipScript: zipScript(leaving: "none"))
+    let run = try qualify((stack, [:]), filters: ["render/ota-bundle"])
+    peer.stop()
+    let results = try StackCLITests.results(run)
+    for platform in ["ios", "android"] {
+      let result = try #require(
+        results["render/ota-bundle [\(platform)]"], "\(run.stderr.suffix(800))")
+      #expect(result["verdict"] as? String == "passed", "\(result["message"] ?? "")")
+    }
+    try? FileManager.default.removeItem(at: scratch.appendingPathComponent("bucket"))
+    let (broken, brokenStack) = try channel(
+      sealedWith: try Self.sampleAppKey(),
+      zipScript: zipScript(leaving: "assets/message-body.js"))
+    defer { broken.stop() }
+    let failing = try StackCLITests.results(
+      try qualify((brokenStack, [:]), filters: ["render/ota-bundle"]))
+    let result = try #require(failing["render/ota-bundle [ios]"])
+    #expect(result["verdict"] as? String == "failed")
+    #expect(
+      (result["message"] as? String)?.contains("step 2") == true, "\(result["message"] ?? "")")
   }
 
   @Test func theBundleLiveOnARealChannelVerifiesWithTheBuildsKey() throws {

@@ -202,6 +202,10 @@ public final class OTAUpdater {
     }
   }
 
+  /// The files of a bundle this updater verified and unpacked (a download, or the live
+  /// bundle `inspectLiveBundle` judged), nil when it holds none of that version.
+  public func verifiedBundle(_ version: String) -> ZipArchive? { bundles[version] }
+
   /// What the updater makes of the bundle its channel serves now.
   public enum LiveBundle: Sendable, Equatable {
     /// Downloaded and verified with the baked key (never applied).

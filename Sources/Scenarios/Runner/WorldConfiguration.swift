@@ -23,6 +23,8 @@ public struct WorldConfiguration: Sendable {
   public var publishForces = false
   /// `ci.sequence-not-bumped`: the pipeline writes the channel's current sequence again.
   public var publishKeepsSequence = false
+  /// A file of the app's web bundle the pipeline leaves out of the zip it publishes.
+  public var publishDropsFile: String?
   /// The build bakes the public half of a key pair the pipeline does not sign with.
   public var bakesForeignOTAKey = false
   /// `app.ota-public-key-spki`: the build bakes the signing key's public half as an SPKI PEM.

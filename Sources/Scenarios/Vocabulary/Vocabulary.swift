@@ -212,8 +212,8 @@ public struct MutationSpec: Sendable {
   }
 
   /// What it changes that only a mock lets qualify change: the part its name starts with
-  /// (`idp.…`, `backend.…`, `apns.…`, `fcm.…`); the device, the app and TLS are the
-  /// harness's own to change.
+  /// (`idp.…`, `backend.…`, `apns.…`, `fcm.…`, `ci.…` the pipeline's writes to the bucket);
+  /// the device, the app and TLS are the harness's own to change.
   public var powers: Set<MockPower> {
     switch name.split(separator: ".").first {
     case "idp", "realm": return [.changesIdentityProvider]
@@ -221,6 +221,8 @@ public struct MutationSpec: Sendable {
     // The certificates of the servers the app calls: a real backend's are its own.
     case "tls": return [.changesBackend]
     case "apns", "fcm": return [.changesPushGateways]
+    // The pipeline's publishing: against a real channel qualify publishes nothing.
+    case "ci": return [.writesBucket]
     default: return []
     }
   }

@@ -137,6 +137,14 @@ extension OTAVocabulary {
       configuration.publishKeepsSequence = true
     },
     MutationSpec(
+      "ci.ota-bundle-drops", [.value("file", .text)],
+      summary:
+        "The pipeline zips the web bundle without FILE (a path of the bundle, `assets/message-body.js`): a packaging step that loses an asset the shipped build has.",
+      breaks: "seed 000, item 3 on the OTA path: the bundle devices apply renders the thread"
+    ) { configuration, arguments in
+      configuration.publishDropsFile = arguments["file"]
+    },
+    MutationSpec(
       "ci.publish-without-guard",
       summary: "The pipeline publishes without the downgrade guard (as with --force).",
       breaks: "rule 13: publishing refuses a version that does not order above the channel"

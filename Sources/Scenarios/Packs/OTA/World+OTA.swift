@@ -105,7 +105,8 @@ extension World {
 
   func publish(
     version expression: String, channel: String?, content: String?, force: Bool, crashing: Bool,
-    withoutChecksum: Bool, bareChecksum: Bool = false, escaping: Bool = false
+    withoutChecksum: Bool, bareChecksum: Bool = false, escaping: Bool = false,
+    files: ZipArchive? = nil
   )
     throws -> Outcome
   {
@@ -117,10 +118,12 @@ extension World {
     if crashing { html += "<!-- \(OTAUpdater.crashMarker) -->" }
     html +=
       "</head><body><div id=\"root\"></div><script src=\"assets/app.js\"></script></body></html>"
-    var zip = ZipArchive(entries: [
-      .init(name: "index.html", data: Array(html.utf8)),
-      .init(name: "assets/app.js", data: Array("/* \(label) */".utf8)),
-    ])
+    var zip =
+      files
+      ?? ZipArchive(entries: [
+        .init(name: "index.html", data: Array(html.utf8)),
+        .init(name: "assets/app.js", data: Array("/* \(label) */".utf8)),
+      ])
     if escaping {
       zip.entries.append(.init(name: "../escape.js", data: Array("/* outside */".utf8)))
     }

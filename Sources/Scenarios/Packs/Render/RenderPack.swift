@@ -13,7 +13,9 @@ enum RenderPack: ScenarioPack {
   static let name = "render"
   static let shells: Set<ShellKind> = [.singleOrigin]
 
-  static let actions: [ActionSpec] = [
+  static let actions: [ActionSpec] = renderActions + RenderChannel.actions
+
+  static let renderActions: [ActionSpec] = [
     ActionSpec(
       .world, "backend holds message",
       [.value("kind", .choice(RenderBodies.kinds)), .keyword("in", "thread", .text)],
@@ -37,9 +39,9 @@ enum RenderPack: ScenarioPack {
         "the backend holds a \(kind) message in \(thread)")
     },
     ActionSpec(
-      .app, "renders thread", [.value("thread", .text)],
+      .app, "renders thread", [.value("thread", .text), .flag("from-the-channel")],
       summary:
-        "The app's own web bundle (qualify.json `render`) shows THREAD in a real engine of the device's family — Chromium for Android, WebKit for iOS — at a loopback origin of the shell, its API answered through the app's native stack; every message frame is read from outside and inside, a form in a body is submitted, and a screenshot kept.",
+        "The app's own web bundle (qualify.json `render`) shows THREAD in a real engine of the device's family — Chromium for Android, WebKit for iOS — at a loopback origin of the shell, its API answered through the app's native stack; every message frame is read from outside and inside, a form in a body is submitted, and a screenshot kept. With `from-the-channel`, the bundle the app's OTA channel serves, verified and unpacked by the app's updater, is shown instead (from then on in the scenario).",
       example: "mail renders thread thread-7"
     ) { context in
       let app = try context.requireApp()
@@ -61,7 +63,18 @@ enum RenderPack: ScenarioPack {
       }
       let session = try world.renderSession(for: app)
       let page = String(path.drop { $0 == "/" }.prefix { $0 != "#" && $0 != "?" })
-      guard bundle.has(page) else {
+      if context.arguments.has("from-the-channel") {
+        guard app.build.features.ota.enabled else {
+          throw ScenarioNotApplicable("OTA is not enabled in this build", cause: .declared)
+        }
+        if let problem = try RenderChannel.serveChannelBundle(
+          app, session: session, threadPath: path, page: page)
+        {
+          return Outcome(
+            "the channel's bundle was not rendered",
+            problem: .init(kind: .failed, message: problem, reason: .bodyNotShown))
+        }
+      } else if !bundle.has(page) {
         throw ScenarioNotApplicable(
           "not covered: the web bundle is not built — \(bundle.webDir)/\(page) does not exist (build the frontend, or point render.webDir at its output)",
           cause: .renderUnavailable)

@@ -3,8 +3,12 @@ import Foundation
 import QualifyCore
 
 extension RenderSession {
-  /// How long a thread may take to show its frames, and a frame its document.
+  /// How long a frame may take to load its document.
   static let patience: TimeInterval = 10
+  /// How long the thread page may take to show its frames: everything it fetches is on
+  /// loopback, so a view that shows none by then is broken (a control's scenario must fail
+  /// inside its own time limit, not time out).
+  static let threadPatience: TimeInterval = 5
 
   /// Loads `path` (the app's thread page) for `thread` in `engine`, reads every message
   /// frame from outside and from inside, submits any form a body holds, and keeps a
@@ -25,7 +29,7 @@ extension RenderSession {
       // Whatever happens here, the next scenario finds the engine blank, with one window.
       defer { RenderSession.reset(session, home: home) }
       try session.navigate(to: url)
-      let deadline = Date().addingTimeInterval(RenderSession.patience)
+      let deadline = Date().addingTimeInterval(RenderSession.threadPatience)
       var count = 0
       repeat {
         count =
@@ -36,7 +40,7 @@ extension RenderSession {
       result.state =
         count >= expected && expected > 0
         ? "ready"
-        : "\(count) of \(expected) message frames after \(Int(RenderSession.patience)) s: \(try session.execute("return document.body ? document.body.innerText.slice(0, 200) : ''") as? String ?? "")"
+        : "\(count) of \(expected) message frames after \(Int(RenderSession.threadPatience)) s: \(try session.execute("return document.body ? document.body.innerText.slice(0, 200) : ''") as? String ?? "")"
       let outside =
         try session.execute(
           "return Array.prototype.map.call(document.querySelectorAll('iframe'), function (f) { return [f.hasAttribute('srcdoc'), f.getAttribute('sandbox'), f.getAttribute('src')]; })"

@@ -3,13 +3,15 @@ import Devices
 import Engines
 import Foundation
 import HTTP
+import OTA
 import QualifyCore
 
 /// One scenario's rendering world: the shell's local origin serving the app's bundle (its
 /// own loopback port, so no two scenarios share an engine's storage), the beacon standing for
 /// the Internet, the messages held for the thread, and what the engine last showed.
 final class RenderSession {
-  let bundleServer: HTTPServer
+  /// The shell's local origin: the app's shipped bundle, or the one its OTA channel serves.
+  private(set) var bundleServer: HTTPServer
   let beaconServer: HTTPServer
   let beacon: Beacon
   /// The site a body's ordinary link leads to, which a followed link opens.
@@ -35,13 +37,13 @@ final class RenderSession {
       beaconServer.stop()
       throw error
     }
-    let forwarder = NativeForwarder(app: app)
+    forwarder = NativeForwarder(app: app)
+    prelude = RenderBodies.prelude(
+      edits.compactMap { RenderBodies.edits[$0] },
+      scripts: edits.compactMap { RenderBodies.scripts[$0] })
     let handler = WebBundleServer(
-      bundle: bundle,
-      prelude: RenderBodies.prelude(
-        edits.compactMap { RenderBodies.edits[$0] },
-        scripts: edits.compactMap { RenderBodies.scripts[$0] }),
-      outside: beaconServer.loopbackURL, api: forwarder.forward)
+      bundle: bundle, prelude: prelude, outside: beaconServer.loopbackURL,
+      api: forwarder.forward)
     do {
       bundleServer = try HTTPServer(handler: handler)
     } catch {
@@ -51,11 +53,54 @@ final class RenderSession {
     }
   }
 
+  private let forwarder: NativeForwarder
+  private let prelude: String?
+  /// Where a bundle the channel served was unpacked, removed when the session stops.
+  private var unpacked: [URL] = []
+
+  /// The shell serves `bundle` from now on, at an origin of its own (a fresh port: nothing
+  /// the shipped bundle stored carries over), as a device runs an applied OTA bundle.
+  func serve(_ bundle: WebBundle) throws {
+    let handler = WebBundleServer(
+      bundle: bundle, prelude: prelude, outside: beaconServer.loopbackURL,
+      api: forwarder.forward)
+    let server = try HTTPServer(handler: handler)
+    bundleServer.stop()
+    bundleServer = server
+  }
+
+  /// The files of a bundle the updater verified, written to a folder of their own, as the
+  /// plugin unpacks it: a bundle zipped with its folder (`dist/index.html`) has that folder
+  /// for root. Nothing outside the folder is written, whatever an entry's name says.
+  func unpack(_ archive: ZipArchive, version: String, threadPath: String?) throws -> WebBundle {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "qualify-ota-bundle-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    unpacked.append(folder)
+    let names = archive.entries.map(\.name)
+    let prefix =
+      names.contains("index.html")
+      ? "" : names.first { $0.hasSuffix("/index.html") }.map { String($0.dropLast(10)) } ?? ""
+    for entry in archive.entries where entry.readable && !entry.name.hasSuffix("/") {
+      guard entry.name.hasPrefix(prefix), CapgoBundle.isContained(entry.name) else { continue }
+      let relative = String(entry.name.dropFirst(prefix.count))
+      guard !relative.isEmpty, !relative.split(separator: "/").contains("..") else { continue }
+      let target = folder.appendingPathComponent(relative)
+      try FileManager.default.createDirectory(
+        at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(entry.data).write(to: target)
+    }
+    return WebBundle(
+      folders: [(folder.path, folder.path)], webDir: "the OTA bundle \(version)",
+      threadPath: threadPath)
+  }
+
   var origin: String { bundleServer.loopbackURL }
   var beaconURL: String { beaconServer.loopbackURL }
   var outsideURL: String { outsideServer.loopbackURL }
 
   func stop() {
+    for folder in unpacked { try? FileManager.default.removeItem(at: folder) }
     bundleServer.stop()
     beaconServer.stop()
     outsideServer.stop()
