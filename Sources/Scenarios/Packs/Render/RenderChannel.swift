@@ -24,6 +24,12 @@ enum RenderChannel {
       guard let bundle = app.build.webBundle else {
         throw ScenarioRuntimeError("\(app.name)'s web bundle was not read")
       }
+      // No thread page: nothing the engine could show, whichever bundle serves it.
+      guard bundle.threadPath != nil else {
+        throw ScenarioNotApplicable(
+          "not covered: \(app.build.name) names no thread page (qualify.json render.threadPath), so no engine can show its message bodies; check item 3 by hand",
+          cause: .noThreadView)
+      }
       if let live = try world.embeddedStack().realOTAChannel {
         return Outcome("the channel is real (\(live.manifestURL)): its live bundle renders")
       }
