@@ -56,7 +56,7 @@ public final class Stack: Sendable {
     // A real IdP (`--stack`) replaces the mock: nothing is served at its origin.
     let idp =
       real?.identityProvider == nil
-      ? Stack.identityProvider(
+      ? try Stack.identityProvider(
         build, profile: profile, topology: topology, users: users,
         companionSecret: companionSecret, material: material, context: context) : nil
     identityProvider = idp
@@ -188,7 +188,7 @@ public final class Stack: Sendable {
     _ build: AppBuild, profile: IdentityProviderProfile, topology: StackTopology,
     users: [RealmSettings.User], companionSecret: String, material: StackMaterial,
     context: StackContext
-  ) -> IdentityProvider? {
+  ) throws -> IdentityProvider? {
     guard let origin = topology.identityProvider else { return nil }
     let appClientID = build.backend?.oidcClientId ?? build.name
     let appCallback = topology.backend.url("/api/v1.0/callback/")
@@ -217,10 +217,11 @@ public final class Stack: Sendable {
         id: Companion.clientID, secret: companionSecret,
         redirectURIs: [topology.companionBackend.url("/*")],
         postLogoutRedirectURIs: [topology.companionBackend.url("/*")], acrLevels: appACR))
+    let signing = try material.idpSigningKey()
     return IdentityProvider(
       origin: origin, profile: profile, realm: build.realm, clients: clients, users: users,
       context: context,
-      signingKey: material.signingKey, keyID: material.signingKeyID)
+      signingKey: signing.key, keyID: signing.id)
   }
 
   /// FCM answers `error` (`QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`,

@@ -11,10 +11,10 @@ public final class StackMaterial: Sendable {
   public let credentials: ServerCredentials
   /// Credentials from a CA no client trusts, for the "untrusted certificate" control.
   public let untrustedCredentials: ServerCredentials
-  /// The IdP's RS256 id_token signing key.
-  public let signingKey: Key
-  /// The key id published in the JWKS.
-  public let signingKeyID: String
+  /// The IdP's RS256 id_token signing key and the key id the JWKS publishes, made on first
+  /// use (a seeded RSA key costs tens of milliseconds; a run without an identity provider
+  /// needs none) and shared by every copy of the material.
+  private let idpKey: Locked<(key: Key, id: String)?>
   private let seed: UInt64
   /// The parts of the stack that are real systems (`--stack`), nil when all are mocked.
   public let real: RealSystems?
@@ -40,18 +40,28 @@ public final class StackMaterial: Sendable {
     untrustedCredentials = try CertificateAuthority(commonName: "an untrusted CA")
       .credentials(for: hosts.union(["localhost", "127.0.0.1"]))
     self.seed = seed
-    var generator = SeededGenerator(seed: seed, label: "idp-signing-key")
-    signingKey = try Key.generateRSA(bits: 2048, seededBy: &generator)
-    let (modulus, _) = try signingKey.rsaPublicNumbers()
-    signingKeyID = String(Hex.encode(Digest.sha256(modulus)).prefix(16))
+    idpKey = Locked(nil)
+  }
+
+  /// The IdP's signing key and its key id, derived from the run's seed.
+  public func idpSigningKey() throws -> (key: Key, id: String) {
+    let seed = seed
+    return try idpKey.withLock { made in
+      if let made { return made }
+      var generator = SeededGenerator(seed: seed, label: "idp-signing-key")
+      let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+      let (modulus, _) = try key.rsaPublicNumbers()
+      let pair = (key: key, id: String(Hex.encode(Digest.sha256(modulus)).prefix(16)))
+      made = pair
+      return pair
+    }
   }
 
   private init(_ other: StackMaterial, real: RealSystems?) {
     authority = other.authority
     credentials = other.credentials
     untrustedCredentials = other.untrustedCredentials
-    signingKey = other.signingKey
-    signingKeyID = other.signingKeyID
+    idpKey = other.idpKey
     seed = other.seed
     self.real = real
   }
@@ -80,6 +90,6 @@ public final class StackMaterial: Sendable {
   }
 
   /// A key pair the OTA pipeline never signs with, for a build whose baked key is not the
-  /// pipeline's: the IdP's, already made, since generating one costs tens of milliseconds.
-  public var foreignOTAKey: Key { signingKey }
+  /// pipeline's: the IdP's, since generating another costs tens of milliseconds.
+  public func foreignOTAKey() throws -> Key { try idpSigningKey().key }
 }

@@ -67,15 +67,22 @@ extension Key {
 
   /// The odd primes below 17 390: a candidate divisible by one of them is skipped without a
   /// modular exponentiation (about 89 % of odd candidates).
+  /// The first 2,000 odd primes (3 … 17,393), by a sieve: trial division of each candidate by
+  /// every prime found cost a tenth of a one-scenario run.
   private static let smallPrimes: [UInt] = {
+    let limit = 17_400
+    var composite = [Bool](repeating: false, count: limit + 1)
     var primes: [UInt] = []
-    var candidate: UInt = 3
-    while primes.count < 2_000 {
-      if primes.allSatisfy({ $0 * $0 > candidate || candidate % $0 != 0 }) {
-        primes.append(candidate)
+    for candidate in 3...limit where !composite[candidate] && candidate % 2 == 1 {
+      if primes.count == 2_000 { break }
+      primes.append(UInt(candidate))
+      var multiple = candidate * candidate
+      while multiple <= limit {
+        composite[multiple] = true
+        multiple += 2 * candidate
       }
-      candidate += 2
     }
+    precondition(primes.count == 2_000, "the sieve's limit holds 2,000 odd primes")
     return primes
   }()
 

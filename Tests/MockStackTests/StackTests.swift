@@ -45,8 +45,10 @@ enum StackFixture {
     let one = try StackMaterial(hosts: hosts, seed: 1)
     let again = try StackMaterial(hosts: hosts, seed: 1)
     let other = try StackMaterial(hosts: hosts, seed: 2)
-    #expect(one.signingKeyID == again.signingKeyID)
-    #expect(one.signingKeyID != other.signingKeyID)
+    #expect(try one.idpSigningKey().id == again.idpSigningKey().id)
+    #expect(try one.idpSigningKey().id != other.idpSigningKey().id)
+    // Made once, and shared by the material's copies over other real systems.
+    #expect(try one.with(real: nil).idpSigningKey().key === one.idpSigningKey().key)
     let harness = try one.otaSigningKey(appKey: nil).key.pkcs1PublicPEM()
     #expect(try again.otaSigningKey(appKey: nil).key.pkcs1PublicPEM() == harness)
     #expect(try other.otaSigningKey(appKey: nil).key.pkcs1PublicPEM() != harness)

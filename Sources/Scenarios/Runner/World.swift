@@ -178,7 +178,7 @@ public final class World {
     }
     if configuration.bakesForeignOTAKey, let baked = configuration.build.capacitor?.updaterPublicKey
     {
-      let foreign = try material.foreignOTAKey.pkcs1PublicPEM()
+      let foreign = try material.foreignOTAKey().pkcs1PublicPEM()
       configuration.build.capacitor?.updaterPublicKey = Sourced(foreign, at: baked.location)
     }
     return (configuration, signing.key, harnessNote)
