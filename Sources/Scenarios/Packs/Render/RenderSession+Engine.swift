@@ -28,7 +28,16 @@ extension RenderSession {
       let home = try session.windowHandle()
       // Whatever happens here, the next scenario finds the engine blank, with one window.
       defer { RenderSession.reset(session, home: home) }
-      try session.navigate(to: url)
+      // A thread routed by the URL's fragment is opened as a reader opens it: the app's page
+      // first, then the route (a hashchange, as a tap in the list makes), so the view's
+      // in-app navigation is what shows it, not only its first load.
+      if let hash = url.firstIndex(of: "#") {
+        try session.navigate(to: String(url[..<hash]))
+        _ = try session.execute(
+          "location.hash = arguments[0]", [String(url[url.index(after: hash)...])])
+      } else {
+        try session.navigate(to: url)
+      }
       let deadline = Date().addingTimeInterval(RenderSession.threadPatience)
       var count = 0
       repeat {
