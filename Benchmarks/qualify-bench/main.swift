@@ -323,7 +323,7 @@ if enginesHere {
       + "; the run with --no-engines: " + Durations.format(median(runsWithoutEngines)))
   line(
     "qualify run render/thread-body", Durations.format(median(renderRuns)),
-    "both engines, 2 runs, 12 controls, engine start and process start included")
+    "both engines, 2 runs, 18 controls, engine start and process start included")
   for kind in EngineKind.allCases {
     line(
       "\(kind.displayName) start (driver + browser)", Durations.format(engineStarts[kind] ?? 0),

@@ -215,7 +215,7 @@ public final class SessionBackend: HTTPHandler, Sendable {
   }
 
   func fields(_ request: HTTPRequest) -> [String: Any] {
-    (request.jsonObject as? [String: Any]) ?? [:]
+    request.jsonObject ?? [:]
   }
 
   /// `POST /v1/mobile/auth/password/login {login, password, deviceId?, platform, …}`.
