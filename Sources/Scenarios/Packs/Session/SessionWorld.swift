@@ -3,6 +3,7 @@ import Devices
 import HTTP
 import MockStack
 import QualifyCore
+import StackPorts
 
 /// Seed 002's world: the session-contract backend at the app's API origin (none when the
 /// backend is the real one, `--stack`), and the session clients beside the apps.
@@ -48,4 +49,49 @@ final class SessionWorld: ShellWorld {
 
 extension World {
   var session: SessionWorld? { shellWorld(as: SessionWorld.self) }
+}
+
+extension ActionContext {
+  /// The acting app's session client.
+  func sessionClient() throws -> SessionClient {
+    let app = try requireApp()
+    guard let client = world.session?.clients[app.name] else {
+      throw ScenarioRuntimeError("\(app.name) is not a session-contract app")
+    }
+    return client
+  }
+}
+
+extension ExpectationContext {
+  func sessionClient(_ name: String) throws -> SessionClient {
+    guard let value = arguments[name], let client = world.session?.clients[value] else {
+      throw ScenarioRuntimeError("no session-contract app \(arguments[name] ?? name) in this world")
+    }
+    return client
+  }
+}
+
+extension World {
+  /// The session-contract client named `name`.
+  func sessionClient(named name: String?) throws -> SessionClient {
+    guard let name, let client = session?.clients[name] else {
+      throw ScenarioRuntimeError("no session-contract app \(name ?? "?") in this world")
+    }
+    return client
+  }
+
+  /// A hook of the mock backend (what happens elsewhere in the product), and its answer.
+  @discardableResult
+  func sessionBackendHook(_ path: String, form: String) throws -> HTTPResponse {
+    guard let backend = session?.stack?.backend else {
+      throw PortUnsupported("the contract backend is a real system: it has no hook to \(path)")
+    }
+    return backend.handle(
+      HTTPRequest(
+        method: "POST", target: path,
+        headers: [
+          "Content-Type": "application/x-www-form-urlencoded", "Host": backend.origin.hostHeader,
+        ],
+        body: Array(form.utf8), scheme: backend.origin.scheme))
+  }
 }
