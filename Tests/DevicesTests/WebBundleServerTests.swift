@@ -65,4 +65,36 @@ import Testing
     #expect(server.bundle.has("index.html"))
     #expect(!server.bundle.has("leak"))
   }
+
+  /// A view that stopped asking is told from one still waiting for an answer: the render
+  /// stops waiting for frames only once nothing is in flight and nothing was for a while.
+  @Test func theOriginKnowsWhenThePageStoppedAsking() throws {
+    let (app, _) = try bundle()
+    defer { try? FileManager.default.removeItem(at: app) }
+    let web = WebBundle(
+      folders: [(app.appendingPathComponent("dist").path, app.path)], webDir: "dist",
+      threadPath: nil)
+    let answering = DispatchSemaphore(value: 0)
+    let asked = DispatchSemaphore(value: 0)
+    let server = WebBundleServer(bundle: web) { _ in
+      asked.signal()
+      answering.wait()
+      return .json(["api": true])
+    }
+    #expect(server.activity.served == 0)
+    #expect(server.activity.quiet(for: 1))
+    let done = DispatchGroup()
+    DispatchQueue.global().async(group: done) {
+      _ = server.handle(HTTPRequest(method: "GET", target: "/api/thread", headers: [:], body: []))
+    }
+    asked.wait()
+    // In flight, however long ago anything ended.
+    #expect(!server.activity.quiet(for: 0, now: Date().addingTimeInterval(60)))
+    answering.signal()
+    done.wait()
+    _ = get(server, "/")
+    #expect(server.activity.served == 2)
+    #expect(!server.activity.quiet(for: 1))
+    #expect(server.activity.quiet(for: 1, now: Date().addingTimeInterval(1.5)))
+  }
 }

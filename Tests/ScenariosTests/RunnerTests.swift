@@ -468,3 +468,44 @@ enum SampleRun {
     #expect(landed.verdict == .passed, "\(landed.message)")
   }
 }
+
+@Suite struct RunnerScheduleTests {
+  /// Each engine takes one scenario at a time and each of its steps a good part of a second:
+  /// a run whose engine scenarios came last, by id, waited for them after everything else.
+  @Test func scenariosThatDriveAnEngineStartFirst() throws {
+    var fetch = try SampleRun.scenario(
+      """
+      scenario "fetch"
+        device phone
+        app mail on phone
+        step "fetch"
+          mail fetches config
+          expect status 200
+        control "untrusted"
+          mutate tls.untrusted-ca
+          fails at step 1
+          because transport-error
+      """)
+    fetch.id = "auth/fetch"
+    var render = try SampleRun.scenario(
+      """
+      scenario "render"
+        device phone
+        app mail on phone
+        step "show"
+          mail renders thread thread-7
+          expect message bodies shown on mail
+        control "no body"
+          mutate app.message-body renderer-broken
+          fails at step 1
+          because body-not-shown
+      """)
+    render.id = "render/thread"
+    #expect(render.drivesEngine && !fetch.drivesEngine)
+    let jobs = Runner.jobs([render, fetch], platforms: [.ios, .android], channel: .prod)
+    // Job order (the results' order) is by id; the start order puts the engines' jobs first.
+    #expect(jobs.map(\.0.id) == ["auth/fetch", "auth/fetch", "render/thread", "render/thread"])
+    #expect(Runner.schedule(jobs) == [2, 3, 0, 1])
+    #expect(Runner.schedule(Array(jobs.prefix(2))) == [0, 1])
+  }
+}

@@ -18,6 +18,9 @@ public final class WebBundleServer: HTTPHandler, Sendable {
   /// The only other origin the page may reach (the beacon standing for the Internet), nil
   /// for none.
   let outside: String?
+  /// What the page has asked of the origin so far: a view that has stopped asking, and shows
+  /// nothing, is finished, not slow.
+  public let activity = RequestActivity()
 
   /// The policy every page of the bundle is served with: the app's code comes from a pull
   /// request and runs in a real browser on the runner's loopback, where the WebDriver
@@ -46,6 +49,12 @@ public final class WebBundleServer: HTTPHandler, Sendable {
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    activity.begin()
+    defer { activity.end() }
+    return serve(request)
+  }
+
+  func serve(_ request: HTTPRequest) -> HTTPResponse {
     // The request's path is decoded already: a `%` left in it is a file's own name.
     let path = request.path
     if path.hasPrefix("/api/") { return api(request) }
@@ -93,5 +102,30 @@ public final class WebBundleServer: HTTPHandler, Sendable {
     case "woff2": return "font/woff2"
     default: return "application/octet-stream"
     }
+  }
+}
+
+/// Requests in flight at an origin, and when the last one ended.
+public final class RequestActivity: Sendable {
+  private let state = Locked((inFlight: 0, lastEnded: Date.distantPast, served: 0))
+
+  public init() {}
+
+  func begin() { state.withLock { $0.inFlight += 1 } }
+
+  func end() {
+    state.withLock {
+      $0.inFlight -= 1
+      $0.served += 1
+      $0.lastEnded = Date()
+    }
+  }
+
+  /// How many requests were answered so far.
+  public var served: Int { state.withLock { $0.served } }
+
+  /// Whether nothing is in flight and nothing has been answered for `interval`.
+  public func quiet(for interval: TimeInterval, now: Date = Date()) -> Bool {
+    state.withLock { $0.inFlight == 0 && now.timeIntervalSince($0.lastEnded) >= interval }
   }
 }

@@ -50,6 +50,14 @@ public struct Scenario: Sendable {
     return !actions.isEmpty && actions.allSatisfy { $0.phrase == ["is", "inspected"] }
   }
 
+  /// Whether a step drives a real browser engine (`renders thread`).
+  public var drivesEngine: Bool {
+    steps.flatMap(\.lines).contains { line in
+      if case .action(let spec) = line.kind { return spec.drivesEngine }
+      return false
+    }
+  }
+
   /// The pack: the first component of the id.
   public var pack: String { String(id.split(separator: "/").first ?? "") }
 

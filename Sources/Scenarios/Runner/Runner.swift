@@ -102,6 +102,14 @@ public final class Runner: Sendable {
     }
   }
 
+  /// The order jobs start in: those that drive an engine first, so that the engines, each
+  /// one scenario at a time, work while the other workers run the rest beside them instead
+  /// of after. Results keep the jobs' own order.
+  static func schedule(_ jobs: [(Scenario, Platform)]) -> [Int] {
+    let engine = jobs.indices.filter { jobs[$0].0.drivesEngine }
+    return engine + jobs.indices.filter { !jobs[$0].0.drivesEngine }
+  }
+
   /// Runs every job; `onResult` is called as each finishes (from a worker thread, serially).
   /// - Returns: the results in job order.
   public func run(
@@ -113,6 +121,7 @@ public final class Runner: Sendable {
       scenarios, platforms: platforms, channel: channel,
       shell: builds.values.first?.shell ?? .default)
     let results = ResultSlots(count: jobs.count)
+    let order = Runner.schedule(jobs)
     let next = Counter()
     let stopped = Locked(false)
     let callbackLock = NSLock()
@@ -131,7 +140,8 @@ public final class Runner: Sendable {
       Thread.detachNewThread { [self] in
         defer { group.leave() }
         let transport = WorkerTransport()
-        while !stopped.withLock({ $0 }), let index = next.take(below: jobs.count) {
+        while !stopped.withLock({ $0 }), let taken = next.take(below: jobs.count) {
+          let index = order[taken]
           let (scenario, platform) = jobs[index]
           if let onStart {
             callbackLock.lock()

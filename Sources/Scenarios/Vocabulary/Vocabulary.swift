@@ -130,11 +130,14 @@ public struct ActionSpec: Sendable {
   public var example: String
   /// What it needs that only a mock gives.
   public var powers: Set<MockPower>
+  /// Whether it drives a real browser engine: one scenario at a time per engine, and each
+  /// such step takes a good part of a second, so a run starts these scenarios first.
+  public var drivesEngine: Bool
   let perform: @Sendable (ActionContext) throws -> Outcome
 
   public init(
     _ actor: Actor, _ phrase: String, _ parameters: [Parameter] = [], summary: String,
-    example: String, powers: Set<MockPower> = [],
+    example: String, powers: Set<MockPower> = [], drivesEngine: Bool = false,
     perform: @escaping @Sendable (ActionContext) throws -> Outcome
   ) {
     self.actor = actor
@@ -143,6 +146,7 @@ public struct ActionSpec: Sendable {
     self.summary = summary
     self.example = example
     self.powers = powers
+    self.drivesEngine = drivesEngine
     self.perform = perform
   }
 

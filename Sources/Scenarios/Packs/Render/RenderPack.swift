@@ -41,8 +41,8 @@ enum RenderPack: ScenarioPack {
     ActionSpec(
       .app, "renders thread", [.value("thread", .text), .flag("from-the-channel")],
       summary:
-        "The app's own web bundle (qualify.json `render`) shows THREAD in a real engine of the device's family — Chromium for Android, WebKit for iOS — at a loopback origin of the shell, its API answered through the app's native stack; every message frame is read from outside and inside, a form in a body is submitted, and a screenshot kept. With `from-the-channel`, the bundle the app's OTA channel serves, verified and unpacked by the app's updater, is shown instead (from then on in the scenario).",
-      example: "mail renders thread thread-7"
+        "The app's own web bundle (qualify.json `render`) shows THREAD in a real engine of the device's family — Chromium for Android, WebKit for iOS — at a loopback origin of the shell, its API answered through the app's native stack; the view gets until it shows a frame per message held, or until it has asked its origin nothing and changed nothing for 1 s (a view that shows too few then is broken, not slow); every message frame is read from outside and inside, a form in a body is submitted, and a screenshot kept. With `from-the-channel`, the bundle the app's OTA channel serves, verified and unpacked by the app's updater, is shown instead (from then on in the scenario).",
+      example: "mail renders thread thread-7", drivesEngine: true
     ) { context in
       let app = try context.requireApp()
       let world = context.world

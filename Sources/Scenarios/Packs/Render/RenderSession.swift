@@ -12,6 +12,8 @@ import QualifyCore
 final class RenderSession {
   /// The shell's local origin: the app's shipped bundle, or the one its OTA channel serves.
   private(set) var bundleServer: HTTPServer
+  /// What the page asked of the shell's origin: when it stopped asking.
+  private(set) var activity: RequestActivity
   let beaconServer: HTTPServer
   let beacon: Beacon
   /// The site a body's ordinary link leads to, which a followed link opens.
@@ -44,6 +46,7 @@ final class RenderSession {
     let handler = WebBundleServer(
       bundle: bundle, prelude: prelude, outside: beaconServer.loopbackURL,
       api: forwarder.forward)
+    activity = handler.activity
     do {
       bundleServer = try HTTPServer(handler: handler)
     } catch {
@@ -53,7 +56,7 @@ final class RenderSession {
     }
   }
 
-  private let forwarder: NativeForwarder
+  let forwarder: NativeForwarder
   private let prelude: String?
   /// Where a bundle the channel served was unpacked, removed when the session stops.
   private var unpacked: [URL] = []
@@ -67,6 +70,7 @@ final class RenderSession {
     let server = try HTTPServer(handler: handler)
     bundleServer.stop()
     bundleServer = server
+    activity = handler.activity
   }
 
   /// The files of a bundle the updater verified, written to a folder of their own, as the
@@ -108,14 +112,31 @@ final class RenderSession {
 }
 
 /// The page's `fetch` of `/api/`, through the app's native stack with its session, as
-/// CapacitorHttp answers it. The server's thread uses the app only while the scenario's
-/// thread waits for the engine, so the two never use it at once.
+/// CapacitorHttp answers it. It answers only while a render step waits for the engine, so the
+/// server's thread and the scenario's never use the app at once: a page left open after its
+/// render (the engine keeps it until the next one) gets a 503, not the app.
 final class NativeForwarder: @unchecked Sendable {
   let app: App
+  private let answering = Locked(false)
 
   init(app: App) { self.app = app }
 
+  /// Runs `body` with the page's calls answered.
+  func answer<T>(_ body: () throws -> T) rethrows -> T {
+    answering.withLock { $0 = true }
+    defer { answering.withLock { $0 = false } }
+    return try body()
+  }
+
   @Sendable func forward(_ request: HTTPRequest) -> HTTPResponse {
+    // Held for the whole call, so closing waits for one in flight to finish.
+    answering.withLock { open -> HTTPResponse in
+      guard open else { return .problem(503, "the thread is no longer shown") }
+      return send(request)
+    }
+  }
+
+  private func send(_ request: HTTPRequest) -> HTTPResponse {
     var outgoing = ClientRequest(method: request.method, url: app.apiURL(request.target))
     outgoing.body = request.body
     if let type = request.headers["Content-Type"] { outgoing.headers.set("Content-Type", type) }
