@@ -131,27 +131,39 @@ struct CodeSearch {
   }
 
   /// Whether the block after `opener` does `does` itself, or calls a function of these files
-  /// whose own body does (one call deep: `onPageFinished` calling a helper that asks).
+  /// whose own body does (one call deep: `onPageFinished` calling a helper that asks, with
+  /// arguments or without).
   func blockDoes(after opener: String, _ does: [String], home: String = "") -> Sourced<Bool>? {
     guard let first = files.first else { return nil }
     for block in blocks(after: opener) {
       let at = FileLocation(file: block.file, line: block.line, column: 1)
       if does.contains(where: block.body.contains) { return Sourced(true, at: at) }
-      // Functions whose bodies do it, called from the block.
-      let called = block.body.split(whereSeparator: {
-        !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "(")
-      })
-      .filter { $0.hasSuffix("(") }.map { String($0.dropLast()) }
-      for name in Set(called) where !name.isEmpty && name != opener {
-        for helper in blocks(after: "fun \(name)(") + blocks(after: "function \(name)(")
-        where does.contains(where: helper.body.contains) {
-          return Sourced(true, at: at)
-        }
-      }
-      return Sourced(false, at: at)
+      let opened = String(opener.prefix { $0 != "(" }.split(separator: " ").last ?? "")
+      let helpers = calledBodies(from: block.body, except: [opened])
+      return Sourced(helpers.contains { does.contains(where: $0.body.contains) }, at: at)
     }
     let file = files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
     return Sourced(false, at: FileLocation(file: file ?? first.file, line: 0, column: 1))
+  }
+
+  /// How each language these files are in declares a function named `name`.
+  static func declarations(of name: String) -> [String] {
+    ["fun \(name)(", "func \(name)(", "function \(name)(", "void \(name)("]
+  }
+
+  /// The bodies of the functions `body` calls — `name(` with arguments or without, a method
+  /// call included — as these files declare them (Kotlin `fun`, Swift `func`, JavaScript and
+  /// PHP `function`, Java `void`), one each per file; `except` are not followed.
+  func calledBodies(from body: String, except: Set<String> = [])
+    -> [(file: String, line: Int, body: String)]
+  {
+    guard let call = try? NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+    else { return [] }
+    let called = call.matches(in: body, range: NSRange(body.startIndex..., in: body))
+      .compactMap { Range($0.range(at: 1), in: body).map { String(body[$0]) } }
+    return Set(called).subtracting(except).sorted().flatMap { name in
+      CodeSearch.declarations(of: name).flatMap { blocks(after: $0) }
+    }
   }
 
   /// A TypeScript constant's value as written (`const NAME: T = value as const;`, across

@@ -135,16 +135,10 @@ enum RunningLinkReader {
     return (bodies.isEmpty ? nil : Sourced(true, at: bodies[0].0), unreachable)
   }
 
-  /// The bodies of the functions `body` calls (`fun name(`, `func name(`), in any file.
+  /// The bodies of the functions `body` calls, in any file, a Kotlin expression body cut at
+  /// its end.
   static func helpers(called body: String, in code: CodeSearch) -> [String] {
-    let call = try? NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
-    let called = (call?.matches(in: body, range: NSRange(body.startIndex..., in: body)) ?? [])
-      .compactMap { Range($0.range(at: 1), in: body).map { String(body[$0]) } }
-    return Set(called).sorted().filter { !$0.isEmpty && $0 != "onNewIntent" }.flatMap { name in
-      (code.blocks(after: "fun \(name)(") + code.blocks(after: "void \(name)(")).map {
-        expressionBody($0.body)
-      }
-    }
+    code.calledBodies(from: body, except: ["onNewIntent"]).map { expressionBody($0.body) }
   }
 
   /// A Kotlin function written `fun f(…) = expression` has no braces of its own: its body
