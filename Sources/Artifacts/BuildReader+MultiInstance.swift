@@ -248,6 +248,16 @@ extension BuildReader {
         NavigationPolicyReader(file: $0.file, lines: $0.lines).decision(
           marker: "shouldOverrideUrlLoading")
       }.first
+    code.iosSchemeGate =
+      ios.files.lazy.compactMap {
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).schemeGate(
+          marker: "decidePolicyFor")
+      }.first
+    code.androidSchemeGate =
+      android.files.lazy.compactMap {
+        NavigationPolicyReader(file: $0.file, lines: $0.lines).schemeGate(
+          marker: "shouldOverrideUrlLoading")
+      }.first
     if let scheme {
       Self.readDeepLinkHandoff(scheme: scheme, ios: ios, android: android, into: &code)
     }

@@ -223,6 +223,9 @@ extension BuildGuards {
         if let decision = build.platform == .ios ? code.iosSameOrigin : code.androidSameOrigin {
           out += sameOriginHits(decision)
         }
+        if let gate = build.platform == .ios ? code.iosSchemeGate : code.androidSchemeGate {
+          out += schemeGateHits(gate, build: build)
+        }
         missing(
           code.pageshowHandler,
           "no pageshow handler: the local page restored from the back-forward cache keeps its placeholder",
@@ -344,5 +347,28 @@ func sameOriginHits(_ decision: Sourced<ReadDecision<NavigationDecision>>) -> [G
         "the navigation policy's same-origin condition `\(read.written)` \(probe.stays ? "sends" : "keeps") \(probe.what) (\(probe.url) with \(active) active) \(probe.stays ? "out of" : "in") the WebView",
         at: decision.location, value: read.written)
     }
+  }
+}
+
+/// The policy's scheme test, tried on an http instance onboarding keeps and the platform lets
+/// through (a dev server at a LAN address: ATS exempts IP literals, Android where cleartext is
+/// permitted): turned away, it is added, then opened in the system browser by Capacitor's
+/// handler, never in the app.
+func schemeGateHits(_ gate: Sourced<ReadDecision<SchemeGate>>, build: AppBuild) -> [GuardHit] {
+  switch gate.value {
+  case .unverified(let reason):
+    return [GuardHit(reason, at: gate.location, value: "unverified", unverified: true)]
+  case .read(let read):
+    let instance = "http://192.168.1.20:3000/"
+    let accepted = build.instanceShell?.code.normalizerAcceptsHTTP?.value
+    let keepsHTTP = build.channel.isRelease ? accepted?.release ?? false : accepted?.dev ?? true
+    let reachable =
+      build.platform == .ios || build.transport.androidCleartext(host: "192.168.1.20").value
+    guard keepsHTTP, reachable, !read.admits(instance) else { return [] }
+    return [
+      GuardHit(
+        "the navigation policy's scheme test `\(read.written)` turns an http instance away (\(instance), which onboarding keeps and the platform reaches): Capacitor's handler opens it in the system browser, never in the app",
+        at: gate.location, value: read.written)
+    ]
   }
 }

@@ -61,6 +61,13 @@ extension AppBuild {
         add("back key loads the manager", code.androidBackLoadsManager, yes)
         add("deep links handed to the local page", code.androidDeepLinkHandoff, yes)
       }
+      let gate = platform == .ios ? code.iosSchemeGate : code.androidSchemeGate
+      add("scheme test before the decision (reaches it when)", gate) {
+        switch $0 {
+        case .read(let read): "\(read.written)  ⇒ \(read.reachesPolicy)"
+        case .unverified(let reason): "unverified: \(reason)"
+        }
+      }
       let decision = platform == .ios ? code.iosSameOrigin : code.androidSameOrigin
       add("same-origin decision (stays in the WebView when)", decision) {
         switch $0 {

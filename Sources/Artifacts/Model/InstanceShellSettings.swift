@@ -51,6 +51,10 @@ public struct InstanceShellCode: Sendable {
   /// the WebView (nil when the policy's function was not found).
   public var iosSameOrigin: Sourced<ReadDecision<NavigationDecision>>?
   public var androidSameOrigin: Sourced<ReadDecision<NavigationDecision>>?
+  /// The scheme test before that decision, which hands what it turns away to Capacitor's
+  /// handler (nil when the policy tests no scheme first).
+  public var iosSchemeGate: Sourced<ReadDecision<SchemeGate>>?
+  public var androidSchemeGate: Sourced<ReadDecision<SchemeGate>>?
   /// Native code hands deep links to the local page (iOS `application(_:open:)` checks the
   /// scheme; Android reads the intent's data in `onNewIntent` and loads it).
   public var iosDeepLinkHandoff: Sourced<Bool>?

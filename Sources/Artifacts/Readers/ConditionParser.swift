@@ -18,9 +18,13 @@ struct ConditionParser {
   let aliases: [String: String]
   /// Why the condition could not be read.
   var problem: String?
+  /// Whether the navigation tested is a main-frame one: a frame test (`isForMainFrame()`,
+  /// `targetFrame?.isMainFrame`) then holds.
+  var mainFrame = false
 
-  init(text: String, aliases: [String: String]) {
+  init(text: String, aliases: [String: String], mainFrame: Bool = false) {
     self.aliases = aliases
+    self.mainFrame = mainFrame
     tokens = Self.tokenize(text) ?? []
     if tokens.isEmpty { problem = "unreadable text" }
   }
@@ -154,6 +158,9 @@ struct ConditionParser {
       return nil
     }
     position += 1
+    if mainFrame, ["isForMainFrame()", "isMainFrame"].contains(where: { path.hasSuffix($0) }) {
+      return .constant(true)
+    }
     // `a.hasSuffix(b)`, `a.endsWith(b)`, …: a look-alike match, evaluated as written.
     let matchCalls: [(String, OriginCondition.TextMatch)] = [
       (".hasSuffix", .suffix), (".endsWith", .suffix), (".hasPrefix", .prefix),

@@ -18,7 +18,7 @@ extension NavigationPolicyReader {
   }
 
   /// Locals bound to a path: `let host = url.host`, `String scheme = url.getScheme();`,
-  /// `val port = uri.port`.
+  /// `val port = uri.port`, a binding of a condition list (`let scheme = url.scheme,`).
   static func aliases(in text: String) -> [String: String] {
     let pattern =
       #"(?:\blet|\bvar|\bval|\bString|\bUri|\bint|\bInteger|\bfinal\s+\w+)\s+(\w+)\s*(?::\s*\w+\??\s*)?=\s*([A-Za-z_][\w.]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)\s*;?\s*$"#
@@ -26,11 +26,17 @@ extension NavigationPolicyReader {
     else { return [:] }
     var out: [String: String] = [:]
     let range = NSRange(text.startIndex..., in: text)
-    for match in regex.matches(in: text, range: range) {
+    // Swift's condition lists bind them too: `guard let url = …, let scheme = url.scheme, …`.
+    let path = #"([A-Za-z_][\w.?]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)"#
+    let binding = try? NSRegularExpression(
+      pattern: #"\b(?:let|var)\s+(\w+)\s*=\s*"# + path + #"\s*,"#)
+    for match in regex.matches(in: text, range: range)
+      + (binding?.matches(in: text, range: range) ?? [])
+    {
       guard let name = Range(match.range(at: 1), in: text),
         let value = Range(match.range(at: 2), in: text)
       else { continue }
-      out[String(text[name])] = String(text[value])
+      out[String(text[name])] = out[String(text[name])] ?? String(text[value])
     }
     return out
   }

@@ -19,12 +19,7 @@ struct NavigationPolicyReader {
   func decision(marker: String, preferring: String = "")
     -> Sourced<ReadDecision<NavigationDecision>>?
   {
-    let candidates = lines.indices.filter { lines[$0].1.contains(marker) }
-    guard
-      let start = candidates.first(where: {
-        !preferring.isEmpty && lines[$0].1.contains(preferring)
-      }) ?? candidates.first
-    else { return nil }
+    guard let start = functionStart(marker: marker, preferring: preferring) else { return nil }
     let body = functionBody(from: start)
     let at = FileLocation(file: file, line: lines[start].0 + 1, column: 1)
     let bodyText = body.map(\.1).joined(separator: "\n")
@@ -90,6 +85,13 @@ struct NavigationPolicyReader {
       .unverified(
         "no condition in \(marker) compares the navigated URL with the active instance's"),
       at: at)
+  }
+
+  /// The line of the signature holding `marker`, preferring one that also holds `preferring`.
+  func functionStart(marker: String, preferring: String) -> Int? {
+    let candidates = lines.indices.filter { lines[$0].1.contains(marker) }
+    return candidates.first(where: { !preferring.isEmpty && lines[$0].1.contains(preferring) })
+      ?? candidates.first
   }
 
   /// A condition's tests: Swift's condition list split at its top-level commas, its bindings
@@ -223,7 +225,7 @@ struct NavigationPolicyReader {
   }
 
   /// The lines from the signature to the brace that closes the function body.
-  private func functionBody(from start: Int) -> [(Int, String)] {
+  func functionBody(from start: Int) -> [(Int, String)] {
     Self.block(from: start, in: lines)
   }
 

@@ -70,6 +70,9 @@ public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertib
   case matches(TextMatch, Operand, Operand)
   case present(Operand)
   case not(OriginCondition)
+  /// A test that holds or fails whatever the URLs (a main-frame test, for the main-frame
+  /// navigations a policy decides).
+  case constant(Bool)
   case and(OriginCondition, OriginCondition)
   case or(OriginCondition, OriginCondition)
 
@@ -99,6 +102,7 @@ public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertib
       }
     case .present(let operand): return value(operand) != nil
     case .not(let inner): return !inner.evaluate(url: url, active: active)
+    case .constant(let value): return value
     case .and(let left, let right):
       return left.evaluate(url: url, active: active) && right.evaluate(url: url, active: active)
     case .or(let left, let right):
@@ -112,6 +116,7 @@ public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertib
     case .equal(let left, let right), .matches(_, let left, let right): [left, right]
     case .present(let operand): [operand]
     case .not(let inner): inner.operands
+    case .constant: []
     case .and(let left, let right), .or(let left, let right): left.operands + right.operands
     }
   }
@@ -122,6 +127,7 @@ public indirect enum OriginCondition: Sendable, Equatable, CustomStringConvertib
     case .matches(let kind, let left, let right): "\(left) \(kind.rawValue)-matches \(right)"
     case .present(let operand): "\(operand) present"
     case .not(let inner): "!(\(inner))"
+    case .constant(let value): "\(value)"
     case .and(let left, let right): "(\(left) && \(right))"
     case .or(let left, let right): "(\(left) || \(right))"
     }

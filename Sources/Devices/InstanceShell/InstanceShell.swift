@@ -55,6 +55,9 @@ public final class InstanceShell {
   /// Why the remote page shown is shown, when the app's code put it there against the
   /// user's move (boot() redirecting a page reached by going back).
   public internal(set) var remoteBecause: String?
+  /// The last navigation the policy sent out of the WebView, and the code that decided it:
+  /// what a screen short of the instance expected is explained by.
+  public internal(set) var leftBecause: String?
   /// The last call an instance page made to native code: answered, and why.
   public var lastNativeCall: (answered: Bool, why: String)?
   /// The labels the manager's page shows, in order, as rendered into its document.
@@ -138,6 +141,12 @@ public final class InstanceShell {
     return build.platform == .ios ? code?.iosSameOrigin : code?.androidSameOrigin
   }
 
+  /// The scheme test before the policy's decision, as the app's code writes it.
+  public var schemeGate: Sourced<ReadDecision<SchemeGate>>? {
+    let code = build.instanceShell?.code
+    return build.platform == .ios ? code?.iosSchemeGate : code?.androidSchemeGate
+  }
+
   /// Whether native code hands deep links to the local page (read from the app's code; as
   /// seed 004 describes when it was not found).
   var handsOffDeepLinks: Bool {
@@ -178,6 +187,7 @@ public final class InstanceShell {
   /// A cold start: a new process and WebView; Preferences as stored.
   public func start(deepLink: String? = nil) {
     history = []
+    leftBecause = nil
     index = 0
     leftByBoot = []
     listed = []
@@ -386,6 +396,19 @@ public final class InstanceShell {
   /// The native navigation policy, then the load. `cold`: a JS redirect of the launch.
   private func navigate(_ url: String, mainFrame: Bool, replace: Bool = false, cold: Bool = false) {
     guard let origin = Origin(url: url) else { return }
+    // The policy's scheme test comes first: what it turns away goes to Capacitor's handler,
+    // which keeps its own local content only and opens a remote origin outside.
+    if !behaviours.noNavigationPolicy, let read = schemeGate, let gate = read.value.value,
+      !gate.admits(url)
+    {
+      systemBrowser.append(url)
+      leftBecause =
+        "\(url) went to the system browser — \(read.location.map { "\($0.file):\($0.line): " } ?? "")the policy's scheme test `\(gate.written)` turns it away"
+      note(
+        "navigation policy: \(url) fails the scheme test (\(gate.written)): handed to Capacitor's handler, opened in the system browser"
+      )
+      return
+    }
     // The policy reads the active instance where the native side looks for it.
     let seen = behaviours.policySeesNoActiveInstance ? nil : activeURL
     if !behaviours.noNavigationPolicy, let activeURL = seen, let active = Origin(url: activeURL) {
@@ -401,6 +424,8 @@ public final class InstanceShell {
       }
       if !same {
         systemBrowser.append(url)
+        leftBecause =
+          "\(url) went to the system browser — \(sameOriginDecision.flatMap { read in read.value.value.map { (read.location.map { "\($0.file):\($0.line): " } ?? "") + "by `\($0.written)`, " } } ?? "")it is not the active instance \(activeURL)"
         note(
           "navigation policy: \(url) is not the active instance: cancelled, opened in the system browser"
         )
@@ -419,6 +444,7 @@ public final class InstanceShell {
 
   private func load(_ url: String, cold: Bool, push: Bool) {
     remoteBecause = nil
+    leftBecause = nil
     if push {
       pushHistory(url)
     } else if !history.isEmpty {

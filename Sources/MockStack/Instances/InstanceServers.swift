@@ -40,6 +40,11 @@ public final class InstanceServers: Sendable {
     Site(
       name: "plain", origin: Origin(scheme: "http", host: "plain.example"), title: "Plain",
       isInstance: true),
+    // A dev server on the LAN, reached over http at its IP address (seed 004's check added a
+    // local dev server beside a public instance; seed 000: ATS exempts raw IP literals).
+    Site(
+      name: "dev", origin: Origin(scheme: "http", host: "192.168.1.20", port: 3000),
+      title: "Sovereign", isInstance: true),
     Site(
       name: "blog", origin: Origin(scheme: "https", host: "blog.example"), title: "A blog",
       isInstance: false),

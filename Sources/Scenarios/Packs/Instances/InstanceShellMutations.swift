@@ -96,6 +96,26 @@ enum InstanceShellMutations {
       configuration.build.instanceShell?.code = code
     },
     MutationSpec(
+      "app.scheme-test-https-only",
+      summary:
+        "The navigation policy's scheme test lets only https through to its own decision (`url.scheme == \"https\"`): an http instance — a dev server on the LAN — goes to Capacitor's handler, which opens it in the system browser.",
+      breaks:
+        "seed 004, item 5 as the team verified it: a dev server over http is added beside sovereign.openfs.io and shows in the app"
+    ) { configuration, _ in
+      let gate = Sourced(
+        ReadDecision.read(
+          SchemeGate(
+            reachesPolicy: .equal(
+              .init(side: .url, component: "scheme"), .init(side: .literal, component: "https")),
+            written: "guard url.scheme == \"https\" else Capacitor's handler")),
+        at: FileLocation(file: "(mutation)", line: 0, column: 1))
+      if configuration.platform == .ios {
+        configuration.build.instanceShell?.code.iosSchemeGate = gate
+      } else {
+        configuration.build.instanceShell?.code.androidSchemeGate = gate
+      }
+    },
+    MutationSpec(
       "shell.same-origin-to-default-handler",
       summary:
         "A same-origin navigation is handed to Capacitor's default handler, which opens it in the system browser.",

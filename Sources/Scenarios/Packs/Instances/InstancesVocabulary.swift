@@ -6,8 +6,9 @@ import QualifyCore
 
 /// The statements of the multi-instance shell (seed 004): what its user does and what the
 /// shell shows. Sites are named as the world serves them: `work`, `home`, `unlisted` (all
-/// Sovereign instances, over https), `plain` (an instance over http), `blog` (not an
-/// instance), `docs` (the outside site instance pages link to).
+/// Sovereign instances, over https), `plain` (an instance over http), `dev` (a dev server on
+/// the LAN, over http at an IP address), `blog` (not an instance), `docs` (the outside site
+/// instance pages link to).
 enum InstancesVocabulary {
   static let sites = InstanceServers.catalogue.map(\.name)
 
@@ -366,6 +367,10 @@ enum InstancesVocabulary {
   }
 
   static func describe(_ shell: InstanceShell) -> String {
+    screen(shell) + (shell.leftBecause.map { " (\($0))" } ?? "")
+  }
+
+  static func screen(_ shell: InstanceShell) -> String {
     switch shell.screen {
     case .closed: return "nothing (the app is closed\(shell.closedBecause.map { ": " + $0 } ?? ""))"
     case .placeholder(let why): return "the local page's placeholder (\(why))"
