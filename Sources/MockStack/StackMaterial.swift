@@ -48,8 +48,7 @@ public final class StackMaterial: Sendable {
     let seed = seed
     return try idpKey.withLock { made in
       if let made { return made }
-      var generator = SeededGenerator(seed: seed, label: "idp-signing-key")
-      let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+      let key = try SeededKeys.rsa(bits: 2048, seed: seed, label: "idp-signing-key")
       let (modulus, _) = try key.rsaPublicNumbers()
       let pair = (key: key, id: String(Hex.encode(Digest.sha256(modulus)).prefix(16)))
       made = pair
@@ -82,8 +81,7 @@ public final class StackMaterial: Sendable {
         return (key, true)
       }
       if let harness = keys.harness { return (harness, false) }
-      var generator = SeededGenerator(seed: seed, label: "ota-harness-key")
-      let key = try Key.generateRSA(bits: 2048, seededBy: &generator)
+      let key = try SeededKeys.rsa(bits: 2048, seed: seed, label: "ota-harness-key")
       keys.harness = key
       return (key, false)
     }

@@ -156,11 +156,10 @@ extension StackMaterial {
   func harnessPushCredentials() throws -> PushCredentials {
     try pushKeys.withLock { made in
       if let made { return made }
-      var generator = SeededGenerator(seed: seedValue, label: "fcm-harness-key")
       let credentials = try PushCredentials(
         apnsKey: try Key.generateP256(), apnsKeyId: "QUALIFYKEY", apnsTeamId: "QUALIFYTEAM",
         fcmClientEmail: "qualify-harness@firebase.iam.gserviceaccount.com",
-        fcmKeyId: "qualify-harness", fcmKey: try Key.generateRSA(bits: 2048, seededBy: &generator),
+        fcmKeyId: "qualify-harness", fcmKey: try SeededKeys.rsa(bits: 2048, seed: seedValue, label: "fcm-harness-key"),
         fcmTokenURI: "https://oauth2.googleapis.com/token")
       made = credentials
       return credentials

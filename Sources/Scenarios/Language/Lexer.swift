@@ -38,7 +38,9 @@ enum Lexer {
       let line = String(raw.hasSuffix("\r") ? raw.dropLast() : raw)
       let number = index + 1
       var tokens: [Token] = []
-      let chars = Array(line)
+      // Unicode scalars, not Characters: grapheme breaking made lexing a tenth of a
+      // one-scenario run, and no token boundary falls inside a grapheme here.
+      let chars = Array(line.unicodeScalars)
       var i = 0
       var failed = false
       while i < chars.count {
@@ -51,7 +53,7 @@ enum Lexer {
         if c == "\"" {
           let start = i
           i += 1
-          var value = ""
+          var value = String.UnicodeScalarView()
           var closed = false
           while i < chars.count {
             let d = chars[i]
@@ -78,7 +80,8 @@ enum Lexer {
             failed = true
             break
           }
-          tokens.append(Token(kind: .string, text: value, column: start + 1, length: i - start))
+          tokens.append(
+            Token(kind: .string, text: String(value), column: start + 1, length: i - start))
           continue
         }
         if c == "," {
@@ -92,15 +95,17 @@ enum Lexer {
         {
           i += 1
         }
-        var word = String(chars[start..<i])
-        if word.count > 1 && word.hasSuffix(":") {
-          word.removeLast()
-          tokens.append(Token(kind: .word, text: word, column: start + 1, length: word.count))
+        let scalars = chars[start..<i]
+        if scalars.count > 1 && scalars.last == ":" {
+          let word = String(String.UnicodeScalarView(scalars.dropLast()))
+          tokens.append(
+            Token(kind: .word, text: word, column: start + 1, length: scalars.count - 1))
           tokens.append(Token(kind: .colon, text: ":", column: i, length: 1))
-        } else if word == ":" {
+        } else if scalars.count == 1 && scalars.first == ":" {
           tokens.append(Token(kind: .colon, text: ":", column: start + 1, length: 1))
         } else {
-          tokens.append(Token(kind: .word, text: word, column: start + 1, length: word.count))
+          let word = String(String.UnicodeScalarView(scalars))
+          tokens.append(Token(kind: .word, text: word, column: start + 1, length: scalars.count))
         }
       }
       if failed || tokens.isEmpty { continue }

@@ -77,15 +77,16 @@ extension ParserState {
     let appNames = scenario.apps.map(\.name)
     var actor: String?
     var rest = tokens
-    let candidates: [ActionSpec]
+    let table: PhraseTable<ActionSpec>
     if appNames.contains(head.text) {
       actor = head.text
       rest = tokens.dropFirst()
-      candidates = Vocabulary.actions.filter { $0.actor == .app }
+      table = PhraseTables.appActions
     } else {
-      candidates = Vocabulary.actions.filter { $0.actor == .world }
+      table = PhraseTables.worldActions
     }
-    guard let (spec, consumed) = match(rest, candidates.map { ($0, $0.phrase) }) else {
+    let candidates = table.specs
+    guard let (spec, consumed) = table.match(rest) else {
       if actor == nil && rest.count >= 2, scenario.devices.contains(where: { $0.name == head.text })
       {
         error(
@@ -134,7 +135,7 @@ extension ParserState {
       negated = true
       rest = rest.dropFirst()
     }
-    guard let (spec, consumed) = match(rest, Vocabulary.expectations.map { ($0, $0.phrase) }) else {
+    guard let (spec, consumed) = PhraseTables.expectations.match(rest) else {
       let phrases = Vocabulary.expectations.map { $0.phrase.joined(separator: " ") }
       let written = rest.prefix(2).map(\.text).joined(separator: " ")
       if let target = rest.first {
@@ -167,15 +168,6 @@ extension ParserState {
   }
 
   /// The spec whose phrase the tokens start with (longest first), and the phrase's length.
-  func match<Spec>(_ tokens: ArraySlice<Token>, _ specs: [(Spec, [String])]) -> (Spec, Int)? {
-    let words = tokens.map(\.text)
-    var best: (Spec, Int)?
-    for (spec, phrase) in specs where words.starts(with: phrase) && !phrase.isEmpty {
-      if phrase.count > (best?.1 ?? 0) { best = (spec, phrase.count) }
-    }
-    return best
-  }
-
   /// Fills `parameters` from `tokens`: flags and keyword parameters anywhere, positional ones
   /// in order.
   func parseArguments(
@@ -284,4 +276,45 @@ extension ParserState {
     }
     return true
   }
+}
+
+/// The vocabulary's phrases by their first word, built once: a line is matched against the
+/// few phrases that start with its first word, not against every spec (parsing the catalogue
+/// is most of a one-scenario run's work).
+struct PhraseTable<Spec: Sendable>: Sendable {
+  let specs: [Spec]
+  private let byFirstWord: [String: [(index: Int, phrase: [String])]]
+
+  init(_ specs: [Spec], phrase: (Spec) -> [String]) {
+    self.specs = specs
+    var table: [String: [(index: Int, phrase: [String])]] = [:]
+    for (index, spec) in specs.enumerated() {
+      let words = phrase(spec)
+      guard let first = words.first else { continue }
+      table[first, default: []].append((index, words))
+    }
+    byFirstWord = table
+  }
+
+  /// The spec whose phrase starts `tokens`, the longest when several do, and its length.
+  func match(_ tokens: ArraySlice<Token>) -> (Spec, Int)? {
+    guard let first = tokens.first?.text, let entries = byFirstWord[first] else { return nil }
+    var best: (index: Int, length: Int)?
+    for entry in entries where entry.phrase.count > (best?.length ?? 0) {
+      guard tokens.count >= entry.phrase.count,
+        zip(tokens, entry.phrase).allSatisfy({ $0.text == $1 })
+      else { continue }
+      best = (entry.index, entry.phrase.count)
+    }
+    return best.map { (specs[$0.index], $0.length) }
+  }
+}
+
+/// The tables of the vocabulary, built on first use.
+enum PhraseTables {
+  static let appActions = PhraseTable(
+    Vocabulary.actions.filter { $0.actor == .app }, phrase: \.phrase)
+  static let worldActions = PhraseTable(
+    Vocabulary.actions.filter { $0.actor == .world }, phrase: \.phrase)
+  static let expectations = PhraseTable(Vocabulary.expectations, phrase: \.phrase)
 }
