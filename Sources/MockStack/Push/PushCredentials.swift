@@ -159,7 +159,8 @@ extension StackMaterial {
       let credentials = try PushCredentials(
         apnsKey: try Key.generateP256(), apnsKeyId: "QUALIFYKEY", apnsTeamId: "QUALIFYTEAM",
         fcmClientEmail: "qualify-harness@firebase.iam.gserviceaccount.com",
-        fcmKeyId: "qualify-harness", fcmKey: try SeededKeys.rsa(bits: 2048, seed: seedValue, label: "fcm-harness-key"),
+        fcmKeyId: "qualify-harness",
+        fcmKey: try SeededKeys.rsa(bits: 2048, seed: seedValue, label: "fcm-harness-key"),
         fcmTokenURI: "https://oauth2.googleapis.com/token")
       made = credentials
       return credentials
