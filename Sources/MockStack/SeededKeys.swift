@@ -13,18 +13,15 @@ import QualifyCrypto
 /// or another way of generating never reads it; one that does not parse is made again. Where
 /// nothing can be written, each key is generated as before.
 enum SeededKeys {
-  /// Raised whenever `Key.generateRSA(bits:seededBy:)` would give another key for a seed.
-  static let generatorVersion = 1
-
   static func rsa(bits: Int, seed: UInt64, label: String) throws -> Key {
     try rsa(bits: bits, seed: seed, label: label, in: directory)
   }
 
   static func rsa(bits: Int, seed: UInt64, label: String, in directory: URL?) throws -> Key {
     let name = Hex.encode(
-      Digest.sha256(Array("v\(generatorVersion)|rsa\(bits)|\(seed)|\(label)".utf8)))
+      Digest.sha256(Array("v\(Key.seededGeneratorVersion)|rsa\(bits)|\(seed)|\(label)".utf8)))
     let file = directory?.appendingPathComponent(name + ".pem")
-    if let file, let pem = try? String(contentsOf: file, encoding: .utf8),
+    if let file, isOwnersOnly(file), let pem = try? String(contentsOf: file, encoding: .utf8),
       let key = try? Key.privateKey(pem: pem), key.isRSA, key.bits == bits
     {
       return key
@@ -48,6 +45,20 @@ enum SeededKeys {
         atPath: temporary.path, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600])
     else { return }
     if rename(temporary.path, file.path) != 0 { try? manager.removeItem(at: temporary) }
+  }
+
+  /// A kept key is believed only in a file of this user that no one else can write, in a
+  /// folder no one else can write (a shared `QUALIFY_KEY_CACHE` is not trusted).
+  static func isOwnersOnly(_ file: URL) -> Bool {
+    let manager = FileManager.default
+    for path in [file.path, file.deletingLastPathComponent().path] {
+      guard let attributes = try? manager.attributesOfItem(atPath: path),
+        let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value,
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue,
+        owner == getuid(), mode & 0o022 == 0
+      else { return false }
+    }
+    return true
   }
 
   static var directory: URL? {

@@ -2,6 +2,10 @@ import COpenSSL
 import QualifyCore
 
 extension Key {
+  /// Raised whenever `generateRSA(bits:seededBy:)` would give another key for a seed: keys kept
+  /// between runs are named by it (`SeededRSATests` holds the moduli two seeds give).
+  public static let seededGeneratorVersion = 1
+
   /// An RSA key pair whose primes come from `generator`: the same seed gives the same key.
   ///
   /// For the simulated world only (the IdP's id_token key): the primes are found by an

@@ -105,3 +105,32 @@ import Testing
     #expect(opaque.location?.line == 6)
   }
 }
+
+/// Review findings: a scheme test after the decision is not a gate; a condition-list binding
+/// keeps the name that says it is the active instance's.
+@Suite struct SchemeGatePlacementTests {
+  @Test func aSchemeTestAfterTheDecisionGatesNothing() {
+    let source = """
+      func webView(_ webView: WKWebView, decidePolicyFor action: WKNavigationAction,
+                   decisionHandler: @escaping (WKNavigationActionPolicy) -> Void) {
+          guard let url = action.request.url, let active = self.activeInstanceURL else {
+              return decisionHandler(.allow)
+          }
+          if url.host == active.host && url.port == active.port {
+              return decisionHandler(.allow)
+          }
+          guard url.scheme == "https" else {
+              capacitorHandler?.webView(webView, decidePolicyFor: action, decisionHandler: decisionHandler)
+              return
+          }
+          decisionHandler(.cancel)
+      }
+      """
+    let reader = NavigationPolicyReader(file: "P.swift", lines: SourceText.codeLines(source))
+    #expect(reader.schemeGate(marker: "decidePolicyFor") == nil)
+    // `let active = self.activeInstanceURL,` is still the active instance.
+    let decision = reader.decision(marker: "decidePolicyFor")?.value.value
+    #expect(decision?.keeps("https://work.example/a", active: "https://work.example") == true)
+    #expect(decision?.keeps("https://docs.example/a", active: "https://work.example") == false)
+  }
+}

@@ -27,6 +27,10 @@ import Testing
     try other.pkcs8PrivatePEM().write(toFile: path, atomically: true, encoding: .utf8)
     let read = try SeededKeys.rsa(bits: 2048, seed: 42, label: "idp-signing-key", in: folder)
     #expect(try read.rsaPublicNumbers().modulus == other.rsaPublicNumbers().modulus)
+    // Unless someone else could have written it.
+    try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path)
+    let distrusted = try SeededKeys.rsa(bits: 2048, seed: 42, label: "idp-signing-key", in: folder)
+    #expect(try distrusted.rsaPublicNumbers().modulus == direct)
     // Another seed or label is another file.
     _ = try SeededKeys.rsa(bits: 2048, seed: 43, label: "idp-signing-key", in: folder)
     _ = try SeededKeys.rsa(bits: 2048, seed: 42, label: "ota-harness-key", in: folder)

@@ -138,8 +138,11 @@ struct CodeSearch {
     for block in blocks(after: opener) {
       let at = FileLocation(file: block.file, line: block.line, column: 1)
       if does.contains(where: block.body.contains) { return Sourced(true, at: at) }
-      let opened = String(opener.prefix { $0 != "(" }.split(separator: " ").last ?? "")
-      let helpers = calledBodies(from: block.body, except: [opened])
+      // The block's own function is not one of its helpers (`function __invoke(LogoutEvent $e)`
+      // would otherwise be followed into every invokable class).
+      let signature = block.body.split(separator: "\n").first.map(String.init) ?? ""
+      let own = CodeSearch.declaredName(in: signature)
+      let helpers = calledBodies(from: block.body, except: own.map { [$0] } ?? [])
       return Sourced(helpers.contains { does.contains(where: $0.body.contains) }, at: at)
     }
     let file = files.first { !home.isEmpty && $0.lines.contains { $0.1.contains(home) } }?.file
@@ -149,6 +152,16 @@ struct CodeSearch {
   /// How each language these files are in declares a function named `name`.
   static func declarations(of name: String) -> [String] {
     ["fun \(name)(", "func \(name)(", "function \(name)(", "void \(name)("]
+  }
+
+  /// The function a signature line declares, nil when it declares none.
+  static func declaredName(in line: String) -> String? {
+    guard
+      let regex = try? NSRegularExpression(pattern: #"\b(?:fun|func|function|void)\s+(\w+)\s*\("#),
+      let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+      let range = Range(match.range(at: 1), in: line)
+    else { return nil }
+    return String(line[range])
   }
 
   /// The bodies of the functions `body` calls — `name(` with arguments or without, a method
@@ -162,7 +175,10 @@ struct CodeSearch {
     let called = call.matches(in: body, range: NSRange(body.startIndex..., in: body))
       .compactMap { Range($0.range(at: 1), in: body).map { String(body[$0]) } }
     return Set(called).subtracting(except).sorted().flatMap { name in
-      CodeSearch.declarations(of: name).flatMap { blocks(after: $0) }
+      CodeSearch.declarations(of: name).flatMap { opener in
+        // `void f(` declares in Java only: in TypeScript it is a call whose promise is dropped.
+        blocks(after: opener).filter { !opener.hasPrefix("void ") || $0.file.hasSuffix(".java") }
+      }
     }
   }
 

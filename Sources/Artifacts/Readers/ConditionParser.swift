@@ -158,7 +158,9 @@ struct ConditionParser {
       return nil
     }
     position += 1
-    if mainFrame, ["isForMainFrame()", "isMainFrame"].contains(where: { path.hasSuffix($0) }) {
+    if mainFrame,
+      ["isForMainFrame()", "isForMainFrame", "isMainFrame"].contains(where: { path.hasSuffix($0) })
+    {
       return .constant(true)
     }
     // `a.hasSuffix(b)`, `a.endsWith(b)`, …: a look-alike match, evaluated as written.

@@ -30,13 +30,22 @@ extension NavigationPolicyReader {
     let path = #"([A-Za-z_][\w.?]*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)*)"#
     let binding = try? NSRegularExpression(
       pattern: #"\b(?:let|var)\s+(\w+)\s*=\s*"# + path + #"\s*,"#)
-    for match in regex.matches(in: text, range: range)
-      + (binding?.matches(in: text, range: range) ?? [])
+    func pairs(_ expression: NSRegularExpression?) -> [(String, String)] {
+      (expression?.matches(in: text, range: range) ?? []).compactMap { match in
+        guard let name = Range(match.range(at: 1), in: text),
+          let value = Range(match.range(at: 2), in: text)
+        else { return nil }
+        return (String(text[name]), String(text[value]))
+      }
+    }
+    for (name, value) in pairs(regex) { out[name] = value }
+    // A binding only names a URL the way its path does: `let active = self.activeURL,` keeps
+    // its own name, which is what says it is the active instance's.
+    for (name, value) in pairs(binding)
+    where out[name] == nil
+      && name.lowercased().contains("active") == value.lowercased().contains("active")
     {
-      guard let name = Range(match.range(at: 1), in: text),
-        let value = Range(match.range(at: 2), in: text)
-      else { continue }
-      out[String(text[name])] = out[String(text[name])] ?? String(text[value])
+      out[name] = value
     }
     return out
   }

@@ -46,7 +46,10 @@ extension NavigationPolicyReader {
       // A named test inside a larger one (`!request.isForMainFrame() || !isHttpOrHttps`).
       statement.condition = Self.substituting(named, in: statement.condition)
       let lowered = statement.condition.lowercased()
-      guard lowered.contains("scheme"), !lowered.contains("active"),
+      // Only a test before the decision gates it: from the first test of the active
+      // instance on, a scheme test decides something else.
+      if lowered.contains("active") { break }
+      guard lowered.contains("scheme"),
         Self.capacitorHandler.contains(where: statement.branch.contains)
       else { continue }
       let location = FileLocation(file: file, line: statement.line + 1, column: 1)

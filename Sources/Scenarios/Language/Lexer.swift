@@ -15,7 +15,8 @@ public struct Token: Sendable, Hashable {
 
   public var kind: Kind
   public var text: String
-  /// 1-based column of the token's first character.
+  /// 1-based column of the token's first character, counted in Unicode scalars (the same as
+  /// characters but for a grapheme of several scalars, which a scenario line rarely holds).
   public var column: Int
   /// Characters the token spans in the source (quotes included).
   public var length: Int

@@ -44,6 +44,8 @@ extension RenderSession {
   ) throws {
     try session.switchToFrame(nil)
     let home = try session.windowHandle()
+    // A window the previous page opened after its render ended is not this render's.
+    RenderSession.reset(session, home: home)
     // Whatever happens here, the next scenario finds the engine with one window.
     defer { RenderSession.reset(session, home: home) }
     // A thread routed by the URL's fragment is opened as a reader opens it: the app's page
@@ -66,8 +68,11 @@ extension RenderSession {
     var settled = false
     repeat {
       let probe =
+        // A document that replaced the watched one (a client redirect) is watched afresh,
+        // from now: it has not been still yet.
         try session.execute(
-          "return [document.readyState, document.querySelectorAll('iframe').length, Date.now() - (window.__qualifyChanged || 0)]"
+          "if (window.__qualifyChanged === undefined) { " + watch
+            + " } return [document.readyState, document.querySelectorAll('iframe').length, Date.now() - window.__qualifyChanged]"
         ) as? [Any] ?? []
       count = probe.count > 1 ? probe[1] as? Int ?? 0 : 0
       if count >= expected { break }
@@ -153,10 +158,12 @@ extension RenderSession {
     var answer: [Any] = []
     // One request reads the document once it has loaded; a frame still loading is asked again.
     repeat {
+      // Once the patience is out, the document is read as it is.
+      let late = Date() >= deadline
       answer =
         try session.execute(
           """
-          if (document.readyState !== 'complete') return [document.readyState];
+          if (!arguments[0] && document.readyState !== 'complete') return [document.readyState];
           var metas = Array.prototype.filter.call(document.querySelectorAll('meta[http-equiv]'),
             function (m) { return m.httpEquiv.toLowerCase() === 'content-security-policy'; });
           return ['complete', location.href, document.body ? document.body.innerText : '',
@@ -166,10 +173,10 @@ extension RenderSession {
             !!document.getElementById('qualify-submit'),
             !!document.getElementById('qualify-outside-link'),
             document.documentElement.scrollHeight];
-          """) as? [Any] ?? []
-      if answer.count > 1 { break }
+          """, [late]) as? [Any] ?? []
+      if answer.count > 1 || late { break }
       usleep(20_000)
-    } while Date() < deadline
+    } while true
     let inside = Array(answer.dropFirst())
     frame.url = inside.first as? String ?? ""
     frame.text = inside.count > 1 ? inside[1] as? String ?? "" : ""
