@@ -154,10 +154,15 @@ struct CodeSearch {
     ["fun \(name)(", "func \(name)(", "function \(name)(", "void \(name)("]
   }
 
+  /// Compiled once: the readers call these for every block they follow.
+  private static let declaration = try? NSRegularExpression(
+    pattern: #"\b(?:fun|func|function|void)\s+(\w+)\s*\("#)
+  private static let call = try? NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
+
   /// The function a signature line declares, nil when it declares none.
   static func declaredName(in line: String) -> String? {
     guard
-      let regex = try? NSRegularExpression(pattern: #"\b(?:fun|func|function|void)\s+(\w+)\s*\("#),
+      let regex = CodeSearch.declaration,
       let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
       let range = Range(match.range(at: 1), in: line)
     else { return nil }
@@ -170,8 +175,7 @@ struct CodeSearch {
   func calledBodies(from body: String, except: Set<String> = [])
     -> [(file: String, line: Int, body: String)]
   {
-    guard let call = try? NSRegularExpression(pattern: #"([A-Za-z_][A-Za-z0-9_]*)\s*\("#)
-    else { return [] }
+    guard let call = CodeSearch.call else { return [] }
     let called = call.matches(in: body, range: NSRange(body.startIndex..., in: body))
       .compactMap { Range($0.range(at: 1), in: body).map { String(body[$0]) } }
     return Set(called).subtracting(except).sorted().flatMap { name in
