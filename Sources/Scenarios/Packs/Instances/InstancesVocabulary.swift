@@ -104,6 +104,7 @@ enum InstancesVocabulary {
         throw ScenarioNotApplicable(
           "\(what) is unverified at \(location.map { "\($0)" } ?? "its file"): \(problem)")
       }
+      try requirePolicyRead(shell)
       let site = context.arguments["site"] ?? ""
       let input =
         site == "prefilled"
@@ -154,12 +155,7 @@ enum InstancesVocabulary {
       example: "sovereign follows link other-port"
     ) { context in
       let shell = try context.instanceShell()
-      // What the policy keeps cannot be simulated from a decision that was not read.
-      if let decision = shell.sameOriginDecision, case .unverified(let reason) = decision.value {
-        throw ScenarioNotApplicable(
-          "the navigation policy's same-origin decision is unverified at \(decision.location.map { "\($0)" } ?? "its file"): \(reason)"
-        )
-      }
+      try requirePolicyRead(shell)
       let link = context.arguments["link"] ?? "same-origin"
       let current = shell.activeURL.flatMap { URLComponents(string: $0) }
       let host = current?.host ?? ""
@@ -377,6 +373,20 @@ enum InstancesVocabulary {
     case .onboarding(let prefill):
       return "onboarding" + (prefill.isEmpty ? "" : " pre-filled with \(prefill)")
     case .remote(let url): return url + (shell.remoteBecause.map { " (\($0))" } ?? "")
+    }
+  }
+
+  /// What the policy keeps cannot be simulated from a decision that was not read: its scheme
+  /// test (every load of an instance passes it) or its same-origin condition.
+  static func requirePolicyRead(_ shell: InstanceShell) throws {
+    for (what, decision) in [
+      ("scheme test", shell.schemeGate.map { ($0.location, $0.value.problem) }),
+      ("same-origin decision", shell.sameOriginDecision.map { ($0.location, $0.value.problem) }),
+    ] {
+      guard let (location, problem) = decision, let problem else { continue }
+      throw ScenarioNotApplicable(
+        "the navigation policy's \(what) is unverified at \(location.map { "\($0)" } ?? "its file"): \(problem)"
+      )
     }
   }
 
