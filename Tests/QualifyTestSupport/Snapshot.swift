@@ -1,4 +1,5 @@
 import Foundation
+import QualifyCore
 import Testing
 
 /// Text snapshots under `Tests/<Target>/__Snapshots__/`, re-recorded when
@@ -72,9 +73,17 @@ public enum Programs {
       input.fileHandleForWriting.write(stdinData)
       try input.fileHandleForWriting.close()
     }
-    // Read before waiting, or a full pipe blocks the child.
+    // Both pipes drained at once, before waiting: read one after the other, a child that
+    // fills stderr while stdout is still open blocks forever (a run with many findings did).
+    let errors = Locked(Data())
+    let drained = DispatchGroup()
+    DispatchQueue.global().async(group: drained) {
+      let data = err.fileHandleForReading.readDataToEndOfFile()
+      errors.withLock { $0 = data }
+    }
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    let stderr = errors.withLock { $0 }
     process.waitUntilExit()
     return ProcessResult(
       status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
