@@ -33,9 +33,12 @@ qualify: build
 	@./scripts/apt-install $(ENGINE_DEPS)
 	.build/debug/qualify --channel prod $(ARGS)
 
+# The tests' scratch folders, the apps they write and the browsers they start keep their
+# temporary files in one folder of the run's, removed when it ends, whatever the outcome.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/qualify-tests-XXXXXX"); \
+	TMPDIR=$$scratch $(SWIFT) test --skip-build; status=$$?; rm -rf "$$scratch"; exit $$status
 
 # Speed and memory figures (release build); prints medians and ratios, asserts nothing.
 bench: deps

@@ -109,6 +109,11 @@ final class EngineProcess: @unchecked Sendable {
   let session: WebDriverSession
   /// How long the driver and the browser took to be ready.
   let startSeconds: Double
+  /// The driver's and the browser's temporary folder (their `TMPDIR`): chromedriver's
+  /// profile and Chromium's singleton socket go there, not into the machine's /tmp, and the
+  /// watchdog removes it when it ends the engine. A driver ended without its session's DELETE
+  /// (every stop is a kill) leaves its profile behind: 3 MB a run, gigabytes on a CI runner.
+  let scratch: URL
   private let processes: [Process]
 
   init(kind: EngineKind, transcript: (@Sendable (String) -> Void)?) throws {
@@ -123,19 +128,28 @@ final class EngineProcess: @unchecked Sendable {
       processes.append(xvfb)
       environment["DISPLAY"] = ":\(display)"
     }
-    let port = try EngineProcess.freePort()
+    let port: UInt16
+    do {
+      port = try EngineProcess.freePort()
+      scratch = try EngineProcess.makeScratch()
+    } catch {
+      EngineProcess.end(processes)
+      throw error
+    }
+    let scratch = scratch
     let driver: Process
     switch kind {
     case .chromium:
       // chromedriver listens on loopback and takes connections from it only by default.
       driver = EngineProcess.watched(
         EngineKind.which("chromedriver", environment) ?? "chromedriver",
-        ["--port=\(port)", "--silent"])
+        ["--port=\(port)", "--silent"], removing: scratch)
     case .webkit:
       driver = EngineProcess.watched(
         EngineKind.which("WebKitWebDriver", environment) ?? "WebKitWebDriver",
-        ["--port=\(port)", "--host=local"])
+        ["--port=\(port)", "--host=local"], removing: scratch)
     }
+    environment["TMPDIR"] = scratch.path
     driver.environment = environment
     driver.standardOutput = FileHandle.nullDevice
     driver.standardError = FileHandle.nullDevice
@@ -143,6 +157,7 @@ final class EngineProcess: @unchecked Sendable {
       try driver.run()
     } catch {
       EngineProcess.end(processes)
+      try? FileManager.default.removeItem(at: scratch)
       throw WebDriverError("not started", "\(kind.displayName)'s driver: \(error)")
     }
     processes.append(driver)
@@ -188,8 +203,11 @@ final class EngineProcess: @unchecked Sendable {
   }
 
   /// `program` under a watchdog shell that ends it when qualify ends, however qualify ends
-  /// (a crash or a SIGKILL runs no exit handler), or when the watchdog is told to stop.
-  static func watched(_ program: String, _ arguments: [String]) -> Process {
+  /// (a crash or a SIGKILL runs no exit handler), or when the watchdog is told to stop; then
+  /// removes `removing`, the folder the program wrote its temporary files to.
+  static func watched(_ program: String, _ arguments: [String], removing: URL? = nil)
+    -> Process
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments =
@@ -199,10 +217,22 @@ final class EngineProcess: @unchecked Sendable {
         // setsid: the program leads a process group of its own, which the browser it starts
         // joins, so one kill of the group ends both.
         // (dash's kill takes `-9 -PGID`, not `--`.)
-        #"parent=$PPID; setsid "$@" & child=$!; trap 'kill -9 -$child 2>/dev/null; exit 0' TERM; while kill -0 $parent 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.2; done; kill -9 -$child 2>/dev/null"#,
-        "qualify-engine", program,
+        // The short sleep lets the killed group go before its folder is removed: a browser
+        // still unwinding could otherwise recreate a file in it.
+        #"parent=$PPID; scratch=$1; shift; end() { kill -9 -$child 2>/dev/null; if [ -n "$scratch" ]; then sleep 0.1; rm -rf "$scratch"; fi; }; setsid "$@" & child=$!; trap 'end; exit 0' TERM; while kill -0 $parent 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.2; done; end"#,
+        "qualify-engine", removing?.path ?? "", program,
       ] + arguments
     return process
+  }
+
+  /// A fresh owner-only folder in the machine's temporary directory for an engine's files.
+  static func makeScratch() throws -> URL {
+    var template = Array(
+      FileManager.default.temporaryDirectory.appendingPathComponent("qualify-engine-XXXXXX")
+        .path.utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) })
+    else { throw WebDriverError("not started", "no temporary folder for the engine") }
+    return URL(fileURLWithPath: String(cString: made))
   }
 
   /// An X server of its own on a display it picks (`-displayfd`), no TCP.

@@ -246,3 +246,27 @@ import Testing
     #expect(first != second)
   }
 }
+
+/// An engine writes its temporary files (Chromium's profile and singleton socket) to a folder
+/// of its own, which is gone once the engine is stopped: runs do not fill the machine's /tmp.
+@Suite struct EngineScratchTests {
+  @Test(arguments: EngineKind.allCases)
+  func theEnginesTemporaryFilesGoWithIt(_ kind: EngineKind) throws {
+    #expect(EnginePool.shared.unavailable(kind) == nil, "make test installs \(kind.installHint)")
+    let engine = try EngineProcess(kind: kind, transcript: nil)
+    try engine.session.navigate(to: "about:blank")
+    let scratch = engine.scratch
+    #expect(FileManager.default.fileExists(atPath: scratch.path))
+    if kind == .chromium {
+      // The control: the browser did write there, so the folder is the one it uses.
+      let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+      #expect(!written.isEmpty, "chromedriver put its profile elsewhere")
+    }
+    engine.stop()
+    let deadline = Date().addingTimeInterval(10)
+    while FileManager.default.fileExists(atPath: scratch.path) && Date() < deadline {
+      usleep(50_000)
+    }
+    #expect(!FileManager.default.fileExists(atPath: scratch.path))
+  }
+}
