@@ -230,7 +230,10 @@ final class EngineProcess: @unchecked Sendable {
     var template = Array(
       FileManager.default.temporaryDirectory.appendingPathComponent("qualify-engine-XXXXXX")
         .path.utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) })
+    guard
+      let made = template.withUnsafeMutableBufferPointer({ buffer in
+        buffer.baseAddress.flatMap { mkdtemp($0) }
+      })
     else { throw WebDriverError("not started", "no temporary folder for the engine") }
     return URL(fileURLWithPath: String(cString: made))
   }
