@@ -85,6 +85,11 @@ settings.configure(
     # A persistent session cookie: the cross-app SSO condition of seed 000.
     SESSION_EXPIRE_AT_BROWSER_CLOSE=False,
     USE_TZ=True,
+    # A fast hash for the test users' passwords and the clients' secrets: Django's default
+    # (PBKDF2, ~10^6 rounds) costs half a second of CPU for every login and token request,
+    # and the single-threaded server then queues a parallel run past its timeout on a busy
+    # CI machine. How the provider stores a password is not what the tests check.
+    PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
     SITE_URL=site,
 )
 django.setup()

@@ -72,6 +72,11 @@ settings.configure(
     # cookie dies with the browser session, which an iOS auth session does not share.
     SESSION_EXPIRE_AT_BROWSER_CLOSE=not config.get("session_cookie_persistent", True),
     USE_TZ=True,
+    # A fast hash for the test users' passwords and the clients' secrets: Django's default
+    # (PBKDF2, ~10^6 rounds) costs half a second of CPU for every login and token request,
+    # and the single-threaded server then queues a parallel run past its timeout on a busy
+    # CI machine. How the provider stores a password is not what the tests check.
+    PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
     OAUTH2_PROVIDER={
         "OIDC_ENABLED": True,
         "OIDC_RSA_PRIVATE_KEY": key,
