@@ -211,7 +211,9 @@ enum BridgeMutations {
       breaks: "seed 001, Fixed origin: credentials never ride into the WebView"
     ) { configuration, _ in
       guard var navigation = configuration.build.bridge?.navigation else { return }
-      let condition = "target.username && target.password"
+      // The URL by the name the app's own code gives it (OpenMapX: `candidate`).
+      let target = navigation.targetName ?? "target"
+      let condition = "\(target).username && \(target).password"
       if case .success(let parsed) = ScriptConditionParser.parse(condition) {
         navigation.credentialRefusal = Sourced(
           .read(parsed), at: navigation.credentialRefusal?.location ?? at)
@@ -224,7 +226,7 @@ enum BridgeMutations {
       breaks: "seed 001, Fixed origin: the navigation URL's length bound"
     ) { configuration, _ in
       guard var navigation = configuration.build.bridge?.navigation else { return }
-      let condition = "rawUrl.length >= MAX_NAVIGATION_URL_LENGTH"
+      let condition = "\(navigation.rawName ?? "rawUrl").length >= MAX_NAVIGATION_URL_LENGTH"
       if case .success(let parsed) = ScriptConditionParser.parse(condition) {
         navigation.lengthRefusal = Sourced(
           .read(parsed), at: navigation.lengthRefusal?.location ?? at)
