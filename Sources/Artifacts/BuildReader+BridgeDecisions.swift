@@ -5,7 +5,7 @@ import QualifyCore
 /// agree on, read as written (issue 23): the navigation decision `App.tsx` loads on against
 /// the ones `classifyNavigation` returns, each message type of the protocol's vocabulary
 /// against its schema, the handoff's result statuses against `auth.result`'s, and the
-/// patterns `isPublicHost` refuses a release origin with.
+/// config module's test of a release origin's host, evaluated.
 extension BuildReader {
   /// receive() under `apps/mobile/src/bridge`: the checks it makes before dispatch, those of
   /// the protocol module's parser it relies on, and a refusal a well-formed message meets.
@@ -40,7 +40,7 @@ extension BuildReader {
       repository, under: XcodeProject.join(BridgeReader.mobile, "src/auth"), suffixes: [".ts"],
       quotes: Self.quotes)
     settings.handoff.statuses = auth.captures(#"status:\s*["']([^"']*)["']\s+as\s+const"#)
-    settings.publicHostPatterns = readPublicHostPatterns() ?? settings.publicHostPatterns
+    settings.publicHostCheck = readPublicHostCheck() ?? settings.publicHostCheck
   }
 
   /// The quotes a TypeScript string is written in.
@@ -163,23 +163,31 @@ extension BuildReader {
     }
   }
 
-  /// `isPublicHost`: each `!/pattern/.test(host)` of its body, all of which must pass; nil
-  /// when no such function was found.
-  func readPublicHostPatterns() -> Sourced<[String]>? {
+  /// The config module's host test (`isPublicHost` or `isNonPublicHost`), read as a function
+  /// qualify evaluates; unverified when its body is not one qualify runs; nil when there is
+  /// none.
+  func readPublicHostCheck() -> Sourced<ReadDecision<PublicHostCheck>>? {
     let config = CodeSearch(
       repository, under: XcodeProject.join(BridgeReader.mobile, "config"),
       suffixes: ["mobileConfig.ts"], quotes: Self.quotes)
-    if let body = config.blocks(after: "function isPublicHost(").first {
-      let at = FileLocation(file: body.file, line: body.line, column: 1)
-      let text = body.body.split(separator: "\n").dropFirst().joined(separator: " ")
-      let negated = #"!\s*/((?:\\/|[^/])+)/([a-z]*)\.test\(\s*\w+\s*\)"#
-      let patterns = Self.matches(negated, in: text)
-      let rest = text.replacingOccurrences(of: negated, with: "", options: .regularExpression)
-        .replacingOccurrences(of: "&&", with: "").replacingOccurrences(
-          of: #"return|[;{}\s]"#, with: "", options: .regularExpression)
-      return Sourced(
-        patterns.map { $0[1].contains("i") ? "(?i)" + $0[0] : $0[0] }, at: at,
-        derivation: rest.isEmpty ? [] : ["also: \(rest)"])
+    // The test by either sense: `isPublicHost` (the seed's name) or its negation, as the real
+    // module writes it (`isNonPublicHost`, `isPrivateHost`).
+    let declared = #"function\s+(is(?:Non)?Public\w*|isPrivate\w*)\s*\("#
+    for (file, lines) in config.files {
+      guard
+        let (index, name) = lines.lazy.compactMap({ line in
+          Self.matches(declared, in: line.1).first.map { (line.0, $0[0]) }
+        }).first
+      else { continue }
+      let text = lines.map(\.1).joined(separator: "\n")
+      let at = FileLocation(file: file, line: index + 1, column: 1)
+      let negated = name.contains("Non") || name.contains("Private")
+      switch ScriptFunction.read(name, in: text) {
+      case .success(let function):
+        return Sourced(.read(PublicHostCheck(function: function, negated: negated)), at: at)
+      case .failure(let error):
+        return Sourced(.unverified("\(name): \(error.reason)"), at: at)
+      }
     }
     return nil
   }

@@ -348,7 +348,10 @@ import Testing
     #expect(bridge.vocabularies.map { $0.checked?.count } == [12, 6])
     #expect(bridge.handoff.acceptedStatuses?.value == ["ok", "cancelled", "failed"])
     #expect(Set(bridge.handoff.statuses.map(\.value)) == ["failed", "cancelled", "ok"])
-    #expect(bridge.publicHostPatterns?.value.count == 2)
+    let hostCheck = try #require(bridge.publicHostCheck?.value.value)
+    #expect(hostCheck.function.name == "isNonPublicHost" && hostCheck.negated)
+    #expect(hostCheck.isPublic("openmapx.com") == true)
+    #expect(hostCheck.isPublic("10.0.2.2") == false)
     #expect(
       bridge.navigation.credentialRefusal?.value.value?.description
         == "target.username || target.password")
@@ -782,11 +785,29 @@ import Testing
   }
 
   @Test func aPrivateRangeTheHostCheckMissesIsNamed() throws {
-    let config = try sample("apps/mobile/config/mobileConfig.ts").replacingOccurrences(
-      of: "|10\\.|", with: "|")
+    let original = try sample("apps/mobile/config/mobileConfig.ts")
+    let config = original.replacingOccurrences(
+      of: "first === 127 || first === 10", with: "first === 127")
+    #expect(config != original)
     let hits = try findings(["apps/mobile/config/mobileConfig.ts": config])
     #expect(hits.map(\.rule) == ["release-origin-check"])
     #expect(hits.first?.value == "10.0.2.2")
+    // The seed's own name for the test, with the opposite sense, is read the same way.
+    let positive = original.replacingOccurrences(
+      of: "function isNonPublicHost(hostname: string): boolean {\n  const host",
+      with:
+        "function isPublicHost(hostname: string): boolean {\n  return !isLan(hostname);\n}\nfunction isLan(hostname: string): boolean {\n  const host"
+    ).replacingOccurrences(of: "first === 127 || first === 10", with: "first === 127")
+    #expect(positive != original)
+    let positiveHits = try findings(["apps/mobile/config/mobileConfig.ts": positive])
+    #expect(positiveHits.map(\.value) == ["10.0.2.2"])
+    // A test qualify cannot run is unverified at its line, never passed.
+    let opaque = original.replacingOccurrences(
+      of: "if (!octets) return false;",
+      with: "if (isIP(host) === 6) return true;\n  if (!octets) return false;")
+    let opaqueHits = try findings(["apps/mobile/config/mobileConfig.ts": opaque])
+    #expect(opaqueHits.map(\.severity) == [.unverified])
+    #expect(opaqueHits.first?.location?.line == 36)
   }
 }
 

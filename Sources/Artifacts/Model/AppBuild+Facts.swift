@@ -176,8 +176,11 @@ extension AppBuild {
       }
       for status in bridge.handoff.statuses { add("handoff answers status", status) { $0 } }
       add("auth.result accepts", bridge.handoff.acceptedStatuses) { $0.joined(separator: ", ") }
-      add("isPublicHost refuses (patterns)", bridge.publicHostPatterns) {
-        $0.joined(separator: " , ")
+      add("host test of release origins", bridge.publicHostCheck) {
+        switch $0 {
+        case .read(let check): "\(check.function.name) (evaluated)"
+        case .unverified(let reason): "unread: \(reason)"
+        }
       }
       add("diagnostics leave out", bridge.diagnosticsExcludes) { $0.joined(separator: ", ") }
       add("diagnostics keep only", bridge.diagnosticsAllows) { $0.joined(separator: ", ") }

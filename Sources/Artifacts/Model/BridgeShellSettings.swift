@@ -75,9 +75,9 @@ public struct BridgeShellSettings: Sendable {
   public var navigation = BridgeNavigationCode()
   /// Each direction's message types, listed and checked by a schema.
   public var vocabularies: [ProtocolVocabulary] = []
-  /// The patterns `isPublicHost` refuses a release origin's host with (ICU syntax: a JS
-  /// regex's `i` flag becomes `(?i)`), and what else its body tests.
-  public var publicHostPatterns: Sourced<[String]>?
+  /// The config module's own test of a release origin's host (`isPublicHost`, or its
+  /// negation `isNonPublicHost`), read to be evaluated on the hosts the rule is about.
+  public var publicHostCheck: Sourced<ReadDecision<PublicHostCheck>>?
   /// The field `envelope(type, …)` sets to the type's literal (`type: z.literal(type)`).
   public var envelopeTag: Sourced<String>?
   public var handoffServer = HandoffServerCode()
@@ -268,4 +268,27 @@ public enum RejectionReplies: String, Sendable, Equatable {
   case authenticatedOnly = "authenticated-only"
   /// `native.error` for every refusal, a frame of another origin included.
   case every
+}
+
+/// The config module's host test as its code answers it: the function is evaluated, not
+/// matched against a shape.
+public struct PublicHostCheck: Sendable, Equatable {
+  /// The function as written, and whether it answers "not public" (`isNonPublicHost`).
+  public var function: ScriptFunction
+  public var negated: Bool
+  /// Hosts taken for public whatever the function says (a mutation's broken check).
+  public var alsoPublic: Set<String> = []
+
+  public init(function: ScriptFunction, negated: Bool) {
+    self.function = function
+    self.negated = negated
+  }
+
+  /// Whether the module takes `host` for a public one; nil when qualify cannot evaluate the
+  /// function on it.
+  public func isPublic(_ host: String) -> Bool? {
+    if alsoPublic.contains(host) { return true }
+    guard let answer = function.call([.string(host)]) else { return nil }
+    return negated ? !answer.truthy : answer.truthy
+  }
 }

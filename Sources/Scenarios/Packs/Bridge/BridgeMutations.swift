@@ -272,13 +272,15 @@ enum BridgeMutations {
     },
     MutationSpec(
       "app.public-host-accepts", [.value("host", .text)],
-      summary: "mobileConfig.ts's isPublicHost takes HOST for a public host.",
+      summary: "mobileConfig.ts's host test takes HOST for a public host.",
       breaks: "seed 001, Fixed origin: release origins are public hosts"
     ) { configuration, arguments in
-      guard let patterns = configuration.build.bridge?.publicHostPatterns else { return }
-      let host = NSRegularExpression.escapedPattern(for: arguments["host"] ?? "")
-      configuration.build.bridge?.publicHostPatterns = Sourced(
-        patterns.value.map { "(?!\(host)$)" + $0 }, at: at)
+      guard var read = configuration.build.bridge?.publicHostCheck,
+        case .read(var check) = read.value
+      else { return }
+      check.alsoPublic.insert(arguments["host"] ?? "")
+      read.value = .read(check)
+      configuration.build.bridge?.publicHostCheck = read
     },
     MutationSpec(
       "backend.handoff-lacks",

@@ -25,13 +25,23 @@ function origin(value: string, release: boolean): URL {
     throw new Error("an origin is a scheme, a host and a port, nothing more");
   }
   if (release && url.protocol !== "https:") throw new Error("release origins must use HTTPS");
-  if (release && !isPublicHost(url.hostname)) throw new Error("release origins must be public hosts");
+  if (release && isNonPublicHost(url.hostname)) throw new Error("release origins must be public hosts");
   return url;
 }
 
-function isPublicHost(host: string): boolean {
-  return !/^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) &&
-    !/\.(local|test|example|invalid|localhost)$/.test(host);
+/**
+ * A host no phone on the open internet reaches: this machine, the emulator's alias for it,
+ * a LAN. A release pointed at one installs, then fails for everyone but its builder.
+ */
+function isNonPublicHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local")) return true;
+  const octets = host.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (!octets) return false;
+  const [first, second] = [Number(octets[1]), Number(octets[2])];
+  if (first === 127 || first === 10) return true;
+  if (first === 172 && second >= 16 && second <= 31) return true;
+  return first === 192 && second === 168;
 }
 
 export function readMobileConfig(env: BuildEnv): Readonly<MobileBuildConfig> {

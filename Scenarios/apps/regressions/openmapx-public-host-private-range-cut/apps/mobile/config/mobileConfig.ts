@@ -15,8 +15,9 @@ export interface MobileBuildConfig {
 
 type BuildEnv = Record<string, string | undefined>;
 
-const OFFICIAL_APP_ID = "org.openmapx.app";
-const OFFICIAL_ORIGIN = "https://openmapx.com";
+/** The official store identity, and the one origin it is ever built against. */
+export const OFFICIAL_APP_ID = "org.openmapx.app";
+export const OFFICIAL_ORIGIN = "https://openmapx.com";
 
 function origin(value: string, release: boolean): URL {
   const url = new URL(value);
@@ -24,20 +25,30 @@ function origin(value: string, release: boolean): URL {
     throw new Error("an origin is a scheme, a host and a port, nothing more");
   }
   if (release && url.protocol !== "https:") throw new Error("release origins must use HTTPS");
-  if (release && !isPublicHost(url.hostname)) throw new Error("release origins must be public hosts");
+  if (release && isNonPublicHost(url.hostname)) throw new Error("release origins must be public hosts");
   return url;
 }
 
-function isPublicHost(host: string): boolean {
-  return !/^(localhost|127\.|10\.|192\.168\.|172\.1[6-9]\.)/.test(host) &&
-    !/\.(local|test|example|invalid|localhost)$/.test(host);
+/**
+ * A host no phone on the open internet reaches: this machine, the emulator's alias for it,
+ * a LAN. A release pointed at one installs, then fails for everyone but its builder.
+ */
+function isNonPublicHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local")) return true;
+  const octets = host.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (!octets) return false;
+  const [first, second] = [Number(octets[1]), Number(octets[2])];
+  if (first === 127 || first === 10) return true;
+  if (first === 172 && second >= 16 && second <= 19) return true;
+  return first === 192 && second === 168;
 }
 
 export function readMobileConfig(env: BuildEnv): Readonly<MobileBuildConfig> {
   const release = env.OPENMAPX_MOBILE_RELEASE === "1";
-  const web = origin(env.OPENMAPX_MOBILE_WEB_ORIGIN ?? "https://openmapx.com", release);
+  const web = origin(env.OPENMAPX_MOBILE_WEB_ORIGIN ?? OFFICIAL_ORIGIN, release);
   const api = origin(env.OPENMAPX_MOBILE_API_ORIGIN ?? web.origin, release);
-  const appId = env.OPENMAPX_MOBILE_APP_ID ?? "org.openmapx.app";
+  const appId = env.OPENMAPX_MOBILE_APP_ID ?? OFFICIAL_APP_ID;
   const scheme = env.OPENMAPX_MOBILE_SCHEME ?? "openmapx";
   if (appId === OFFICIAL_APP_ID && (web.origin !== OFFICIAL_ORIGIN || api.origin !== OFFICIAL_ORIGIN) && release) {
     throw new Error(`${OFFICIAL_APP_ID} is bound to ${OFFICIAL_ORIGIN}`);
