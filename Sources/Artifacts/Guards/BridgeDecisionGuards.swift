@@ -6,6 +6,12 @@ import QualifyCore
 /// one side and another way on the other is a release whose WebView loads nothing, whose
 /// page's command is refused as unknown, or whose failed sign-in never reaches the page.
 extension BuildGuards {
+  /// Where qualify looked for code it did not find (line 0: the file or folder as a whole), so
+  /// that the run reports an unread decision of the app, not an input left out.
+  static func lookedIn(_ path: String) -> FileLocation {
+    FileLocation(file: XcodeProject.join(BridgeReader.mobile, path), line: 0, column: 1)
+  }
+
   /// The hosts of a development machine, an emulator (Android's 10.0.2.2) and a LAN, at the
   /// edges of their ranges: a release origin on any of them installs and fails for everyone
   /// but its builder. (Reserved names such as `.test` are unreachable too, but no rule of the
@@ -58,7 +64,7 @@ extension BuildGuards {
           return [
             GuardHit(
               "no receive( method that dispatches (`dispatch(` or `dispatch?.(`) found under apps/mobile/src/bridge: which checks the receiver makes before dispatch is not verified",
-              at: nil, value: "receive", unverified: true)
+              at: lookedIn("src/bridge"), value: "receive", unverified: true)
           ]
         }
         let refusal = bridge.receiverRefusesWellFormed.map { refusal in
@@ -72,7 +78,7 @@ extension BuildGuards {
         case nil:
           oracle = GuardHit(
             "no call of receive( found in App.tsx: what the page hears of a refused message is unverified",
-            at: nil, value: "receive( call", unverified: true)
+            at: lookedIn("src/App.tsx"), value: "receive( call", unverified: true)
         case let replies? where replies.value == .every:
           oracle = GuardHit(
             "the message handler answers every refusal of receive() with native.error, a frame of another origin and a stale document's nonce included\(replies.derivation.first.map { " (\($0))" } ?? ""): an unauthenticated sender learns what the receiver checks",
