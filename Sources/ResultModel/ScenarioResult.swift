@@ -166,6 +166,10 @@ public enum NotApplicableCause: String, Sendable, Codable {
   case featureOff = "feature-off"
   /// The channel's env was not supplied (only dev defaults were found).
   case envNotSupplied = "env-not-supplied"
+  /// A decision the app's code holds that qualify could not read or found nowhere it looked
+  /// (an unverified finding): the scenario resting on it is not proven, and a release run is
+  /// partial because of the app, not of the environment.
+  case unverified
   /// It needs what only a mock can be made to do, and that part of the stack is a real system
   /// (`--stack`).
   case realSystem = "real-system"

@@ -83,7 +83,9 @@ public struct ChecklistCoverage: Sendable {
         } else if verdicts.contains(.passed) {
           state = .passed
         } else if !verdicts.isEmpty
-          && proving.allSatisfy({ results[$0].notApplicableCause == .envNotSupplied })
+          && proving.allSatisfy({
+            [.envNotSupplied, .unverified].contains(results[$0].notApplicableCause)
+          })
         {
           state = .notRun
         } else if !verdicts.isEmpty

@@ -200,7 +200,8 @@ public struct RunSummary: Sendable {
         reason = "OTA not enabled in this build (declare features.ota in qualify.json)"
       } else if result.message.hasPrefix("push is not enabled") {
         reason = "push not enabled in this build (declare features.push in qualify.json)"
-      } else if result.message.contains("unverified at ")
+      } else if result.notApplicableCause == .unverified
+        || result.message.contains("unverified at ")
         || result.message.contains(" was not read")
       {
         // A decision qualify could not read, or code it found nowhere to read (a hybrid

@@ -159,6 +159,11 @@ enum SampleResults {
     #expect(RunSummary([result]).partialReasons == [RunSummary.unverifiedReason])
     result.message = "backend-env is the channel's env, which was not supplied"
     #expect(RunSummary([result]).partialReasons == ["channel env not supplied"])
+    // The cause an unverified guard gives decides, whatever its sentence says (OpenMapX's
+    // message handler calling no receive( named no line, and read as an env left out).
+    result.message = "receiver-code is no call of receive( found in App.tsx"
+    result.notApplicableCause = .unverified
+    #expect(RunSummary([result]).partialReasons == [RunSummary.unverifiedReason])
   }
 
   @Test func aColumnTheQueryDidNotSelectIsAnError() throws {

@@ -54,10 +54,11 @@ enum GuardVocabulary {
           fix: errors.first?.fix)
       }
       if let unverified = matching.first(where: { $0.severity == .unverified }) {
-        // "unverified at FILE:LINE" names a decision the app's code holds and qualify could not
-        // read; without a location the rule's input was not supplied.
+        // "unverified at FILE:LINE" names the decision qualify could not read; a finding without
+        // a place says in its message where qualify looked.
         let place = unverified.location.map { "unverified at \($0): " } ?? ""
-        throw ScenarioNotApplicable("\(rule) is \(place)\(unverified.message)")
+        throw ScenarioNotApplicable(
+          "\(rule) is \(place)\(unverified.message)", cause: .unverified)
       }
       if context.negated { return nil }
       return matching.isEmpty
