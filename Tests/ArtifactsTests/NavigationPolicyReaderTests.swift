@@ -322,3 +322,19 @@ import Testing
     #expect(ios(swift.replacingOccurrences(of: "\"sovereign\"", with: "AppConfig.scheme")) == nil)
   }
 }
+
+/// What an `if` runs, found wherever it starts: Kotlin lets a branch without braces sit on the
+/// next line, and its first statement is the branch, not the line break before it.
+@Suite struct IfStatementTests {
+  @Test func aBranchOnTheNextLineIsReadWhole() {
+    let body = [
+      (10, "if (url.host != origin.host)"),
+      (11, "    return true"),
+      (12, "if (url.scheme == \"https\") { return false }"),
+    ]
+    let statements = NavigationPolicyReader.ifStatements(in: body)
+    #expect(statements.map(\.condition) == ["url.host != origin.host", "url.scheme == \"https\""])
+    #expect(statements.first?.branch.trimmingCharacters(in: .whitespaces) == "return true\n")
+    #expect(statements.last?.branch == "{ return false }")
+  }
+}

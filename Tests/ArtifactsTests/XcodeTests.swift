@@ -62,7 +62,9 @@ import Testing
       try OpenStepPlistReader.parse(text: "{\n  a = (b, c;\n}", file: "p.pbxproj")
     } throws: { error in
       guard let diagnostic = error as? Diagnostic else { return false }
+      // The line quoted under the message is the one named, for the caret to point into.
       return diagnostic.location?.line == 2 && diagnostic.message.contains("',' or ')'")
+        && diagnostic.sourceLine == "  a = (b, c;"
     }
   }
 

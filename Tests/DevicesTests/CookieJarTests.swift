@@ -15,6 +15,10 @@ import Testing
     #expect(jar.header(for: "https://messages.example/api/") == "sessionid=abc")
     #expect(jar.header(for: "https://calendar.messages.example/") == nil)
     #expect(jar.header(for: "https://auth.proconnect.example/") == nil)
+    // Nor does it reach its parent: a host-only cookie of a subdomain is not the parent's.
+    jar.store(["calendar=1; Path=/"], from: "https://calendar.messages.example/")
+    #expect(jar.header(for: "https://messages.example/") == "sessionid=abc")
+    #expect(jar.header(for: "https://calendar.messages.example/") == "calendar=1")
   }
 
   @Test func domainCookiesReachSubdomains() {
