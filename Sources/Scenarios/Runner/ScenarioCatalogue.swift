@@ -14,16 +14,7 @@ public enum ScenarioCatalogue {
     else {
       throw InputError("scenario directory not found: \(directory)")
     }
-    var files: [URL] = []
-    if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) {
-      for case let url as URL in walker {
-        if url.lastPathComponent == "apps" {
-          walker.skipDescendants()
-          continue
-        }
-        if url.pathExtension == "scenario" { files.append(url) }
-      }
-    }
+    let files = scenarioFiles(in: root)
     let paths = files.sorted { $0.path < $1.path }
     // The files parse on every core (the catalogue is a fifth of a one-scenario run), each
     // into diagnostics of its own, merged in file order so that the output does not depend
@@ -57,6 +48,27 @@ public enum ScenarioCatalogue {
         diagnostics: diagnostics.diagnostics)
     }
     return scenarios
+  }
+
+  /// The `.scenario` files below `root`, `apps/` folders left out (sample apps and
+  /// regression fixtures live there). Walked by hand: Foundation's enumerator here reads a
+  /// folder's whole tree before `skipDescendants()` can leave it out.
+  public static func scenarioFiles(in root: URL) -> [URL] {
+    var files: [URL] = []
+    var folders = [root]
+    while let folder = folders.popLast() {
+      let entries =
+        (try? FileManager.default.contentsOfDirectory(
+          at: folder, includingPropertiesForKeys: [.isDirectoryKey])) ?? []
+      for url in entries where url.lastPathComponent != "apps" {
+        if url.pathExtension == "scenario" {
+          files.append(url)
+        } else if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+          folders.append(url)
+        }
+      }
+    }
+    return files
   }
 
   /// The largest scenario file: the longest in the catalogue is a few kilobytes.

@@ -211,11 +211,10 @@ struct RunCommand {
   /// value naming the catalogue a verdict rests on.
   static func digest(ofScenariosIn folder: URL) -> String {
     var lines: [String] = []
-    let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
-    while let url = enumerator?.nextObject() as? URL {
-      guard url.pathExtension == "scenario",
-        let data = FileManager.default.contents(atPath: url.path)
-      else { continue }
+    // The catalogue's own files: the sample apps beside it are not scenarios, and walking
+    // them was most of the files a one-scenario run opened.
+    for url in ScenarioCatalogue.scenarioFiles(in: folder) {
+      guard let data = FileManager.default.contents(atPath: url.path) else { continue }
       lines.append(
         "\(AppRepository.relativePath(of: url, from: folder)) \(Attestation.hex(data))")
     }
