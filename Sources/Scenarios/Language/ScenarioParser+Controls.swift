@@ -76,7 +76,7 @@ extension ParserState {
 
   /// `because REASON [DETAIL]`: a failure reason of the vocabulary, and the detail it pins.
   func parseBecause(_ line: SourceLine) -> Because? {
-    let names = FailureReason.all.map(\.name)
+    var names: [String] { FailureReason.all.map(\.name) }
     guard line.tokens.count >= 2 else {
       missing(
         line, "because needs a failure reason",
@@ -116,11 +116,10 @@ extension ParserState {
         hint: "for example: \(line.tokens[0].text) shell.ignores-transport-policy")
       return nil
     }
-    let names = Vocabulary.mutations.map(\.name)
-    guard let spec = Vocabulary.mutations.first(where: { $0.name == nameToken.text }) else {
+    guard let spec = Vocabulary.mutationsByName[nameToken.text] else {
       error(
         line, nameToken, "unknown mutation '\(nameToken.text)'",
-        hint: suggestion(nameToken.text, names)
+        hint: suggestion(nameToken.text, Vocabulary.mutations.map(\.name))
           ?? "`qualify list --vocabulary` lists the mutations")
       return nil
     }

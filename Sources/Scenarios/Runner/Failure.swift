@@ -69,7 +69,11 @@ public struct Because: Sendable, Equatable, CustomStringConvertible {
 
 extension FailureReason {
   /// Every reason a step can fail with: what each pack declares (docs/scenario-language.md).
-  public static var all: [FailureReason] { Vocabulary.packs.flatMap { $0.failureReasons } }
+  public static let all: [FailureReason] = Vocabulary.packs.flatMap { $0.failureReasons }
+  /// By name, the first of a name winning (as the list's order decides elsewhere): every
+  /// `because` line of the catalogue looks one up.
+  static let byName: [String: FailureReason] = Dictionary(
+    all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
-  public static func named(_ name: String) -> FailureReason? { all.first { $0.name == name } }
+  public static func named(_ name: String) -> FailureReason? { byName[name] }
 }

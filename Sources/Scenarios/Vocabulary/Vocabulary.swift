@@ -263,6 +263,10 @@ public enum Vocabulary {
   public static let actions: [ActionSpec] = packs.flatMap { $0.actions }
   public static let expectations: [ExpectationSpec] = packs.flatMap { $0.expectations }
   public static let mutations: [MutationSpec] = packs.flatMap { $0.mutations }
+  /// By name, the first of a name winning, as the list's order decides: every control's
+  /// `mutate` line looks one up.
+  static let mutationsByName: [String: MutationSpec] = Dictionary(
+    mutations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
   /// Structural keywords with a one-line summary, in the order a file uses them.
   public static let keywords: [(String, String)] = [
