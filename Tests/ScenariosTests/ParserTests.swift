@@ -96,6 +96,17 @@ import Testing
     #expect(s.controls[1].platforms == [.ios])
   }
 
+  /// A file saved with Windows line endings reads as the same scenario, line for line.
+  @Test func crlfLineEndingsReadAsTheirLines() throws {
+    let (scenario, diagnostics) = parse(
+      ParserTests.valid.replacingOccurrences(of: "\n", with: "\r\n"))
+    #expect(diagnostics.isEmpty, "\(diagnostics.map(\.message))")
+    let s = try #require(scenario)
+    let lf = try #require(parse(ParserTests.valid).0)
+    #expect(s.steps.count == lf.steps.count && s.controls.map(\.failsAt) == [1, 2])
+    #expect(s.steps[1].lines[0].location == lf.steps[1].lines[0].location)
+  }
+
   @Test func unknownStatementSuggestsTheKeyword() {
     expectError(
       """
