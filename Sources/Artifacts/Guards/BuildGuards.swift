@@ -425,7 +425,7 @@ public enum BuildGuards {
         Finding(
           rule: rule.id, platform: build.platform, severity: .unverified,
           message:
-            "not checked: it reads the \(build.channel.rawValue) \(missing), which was not supplied (only dev defaults were found)",
+            "\(Finding.unsuppliedInputPrefix)\(build.channel.rawValue) \(missing), which was not supplied (only dev defaults were found)",
           location: nil, value: nil,
           fix: "supply the release \(missing) (--\(missing.prefix { $0 != " " })-env)")
       ]

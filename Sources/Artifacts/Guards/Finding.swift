@@ -17,6 +17,15 @@ public struct Finding: Sendable, Codable, Hashable {
   public var rule: String
   public var platform: Platform
   public var severity: Severity
+
+  /// How an `unverified` finding over an env the channel did not supply begins.
+  static let unsuppliedInputPrefix = "not checked: it reads the "
+
+  /// Unverified because the channel's env was not supplied, not because the app's code was
+  /// not read: the run is partial for the environment's sake.
+  public var isInputNotSupplied: Bool {
+    severity == .unverified && message.hasPrefix(Finding.unsuppliedInputPrefix)
+  }
   /// What is wrong, naming the file and the value.
   public var message: String
   public var location: FileLocation?

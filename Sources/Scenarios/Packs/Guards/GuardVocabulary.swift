@@ -55,10 +55,12 @@ enum GuardVocabulary {
       }
       if let unverified = matching.first(where: { $0.severity == .unverified }) {
         // "unverified at FILE:LINE" names the decision qualify could not read; a finding without
-        // a place says in its message where qualify looked.
+        // a place says in its message where qualify looked, or that the channel's env was not
+        // supplied (the runner's own cause for that).
         let place = unverified.location.map { "unverified at \($0): " } ?? ""
         throw ScenarioNotApplicable(
-          "\(rule) is \(place)\(unverified.message)", cause: .unverified)
+          "\(rule) is \(place)\(unverified.message)",
+          cause: unverified.isInputNotSupplied ? nil : .unverified)
       }
       if context.negated { return nil }
       return matching.isEmpty
