@@ -100,6 +100,15 @@ extension BuildReader {
           #"if\s*\(([^\n]+?)\)\s*\{?\s*return\s+["']allow-in-webview"#
         ).first
       Self.readEarlyRefusals(body, in: policy, into: &navigation)
+      // The whole function, to be run on the URLs the rule is about: whatever shape its tests
+      // take, what it answers for a look-alike host is what the WebView does.
+      if let lines = policy.files.first(where: { $0.file == body.file })?.lines,
+        case .success(let function) = ScriptFunction.read(
+          "classifyNavigation", in: lines.map(\.1).joined(separator: "\n"))
+      {
+        navigation.function = Sourced(
+          function, at: FileLocation(file: body.file, line: body.line, column: 1))
+      }
     }
     return navigation
   }

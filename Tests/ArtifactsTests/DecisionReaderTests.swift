@@ -724,7 +724,13 @@ import Testing
     let product = policy.replacingOccurrences(
       of: "if (target.username || target.password)",
       with: "if (product.username || product.password)")
-    #expect(try findings([file: product]).map(\.severity) == [.unverified])
+    // Run on URLs, the function shows what the piece could not: credentials pass.
+    let productHits = try findings([file: product])
+    #expect(productHits.map(\.severity) == [.error, .error])
+    #expect(
+      productHits.compactMap(\.value) == [
+        "https://user@openmapx.com/", "https://:secret@openmapx.com/",
+      ])
     let refusal = "  if (target.username || target.password) return \"reject\";\n"
     let allow = "  if (target.origin === product.origin) return \"allow-in-webview\";\n"
     let late = policy.replacingOccurrences(of: refusal, with: "")
@@ -782,6 +788,35 @@ import Testing
       with: "if (!code) return { status: \"error\" as const };")
     let statusHits = try findings(["apps/mobile/src/auth/SystemAuthSession.ts": auth])
     #expect(statusHits.map(\.value) == ["error"])
+  }
+
+  /// classifyNavigation is run on look-alike URLs, so a regression in a shape no piece of the
+  /// reader looks for — an early allow on a host suffix — is found all the same.
+  @Test func theNavigationPolicyIsRunOnLookAlikeURLs() throws {
+    let original = try sample("apps/mobile/src/shell/originPolicy.ts")
+    #expect(try findings(["apps/mobile/src/shell/originPolicy.ts": original]).isEmpty)
+    let suffix = original.replacingOccurrences(
+      of: "  if (target.origin === product.origin) return \"allow-in-webview\";",
+      with:
+        "  const sameSite = target.hostname.endsWith(product.hostname);\n  if (sameSite && RENDERABLE.has(target.protocol)) return \"allow-in-webview\";"
+    )
+    #expect(suffix != original)
+    let hits = try findings(["apps/mobile/src/shell/originPolicy.ts": suffix])
+    #expect(Set(hits.map(\.rule)) == ["navigation-policy"])
+    #expect(hits.allSatisfy { $0.severity == .error })
+    // A host ending with the product's, and the product's host on another scheme or port.
+    #expect(
+      hits.compactMap(\.value) == [
+        "https://evil-openmapx.com/", "http://openmapx.com/", "https://openmapx.com:8443/",
+      ])
+    #expect(hits.first?.location?.file.hasSuffix("originPolicy.ts") == true)
+    // The control: a blob URL let through because the scheme test was dropped.
+    let blob = original.replacingOccurrences(
+      of: "  if (!RENDERABLE.has(target.protocol)) {",
+      with: "  if (false) {")
+    #expect(blob != original)
+    let blobHits = try findings(["apps/mobile/src/shell/originPolicy.ts": blob])
+    #expect(blobHits.compactMap(\.value).contains("blob:https://openmapx.com/0d9e"))
   }
 
   @Test func aPrivateRangeTheHostCheckMissesIsNamed() throws {

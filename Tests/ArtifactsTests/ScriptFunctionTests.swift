@@ -90,11 +90,69 @@ import Testing
       (#"return "a,b".split(",").length + parseInt("42px", 10);"#, .number(44)),
       (#"return undefined ?? "fallback";"#, .string("fallback")),
       (#"return typeof x === "undefined" ? "none" : "some";"#, .string("none")),
+      ("return `.${\"a\" + 1}-${[1, 2].length}`;", .string(".a1-2")),
     ]
     for (body, expected) in cases {
       let text = "function probe(x) {\n  " + body + "\n}"
       let answer = try? ScriptFunction.read("probe", in: text).get().call([])
       #expect(answer == expected, "\(body)")
     }
+  }
+
+  /// A navigation policy in the shape OpenMapX writes (here): a `let` assigned in a `try`,
+  /// a `catch` that refuses, parsed URLs compared by their parts, a module `Set`.
+  static let policy = """
+    const RENDERABLE = new Set(["https:", "http:"]);
+    export function classify(rawUrl: string, config: { webOrigin: string }): string {
+      if (typeof rawUrl !== "string" || rawUrl.length === 0) return "reject";
+      let target: URL;
+      let product: URL;
+      try {
+        target = new URL(rawUrl);
+        product = new URL(config.webOrigin);
+      } catch {
+        return "reject";
+      }
+      if (target.username || target.password) return "reject";
+      if (!RENDERABLE.has(target.protocol)) return target.protocol === "mailto:" ? "open-system" : "reject";
+      if (target.origin === product.origin) return "allow";
+      if (target.hostname === product.hostname) return "reject";
+      return "open-system";
+    }
+    """
+
+  @Test(arguments: [
+    ("https://openmapx.com/map?x=1", "allow"), ("HTTPS://OpenMapX.com:443/", "allow"),
+    ("https://openmapx.com.evil.example/", "open-system"), ("https://user@openmapx.com/", "reject"),
+    ("https://:pw@openmapx.com/", "reject"), ("http://openmapx.com/", "reject"),
+    ("https://openmapx.com:8443/", "reject"), ("blob:https://openmapx.com/1", "reject"),
+    ("mailto:a@openmapx.com", "open-system"), ("not a url", "reject"), ("", "reject"),
+    ("https://evil.example/https://openmapx.com", "open-system"),
+  ])
+  func aPolicyRunsOnParsedURLs(_ url: String, _ decision: String) throws {
+    let classify = try ScriptFunction.read("classify", in: Self.policy).get()
+    let config = ScriptFunction.Value.object(["webOrigin": .string("https://openmapx.com")])
+    #expect(classify.call([.string(url), config]) == .string(decision))
+  }
+
+  @Test func theURLPartsAreTheWHATWGOnes() throws {
+    guard case .object(let url)? = ScriptURL.parse("https://u:p@Example.COM:8080/a/b?q#h") else {
+      Issue.record("not parsed")
+      return
+    }
+    #expect(url["protocol"] == .string("https:"))
+    #expect(url["username"] == .string("u") && url["password"] == .string("p"))
+    #expect(url["hostname"] == .string("example.com") && url["port"] == .string("8080"))
+    #expect(url["origin"] == .string("https://example.com:8080"))
+    #expect(url["pathname"] == .string("/a/b"))
+    guard case .object(let blob)? = ScriptURL.parse("blob:https://example.com/x") else {
+      Issue.record("blob not parsed")
+      return
+    }
+    #expect(
+      blob["protocol"] == .string("blob:") && blob["origin"] == .string("https://example.com"))
+    #expect(ScriptURL.parse("https://exa mple.com/") == nil)
+    #expect(ScriptURL.parse("https://example.com:99999/") == nil)
+    #expect(ScriptURL.parse("no-scheme") == nil)
   }
 }

@@ -170,6 +170,17 @@ extension BuildGuards {
           }
         }
         hits += BuildGuards.earlyRefusalHits(navigation)
+        // The function run on URLs: where the pieces found no error, what it answers decides,
+        // and answers what a piece of it could not read (a helper, a condition in a form the
+        // pieces do not parse).
+        if !hits.contains(where: { !$0.unverified }), let origin = build.bridge?.webOrigin.value,
+          let run = BuildGuards.runNavigation(navigation, origin: origin)
+        {
+          if run.complete, let file = navigation.function?.location?.file {
+            hits.removeAll { $0.unverified && $0.location?.file == file }
+          }
+          hits += run.hits
+        }
         return hits
       },
       fix:
@@ -281,6 +292,78 @@ extension BuildGuards {
 }
 
 extension BuildGuards {
+  /// URLs that must never render in the WebView, built on the compiled origin: look-alike
+  /// hosts, another origin carrying it in its path or query, credentials, another scheme or
+  /// port on its host, local content that reports its origin (`blob:`), and a URL past the
+  /// length limit.
+  static func foreignURLs(_ origin: String, lengthLimit: Int?) -> [(url: String, what: String)] {
+    guard let parts = URLComponents(string: origin), let scheme = parts.scheme,
+      let host = parts.host
+    else { return [] }
+    let port = parts.port.map { $0 + 1 } ?? 8443
+    var urls: [(String, String)] = [
+      ("\(scheme)://\(host).evil.example/", "a host that starts with the product's"),
+      ("\(scheme)://evil-\(host)/", "a host that ends with the product's"),
+      ("\(scheme)://evil.example/\(host)/", "another origin with the product's host in its path"),
+      (
+        "\(scheme)://evil.example/?next=\(origin)", "another origin with the product's in its query"
+      ),
+      ("\(scheme)://user@\(host)/", "the product's origin with a user name"),
+      ("\(scheme)://:secret@\(host)/", "the product's origin with a password"),
+      (
+        "\(scheme == "https" ? "http" : "https")://\(host)/", "the product's host on another scheme"
+      ),
+      ("\(scheme)://\(host):\(port)/", "the product's host on another port"),
+      ("blob:\(origin)/0d9e", "local content reporting the product's origin"),
+      ("data:text/html,<p>x</p>", "inline content"),
+    ]
+    if let lengthLimit {
+      let padding = String(repeating: "a", count: max(0, lengthLimit + 1 - origin.count - 1))
+      urls.append(("\(origin)/\(padding)", "a URL one character past the length limit"))
+    }
+    return urls
+  }
+
+  /// classifyNavigation run on the compiled origin and on `foreignURLs`: the origin must load,
+  /// none of the others. Nil when qualify cannot run it on the compiled origin; `complete`
+  /// when it answered every URL.
+  static func runNavigation(_ navigation: BridgeNavigationCode, origin: String) -> (
+    hits: [GuardHit], complete: Bool
+  )? {
+    guard let function = navigation.function,
+      let loads = navigation.loadsOn.flatMap({ BridgeNavigationCode.test($0.value) })?.literal
+    else { return nil }
+    let config = ScriptFunction.Value.object(["webOrigin": .string(origin)])
+    func decide(_ url: String) -> String? {
+      guard case .string(let decision)? = function.value.call([.string(url), config]) else {
+        return nil
+      }
+      return decision
+    }
+    guard let own = decide(origin + "/") else { return nil }
+    guard own == loads else {
+      let hit = GuardHit(
+        "classifyNavigation, run on the compiled origin \(origin)/, answers \"\(own)\", not \"\(loads)\": the product's own pages do not load in the WebView",
+        at: function.location, value: own)
+      return ([hit], true)
+    }
+    var hits: [GuardHit] = []
+    var complete = true
+    for (url, what) in foreignURLs(origin, lengthLimit: navigation.lengthLimit?.value) {
+      guard let decision = decide(url) else {
+        complete = false
+        continue
+      }
+      guard decision == loads else { continue }
+      let shown = url.count > 80 ? String(url.prefix(60)) + "…" : url
+      hits.append(
+        GuardHit(
+          "classifyNavigation, run on \(what) (\(shown)), answers \"\(loads)\": it loads in the WebView",
+          at: function.location, value: url))
+    }
+    return (hits, complete)
+  }
+
   /// URLs that carry credentials: `origin` drops them, so each must be refused before the
   /// origin comparison (seed 001's real originPolicy.ts refuses `username || password`).
   static let credentialEdges: [(label: String, username: String, password: String)] = [

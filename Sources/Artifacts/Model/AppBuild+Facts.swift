@@ -156,6 +156,9 @@ extension AppBuild {
       add("loads in the WebView when", navigation.loadsOn) { $0 }
       add("hands to the system browser when", navigation.opensOn) { $0 }
       add("classifyNavigation returns", navigation.decisions) { $0.joined(separator: ", ") }
+      add("classifyNavigation run on look-alike URLs", navigation.function) { _ in
+        "yes (the whole function evaluated)"
+      }
       add("classifyNavigation keeps in the WebView when", navigation.sameOrigin) { $0 }
       add("envelope() puts the message type in", bridge.envelopeTag) { $0 }
       add("classifyNavigation refuses credentials when", navigation.credentialRefusal) {

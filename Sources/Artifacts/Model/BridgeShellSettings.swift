@@ -197,6 +197,9 @@ public struct BridgeNavigationCode: Sendable {
   public var rawName: String?
   /// Whether the function's body mentions `username` or `password` at all.
   public var mentionsCredentials = false
+  /// `classifyNavigation` itself, read to be run on URLs (nil when its body holds what qualify
+  /// does not evaluate: its decisions are then judged from the pieces above alone).
+  public var function: Sourced<ScriptFunction>?
 
   public init() {}
 

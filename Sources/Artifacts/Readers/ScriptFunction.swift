@@ -8,7 +8,9 @@ import QualifyCore
 ///
 /// What it reads is the side-effect-free subset such predicates are written in: `const`/`let`
 /// declarations (array destructuring included), `if`/`else`, `return`; strings, numbers,
-/// booleans, arrays, `new Set([…])` and regular-expression literals; the operators of
+/// booleans, arrays, plain objects, `new Set([…])`, `new URL(…)` (WHATWG parts: `protocol`,
+/// `username`, `hostname`, `origin`, …) and regular-expression literals; `try`/`catch` and
+/// `throw`, assignments to its own locals; the operators of
 /// conditions and arithmetic; the string, array and regular-expression methods a validator
 /// uses; `Number`, `String`, `Boolean`, `parseInt`; the module's own constants and the other
 /// functions of its file. Anything else (a loop, an assignment, a call qualify does not know)
@@ -28,6 +30,8 @@ public struct ScriptFunction: Sendable, Equatable {
     case string(String)
     case array([Value])
     case regex(pattern: String, flags: String)
+    /// A plain object: a parameter such as `config`, or a parsed `URL` (its parts as fields).
+    case object([String: Value])
 
     var truthy: Bool {
       switch self {
@@ -35,7 +39,7 @@ public struct ScriptFunction: Sendable, Equatable {
       case .bool(let value): value
       case .number(let value): value != 0 && !value.isNaN
       case .string(let value): !value.isEmpty
-      case .array, .regex: true
+      case .array, .regex, .object: true
       }
     }
   }
@@ -158,7 +162,11 @@ struct ScriptModule: Sendable, Equatable {
 }
 
 indirect enum ScriptStatement: Sendable, Equatable {
-  case declare([String], destructured: Bool, ScriptExpression)
+  /// `let x;` declares with no value: `undefined` until assigned.
+  case declare([String], destructured: Bool, ScriptExpression?)
+  case assign(String, ScriptExpression)
+  case tryCatch([ScriptStatement], [ScriptStatement])
+  case throwing(ScriptExpression)
   case ifElse(ScriptExpression, ScriptStatement, ScriptStatement?)
   case returns(ScriptExpression?)
   case block([ScriptStatement])
@@ -173,6 +181,7 @@ indirect enum ScriptExpression: Sendable, Equatable {
   case index(ScriptExpression, ScriptExpression)
   case call(ScriptExpression, [ScriptExpression])
   case newSet(ScriptExpression?)
+  case newURL([ScriptExpression])
   case unary(String, ScriptExpression)
   case binary(String, ScriptExpression, ScriptExpression)
   case conditional(ScriptExpression, ScriptExpression, ScriptExpression)
@@ -184,6 +193,8 @@ enum ScriptToken: Sendable, Equatable {
   case string(String)
   case regex(String, String)
   case punct(String)
+  /// `` `a${x}b` ``: the literal pieces around each substitution's source text.
+  case template([String], [String])
 }
 
 enum ScriptLexer {
@@ -210,15 +221,48 @@ enum ScriptLexer {
       let c = characters[index]
       if CharacterSet.whitespacesAndNewlines.contains(c) {
         index += 1
-      } else if c == "\"" || c == "'" || c == "`" {
+      } else if c == "`" {
+        var pieces: [String] = []
+        var substitutions: [String] = []
+        var literal = ""
+        var end = index + 1
+        while end < characters.count, characters[end] != "`" {
+          if characters[end] == "\\", end + 1 < characters.count {
+            literal.unicodeScalars.append(characters[end + 1])
+            end += 2
+            continue
+          }
+          if characters[end] == "$", end + 1 < characters.count, characters[end + 1] == "{" {
+            var depth = 1
+            var inner = ""
+            end += 2
+            while end < characters.count {
+              if characters[end] == "{" { depth += 1 }
+              if characters[end] == "}" {
+                depth -= 1
+                if depth == 0 { break }
+              }
+              inner.unicodeScalars.append(characters[end])
+              end += 1
+            }
+            guard end < characters.count else { return nil }
+            pieces.append(literal)
+            substitutions.append(inner)
+            literal = ""
+            end += 1
+            continue
+          }
+          literal.unicodeScalars.append(characters[end])
+          end += 1
+        }
+        guard end < characters.count else { return nil }
+        pieces.append(literal)
+        out.append(substitutions.isEmpty ? .string(pieces[0]) : .template(pieces, substitutions))
+        index = end + 1
+      } else if c == "\"" || c == "'" {
         var end = index + 1
         var literal = ""
         while end < characters.count, characters[end] != c {
-          if c == "`" && characters[end] == "$" && end + 1 < characters.count
-            && characters[end + 1] == "{"
-          {
-            return nil
-          }
           if characters[end] == "\\", end + 1 < characters.count {
             end += 1
             switch characters[end] {
@@ -322,6 +366,7 @@ struct ScriptParser {
       case .string(let s): "\"\(s)\""
       case .regex(let p, let f): "/\(p)/\(f)"
       case .punct(let p): p
+      case .template: "`…`"
       }
     }.joined(separator: " ")
   }
@@ -380,20 +425,57 @@ struct ScriptParser {
         position += 1
         names = [name]
       }
-      // A type annotation runs to the `=` (no default values are involved at this depth).
+      // A type annotation runs to the `=`, or to the `;` of a declaration without a value.
       if take(":") {
         var depth = 0
-        while let token = current, depth > 0 || token != .punct("=") {
+        while let token = current, depth > 0 || (token != .punct("=") && token != .punct(";")) {
           if [.punct("<"), .punct("("), .punct("["), .punct("{")].contains(token) { depth += 1 }
           if [.punct(">"), .punct(")"), .punct("]"), .punct("}")].contains(token) { depth -= 1 }
           position += 1
         }
       }
+      if !destructured, names.count == 1, take(";") || current == .punct("}") || atEnd {
+        return .declare(names, destructured: false, nil)
+      }
       guard take("="), let value = expression() else { return nil }
       _ = take(";")
       return .declare(names, destructured: destructured, value)
     }
+    if takeWord("try") {
+      guard take("{"), let body = block() else { return nil }
+      guard takeWord("catch") else { return nil }
+      // `catch (error)` binds nothing qualify reads; `catch {` binds nothing at all.
+      if take("(") {
+        while let token = current, token != .punct(")") { position += 1 }
+        guard take(")") else { return nil }
+      }
+      guard take("{"), let handler = block() else { return nil }
+      return .tryCatch(body, handler)
+    }
+    if takeWord("throw") {
+      guard let value = expression() else { return nil }
+      _ = take(";")
+      return .throwing(value)
+    }
+    if case .word(let name) = current, position + 1 < tokens.count,
+      tokens[position + 1] == .punct("=")
+    {
+      position += 2
+      guard let value = expression() else { return nil }
+      _ = take(";")
+      return .assign(name, value)
+    }
     return nil
+  }
+
+  /// The statements up to the `}` closing a block whose `{` was taken.
+  mutating func block() -> [ScriptStatement]? {
+    var body: [ScriptStatement] = []
+    while !take("}") {
+      guard !atEnd, let statement = statement() else { return nil }
+      body.append(statement)
+    }
+    return body
   }
 
   mutating func expression() -> ScriptExpression? { conditional() }
@@ -462,6 +544,18 @@ struct ScriptParser {
     case .number(let n): return .literal(.number(n))
     case .string(let s): return .literal(.string(s))
     case .regex(let p, let f): return .literal(.regex(pattern: p, flags: f))
+    case .template(let pieces, let substitutions):
+      // `a${x}b` is "a" + String(x) + "b".
+      var value = ScriptExpression.literal(.string(pieces[0]))
+      for (index, source) in substitutions.enumerated() {
+        guard let inner = ScriptLexer.tokens(source) else { return nil }
+        var parser = ScriptParser(tokens: inner)
+        guard let expression = parser.expression(), parser.atEnd else { return nil }
+        value = .binary(
+          "+", .binary("+", value, .call(.name("String"), [expression])),
+          .literal(.string(pieces[index + 1])))
+      }
+      return value
     case .punct("("):
       guard let inner = expression(), take(")") else { return nil }
       return inner
@@ -478,6 +572,16 @@ struct ScriptParser {
     case .word("null"): return .literal(.null)
     case .word("undefined"): return .literal(.undefined)
     case .word("new"):
+      if takeWord("URL") {
+        guard take("(") else { return nil }
+        var arguments: [ScriptExpression] = []
+        while !take(")") {
+          guard let argument = expression() else { return nil }
+          arguments.append(argument)
+          if !take(",") && current != .punct(")") { return nil }
+        }
+        return .newURL(arguments)
+      }
       guard takeWord("Set"), take("(") else { return nil }
       if take(")") { return .newSet(nil) }
       guard let items = expression(), take(")") else { return nil }
@@ -506,7 +610,11 @@ struct ScriptEvaluator {
   enum Flow {
     case next
     case returned(Value)
+    case threw
   }
+  /// Set when an expression threw (a `new URL` of something that is not a URL): the value is
+  /// nil, and the statement that evaluated it throws.
+  var thrown = false
 
   mutating func call(_ function: ScriptFunction, _ arguments: [Value]) -> Value? {
     call(parameters: function.parameters, body: function.body, arguments)
@@ -525,7 +633,7 @@ struct ScriptEvaluator {
     scopes = [frame]
     defer { scopes = saved }
     switch run(body) {
-    case nil: return nil
+    case nil, .threw: return nil
     case .returned(let value): return value
     case .next: return .undefined
     }
@@ -533,28 +641,55 @@ struct ScriptEvaluator {
 
   mutating func run(_ statements: [ScriptStatement]) -> Flow? {
     for statement in statements {
-      guard let flow = run(statement) else { return nil }
-      if case .returned = flow { return flow }
+      guard let flow = run(statement) else { return thrownFlow() }
+      if case .next = flow { continue }
+      return flow
     }
     return .next
+  }
+
+  /// What a statement whose evaluation came back empty did: it threw, or qualify cannot say.
+  mutating func thrownFlow() -> Flow? {
+    guard thrown else { return nil }
+    thrown = false
+    return .threw
   }
 
   mutating func run(_ statement: ScriptStatement) -> Flow? {
     switch statement {
     case .empty: return .next
+    case .throwing: return .threw
+    case .tryCatch(let body, let handler):
+      scopes.append([:])
+      let flow = run(body)
+      scopes.removeLast()
+      guard case .threw? = flow else { return flow }
+      scopes.append([:])
+      defer { scopes.removeLast() }
+      return run(handler)
+    case .assign(let name, let expression):
+      guard let value = evaluate(expression) else { return thrownFlow() }
+      guard let scope = scopes.lastIndex(where: { $0[name] != nil }) else { return nil }
+      scopes[scope][name] = value
+      return .next
     case .returns(let value):
       guard let value else { return .returned(.undefined) }
-      return evaluate(value).map { .returned($0) }
+      guard let result = evaluate(value) else { return thrownFlow() }
+      return .returned(result)
     case .block(let body):
       scopes.append([:])
       defer { scopes.removeLast() }
       return run(body)
     case .ifElse(let condition, let then, let otherwise):
-      guard let test = evaluate(condition) else { return nil }
+      guard let test = evaluate(condition) else { return thrownFlow() }
       if test.truthy { return run(then) }
       return otherwise.map { run($0) } ?? .next
     case .declare(let names, let destructured, let expression):
-      guard let value = evaluate(expression) else { return nil }
+      guard let expression else {
+        scopes[scopes.count - 1][names[0]] = .undefined
+        return .next
+      }
+      guard let value = evaluate(expression) else { return thrownFlow() }
       if destructured {
         let items: [Value]
         switch value {
@@ -601,6 +736,18 @@ struct ScriptEvaluator {
       var unique: [Value] = []
       for value in values where !unique.contains(value) { unique.append(value) }
       return .array(unique)
+    case .newURL(let arguments):
+      var values: [Value] = []
+      for argument in arguments {
+        guard let value = evaluate(argument) else { return nil }
+        values.append(value)
+      }
+      guard values.count == 1, case .string(let text) = values[0] else { return nil }
+      guard let url = ScriptURL.parse(text) else {
+        thrown = true
+        return nil
+      }
+      return url
     case .member(let object, let name, let optional):
       guard let base = evaluate(object) else { return nil }
       if optional, base == .undefined || base == .null { return .undefined }
@@ -697,7 +844,8 @@ struct ScriptEvaluator {
   static func strictEqual(_ a: Value, _ b: Value) -> Bool {
     if case .number(let x) = a, case .number(let y) = b { return x == y }
     switch (a, b) {
-    case (.array, .array), (.regex, .regex): return false  // identity, never the same object
+    // Identity: two objects are never the same one here.
+    case (.array, .array), (.regex, .regex), (.object, .object): return false
     default: return a == b
     }
   }
@@ -720,12 +868,13 @@ struct ScriptEvaluator {
     case .string: "string"
     case .array: "array"
     case .regex: "regex"
+    case .object: "object"
     }
   }
 
   static func typeName(_ value: Value) -> String {
     switch value {
-    case .null, .array, .regex: "object"
+    case .null, .array, .regex, .object: "object"
     default: kind(value)
     }
   }
@@ -749,7 +898,7 @@ struct ScriptEvaluator {
     case .array(let values):
       if values.isEmpty { return 0 }
       return values.count == 1 ? number(.string(string(values[0]))) : .nan
-    case .regex: return .nan
+    case .regex, .object: return .nan
     }
   }
 
@@ -767,6 +916,7 @@ struct ScriptEvaluator {
       return values.map { $0 == .undefined || $0 == .null ? "" : string($0) }.joined(
         separator: ",")
     case .regex(let pattern, let flags): return "/\(pattern)/\(flags)"
+    case .object(let fields): return fields["href"].map { string($0) } ?? "[object Object]"
     }
   }
 
@@ -775,6 +925,7 @@ struct ScriptEvaluator {
     case (.string(let text), "length"): return .number(Double(text.utf16.count))
     case (.array(let values), "length"), (.array(let values), "size"):
       return .number(Double(values.count))
+    case (.object(let fields), _): return fields[name] ?? .undefined
     case (.undefined, _), (.null, _): return nil  // a TypeError in JavaScript
     default: return nil
     }
@@ -903,5 +1054,104 @@ struct ScriptEvaluator {
       }
     default: return nil
     }
+  }
+}
+
+/// `new URL(text)` as the WHATWG URL parser answers it for the URLs a navigation policy
+/// judges: an absolute URL with a scheme; nil where the parser throws.
+enum ScriptURL {
+  typealias Value = ScriptFunction.Value
+
+  static let special: [String: Int?] = [
+    "http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "file": nil,
+  ]
+
+  static func parse(_ text: String) -> Value? {
+    let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\n\r\u{0}"))
+    guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+    let scheme = trimmed[..<colon].lowercased()
+    guard let first = scheme.unicodeScalars.first, CharacterSet.letters.contains(first),
+      scheme.unicodeScalars.allSatisfy({
+        CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)
+      })
+    else { return nil }
+    let rest = String(trimmed[trimmed.index(after: colon)...])
+    guard special[scheme] != nil else {
+      // An opaque URL (`mailto:`, `blob:`, `javascript:`): its path is the rest; a blob's
+      // origin is its inner URL's.
+      var fields = base(scheme: scheme)
+      fields["pathname"] = .string(rest)
+      fields["href"] = .string(scheme + ":" + rest)
+      if scheme == "blob", case .object(let inner)? = parse(rest),
+        case .string(let innerProtocol)? = inner["protocol"],
+        ["http:", "https:"].contains(innerProtocol)
+      {
+        fields["origin"] = inner["origin"]
+      }
+      return .object(fields)
+    }
+    // Special schemes: backslashes are slashes, and the authority follows any run of them.
+    let normalized = rest.replacingOccurrences(of: "\\", with: "/")
+    let afterSlashes = normalized.drop { $0 == "/" }
+    let authorityEnd = afterSlashes.firstIndex { "/?#".contains($0) } ?? afterSlashes.endIndex
+    let authority = String(afterSlashes[..<authorityEnd])
+    let tail = String(afterSlashes[authorityEnd...])
+    var userinfo = ""
+    var hostPort = authority
+    if let at = authority.lastIndex(of: "@") {
+      userinfo = String(authority[..<at])
+      hostPort = String(authority[authority.index(after: at)...])
+    }
+    var host = hostPort
+    var port = ""
+    if let lastColon = hostPort.lastIndex(of: ":"), !hostPort.hasSuffix("]"),
+      !hostPort[..<lastColon].contains(":") || hostPort.hasPrefix("[")
+    {
+      host = String(hostPort[..<lastColon])
+      port = String(hostPort[hostPort.index(after: lastColon)...])
+    }
+    host = (host.removingPercentEncoding ?? host).lowercased()
+    guard !host.isEmpty || scheme == "file",
+      !host.contains(where: { " #%/:<>?@[\\]^|".contains($0) }) || host.hasPrefix("[")
+    else { return nil }
+    if !port.isEmpty {
+      guard port.allSatisfy(\.isNumber), let number = Int(port), number <= 65535 else {
+        return nil
+      }
+      port = number == special[scheme] ?? nil ? "" : String(number)
+    }
+    let (username, password): (String, String) = {
+      guard !userinfo.isEmpty else { return ("", "") }
+      guard let split = userinfo.firstIndex(of: ":") else { return (userinfo, "") }
+      return (
+        String(userinfo[..<split]), String(userinfo[userinfo.index(after: split)...])
+      )
+    }()
+    let queryStart = tail.firstIndex { "?#".contains($0) } ?? tail.endIndex
+    let path = String(tail[..<queryStart])
+    var fields = base(scheme: scheme)
+    let hostField = port.isEmpty ? host : host + ":" + port
+    fields["username"] = .string(username)
+    fields["password"] = .string(password)
+    fields["hostname"] = .string(host)
+    fields["host"] = .string(hostField)
+    fields["port"] = .string(port)
+    fields["pathname"] = .string(path.isEmpty ? "/" : path)
+    fields["origin"] = .string(scheme == "file" ? "null" : scheme + "://" + hostField)
+    let credentials =
+      username.isEmpty && password.isEmpty
+      ? "" : username + (password.isEmpty ? "" : ":" + password) + "@"
+    fields["href"] = .string(
+      scheme + "://" + credentials + hostField + (path.isEmpty ? "/" : path)
+        + String(tail[queryStart...]))
+    return .object(fields)
+  }
+
+  static func base(scheme: String) -> [String: Value] {
+    [
+      "protocol": .string(scheme + ":"), "username": .string(""), "password": .string(""),
+      "hostname": .string(""), "host": .string(""), "port": .string(""),
+      "origin": .string("null"), "search": .string(""), "hash": .string(""),
+    ]
   }
 }
