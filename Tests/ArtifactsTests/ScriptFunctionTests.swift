@@ -76,6 +76,10 @@ import Testing
     }
     #expect(error.reason.contains("for"))
     #expect(try function("callsTheUnknown").call([.string("1.2.3.4")]) == nil)
+    // An escape it does not decode makes the function unread, never a wrong literal.
+    if case .success = ScriptFunction.read("f", in: "function f() { return \"\\u002e\"; }") {
+      Issue.record("a \\u escape was read")
+    }
     if case .success = ScriptFunction.read("absent", in: Self.module) {
       Issue.record("a function that is not there was read")
     }

@@ -228,7 +228,9 @@ enum ScriptLexer {
         var end = index + 1
         while end < characters.count, characters[end] != "`" {
           if characters[end] == "\\", end + 1 < characters.count {
-            literal.unicodeScalars.append(characters[end + 1])
+            let escaped = characters[end + 1]
+            guard !"nrtux0123456789".unicodeScalars.contains(escaped) else { return nil }
+            literal.unicodeScalars.append(escaped)
             end += 2
             continue
           }
@@ -268,6 +270,9 @@ enum ScriptLexer {
             switch characters[end] {
             case "n": literal += "\n"
             case "t": literal += "\t"
+            case "r": literal += "\r"
+            // A code-point escape would need decoding qualify does not do: unread, not misread.
+            case "u", "x", "0"..."9": return nil
             default: literal.unicodeScalars.append(characters[end])
             }
           } else {
