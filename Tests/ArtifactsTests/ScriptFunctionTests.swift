@@ -80,6 +80,12 @@ import Testing
     if case .success = ScriptFunction.read("f", in: "function f() { return \"\\u002e\"; }") {
       Issue.record("a \\u escape was read")
     }
+    // A literal the text ends inside, even just after a backslash, is no token at all.
+    for cut in ["\"a\\", "'a\\", "`a\\", "/a\\", "\"a", "`a${b"] {
+      #expect(ScriptLexer.tokens("return " + cut) == nil, "\(cut)")
+    }
+    #expect(
+      ScriptLexer.tokens(#"return "a\"b";"#) == [.word("return"), .string("a\"b"), .punct(";")])
     if case .success = ScriptFunction.read("absent", in: Self.module) {
       Issue.record("a function that is not there was read")
     }
@@ -95,6 +101,12 @@ import Testing
       (#"return undefined ?? "fallback";"#, .string("fallback")),
       (#"return typeof x === "undefined" ? "none" : "some";"#, .string("none")),
       ("return `.${\"a\" + 1}-${[1, 2].length}`;", .string(".a1-2")),
+      // An index past either end is undefined, as it is in JavaScript: never the last item.
+      (
+        #"return [1, 2][-1] === undefined && "ab"[-1] === undefined && "ab"[1] === "b";"#,
+        .bool(true)
+      ),
+      (#"return [1, 2][2] ?? "none";"#, .string("none")),
     ]
     for (body, expected) in cases {
       let text = "function probe(x) {\n  " + body + "\n}"
