@@ -123,7 +123,11 @@ extension BuildReader {
       return
     }
     let at = location(file, hook.line)
-    if !hook.readsSyncedConfig {
+    if hook.excludesReleaseTask {
+      build.guards.androidReleaseGuard = Sourced(false, at: at)
+      build.guards.androidReleaseGuardProblem =
+        "the hook's task filter leaves preReleaseBuild out: it runs before every other task, never before a release build"
+    } else if !hook.readsSyncedConfig {
       build.guards.androidReleaseGuard = Sourced(false, at: at)
       build.guards.androidReleaseGuardProblem =
         "the preReleaseBuild hook never reads src/main/assets/capacitor.config.json"

@@ -229,6 +229,31 @@ import Testing
     #expect(hook.missingKeys.isEmpty)
   }
 
+  /// A filter that leaves the release task out runs the hook before every other task: no
+  /// guard, however well it reads the config (`==` flipped in the sample's own filter).
+  @Test func aFilterThatLeavesTheReleaseTaskOutGuardsNothing() throws {
+    let body = """
+      def parsed = new groovy.json.JsonSlurper().parse(file('src/main/assets/capacitor.config.json'))
+      if (parsed?.server?.url || parsed?.server?.cleartext) throw new GradleException('dev')
+      """
+    for filter in [
+      #"tasks.matching { it.name != "preReleaseBuild" }.configureEach { doFirst {"#,
+      #"tasks.matching { "preReleaseBuild" != it.name }.configureEach { doFirst {"#,
+      #"tasks.matching { !it.name.equals('preReleaseBuild') }.configureEach { doFirst {"#,
+    ] {
+      let hook = try #require(guardOf(filter + "\n" + body + "\n} }\n"))
+      #expect(hook.excludesReleaseTask, "\(filter)")
+      #expect(hook.missingKeys.isEmpty)
+    }
+    for filter in [
+      #"tasks.matching { it.name == "preReleaseBuild" }.configureEach { doFirst {"#,
+      #"tasks.matching { it.name.equals('preReleaseBuild') }.configureEach { doFirst {"#,
+    ] {
+      let hook = try #require(guardOf(filter + "\n" + body + "\n} }\n"))
+      #expect(!hook.excludesReleaseTask, "\(filter)")
+    }
+  }
+
   /// The config parsed at the top of the script and tested inside the hook guards as well;
   /// a test made at the top, outside the hook, guards nothing.
   @Test func aConfigParsedBeforeTheHookIsFollowedIntoIt() throws {

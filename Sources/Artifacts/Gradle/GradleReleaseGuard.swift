@@ -16,6 +16,9 @@ public struct GradleReleaseGuard: Sendable, Equatable {
   public var guardedKeys: Set<String>
   /// Every dotted key of the parsed config the hook reads.
   public var readKeys: Set<String>
+  /// The task filter names `preReleaseBuild` to leave it out (`it.name != 'preReleaseBuild'`,
+  /// `!it.name.equals(…)`): the hook runs before every other task and never before a release.
+  public var excludesReleaseTask = false
 
   /// The keys a release guard must test: what a dev `cap sync` bakes in.
   public static let requiredKeys: Set<String> = ["server.url", "server.cleartext"]
@@ -72,7 +75,25 @@ public struct GradleReleaseGuard: Sendable, Equatable {
     analysis.run()
     return GradleReleaseGuard(
       line: tokens[nameIndex].line, readsSyncedConfig: reads,
-      guardedKeys: analysis.guarded, readKeys: analysis.read)
+      guardedKeys: analysis.guarded, readKeys: analysis.read,
+      excludesReleaseTask: isExcluded(nameAt: nameIndex, in: tokens))
+  }
+
+  /// Whether the string naming the task is compared to leave it out: `!=` on either side, or
+  /// an `equals(…)` call whose receiver chain is negated.
+  static func isExcluded(nameAt index: Int, in tokens: [GradleToken]) -> Bool {
+    guard tokens[index].literal != nil else { return false }
+    if index > 0, tokens[index - 1].isSymbol("!=") { return true }
+    if index + 1 < tokens.count, tokens[index + 1].isSymbol("!=") { return true }
+    guard index > 1, tokens[index - 1].isSymbol("("), tokens[index - 2].isIdentifier("equals")
+    else { return false }
+    var start = index - 2
+    while start > 0, tokens[start - 1].isSymbol(".") || tokens[start - 1].isSymbol("?.")
+      || tokens[start - 1].kind == .identifier
+    {
+      start -= 1
+    }
+    return start > 0 && tokens[start - 1].isSymbol("!")
   }
 
   /// Follows variables bound to the parsed JSON (`def parsed = new JsonSlurper().parse(f)`,
