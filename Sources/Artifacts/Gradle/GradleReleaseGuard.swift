@@ -88,8 +88,9 @@ public struct GradleReleaseGuard: Sendable, Equatable {
     guard index > 1, tokens[index - 1].isSymbol("("), tokens[index - 2].isIdentifier("equals")
     else { return false }
     var start = index - 2
-    while start > 0, tokens[start - 1].isSymbol(".") || tokens[start - 1].isSymbol("?.")
-      || tokens[start - 1].kind == .identifier
+    while start > 0,
+      tokens[start - 1].isSymbol(".") || tokens[start - 1].isSymbol("?.")
+        || tokens[start - 1].kind == .identifier
     {
       start -= 1
     }
