@@ -83,6 +83,10 @@ extension BuildReader {
     settings.defaultScheme =
       defaults.first { $0.key.hasSuffix("_SCHEME") }?.value.value ?? baseScheme.value
     Self.readOfficialIdentity(config, file: configFile.file, into: &settings)
+    if let text = try? repository.text(configPath)?.text {
+      Self.evaluateConfig(
+        text, config, env: env, releaseVariable: releaseVariable, into: &settings)
+    }
     readProtocol(into: &settings)
     readReceiver(into: &settings)
     readComposition(into: &settings)

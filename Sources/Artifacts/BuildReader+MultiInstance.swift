@@ -272,6 +272,7 @@ extension BuildReader {
     var unread: Sourced<String>?
     code.bootChecksBackForward = boot.bootChecksBackForward(unread: &unread)
     code.bootRedirectUnread = unread
+    code.deepLinkHandlerNavigates = boot.deepLinkHandlerNavigates()
     code.iosSnapshotsLocalScripts = LocalScriptsSnapshotReader.read(ios)
     if let written = SharedStorageKeyReader.web(web) {
       code.webActiveKey = written.key

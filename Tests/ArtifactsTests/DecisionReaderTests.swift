@@ -208,6 +208,32 @@ import Testing
     #expect(try code(["src/main.ts": kept]).ios?.pageshowHandler?.value == true)
   }
 
+  /// The handler boot() gives `?deeplink=` must open a known instance: itself, or through a
+  /// wrapper that assigns the location; a renderer that navigates only on a tap is not one.
+  @Test func theDeepLinkHandlerIsReadForItsNavigation() throws {
+    func code(_ files: [String: String]) throws -> InstanceShellCode? {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+        .instanceShell?.code
+    }
+    let main = try sample("src/main.ts")
+    let opens = "    loadInstance(link.instance.url + link.path);\n"
+    #expect(main.contains(opens))
+    #expect(try code([:])?.deepLinkHandlerNavigates?.value == true)
+    let dropped = try code(["src/main.ts": main.replacingOccurrences(of: opens, with: "")])
+    #expect(dropped?.deepLinkHandlerNavigates?.value == false)
+    #expect(dropped?.deepLinkHandlerNavigates?.location?.line == 12)
+    let wrapped =
+      main.replacingOccurrences(
+        of: opens, with: "    openAt(link.instance.url + link.path);\n")
+      + "\nfunction openAt(url: string): void {\n  window.location.href = url;\n}\n"
+    #expect(try code(["src/main.ts": wrapped])?.deepLinkHandlerNavigates?.value == true)
+    // Without a deeplink parameter read in boot(), there is no handler to judge.
+    let none = main.replacingOccurrences(of: "params.get('deeplink')", with: "null")
+    #expect(try code(["src/main.ts": none])?.deepLinkHandlerNavigates == nil)
+  }
+
   @Test func theNormalisersHTTPRuleIsReadPerKindOfBuild() throws {
     let path = "src/validate.ts"
     let validate = try sample(path)

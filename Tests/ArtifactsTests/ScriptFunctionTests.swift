@@ -151,6 +151,72 @@ import Testing
     #expect(classify.call([.string(url), config]) == .string(decision))
   }
 
+  /// A build-time config module in the shape OpenMapX writes (here): an origin helper that
+  /// throws, the env read with `??` defaults, a frozen object with shorthand and a spread.
+  static let config = """
+    const OFFICIAL = "https://openmapx.com";
+    function origin(value: string, release: boolean): URL {
+      const url = new URL(value);
+      if (url.pathname !== "/") throw new Error(`an origin, not ${JSON.stringify(value)}`);
+      if (release && url.protocol !== "https:") throw new TypeError("release origins use HTTPS");
+      return url;
+    }
+    export function readConfig(env: Env): Readonly<Config> {
+      const release = env.RELEASE === "1";
+      const web = origin(env.WEB_ORIGIN ?? OFFICIAL, release);
+      const team = env.TEAM;
+      return Object.freeze({
+        release,
+        webOrigin: web.origin,
+        "appId": release ? "org.x.app" : `org.x.app.dev`,
+        ...(team && { team }),
+      });
+    }
+    export function guarded(env: Env): string {
+      try {
+        return origin(env.WEB_ORIGIN, true).origin;
+      } catch {
+        return "refused";
+      }
+    }
+    """
+
+  @Test func aConfigFunctionBuildsItsObjectOrThrows() throws {
+    let read = try ScriptFunction.read("readConfig", in: Self.config).get()
+    func env(_ pairs: [String: String]) -> [ScriptFunction.Value] {
+      [.object(pairs.mapValues { .string($0) })]
+    }
+    #expect(
+      read.outcome(env(["RELEASE": "1"]))
+        == .returned(
+          .object([
+            "release": .bool(true), "webOrigin": .string("https://openmapx.com"),
+            "appId": .string("org.x.app"),
+          ])))
+    guard case .returned(.object(let dev)) = read.outcome(env(["TEAM": "T1"])) else {
+      Issue.record("no object for a development env")
+      return
+    }
+    #expect(dev["appId"] == .string("org.x.app.dev") && dev["team"] == .string("T1"))
+    // A helper's throw is the caller's; a catch around the call takes it.
+    #expect(
+      read.outcome(env(["RELEASE": "1", "WEB_ORIGIN": "http://openmapx.com"]))
+        == .threw("release origins use HTTPS"))
+    // A message qualify cannot build (JSON.stringify) is still a throw.
+    #expect(read.outcome(env(["WEB_ORIGIN": "https://openmapx.com/app"])) == .threw(nil))
+    let guarded = try ScriptFunction.read("guarded", in: Self.config).get()
+    #expect(
+      guarded.outcome(env(["WEB_ORIGIN": "http://x.example"])) == .returned(.string("refused")))
+    #expect(
+      guarded.outcome(env(["WEB_ORIGIN": "https://x.example"]))
+        == .returned(.string("https://x.example")))
+    // What it cannot evaluate stays unanswered, never a throw.
+    let unknown = try ScriptFunction.read(
+      "f", in: "function f(env) { return Object.keys(env); }"
+    ).get()
+    #expect(unknown.outcome(env([:])) == .unanswered)
+  }
+
   @Test func theURLPartsAreTheWHATWGOnes() throws {
     guard case .object(let url)? = ScriptURL.parse("https://u:p@Example.COM:8080/a/b?q#h") else {
       Issue.record("not parsed")

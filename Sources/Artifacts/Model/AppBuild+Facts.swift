@@ -113,6 +113,7 @@ extension AppBuild {
         case .unverified(let reason): "unverified: \(reason)"
         }
       }
+      add("a deep link's handler opens the instance", code.deepLinkHandlerNavigates, yes)
       add("location.replace(", code.replacesLocation, yes)
       add("list kept in localStorage", code.storesInLocalStorage, yes)
       return out
@@ -127,6 +128,7 @@ extension AppBuild {
       add("official id", bridge.officialAppId) { $0 }
       add("official origin", bridge.officialOrigin) { $0 }
       add("the config refuses the official id elsewhere", bridge.officialBinding, yes)
+      add("the config module throws on the build env", bridge.configThrows, yes)
       for (check, fact) in (bridge.receiverChecks ?? [:]).sorted(by: { $0.key < $1.key }) {
         add("receive() checks the \(check)", fact, yes)
       }

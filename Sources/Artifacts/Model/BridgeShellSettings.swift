@@ -37,6 +37,10 @@ public struct BridgeShellSettings: Sendable {
   /// is, false (at the module) when the module names the official identity and refuses
   /// nothing; nil without official constants.
   public var officialBinding: Sourced<Bool>?
+  /// The config module's function run on the channel's build env, as the app runs it at
+  /// start: true when it throws (the app opens on its fatal-configuration screen); nil when
+  /// it was not found or qualify cannot evaluate it.
+  public var configThrows: Sourced<Bool>?
   /// `protocol.min`/`max` of `apps/mobile/release/version.json`.
   public var releaseProtocol: Sourced<ProtocolRange>?
   /// `MOBILE_PROTOCOL_MIN`/`MAX` of the protocol module.

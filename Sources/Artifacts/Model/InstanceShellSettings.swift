@@ -117,6 +117,9 @@ public struct InstanceShellCode: Sendable {
   /// it appends the manager: without it, a re-render in the same document (✕, or the page
   /// shown again from the back-forward cache) keeps the entries it rendered before.
   public var managerClearsRoot: Sourced<Bool>?
+  /// The handler boot() gives the `deeplink` parameter navigates to an instance: without it,
+  /// a link to a known instance leaves the user on the local page (nil: no handler found).
+  public var deepLinkHandlerNavigates: Sourced<Bool>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

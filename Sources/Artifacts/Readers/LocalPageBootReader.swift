@@ -22,6 +22,40 @@ struct LocalPageBootReader {
     "location.assign(", "loadInstance(", "location.replace(", "location.href =",
   ]
 
+  /// Whether the handler boot() hands the `deeplink` parameter to navigates to an instance
+  /// — itself, or through a small wrapper of `location.assign(` such as `loadInstance()` —
+  /// so that a link to a known instance opens it; nil when no such handler is found.
+  func deepLinkHandlerNavigates() -> Sourced<Bool>? {
+    guard
+      let boot = web.blocks(after: "function boot(").first
+        ?? web.blocks(after: "const boot =").first,
+      let variable = InstanceDecisionReader.matches(
+        #"(?:const|let|var)\s+(\w+)\s*=\s*[\w.]+\.get\(\s*['"]deeplink['"]\s*\)"#, boot.body
+      ).first?.first,
+      let handler = InstanceDecisionReader.matches(
+        #"(\w+)\(\s*"# + NSRegularExpression.escapedPattern(for: variable) + #"\s*[,)]"#,
+        boot.body
+      ).map(\.[0]).first(where: { !["if", "while", "Boolean", "String"].contains($0) }),
+      let block = CodeSearch.declarations(of: handler).lazy.compactMap({
+        web.blocks(after: $0).first
+      }).first ?? web.blocks(after: "const \(handler) =").first
+    else { return nil }
+    let at = FileLocation(file: block.file, line: block.line, column: 1)
+    if Self.navigates.contains(where: block.body.contains) { return Sourced(true, at: at) }
+    // A helper counts when it is a navigation itself: a short function that assigns the
+    // location, not a renderer whose own handlers navigate later, on a tap.
+    let own = CodeSearch.declaredName(in: String(block.body.prefix { $0 != "\n" }))
+    let wrappers = web.calledBodies(from: block.body, except: own.map { [$0] } ?? []).filter {
+      $0.body.split(separator: "\n").count <= 5
+        && ["location.assign(", "location.replace(", "location.href ="].contains(
+          where: $0.body.contains)
+    }
+    return Sourced(
+      !wrappers.isEmpty, at: at,
+      derivation: wrappers.isEmpty
+        ? ["\(handler)() neither assigns the location nor calls a function that does"] : [])
+  }
+
   /// Whether boot()'s redirect is skipped on a back-forward load; nil when boot() or its
   /// redirect is not found or its condition is not read.
   func bootChecksBackForward() -> Sourced<Bool>? {

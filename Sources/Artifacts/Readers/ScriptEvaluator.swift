@@ -18,6 +18,8 @@ struct ScriptEvaluator {
   /// Set when an expression threw (a `new URL` of something that is not a URL): the value is
   /// nil, and the statement that evaluated it throws.
   var thrown = false
+  /// The value of the last `throw` statement, when qualify evaluates it.
+  var thrownValue: Value?
 
   mutating func call(_ function: ScriptFunction, _ arguments: [Value]) -> Value? {
     call(parameters: function.parameters, body: function.body, arguments)
@@ -36,7 +38,11 @@ struct ScriptEvaluator {
     scopes = [frame]
     defer { scopes = saved }
     switch run(body) {
-    case nil, .threw: return nil
+    case nil: return nil
+    case .threw:
+      // The caller's statement throws in its turn (a `catch` there takes it).
+      thrown = true
+      return nil
     case .returned(let value): return value
     case .next: return .undefined
     }
@@ -61,7 +67,11 @@ struct ScriptEvaluator {
   mutating func run(_ statement: ScriptStatement) -> Flow? {
     switch statement {
     case .empty: return .next
-    case .throwing: return .threw
+    case .throwing(let value):
+      // What it throws, for the reader's message; a throw whatever qualify makes of it.
+      thrownValue = evaluate(value)
+      thrown = false
+      return .threw
     case .tryCatch(let body, let handler):
       scopes.append([:])
       let flow = run(body)
@@ -107,6 +117,11 @@ struct ScriptEvaluator {
       }
       return .next
     }
+  }
+
+  /// Whether `name` is the global of that name: no local or module constant shadows it.
+  func lookupIsUnbound(_ name: String) -> Bool {
+    !scopes.contains { $0[name] != nil } && module.constants[name] == nil
   }
 
   mutating func lookup(_ name: String) -> Value? {
@@ -174,6 +189,12 @@ struct ScriptEvaluator {
         guard let value = evaluate(argument) else { return nil }
         values.append(value)
       }
+      // `Object.freeze(x)` is `x` to a reader: nothing here writes to it afterwards.
+      if case .member(.name("Object"), "freeze", false) = callee, values.count == 1,
+        lookupIsUnbound("Object")
+      {
+        return values[0]
+      }
       if case .member(let object, let method, let optional) = callee {
         guard let base = evaluate(object) else { return nil }
         if optional, base == .undefined || base == .null { return .undefined }
@@ -183,6 +204,24 @@ struct ScriptEvaluator {
       if let global = Self.global(name, values) { return global }
       guard let function = module.functions[name] else { return nil }
       return call(parameters: function.parameters, body: function.body, values)
+    case .object(let members):
+      var fields: [String: Value] = [:]
+      for member in members {
+        switch member {
+        case .field(let key, let expression):
+          guard let value = evaluate(expression) else { return nil }
+          fields[key] = value
+        case .spread(let expression):
+          guard let value = evaluate(expression) else { return nil }
+          switch value {
+          case .object(let more): fields.merge(more) { _, new in new }
+          case .undefined, .null, .bool, .number: continue
+          case .string(let text) where text.isEmpty: continue
+          default: return nil
+          }
+        }
+      }
+      return .object(fields)
     case .unary(let op, let operand):
       guard let value = evaluate(operand) else { return nil }
       switch op {
@@ -341,6 +380,7 @@ struct ScriptEvaluator {
     case "String": return .string(arguments.isEmpty ? "" : string(first))
     case "Boolean": return .bool(first.truthy)
     case "isNaN": return .bool(number(first).isNaN)
+    case "Error": return .object(["message": .string(arguments.isEmpty ? "" : string(first))])
     case "parseInt":
       let radix = arguments.count > 1 ? Int(number(arguments[1])) : 10
       let text = string(first).trimmingCharacters(in: .whitespaces)

@@ -62,6 +62,28 @@ public struct ScriptFunction: Sendable, Equatable {
     var evaluator = ScriptEvaluator(module: module)
     return evaluator.call(self, arguments)
   }
+
+  /// How a call ends: a value, a throw, or nothing qualify can say.
+  public enum Outcome: Sendable, Equatable {
+    case returned(Value)
+    /// With the thrown error's message when qualify evaluates it.
+    case threw(String?)
+    case unanswered
+  }
+
+  /// What the function does for `arguments`, a throw told apart from what is not evaluated.
+  public func outcome(_ arguments: [Value]) -> Outcome {
+    var evaluator = ScriptEvaluator(module: module)
+    if let value = evaluator.call(self, arguments) { return .returned(value) }
+    guard evaluator.thrown else { return .unanswered }
+    switch evaluator.thrownValue {
+    case .object(let fields)?:
+      if case .string(let message)? = fields["message"] { return .threw(message) }
+      return .threw(nil)
+    case .string(let message)?: return .threw(message)
+    default: return .threw(nil)
+    }
+  }
 }
 
 /// The top-level `const`s and `function`s of a file, parsed on demand.
@@ -182,6 +204,13 @@ indirect enum ScriptExpression: Sendable, Equatable {
   case call(ScriptExpression, [ScriptExpression])
   case newSet(ScriptExpression?)
   case newURL([ScriptExpression])
+  /// `{ a: x, b, ...(cond && { c }) }`: its members in order.
+  case object([ObjectMember])
+
+  enum ObjectMember: Sendable, Equatable {
+    case field(String, ScriptExpression)
+    case spread(ScriptExpression)
+  }
   case unary(String, ScriptExpression)
   case binary(String, ScriptExpression, ScriptExpression)
   case conditional(ScriptExpression, ScriptExpression, ScriptExpression)

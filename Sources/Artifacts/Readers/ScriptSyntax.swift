@@ -385,6 +385,32 @@ struct ScriptParser {
         if !take(",") && current != .punct("]") { return nil }
       }
       return .array(elements)
+    case .punct("{"):
+      // In an expression a brace opens an object literal, never a block.
+      var members: [ScriptExpression.ObjectMember] = []
+      while !take("}") {
+        if take("...") {
+          guard let value = expression() else { return nil }
+          members.append(.spread(value))
+        } else {
+          let key: String
+          switch current {
+          case .word(let name)?: key = name
+          case .string(let name)?: key = name
+          default: return nil
+          }
+          position += 1
+          if take(":") {
+            guard let value = expression() else { return nil }
+            members.append(.field(key, value))
+          } else {
+            guard case .word = tokens[position - 1] else { return nil }
+            members.append(.field(key, .name(key)))
+          }
+        }
+        if !take(",") && current != .punct("}") { return nil }
+      }
+      return .object(members)
     case .word("true"): return .literal(.bool(true))
     case .word("false"): return .literal(.bool(false))
     case .word("null"): return .literal(.null)
@@ -399,6 +425,18 @@ struct ScriptParser {
           if !take(",") && current != .punct(")") { return nil }
         }
         return .newURL(arguments)
+      }
+      // `new Error(…)` and its kinds: an object whose message is the first argument.
+      if case .word(let name)? = current, name.hasSuffix("Error") {
+        position += 1
+        guard take("(") else { return nil }
+        var arguments: [ScriptExpression] = []
+        while !take(")") {
+          guard let argument = expression() else { return nil }
+          arguments.append(argument)
+          if !take(",") && current != .punct(")") { return nil }
+        }
+        return .call(.name("Error"), arguments)
       }
       guard takeWord("Set"), take("(") else { return nil }
       if take(")") { return .newSet(nil) }

@@ -346,6 +346,11 @@ public final class InstanceShell {
     }) {
       note("deep link to a known instance: \(instance.url)\(path)")
       preferences[Self.activeKey] = instance.url
+      if let handler = build.instanceShell?.code.deepLinkHandlerNavigates, !handler.value {
+        // boot() returned on the link: nothing replaces the page's static placeholder.
+        screen = .placeholder("the deep link's handler at \(handler.origin) opens no instance")
+        return true
+      }
       loadInstance(instance.url + path, replace: behaviours.deepLinkReplaces, cold: cold)
     } else {
       note("deep link to an unknown host \(host): onboarding pre-filled, resuming to \(path)")

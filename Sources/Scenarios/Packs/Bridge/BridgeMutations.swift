@@ -145,6 +145,13 @@ enum BridgeMutations {
         Int(arguments["value"] ?? "") ?? 0, at: at)
     },
     MutationSpec(
+      "app.config-throws",
+      summary: "The config module throws on the channel's build env.",
+      breaks: "seed 001: the build's values are read once, validated and frozen"
+    ) { configuration, _ in
+      configuration.build.bridge?.configThrows = Sourced(true, at: at)
+    },
+    MutationSpec(
       "app.runtime-server-selector",
       summary: "The app reads a server URL from storage at start and loads it.",
       breaks: "seed 001: there is no runtime server selector"
