@@ -234,6 +234,12 @@ extension BuildGuards {
           code.bootChecksBackForward,
           "boot() redirects to the active instance on a back_forward load: once the back-forward cache is evicted, back from an instance lands on that instance again",
           value: "redirects on back_forward")
+        if build.instanceShell?.deepLinkScheme != nil {
+          missing(
+            code.deepLinkHandlerNavigates,
+            "the deep link's handler opens no instance: a link to a known instance leaves the local page on its placeholder",
+            value: "opens no instance")
+        }
         if let unread = code.bootRedirectUnread {
           out.append(
             GuardHit(
