@@ -445,6 +445,10 @@ extension BuildReader {
     settings.handoff.readsCallbackState = auth.captures("(" + stateRead + ")").first
     settings.handoff.readsCallbackHost =
       auth.captures(#"(\.host(?:name)?\b(?!\s*=[^=]))"#).first
+    if let callback = settings.handoff.callback?.value {
+      settings.handoff.callbackCheck = HandoffCallbackReader.read(
+        auth, scheme: settings.scheme.value, callback: callback)
+    }
   }
 
   /// `src/diagnostics/`: the fields the diagnostics keep (an allowlist, as OpenMapX writes

@@ -443,6 +443,8 @@ import Testing
       ]))
     #expect(local.checksCallbackState != nil)
     #expect(local.checksCallbackHost != nil)
+    #expect(local.callbackCheck?.value == HandoffCallbackCheck(refusesRight: nil, accepts: []))
+    #expect(sample.handoff.callbackCheck?.value.accepts == [])
     let reversed = try #require(
       try handoff([
         (
@@ -456,7 +458,8 @@ import Testing
       ]))
     #expect(reversed.checksCallbackState != nil)
     #expect(reversed.checksCallbackHost != nil)
-    // Testing that a state came back is not comparing it with the attempt's.
+    // Run on wrong callbacks, the refusals show what they let through: a presence test lets
+    // another attempt's state in, `&&` a wrong host, a flipped test refuses the right one.
     let presence = try #require(
       try handoff([
         (
@@ -465,8 +468,25 @@ import Testing
         )
       ]))
     #expect(presence.checksCallbackState == nil)
-    // …which qualify cannot tell from a check it does not read: unverified, not failed.
-    #expect(presence.readsCallbackState != nil)
+    #expect(presence.callbackCheck?.value.accepts == ["state"])
+    let joined = try #require(
+      try handoff([(#" || parsed.host !== "auth""#, #" && parsed.host !== "auth""#)]))
+    #expect(joined.callbackCheck?.value.accepts == ["host", "scheme"])
+    let flipped = try #require(
+      try handoff([(#"parsed.host !== "auth""#, #"parsed.host === "auth""#)]))
+    #expect(flipped.callbackCheck?.value.refusesRight?.location?.line == 46)
+    // A test qualify cannot run (a function of no module it reads) leaves the matched forms
+    // to judge, and a state read but not compared in them is unverified, not failed.
+    let opaque = try #require(
+      try handoff([
+        (
+          #"parsed.searchParams.get("state") !== state"#,
+          #"!sameAttempt(parsed.searchParams.get("state"))"#
+        )
+      ]))
+    #expect(opaque.callbackCheck == nil)
+    #expect(opaque.checksCallbackState == nil)
+    #expect(opaque.readsCallbackState != nil)
     let build = try #require(try AppRepository(directory: copy.path).builds(for: .prod)[.ios])
     let findings = BuildGuards.findings(for: build).filter { $0.rule == "handoff-client" }
     #expect(findings.contains { $0.severity == .unverified })

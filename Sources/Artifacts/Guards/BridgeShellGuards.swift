@@ -277,7 +277,25 @@ extension BuildGuards {
                 "the /mobile-auth URL carries no state (searchParams.set(\"state\", …)): the callback cannot be tied to this attempt",
                 at: at, value: "state"))
           }
-          if handoff.checksCallbackState == nil {
+          if let check = handoff.callbackCheck {
+            // Run, the refusals say what they let through: the matched forms below are moot.
+            if let refusal = check.value.refusesRight {
+              hits.append(
+                GuardHit(
+                  "the callback's refusal if (\(refusal.value)) turns away the callback the server sends back: every sign-in fails",
+                  at: refusal.location, value: "refuses the callback"))
+            }
+            for part in check.value.accepts {
+              hits.append(
+                GuardHit(
+                  "a callback with another \(part) passes every refusal of the callback: "
+                    + [
+                      "host": "any link on the app's scheme is taken for the sign-in callback",
+                      "scheme": "a link on another scheme is taken for the sign-in callback",
+                    ][part, default: "a callback from another attempt is accepted"],
+                  at: check.location, value: part))
+            }
+          } else if handoff.checksCallbackState == nil {
             if let read = handoff.readsCallbackState {
               hits.append(
                 GuardHit(
@@ -290,7 +308,7 @@ extension BuildGuards {
                   at: at, value: "state"))
             }
           }
-          if handoff.checksCallbackHost == nil {
+          if handoff.callbackCheck == nil, handoff.checksCallbackHost == nil {
             if let read = handoff.readsCallbackHost {
               hits.append(
                 GuardHit(

@@ -129,6 +129,10 @@ extension AppBuild {
       add("official origin", bridge.officialOrigin) { $0 }
       add("the config refuses the official id elsewhere", bridge.officialBinding, yes)
       add("the config module throws on the build env", bridge.configThrows, yes)
+      add("the callback's refusals let through", bridge.handoff.callbackCheck) {
+        ($0.accepts.isEmpty ? "no wrong callback" : $0.accepts.joined(separator: ", "))
+          + ($0.refusesRight.map { "; they refuse the right one (\($0.value))" } ?? "")
+      }
       for (check, fact) in (bridge.receiverChecks ?? [:]).sorted(by: { $0.key < $1.key }) {
         add("receive() checks the \(check)", fact, yes)
       }

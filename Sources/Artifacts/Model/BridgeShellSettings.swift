@@ -163,6 +163,9 @@ public struct HandoffClientCode: Sendable {
   /// the reader does not know is then unverified, not missing.
   public var readsCallbackState: Sourced<String>?
   public var readsCallbackHost: Sourced<String>?
+  /// The callback's refusals run on the right callback and on wrong ones (nil: not found or
+  /// not evaluated; the checks above then judge alone).
+  public var callbackCheck: Sourced<HandoffCallbackCheck>?
   /// The statuses `SystemAuthSession` answers with (`status: "failed" as const`).
   public var statuses: [Sourced<String>] = []
   /// The statuses `auth.result`'s schema accepts.

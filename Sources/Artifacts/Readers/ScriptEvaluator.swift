@@ -407,6 +407,13 @@ struct ScriptEvaluator {
 
   static func method(_ base: Value, _ name: String, _ arguments: [Value]) -> Value? {
     let first = arguments.first ?? .undefined
+    if case .object(let fields) = base, case .string(let query)? = fields[ScriptURL.searchKey] {
+      switch name {
+      case "get": return ScriptURL.parameter(string(first), in: query)
+      case "has": return .bool(ScriptURL.parameter(string(first), in: query) != .null)
+      default: return nil
+      }
+    }
     switch base {
     case .string(let text):
       let range = NSRange(text.startIndex..., in: text)

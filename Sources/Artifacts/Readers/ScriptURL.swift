@@ -19,7 +19,10 @@ enum ScriptURL {
       })
     else { return nil }
     let rest = String(trimmed[trimmed.index(after: colon)...])
-    guard special[scheme] != nil else {
+    let isSpecial = special[scheme] != nil
+    // A non-special scheme followed by `//` has an authority too (`openmapx://auth/callback`:
+    // host `auth`, path `/callback`), its host opaque: kept as written, no default port.
+    guard isSpecial || rest.hasPrefix("//") else {
       // An opaque URL (`mailto:`, `blob:`, `javascript:`): its path is the rest; a blob's
       // origin is its inner URL's.
       var fields = base(scheme: scheme)
@@ -34,8 +37,8 @@ enum ScriptURL {
       return .object(fields)
     }
     // Special schemes: backslashes are slashes, and the authority follows any run of them.
-    let normalized = rest.replacingOccurrences(of: "\\", with: "/")
-    let afterSlashes = normalized.drop { $0 == "/" }
+    let normalized = isSpecial ? rest.replacingOccurrences(of: "\\", with: "/") : rest
+    let afterSlashes = isSpecial ? normalized.drop { $0 == "/" } : normalized.dropFirst(2)
     let authorityEnd = afterSlashes.firstIndex { "/?#".contains($0) } ?? afterSlashes.endIndex
     let authority = String(afterSlashes[..<authorityEnd])
     let tail = String(afterSlashes[authorityEnd...])
@@ -53,8 +56,8 @@ enum ScriptURL {
       host = String(hostPort[..<lastColon])
       port = String(hostPort[hostPort.index(after: lastColon)...])
     }
-    host = (host.removingPercentEncoding ?? host).lowercased()
-    guard !host.isEmpty || scheme == "file",
+    if isSpecial { host = (host.removingPercentEncoding ?? host).lowercased() }
+    guard !host.isEmpty || scheme == "file" || !isSpecial,
       !host.contains(where: { " #%/:<>?@[\\]^|".contains($0) }) || host.hasPrefix("[")
     else { return nil }
     if !port.isEmpty {
@@ -80,7 +83,15 @@ enum ScriptURL {
     fields["host"] = .string(hostField)
     fields["port"] = .string(port)
     fields["pathname"] = .string(path.isEmpty ? "/" : path)
-    fields["origin"] = .string(scheme == "file" ? "null" : scheme + "://" + hostField)
+    fields["origin"] = .string(
+      scheme == "file" || !isSpecial ? "null" : scheme + "://" + hostField)
+    let rawQuery = tail[queryStart...]
+    let hashStart = rawQuery.firstIndex(of: "#") ?? rawQuery.endIndex
+    let query = rawQuery.hasPrefix("?") ? String(rawQuery[rawQuery.startIndex..<hashStart]) : ""
+    let fragment = String(rawQuery[hashStart...])
+    fields["search"] = .string(query.count > 1 ? query : "")
+    fields["hash"] = .string(fragment.count > 1 ? fragment : "")
+    fields["searchParams"] = .object([searchKey: .string(String(query.dropFirst()))])
     let credentials =
       username.isEmpty && password.isEmpty
       ? "" : username + (password.isEmpty ? "" : ":" + password) + "@"
@@ -88,6 +99,23 @@ enum ScriptURL {
       scheme + "://" + credentials + hostField + (path.isEmpty ? "/" : path)
         + String(tail[queryStart...]))
     return .object(fields)
+  }
+
+  /// Where a `searchParams` object keeps its query (no script can name this key).
+  static let searchKey = " search"
+
+  /// `URLSearchParams.get(name)`: the first value of `name` in a query, form-decoded; null
+  /// when absent.
+  static func parameter(_ name: String, in query: String) -> Value {
+    for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+      }
+      if decode(parts[0]) == name { return .string(parts.count > 1 ? decode(parts[1]) : "") }
+    }
+    return .null
   }
 
   static func base(scheme: String) -> [String: Value] {
