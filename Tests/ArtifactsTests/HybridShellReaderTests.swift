@@ -504,6 +504,64 @@ import Testing
     #expect(unchecked.readsCallbackHost == nil)
   }
 
+  /// The callback checked in a method of its own, in the idioms OpenMapX's client uses
+  /// (written here): the URL parsed in a `try`, the scheme and path normalised before they
+  /// are compared, the state and code read into locals, the code held to a length and an
+  /// alphabet — run on callbacks of the real shape, it refuses exactly the wrong ones.
+  @Test func aCallbackCheckedInAMethodOfItsOwnIsRun() throws {
+    let client = #"""
+      const VERIFIER_BYTES = 32;
+      export class BrowserSignIn {
+        constructor(private readonly deps: { config: { scheme: string; webOrigin: string } }) {}
+        get redirectUrl(): string {
+          return `${this.deps.config.scheme}://auth/callback`;
+        }
+        async start(state: string) {
+          const target = new URL("/mobile-auth", this.deps.config.webOrigin);
+          target.searchParams.set("state", state);
+          const returned = await openBrowser(target.toString(), this.redirectUrl);
+          const accepted = this.accept(returned, state);
+          if (!accepted) return { status: "failed" };
+          return { status: "ok", callbackCode: accepted.code };
+        }
+        private accept(raw: string, wanted: string): { code: string } | null {
+          let link: URL;
+          try {
+            link = new URL(raw);
+          } catch {
+            return null;
+          }
+          if (link.protocol.replace(/:$/, "").toLowerCase() !== this.deps.config.scheme) {
+            return null;
+          }
+          if (link.host.toLowerCase() !== "auth") return null;
+          if (link.pathname.replace(/\/+$/, "") !== "/callback") return null;
+          const given = link.searchParams.get("state");
+          const code = link.searchParams.get("code");
+          if (!given || !code) return null;
+          if (given !== wanted) return null;
+          if (code.length < 16 || !/^[A-Za-z0-9_-]+$/.test(code)) return null;
+          return { code };
+        }
+      }
+      """#
+    let scratch = try Fixtures.temporaryDirectory("qualify-bridge-callback")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent("app")
+    try FileManager.default.copyItem(atPath: Fixtures.bridgeApp, toPath: copy.path)
+    let file = copy.appendingPathComponent("apps/mobile/src/auth/SystemAuthSession.ts")
+    func check(_ text: String) throws -> HandoffCallbackCheck? {
+      try text.write(to: file, atomically: true, encoding: .utf8)
+      return try AppRepository(directory: copy.path).builds(for: .prod)[.ios]?.bridge?.handoff
+        .callbackCheck?.value
+    }
+    #expect(try check(client) == HandoffCallbackCheck(refusesRight: nil, accepts: []))
+    let noState = client.replacingOccurrences(of: "if (given !== wanted) return null;", with: "")
+    #expect(try check(noState)?.accepts == ["state"])
+    let flipped = client.replacingOccurrences(of: #"!== "auth""#, with: #"=== "auth""#)
+    #expect(try check(flipped)?.refusesRight?.location?.line == 25)
+  }
+
   @Test func theConfigModuleAndTheEnvMakeTheCompiledOriginIdAndScheme() throws {
     let prod = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios]?.bridge)

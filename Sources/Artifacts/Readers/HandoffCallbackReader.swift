@@ -24,11 +24,19 @@ enum HandoffCallbackReader {
       let text = lines.map(\.1).joined(separator: "\n")
       guard
         let parsed = InstanceDecisionReader.matches(
-          #"(?:const|let)\s+(\w+)\s*=\s*new URL\(\s*\w+\s*\)"#, text
+          #"\b(\w+)\s*=\s*new URL\(\s*\w+\s*\)"#, text
         ).first?.first
       else { continue }
-      let refusals = ScriptStatements.guards(text).filter {
-        $0.condition.range(of: #"\b\#(parsed)\b"#, options: .regularExpression) != nil
+      // The locals a refusal tests that hold a part of the callback
+      // (`const returned = parsed.searchParams.get("state")`).
+      let locals = InstanceDecisionReader.matches(
+        #"(?:const|let)\s+(\w+)\s*=\s*([^;\n]*\b\#(parsed)\b[^;\n]*);"#, text)
+      // A refusal tests the parsed callback, or a local holding a part of it.
+      let tested = [parsed] + locals.map { $0[0] }
+      let refusals = ScriptStatements.guards(text).filter { refusal in
+        tested.contains {
+          refusal.condition.range(of: #"\b\#($0)\b"#, options: .regularExpression) != nil
+        }
       }
       guard !refusals.isEmpty else { continue }
       func location(_ refusal: ScriptStatements.Guard) -> FileLocation {
@@ -40,10 +48,6 @@ enum HandoffCallbackReader {
         $0.condition.replacingOccurrences(
           of: #"\bthis\.(?:deps\.)?(?:config\.)?(\w+)"#, with: "__$1", options: .regularExpression)
       }
-      // The locals a refusal tests that hold a part of the callback
-      // (`const returned = parsed.searchParams.get("state")`).
-      let locals = InstanceDecisionReader.matches(
-        #"(?:const|let)\s+(\w+)\s*=\s*([^;\n]*\b\#(parsed)\b[^;\n]*);"#, text)
       // What the callback's state (read inline or through such a local) is compared with
       // holds the attempt's state.
       let stateRead = #"[\w.]*\.get\(\s*["']state["']\s*\)"#
@@ -58,7 +62,9 @@ enum HandoffCallbackReader {
         (InstanceDecisionReader.matches(get + op + other, condition).first
           ?? InstanceDecisionReader.matches(other + op + get, condition).first)?.first
       }.first
-      let attempt = "qualify-attempt-state"
+      // Shaped as the real ones are (16 and 32 random bytes, base64url), since a client may
+      // hold a code to its length and alphabet.
+      let attempt = "qualifyAttemptState012"
       var names = [parsed, "__scheme", "__redirectUrl"]
       var stateBinding: ScriptFunction.Value?
       if let expected {
@@ -92,12 +98,13 @@ enum HandoffCallbackReader {
         }
         return nil
       }
-      let query = "?state=\(attempt)&code=qualify-code"
+      let code = "qualifyHandoffCode0123456789abcdefghijklmnop"
+      let query = "?state=\(attempt)&code=\(code)"
       let right = refusing("\(scheme)://\(host)\(path)\(query)")
       let wrong = [
         ("host", "\(scheme)://elsewhere.example\(path)\(query)"),
         ("scheme", "qualify-other\(scheme)://\(host)\(path)\(query)"),
-        ("state", "\(scheme)://\(host)\(path)?state=another-attempt&code=qualify-code"),
+        ("state", "\(scheme)://\(host)\(path)?state=anotherAttemptState99&code=\(code)"),
       ].map { ($0.0, refusing($0.1)) }
       guard right != -1, !wrong.contains(where: { $0.1 == -1 }) else { return nil }
       let first = refusals[0]
