@@ -82,12 +82,16 @@ import Testing
     let out = result.stdout
     try #require(!out.contains("mount=failed"), "tmpfs needs root: \(result.stderr)")
     for name in ["run", "history", "show"] {
-      #expect(status(name, in: out) == 4, "\(name): \(out)")
       let message = try String(
         contentsOf: scratch.appendingPathComponent("\(name).err"), encoding: .utf8)
+      #expect(!message.contains("bug in qualify"), "\(name): \(message)")
+      // Reading may need no write: when the run could still mark itself aborted and SQLite
+      // kept its journal (the checkpoint had no room), history and show read the full disk
+      // and succeed. Whatever must write fails with exit 4 and says why.
+      if name != "run", status(name, in: out) == 0 { continue }
+      #expect(status(name, in: out) == 4, "\(name): \(out)")
       #expect(message.contains("database or disk is full"), "\(name): \(message)")
       #expect(message.contains("hint: free space on the disk"), "\(name): \(message)")
-      #expect(!message.contains("bug in qualify"), "\(name): \(message)")
     }
     // Space again: the store opens, and the interrupted run is marked, not lost.
     #expect(status("after", in: out) == 0, "\(out)")
