@@ -54,4 +54,73 @@ extension BuildReader {
     case .returned: return
     }
   }
+
+  /// `OFFICIAL_APP_ID` / `OFFICIAL_ORIGIN` and the module's refusal to build one without the
+  /// other.
+  static func readOfficialIdentity(
+    _ config: CodeSearch, file: String, into settings: inout BridgeShellSettings
+  ) {
+    let constants = config.captures(#"const (OFFICIAL_[A-Z_]+)\s*=\s*["']([^"']+)["']"#, groups: 2)
+    for found in constants {
+      let value = Sourced(found.value[1], at: found.location)
+      if found.value[0].contains("ID") { settings.officialAppId = value }
+      if found.value[0].contains("ORIGIN") { settings.officialOrigin = value }
+    }
+    if let id = settings.officialAppId {
+      settings.officialBinding = officialBinding(config, idName: id, file: file)
+    }
+  }
+
+  /// Seed 001: the official identity is bound to the official origin at build time — the
+  /// module throws when the official id is built against another origin. An `if` naming the
+  /// official id's constant and comparing with the official origin's (`!==`), whose block
+  /// throws.
+  static func officialBinding(_ config: CodeSearch, idName id: Sourced<String>, file: String)
+    -> Sourced<Bool>
+  {
+    let refusals = config.capturesAcrossLines(
+      #"if\s*\(((?:[^{;]|\n)*?OFFICIAL_[A-Z_]*ID(?:[^{;]|\n)*?)\)\s*\{?\s*throw\b"#)
+    // The id compared equal to the official one, and an origin compared unequal to the
+    // official origin: the refusal of exactly that build, not any test naming them.
+    let idEqual = #"===\s*OFFICIAL_\w*ID\b|\bOFFICIAL_\w*ID\s*==="#
+    let originUnequal = #"!==\s*OFFICIAL_\w*ORIGIN\b|\bOFFICIAL_\w*ORIGIN\s*!=="#
+    if let refusal = refusals.first(where: {
+      $0.value.range(of: idEqual, options: .regularExpression) != nil
+        && $0.value.range(of: originUnequal, options: .regularExpression) != nil
+    }) {
+      let condition = refusal.value.split(whereSeparator: \.isNewline).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }.joined(separator: " ")
+      return Sourced(true, at: refusal.location, derivation: ["throws when \(condition)"])
+    }
+    return Sourced(
+      false, at: FileLocation(file: file, line: id.location?.line ?? 0, column: 1),
+      derivation: ["no `if (… === OFFICIAL_…ID … !== OFFICIAL_…ORIGIN …) throw` in \(file)"])
+  }
+
+  /// Each `env.NAME ?? default` of the config module: the variable and the value it falls
+  /// back to, a string literal or a constant of the module (`?? OFFICIAL_ORIGIN` with
+  /// `export const OFFICIAL_ORIGIN = "https://…"`), with where the value is written.
+  static func configDefaults(_ config: CodeSearch) -> [String: Sourced<String>] {
+    var constants: [String: Sourced<String>] = [:]
+    let declaration =
+      #"\bconst\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*string\s*)?=\s*["'`]([^"'`$]*)["'`]"#
+    for found in config.captures(declaration, groups: 2) where constants[found.value[0]] == nil {
+      constants[found.value[0]] = Sourced(found.value[1], at: found.location)
+    }
+    var defaults: [String: Sourced<String>] = [:]
+    let fallback =
+      #"env\.([A-Z0-9_]+)\s*\?\?\s*(?:["'`]([^"'`$]*)["'`]|([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*[.(\[]))"#
+    for found in config.captures(fallback, groups: 3) {
+      let (variable, literal, name) = (found.value[0], found.value[1], found.value[2])
+      if name.isEmpty {
+        defaults[variable] = Sourced(literal, at: found.location)
+      } else if let constant = constants[name] {
+        defaults[variable] = Sourced(
+          constant.value, at: found.location,
+          derivation: ["\(name) = \(constant.value) (\(constant.origin))"])
+      }
+    }
+    return defaults
+  }
 }

@@ -6,6 +6,25 @@ import QualifyCore
 /// one side and another way on the other is a release whose WebView loads nothing, whose
 /// page's command is refused as unknown, or whose failed sign-in never reaches the page.
 extension BuildGuards {
+  /// Hosts a release must not load: loopback, private ranges and reserved names.
+  static func isPublicHost(_ host: String) -> Bool {
+    let host = host.lowercased()
+    if ["localhost", "0.0.0.0", "::1"].contains(host) { return false }
+    for prefix in ["127.", "10.", "192.168.", "169.254."] where host.hasPrefix(prefix) {
+      return false
+    }
+    if host.hasPrefix("172."), let second = Int(host.split(separator: ".").dropFirst().first ?? ""),
+      (16...31).contains(second)
+    {
+      return false
+    }
+    for suffix in [".local", ".localhost", ".test", ".example", ".invalid", ".internal"]
+    where host.hasSuffix(suffix) {
+      return false
+    }
+    return host.contains(".")
+  }
+
   /// Where qualify looked for code it did not find (line 0: the file or folder as a whole), so
   /// that the run reports an unread decision of the app, not an input left out.
   static func lookedIn(_ path: String) -> FileLocation {

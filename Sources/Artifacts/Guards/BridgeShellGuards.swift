@@ -5,25 +5,6 @@ import QualifyCore
 /// protocol range, the schemes, the WebView's restrictions, and both sides of the sign-in
 /// handoff as their code reads.
 extension BuildGuards {
-  /// Hosts a release must not load: loopback, private ranges and reserved names.
-  static func isPublicHost(_ host: String) -> Bool {
-    let host = host.lowercased()
-    if ["localhost", "0.0.0.0", "::1"].contains(host) { return false }
-    for prefix in ["127.", "10.", "192.168.", "169.254."] where host.hasPrefix(prefix) {
-      return false
-    }
-    if host.hasPrefix("172."), let second = Int(host.split(separator: ".").dropFirst().first ?? ""),
-      (16...31).contains(second)
-    {
-      return false
-    }
-    for suffix in [".local", ".localhost", ".test", ".example", ".invalid", ".internal"]
-    where host.hasSuffix(suffix) {
-      return false
-    }
-    return host.contains(".")
-  }
-
   static let bridgeShellRules: [GuardRule] = [
     GuardRule(
       id: "release-origin", title: "Release origins are HTTPS public hosts",
