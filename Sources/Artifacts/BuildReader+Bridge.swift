@@ -85,7 +85,8 @@ extension BuildReader {
     Self.readOfficialIdentity(config, file: configFile.file, into: &settings)
     if let text = try? repository.text(configPath)?.text {
       Self.evaluateConfig(
-        text, config, env: env, releaseVariable: releaseVariable, into: &settings)
+        text, at: configPath, in: repository, config, env: env, releaseVariable: releaseVariable,
+        into: &settings)
     }
     readProtocol(into: &settings)
     readReceiver(into: &settings)

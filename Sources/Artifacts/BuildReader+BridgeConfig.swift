@@ -8,25 +8,42 @@ extension BuildReader {
   /// it wins (a condition flipped in the module is then what qualify simulates); a throw is
   /// the fatal-configuration screen.
   static func evaluateConfig(
-    _ text: String, _ config: CodeSearch, env: EnvLayers, releaseVariable: String,
-    into settings: inout BridgeShellSettings
+    _ text: String, at path: String, in repository: AppRepository, _ config: CodeSearch,
+    env: EnvLayers, releaseVariable: String, into settings: inout BridgeShellSettings
   ) {
     let names = InstanceDecisionReader.matches(
       #"(?m)^export\s+function\s+([A-Za-z_$][\w$]*)\s*\("#, text
     ).map(\.[0])
+    let module = FileLocation(
+      file: config.files.first?.file ?? "the config module", line: 1, column: 1)
     guard
       let (name, block) = names.lazy.compactMap({ name in
         config.blocks(after: "function \(name)(").first.map { (name, $0) }
-      }).first(where: { $0.1.body.contains("." + releaseVariable) }),
-      case .success(let function) = ScriptFunction.read(name, in: text)
-    else { return }
+      }).first(where: { $0.1.body.contains("." + releaseVariable) })
+    else {
+      settings.configUnread = Sourced(
+        "no exported function reads env.\(releaseVariable) (looked for export function NAME(env) in \(module.file))",
+        at: module)
+      return
+    }
+    let at = FileLocation(file: block.file, line: block.line, column: 1)
+    let function: ScriptFunction
+    // Its helpers may live beside it (`import { isNonPublicHost } from "./hosts"`).
+    let read = ScriptFunction.read(name: name, at: path) { try? repository.text($0)?.text }
+    switch read {
+    case .success(let read): function = read
+    case .failure(let error):
+      settings.configUnread = Sourced("\(name)() is not read: \(error.reason)", at: at)
+      return
+    }
     var values: [String: ScriptFunction.Value] = [:]
     for file in env.files {
       for entry in file.entries { values[entry.key] = .string(entry.value) }
     }
-    let at = FileLocation(file: block.file, line: block.line, column: 1)
     switch function.outcome([.object(values)]) {
-    case .unanswered: return
+    case .unanswered(let why):
+      settings.configUnread = Sourced(
+        "\(name)(env) needs " + (why ?? "what qualify does not evaluate"), at: at)
     case .threw(let message):
       settings.configThrows = Sourced(
         true, at: at,
@@ -51,7 +68,8 @@ extension BuildReader {
           release, at: at,
           derivation: settings.release.derivation + ["\(name)(env) returns release \(release)"])
       }
-    case .returned: return
+    case .returned:
+      settings.configUnread = Sourced("\(name)(env) returns no object", at: at)
     }
   }
 

@@ -102,10 +102,23 @@ extension BuildReader {
       Self.readEarlyRefusals(body, in: policy, into: &navigation)
       // The whole function, to be run on the URLs the rule is about: whatever shape its tests
       // take, what it answers for a look-alike host is what the WebView does.
-      if let lines = policy.files.first(where: { $0.file == body.file })?.lines,
-        case .success(let function) = ScriptFunction.read(
-          "classifyNavigation", in: lines.map(\.1).joined(separator: "\n"))
-      {
+      // Its sets and helpers may be imported from the files beside it.
+      let root = XcodeProject.join(BridgeReader.mobile, "src")
+      let path = repository.files(under: root, suffix: "originPolicy.ts").first {
+        body.file.hasSuffix($0)
+      }
+      let repository = self.repository
+      let read =
+        path.map { path in
+          ScriptFunction.read(name: "classifyNavigation", at: path) {
+            try? repository.text($0)?.text
+          }
+        }
+        ?? ScriptFunction.read(
+          "classifyNavigation",
+          in: policy.files.first { $0.file == body.file }?.lines.map(\.1).joined(
+            separator: "\n") ?? "")
+      if case .success(let function) = read {
         navigation.function = Sourced(
           function, at: FileLocation(file: body.file, line: body.line, column: 1))
       }

@@ -154,6 +154,10 @@ extension BuildReader {
         collect(error)
       }
     }
+    let conditions = Set(
+      (settings.value("SWIFT_ACTIVE_COMPILATION_CONDITIONS")?.value ?? "")
+        .split(separator: " ").map(String.init))
+    build.instanceShell?.code.iosBackGesture = readBackGesture(conditions: conditions)
     // The Swift files in the app's folder against what the target's Sources phase compiles:
     // in a classic-format project a file must be added by hand, and one left out is not a
     // build error but a black screen at launch (seed 004, task 20.1).
@@ -230,11 +234,8 @@ extension BuildReader {
     let android = sources("android/app/src/main/java", [".java", ".kt"], quotes: ["\""])
     let ios = sources("ios/App/App", [".swift"], quotes: ["\""])
     let web = sources("src", [".ts", ".js", ".tsx", ".jsx"], quotes: ["\"", "'", "`"])
-    code.androidBackLoadsManager = android.fact(
-      [
-        ["dispatchKeyEvent", "loadUrl(", "manage"], ["onBackPressed", "loadUrl(", "manage"],
-        ["OnBackPressedCallback", "loadUrl(", "manage"],
-      ], home: "BridgeActivity")
+    (code.androidBackLoadsManager, code.androidBackLoadsPlainLocal) =
+      AndroidBackReader(android: android).read()
     code.androidNavigationPolicy = android.fact(
       [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
     code.iosNavigationPolicy = ios.fact(
@@ -272,7 +273,9 @@ extension BuildReader {
     var unread: Sourced<String>?
     code.bootChecksBackForward = boot.bootChecksBackForward(unread: &unread)
     code.bootRedirectUnread = unread
-    code.deepLinkHandlerNavigates = boot.deepLinkHandlerNavigates()
+    if boot.bootBlock() == nil { code.bootUnfound = Sourced(boot.bootUnfound, at: nil) }
+    code.deepLinkHandlerNavigates = boot.deepLinkHandlerNavigates(
+      unread: &code.deepLinkHandlerUnread)
     code.iosSnapshotsLocalScripts = LocalScriptsSnapshotReader.read(ios)
     if let written = SharedStorageKeyReader.web(web) {
       code.webActiveKey = written.key
@@ -411,5 +414,50 @@ extension BuildReader {
           ? "no WKScriptMessageHandler of the app's own (didReceive message: WKScriptMessage)"
           : "no addWebMessageListener( or addJavascriptInterface( in the app's code"))
     build.features.deviceBridge.declaredByProfile = use != .auto
+  }
+
+  /// Whether the app's Swift code, as this configuration compiles it (`#if DEBUG` is out of
+  /// a Release build), turns the WebView's back swipe on and never off; nil without Swift
+  /// sources.
+  func readBackGesture(conditions: Set<String>) -> Sourced<Bool>? {
+    let folder = XcodeProject.join(profile.capacitorRoot, "ios/App/App")
+    let pattern = #"allowsBackForwardNavigationGestures\s*=\s*(\w+)"#
+    var on: Sourced<Bool>?
+    var compiledOut: Sourced<Bool>?
+    var home: String?
+    for path in repository.files(under: folder, suffix: ".swift") {
+      guard let (text, file) = (try? repository.text(path)).flatMap({ $0 }) else { continue }
+      if home == nil || text.contains("CAPBridgeViewController") { home = file }
+      // The compiled lines leave the directives out: matched to the source by line number.
+      let compiled = Dictionary(
+        SourceText.compiledSwiftLines(text, conditions: conditions), uniquingKeysWith: { a, _ in a }
+      )
+      for (index, raw) in SourceText.codeLines(text) {
+        guard let value = SourceText.capture(pattern, in: raw) else { continue }
+        let at = FileLocation(file: file, line: index + 1, column: 1)
+        if SourceText.capture(pattern, in: compiled[index] ?? "") == nil {
+          if value == "true" {
+            compiledOut = Sourced(
+              false, at: at,
+              derivation: [
+                "set inside a condition the \(xcodeConfiguration) configuration compiles out (#if DEBUG)"
+              ])
+          }
+          continue
+        }
+        if value != "true" {
+          return Sourced(
+            false, at: at, derivation: ["allowsBackForwardNavigationGestures = \(value)"])
+        }
+        on = on ?? Sourced(true, at: at)
+      }
+    }
+    guard let home else { return nil }
+    return on ?? compiledOut
+      ?? Sourced(
+        false, at: FileLocation(file: home, line: 0, column: 1),
+        derivation: [
+          "nothing sets allowsBackForwardNavigationGestures, and WKWebView's default is false"
+        ])
   }
 }

@@ -70,9 +70,12 @@ extension BuildReader {
     var registeringClass: String?
     var registeredInSource = false
     var currentClass: String?
-    let compiled = SourceText.compiledSwiftLines(text, conditions: conditions)
+    // The compiled lines leave the directives out: matched to the source by line number.
+    let compiled = Dictionary(
+      SourceText.compiledSwiftLines(text, conditions: conditions), uniquingKeysWith: { a, _ in a })
     let all = SourceText.codeLines(text)
-    for ((index, line), (_, raw)) in zip(compiled, all) {
+    for (index, raw) in all {
+      let line = compiled[index] ?? ""
       if let name = SourceText.capture(#"class\s+(\w+)\s*:"#, in: raw) { currentClass = name }
       if SourceText.matches(pattern, raw) { registeredInSource = true }
       if SourceText.matches(pattern, line) {

@@ -232,6 +232,103 @@ import Testing
     // Without a deeplink parameter read in boot(), there is no handler to judge.
     let none = main.replacingOccurrences(of: "params.get('deeplink')", with: "null")
     #expect(try code(["src/main.ts": none])?.deepLinkHandlerNavigates == nil)
+    // The parameter read however the code writes it: a URLSearchParams of its own kept in a
+    // local, or passed straight to the handler.
+    let own = "new URLSearchParams(window.location.search).get('deeplink')"
+    let inline = main.replacingOccurrences(of: "params.get('deeplink')", with: own)
+    #expect(inline != main)
+    #expect(try code(["src/main.ts": inline])?.deepLinkHandlerNavigates?.value == true)
+    let inlineDropped = try code([
+      "src/main.ts": inline.replacingOccurrences(of: opens, with: "")
+    ])
+    #expect(inlineDropped?.deepLinkHandlerNavigates?.value == false)
+    let direct = main.replacingOccurrences(
+      of:
+        "const deeplink = params.get('deeplink');\n  if (deeplink && (await handleDeepLink(deeplink))) return;",
+      with: "if (await handleDeepLink(params.get('deeplink') ?? '')) return;")
+    #expect(direct != main)
+    #expect(try code(["src/main.ts": direct])?.deepLinkHandlerNavigates?.value == true)
+    #expect(
+      try code(["src/main.ts": direct.replacingOccurrences(of: opens, with: "")])?
+        .deepLinkHandlerNavigates?.value == false)
+    // A handler qualify cannot find is unverified with where it looked, never passed.
+    let elsewhere = try code([
+      "src/main.ts": main.replacingOccurrences(
+        of: "await handleDeepLink(deeplink)", with: "await routeLink(deeplink)")
+    ])
+    #expect(elsewhere?.deepLinkHandlerNavigates == nil)
+    #expect(elsewhere?.deepLinkHandlerUnread?.value.contains("routeLink()") == true)
+    #expect(elsewhere?.deepLinkHandlerUnread?.location?.file.hasSuffix("src/main.ts") == true)
+  }
+
+  /// Android's back handler is read for the page it loads: the manager (`?manage=1`, as a
+  /// literal or through a constant of any source file), the local page without it, or
+  /// nothing — never "manage" found somewhere else in the code.
+  @Test func androidsBackHandlerIsReadForThePageItLoads() throws {
+    let path = "android/app/src/main/java/fs/sovereign/mobile/MainActivity.java"
+    func code(_ files: [String: String]) throws -> InstanceShellCode? {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.android]?
+        .instanceShell?.code
+    }
+    let main = try sample(path)
+    let loads = "webView.loadUrl(LOCAL_ORIGIN + \"?manage=1\");"
+    #expect(main.contains(loads))
+    let read = try code([:])
+    #expect(read?.androidBackLoadsManager?.value == true)
+    #expect(read?.androidBackLoadsPlainLocal == nil)
+    // The local page alone, beside code that says "manager" elsewhere.
+    let elsewhere = "android/app/src/main/java/fs/sovereign/mobile/Vibration.java"
+    let plain = try code([
+      path: main.replacingOccurrences(of: loads, with: "webView.loadUrl(LOCAL_ORIGIN);"),
+      elsewhere: "class Vibration {\n  Object manager = null;\n  String manage = \"\";\n}\n",
+    ])
+    #expect(plain?.androidBackLoadsManager?.value == false)
+    #expect(plain?.androidBackLoadsPlainLocal?.value == "LOCAL_ORIGIN")
+    #expect(plain?.androidBackLoadsPlainLocal?.location?.line == 45)
+    // The manager's URL kept in a constant of another class.
+    let constant = try code([
+      path: main.replacingOccurrences(of: loads, with: "webView.loadUrl(Urls.MANAGER);"),
+      "android/app/src/main/java/fs/sovereign/mobile/Urls.java":
+        "final class Urls {\n  static final String MANAGER = \"https://localhost/?manage=1\";\n}\n",
+    ])
+    #expect(constant?.androidBackLoadsManager?.value == true)
+    // A handler that loads nothing.
+    let nothing = try code([path: main.replacingOccurrences(of: loads, with: "")])
+    #expect(nothing?.androidBackLoadsManager?.value == false)
+    #expect(nothing?.androidBackLoadsPlainLocal == nil)
+  }
+
+  /// The local page's entry is boot(), or the function its module calls at the top level:
+  /// renamed, it is still read; not found at all, what a load does is unverified.
+  @Test func theLocalPagesEntryIsFoundByItsTopLevelCall() throws {
+    func code(_ files: [String: String]) throws -> InstanceShellCode? {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+        .instanceShell?.code
+    }
+    let main = try sample("src/main.ts")
+    let renamed =
+      main
+      .replacingOccurrences(of: "async function boot()", with: "async function start()")
+      .replacingOccurrences(of: "void boot();", with: "start().catch(console.error);")
+    #expect(renamed != main && !renamed.contains("void boot();"))
+    let read = try code(["src/main.ts": renamed])
+    #expect(read?.bootUnfound == nil)
+    #expect(read?.bootChecksBackForward?.value == true)
+    let unchecked = try code([
+      "src/main.ts": renamed.replacingOccurrences(of: " && !isBackForward()", with: "")
+    ])
+    #expect(unchecked?.bootChecksBackForward?.value == false)
+    // No entry function at all: neither passed nor failed.
+    let inline = renamed.replacingOccurrences(
+      of: "start().catch(console.error);", with: "")
+    let unfound = try code(["src/main.ts": inline])
+    #expect(unfound?.bootChecksBackForward == nil)
+    #expect(unfound?.bootUnfound?.value.contains("looked for function boot(") == true)
+    #expect(unfound?.deepLinkHandlerUnread != nil)
   }
 
   @Test func theNormalisersHTTPRuleIsReadPerKindOfBuild() throws {
@@ -859,6 +956,8 @@ import Testing
       with:
         "function isPublicHost(hostname: string): boolean {\n  return !isLan(hostname);\n}\nfunction isLan(hostname: string): boolean {\n  const host"
     ).replacingOccurrences(of: "first === 127 || first === 10", with: "first === 127")
+      .replacingOccurrences(
+        of: "isNonPublicHost(url.hostname)", with: "!isPublicHost(url.hostname)")
     #expect(positive != original)
     let positiveHits = try findings(["apps/mobile/config/mobileConfig.ts": positive])
     #expect(positiveHits.map(\.value) == ["10.0.2.2"])
@@ -867,8 +966,12 @@ import Testing
       of: "if (!octets) return false;",
       with: "if (isIP(host) === 6) return true;\n  if (!octets) return false;")
     let opaqueHits = try findings(["apps/mobile/config/mobileConfig.ts": opaque])
-    #expect(opaqueHits.map(\.severity) == [.unverified])
-    #expect(opaqueHits.first?.location?.line == 36)
+    #expect(opaqueHits.map(\.severity) == [.unverified, .unverified])
+    let check = opaqueHits.first { $0.rule == "release-origin-check" }
+    #expect(check?.location?.line == 36)
+    // The config module, which calls the same test, is not run on the build env either.
+    let run = opaqueHits.first { $0.rule == "config-accepts-env" }
+    #expect(run?.message.contains("isIP(), which neither the module nor qualify defines") == true)
   }
 }
 

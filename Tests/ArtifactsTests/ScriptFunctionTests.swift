@@ -214,7 +214,63 @@ import Testing
     let unknown = try ScriptFunction.read(
       "f", in: "function f(env) { return Object.keys(env); }"
     ).get()
-    #expect(unknown.outcome(env([:])) == .unanswered)
+    #expect(
+      unknown.outcome(env([:])) == .unanswered("Object.keys(), which qualify does not evaluate"))
+    // A function the module imports is named as the reason.
+    let imported = try ScriptFunction.read(
+      "f", in: "import { check } from './check';\nfunction f(env) { return check(env.A); }"
+    ).get()
+    #expect(
+      imported.outcome(env([:]))
+        == .unanswered("check(), which neither the module nor qualify defines"))
+  }
+
+  /// A function's helpers imported from the files beside it are run as written: named and
+  /// renamed imports, constants, a chain of imports; a type import binds nothing, and a file
+  /// that is not there leaves the call unanswered with the function it needed.
+  @Test func importsFromNeighbouringFilesAreRun() throws {
+    let files: [String: String] = [
+      "config/mobileConfig.ts": """
+      import type { BuildEnv } from "./types";
+      import { isNonPublicHost as privateHost, DEFAULT_ORIGIN } from "./hosts";
+      import { missing } from "./gone";
+      export function read(env: BuildEnv) {
+        const origin = env.ORIGIN ?? DEFAULT_ORIGIN;
+        if (privateHost(new URL(origin).hostname)) throw new Error("not public");
+        return origin;
+      }
+      export function broken(env: BuildEnv) { return missing(env.ORIGIN); }
+      """,
+      "config/hosts.ts": """
+      import { LAN } from "../shared/lan.js";
+      export const DEFAULT_ORIGIN = "https://maps.example";
+      export function isNonPublicHost(host: string): boolean {
+        return host === "localhost" || host.startsWith(LAN[0]) || host.startsWith(LAN[1]);
+      }
+      """,
+      "shared/lan.ts": "export const LAN = [\"10.\", \"192.168.\"];\n",
+      "config/types.ts": "export type BuildEnv = Record<string, string | undefined>;\n",
+    ]
+    func env(_ values: [String: String]) -> [ScriptFunction.Value] {
+      [.object(values.mapValues { .string($0) })]
+    }
+    let read = try ScriptFunction.read(name: "read", at: "config/mobileConfig.ts") {
+      files[$0]
+    }.get()
+    #expect(read.outcome(env([:])) == .returned(.string("https://maps.example")))
+    #expect(read.outcome(env(["ORIGIN": "https://10.0.2.2"])) == .threw("not public"))
+    #expect(read.outcome(env(["ORIGIN": "https://localhost"])) == .threw("not public"))
+    let broken = try ScriptFunction.read(name: "broken", at: "config/mobileConfig.ts") {
+      files[$0]
+    }.get()
+    #expect(
+      broken.outcome(env([:]))
+        == .unanswered("missing(), which neither the module nor qualify defines"))
+    // Without the files, the same text leaves the helper unanswered.
+    let alone = try ScriptFunction.read("read", in: files["config/mobileConfig.ts"] ?? "").get()
+    #expect(
+      alone.outcome(env([:]))
+        == .unanswered("DEFAULT_ORIGIN, which neither the module nor qualify defines"))
   }
 
   @Test func theURLPartsAreTheWHATWGOnes() throws {

@@ -155,6 +155,38 @@ import Testing
       run.stdout.contains("PASSED (partial: a decision in the app's code qualify cannot read"))
   }
 
+  /// boot() handing the deeplink parameter to a function the web code does not define: what a
+  /// link does is unverified, with where qualify looked — the deep-link checks are not
+  /// applicable and the gate refuses the run, never a pass on the simulation's assumption.
+  @Test func anUnfoundDeepLinkHandlerIsUnverifiedNotAssumed() throws {
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let main = try String(
+      contentsOfFile: Fixtures.instanceShellApp + "/src/main.ts", encoding: .utf8)
+    let call = "await handleDeepLink(deeplink)"
+    #expect(main.contains(call))
+    let app = try Fixtures.overlayApp(
+      "qualify-unfound-deep-link", base: Fixtures.instanceShellApp,
+      files: ["src/main.ts": main.replacingOccurrences(of: call, with: "await routeLink(deeplink)")]
+    )
+    defer { try? FileManager.default.removeItem(at: app) }
+    let run = try CLI.run(
+      [
+        "--app", app.path, "--channel", "prod", "--scenarios", CLI.scenarios, "--seed", "3",
+        "--filter", "instances/deep-link-*", "--filter", "instances/shell-code",
+      ],
+      in: scratch)
+    #expect(run.status == 1, "\(run.stdout.suffix(800))")
+    #expect(run.stdout.contains("N/A instances/deep-link-known [ios]"), "\(run.stdout)")
+    #expect(run.stdout.contains("N/A instances/shell-code [android]"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("routeLink(), which the web code does not define"), "\(run.stdout)")
+    #expect(!run.stdout.contains("PASS instances/deep-link-known"), "\(run.stdout)")
+    let check = try CLI.run(["check-app", "--app", app.path, "--channel", "prod"], in: scratch)
+    #expect(
+      check.stdout.contains("2 rules unverified: a decision qualify cannot read, so a prod run"),
+      "\(check.stdout)")
+  }
+
   @Test func aFeatureTheKindDoesNotHaveIsBadInput() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let app = try Fixtures.overlayApp(

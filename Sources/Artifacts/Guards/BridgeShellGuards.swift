@@ -53,6 +53,13 @@ extension BuildGuards {
       devAllows: false, reads: [.files, .frontendEnv],
       shells: [.reactNativeBridge],
       check: { build in
+        if let unread = build.bridge?.configUnread {
+          return [
+            GuardHit(
+              "whether the config module accepts this channel's build env is unverified: \(unread.value)",
+              at: unread.location, value: "config not run", unverified: true)
+          ]
+        }
         guard let refused = build.bridge?.configThrows, refused.value else { return [] }
         return [
           GuardHit(

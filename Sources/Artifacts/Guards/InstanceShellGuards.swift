@@ -200,15 +200,26 @@ extension BuildGuards {
         }
         switch build.platform {
         case .android:
-          missing(
-            code.androidBackLoadsManager,
-            "no back handling loads the manager (no dispatchKeyEvent with loadUrl(…manage…)): after a cold relaunch canGoBack() is false and back closes the app",
-            value: "no dispatchKeyEvent")
+          if let plain = code.androidBackLoadsPlainLocal {
+            out.append(
+              GuardHit(
+                "the back key loads \(plain.value) without ?manage=1: boot() takes it for a cold start and redirects to the active instance, so back never reaches the manager",
+                at: plain.location, value: "without ?manage=1"))
+          } else {
+            missing(
+              code.androidBackLoadsManager,
+              "no back handling loads the manager (no dispatchKeyEvent with loadUrl(…manage…)): after a cold relaunch canGoBack() is false and back closes the app",
+              value: "no dispatchKeyEvent")
+          }
           missing(
             code.androidNavigationPolicy,
             "no navigation policy (shouldOverrideUrlLoading set with setWebViewClient): Capacitor's handler opens the instance outside",
             value: "no shouldOverrideUrlLoading")
         case .ios:
+          missing(
+            code.iosBackGesture,
+            "the WebView's back swipe is off (allowsBackForwardNavigationGestures is not set true): iOS has no back button, so a loaded instance cannot be left for the manager",
+            value: "no back gesture")
           missing(
             code.iosNavigationPolicy,
             "no navigation policy (decidePolicyFor as the WebView's navigation delegate): Capacitor's handler opens the instance outside",
@@ -239,6 +250,18 @@ extension BuildGuards {
             code.deepLinkHandlerNavigates,
             "the deep link's handler opens no instance: a link to a known instance leaves the local page on its placeholder",
             value: "opens no instance")
+          if code.deepLinkHandlerNavigates == nil, let unread = code.deepLinkHandlerUnread {
+            out.append(
+              GuardHit(
+                "whether a deep link opens its instance is unverified: \(unread.value)",
+                at: unread.location, value: "deep-link handler", unverified: true))
+          }
+        }
+        if let unfound = code.bootUnfound {
+          out.append(
+            GuardHit(
+              "what the local page does on a load is unverified: \(unfound.value)",
+              at: unfound.location, value: "boot()", unverified: true))
         }
         if let unread = code.bootRedirectUnread {
           out.append(

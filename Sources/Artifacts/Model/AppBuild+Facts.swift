@@ -51,6 +51,7 @@ extension AppBuild {
             name: "compiled Swift files", value: shell.compiledSwiftFiles.joined(separator: ", "),
             origin: shell.projectFile, derivation: []))
         for file in shell.uncompiledSwiftFiles { add("Swift file not compiled", file) { $0 } }
+        add("back swipe (allowsBackForwardNavigationGestures)", code.iosBackGesture, yes)
         add("navigation policy (decidePolicyFor)", code.iosNavigationPolicy, yes)
         add("deep links handed to the local page", code.iosDeepLinkHandoff, yes)
       case .android:
@@ -128,7 +129,11 @@ extension AppBuild {
       add("official id", bridge.officialAppId) { $0 }
       add("official origin", bridge.officialOrigin) { $0 }
       add("the config refuses the official id elsewhere", bridge.officialBinding, yes)
-      add("the config module throws on the build env", bridge.configThrows, yes)
+      if let unread = bridge.configUnread {
+        add("the config module run on the build env", unread) { "(not run: \($0))" }
+      } else {
+        add("the config module throws on the build env", bridge.configThrows, yes)
+      }
       add("the callback's refusals let through", bridge.handoff.callbackCheck) {
         ($0.accepts.isEmpty ? "no wrong callback" : $0.accepts.joined(separator: ", "))
           + ($0.refusesRight.map { "; they refuse the right one (\($0.value))" } ?? "")

@@ -41,6 +41,9 @@ public struct BridgeShellSettings: Sendable {
   /// start: true when it throws (the app opens on its fatal-configuration screen); nil when
   /// it was not found or qualify cannot evaluate it.
   public var configThrows: Sourced<Bool>?
+  /// Why the config module's function was not run on the build env, and where qualify
+  /// looked (nil when it ran): whether the module accepts the env is then unverified.
+  public var configUnread: Sourced<String>?
   /// `protocol.min`/`max` of `apps/mobile/release/version.json`.
   public var releaseProtocol: Sourced<ProtocolRange>?
   /// `MOBILE_PROTOCOL_MIN`/`MAX` of the protocol module.

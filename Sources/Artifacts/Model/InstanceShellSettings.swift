@@ -41,6 +41,10 @@ public struct InstanceShellCode: Sendable {
   /// Android: the back key from a loaded instance loads the local manager itself
   /// (`dispatchKeyEvent` or a back callback with `loadUrl(…manage…)`); without it Capacitor
   /// goes back in WebView history, whose `canGoBack()` is stale after a cold relaunch.
+  /// Android: what the back handler loads when it is the local page without `manage` (the
+  /// URL expression as written): boot() takes it for a cold start and redirects to the
+  /// active instance again.
+  public var androidBackLoadsPlainLocal: Sourced<String>?
   public var androidBackLoadsManager: Sourced<Bool>?
   /// The native navigation policy is installed: iOS `decidePolicyFor` with the view
   /// controller as navigation delegate; Android a `shouldOverrideUrlLoading` client set on the
@@ -58,6 +62,10 @@ public struct InstanceShellCode: Sendable {
   /// Native code hands deep links to the local page (iOS `application(_:open:)` checks the
   /// scheme; Android reads the intent's data in `onNewIntent` and loads it).
   public var iosDeepLinkHandoff: Sourced<Bool>?
+  /// iOS: the WebView's edge swipe goes back (`allowsBackForwardNavigationGestures = true`;
+  /// WKWebView's default is false). iOS has no back button: the swipe is how a user leaves an
+  /// instance for the manager (ADR 0006). Nil without iOS sources.
+  public var iosBackGesture: Sourced<Bool>?
   public var androidDeepLinkHandoff: Sourced<Bool>?
   /// The local page handles `pageshow` (a back-forward cache restore) and reaches its render
   /// when `event.persisted`.
@@ -68,6 +76,9 @@ public struct InstanceShellCode: Sendable {
   public var bootChecksBackForward: Sourced<Bool>?
   /// boot()'s redirect condition, when it is found and qualify cannot evaluate it.
   public var bootRedirectUnread: Sourced<String>?
+  /// Where qualify looked for the local page's entry (boot()) when it found none: what the
+  /// page does on a load is then unverified.
+  public var bootUnfound: Sourced<String>?
   /// iOS: the copy of the local page's user scripts is rebuilt from each script's parts;
   /// kept as the live array, it is emptied by `removeAllUserScripts()` and the local page,
   /// reloaded after remote content, has no Capacitor bridge (seed 004, bug #1).
@@ -120,6 +131,8 @@ public struct InstanceShellCode: Sendable {
   /// The handler boot() gives the `deeplink` parameter navigates to an instance: without it,
   /// a link to a known instance leaves the user on the local page (nil: no handler found).
   public var deepLinkHandlerNavigates: Sourced<Bool>?
+  /// Where qualify looked for that handler when it found none.
+  public var deepLinkHandlerUnread: Sourced<String>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

@@ -26,20 +26,52 @@ struct LocalPageBootReader {
   /// — itself, or through a small wrapper of `location.assign(` such as `loadInstance()` —
   /// so that a link to a known instance opens it; nil when no such handler is found.
   func deepLinkHandlerNavigates() -> Sourced<Bool>? {
+    var unread: Sourced<String>?
+    return deepLinkHandlerNavigates(unread: &unread)
+  }
+
+  /// The same, and in `unread`, when no handler is found, where qualify looked: the
+  /// parameter is read however the code writes it (`params.get('deeplink')`, `new
+  /// URLSearchParams(…).get("deeplink")`, `url.searchParams.get(…)`), kept in a local or
+  /// passed straight to the handler.
+  func deepLinkHandlerNavigates(unread: inout Sourced<String>?) -> Sourced<Bool>? {
+    guard let boot = bootBlock() else {
+      unread = Sourced(bootUnfound, at: nil)
+      return nil
+    }
+    let bootAt = FileLocation(file: boot.file, line: boot.line, column: 1)
+    let read = #"\.get\(\s*['"]deeplink['"]\s*\)"#
+    let skipped: Set<String> = [
+      "if", "while", "Boolean", "String", "decodeURIComponent", "get", "URLSearchParams", "URL",
+    ]
+    var handler: String?
+    if let variable = InstanceDecisionReader.matches(
+      #"(?:const|let|var)\s+(\w+)\s*(?::[^=\n]+)?=[^;\n]*"# + read, boot.body
+    ).first?.first {
+      handler = InstanceDecisionReader.matches(
+        #"(\w+)\(\s*(?:decodeURIComponent\(\s*)?"#
+          + NSRegularExpression.escapedPattern(for: variable)
+          + #"\s*\)?\s*[,)]"#, boot.body
+      ).map(\.[0]).first(where: { !skipped.contains($0) })
+    } else if let range = boot.body.range(of: read, options: .regularExpression) {
+      handler = Self.enclosingCall(of: range.lowerBound, in: boot.body, skipping: skipped)
+    }
+    guard let handler else {
+      unread = Sourced(
+        "boot() hands the deeplink parameter to no function qualify finds (looked for .get('deeplink') kept in a local or passed to a call)",
+        at: bootAt)
+      return nil
+    }
     guard
-      let boot = web.blocks(after: "function boot(").first
-        ?? web.blocks(after: "const boot =").first,
-      let variable = InstanceDecisionReader.matches(
-        #"(?:const|let|var)\s+(\w+)\s*=\s*[\w.]+\.get\(\s*['"]deeplink['"]\s*\)"#, boot.body
-      ).first?.first,
-      let handler = InstanceDecisionReader.matches(
-        #"(\w+)\(\s*"# + NSRegularExpression.escapedPattern(for: variable) + #"\s*[,)]"#,
-        boot.body
-      ).map(\.[0]).first(where: { !["if", "while", "Boolean", "String"].contains($0) }),
       let block = CodeSearch.declarations(of: handler).lazy.compactMap({
         web.blocks(after: $0).first
       }).first ?? web.blocks(after: "const \(handler) =").first
-    else { return nil }
+    else {
+      unread = Sourced(
+        "boot() hands the deeplink parameter to \(handler)(), which the web code does not define (looked for function \(handler)( and const \(handler) =)",
+        at: bootAt)
+      return nil
+    }
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     if Self.navigates.contains(where: block.body.contains) { return Sourced(true, at: at) }
     // A helper counts when it is a navigation itself: a short function that assigns the
@@ -56,6 +88,62 @@ struct LocalPageBootReader {
         ? ["\(handler)() neither assigns the location nor calls a function that does"] : [])
   }
 
+  /// The local page's entry: `boot()`, or the function the module calls at its top level
+  /// (`void start();`, `main().catch(…)`) when it has another name.
+  func bootBlock() -> (file: String, line: Int, body: String)? {
+    if let boot = web.blocks(after: "function boot(").first
+      ?? web.blocks(after: "const boot =").first
+    {
+      return boot
+    }
+    for (_, lines) in web.files {
+      for (_, line) in lines {
+        guard
+          let name = InstanceDecisionReader.matches(
+            #"^(?:void\s+|await\s+)?([A-Za-z_$][\w$]*)\(\)\s*(?:\.(?:catch|then)\(.*)?;?\s*$"#, line
+          ).first?.first, !["if", "while", "switch"].contains(name)
+        else { continue }
+        if let block = web.blocks(after: "function \(name)(").first
+          ?? web.blocks(after: "const \(name) =").first
+        {
+          return block
+        }
+      }
+    }
+    return nil
+  }
+
+  /// What qualify says when it finds no entry: where it looked.
+  var bootUnfound: String {
+    "no boot() in the web code (looked for function boot(, const boot = and a function called at a module's top level in \(web.files.map(\.file).joined(separator: ", ")))"
+  }
+
+  /// The innermost call whose arguments hold `position` and whose callee is not one of
+  /// `skipping` (the parameter's own reading: `new URLSearchParams(…)`, `decodeURIComponent`).
+  static func enclosingCall(
+    of position: String.Index, in text: String, skipping: Set<String>
+  ) -> String? {
+    var depth = 0
+    var index = position
+    while index > text.startIndex {
+      index = text.index(before: index)
+      switch text[index] {
+      case ")": depth += 1
+      case "(" where depth > 0: depth -= 1
+      case "(":
+        let name = String(
+          text[..<index].reversed().drop { $0 == " " }.prefix {
+            $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$"
+          }
+          .reversed())
+        if !name.isEmpty, !skipping.contains(name) { return name }
+      case ";", "{", "}": return nil
+      default: continue
+      }
+    }
+    return nil
+  }
+
   /// Whether boot()'s redirect is skipped on a back-forward load; nil when boot() or its
   /// redirect is not found or its condition is not read.
   func bootChecksBackForward() -> Sourced<Bool>? {
@@ -67,8 +155,7 @@ struct LocalPageBootReader {
   /// call or a form qualify does not evaluate): neither passed nor failed.
   func bootChecksBackForward(unread: inout Sourced<String>?) -> Sourced<Bool>? {
     guard
-      let block = web.blocks(after: "function boot(").first
-        ?? web.blocks(after: "const boot =").first
+      let block = bootBlock()
     else { return nil }
     let lines = block.body.split(separator: "\n", omittingEmptySubsequences: false).map(
       String.init)

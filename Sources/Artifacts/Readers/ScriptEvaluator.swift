@@ -4,7 +4,8 @@ import Foundation
 /// model.
 struct ScriptEvaluator {
   typealias Value = ScriptFunction.Value
-  let module: ScriptModule
+  /// The module whose names are in scope: the one of the function being run.
+  var module: ScriptModule
   var depth = 0
   var scopes: [[String: Value]] = []
   /// Module constants being evaluated (a constant defined through itself is unanswered).
@@ -20,6 +21,13 @@ struct ScriptEvaluator {
   var thrown = false
   /// The value of the last `throw` statement, when qualify evaluates it.
   var thrownValue: Value?
+  /// Why a call went unanswered, when it was a name: the first function called or name read
+  /// that neither the module nor qualify defines (an import qualify could not follow), or a
+  /// method of a JavaScript global qualify does not model.
+  var undefinedCallee: String?
+  static let standardGlobals: Set<String> = [
+    "Object", "Math", "JSON", "Date", "Intl", "Array", "Reflect", "Promise", "Symbol",
+  ]
 
   mutating func call(_ function: ScriptFunction, _ arguments: [Value]) -> Value? {
     call(parameters: function.parameters, body: function.body, arguments)
@@ -122,11 +130,20 @@ struct ScriptEvaluator {
   /// Whether `name` is the global of that name: no local or module constant shadows it.
   func lookupIsUnbound(_ name: String) -> Bool {
     !scopes.contains { $0[name] != nil } && module.constants[name] == nil
+      && module.imported[name] == nil
   }
 
   mutating func lookup(_ name: String) -> Value? {
     for scope in scopes.reversed() {
       if let value = scope[name] { return value }
+    }
+    if module.constants[name] == nil, let imported = module.imported[name] {
+      // Evaluated in its own file, where its own names are in scope.
+      let (savedModule, savedScopes) = (module, scopes)
+      module = imported.module.module
+      scopes = [[:]]
+      defer { (module, scopes) = (savedModule, savedScopes) }
+      return module.constants[imported.name] == nil ? nil : lookup(imported.name)
     }
     guard let constant = module.constants[name], !resolving.contains(name) else { return nil }
     resolving.insert(name)
@@ -140,7 +157,12 @@ struct ScriptEvaluator {
   mutating func evaluate(_ expression: ScriptExpression) -> Value? {
     switch expression {
     case .literal(let value): return value
-    case .name(let name): return lookup(name)
+    case .name(let name):
+      let value = lookup(name)
+      if value == nil, undefinedCallee == nil, lookupIsUnbound(name) {
+        undefinedCallee = "\(name), which neither the module nor qualify defines"
+      }
+      return value
     case .array(let elements):
       var values: [Value] = []
       for element in elements {
@@ -196,13 +218,35 @@ struct ScriptEvaluator {
         return values[0]
       }
       if case .member(let object, let method, let optional) = callee {
+        // A global of JavaScript's own that qualify does not model (`Object.keys`, `Math.max`).
+        if case .name(let name) = object, Self.standardGlobals.contains(name),
+          lookupIsUnbound(name)
+        {
+          if undefinedCallee == nil {
+            undefinedCallee = "\(name).\(method)(), which qualify does not evaluate"
+          }
+          return nil
+        }
         guard let base = evaluate(object) else { return nil }
         if optional, base == .undefined || base == .null { return .undefined }
         return Self.method(base, method, values)
       }
       guard case .name(let name) = callee else { return nil }
       if let global = Self.global(name, values) { return global }
-      guard let function = module.functions[name] else { return nil }
+      if module.functions[name] == nil, let imported = module.imported[name],
+        let function = imported.module.module.functions[imported.name]
+      {
+        let saved = module
+        module = imported.module.module
+        defer { module = saved }
+        return call(parameters: function.parameters, body: function.body, values)
+      }
+      guard let function = module.functions[name] else {
+        if undefinedCallee == nil, lookupIsUnbound(name) {
+          undefinedCallee = "\(name)(), which neither the module nor qualify defines"
+        }
+        return nil
+      }
       return call(parameters: function.parameters, body: function.body, values)
     case .object(let members):
       var fields: [String: Value] = [:]

@@ -48,7 +48,23 @@ public struct ScriptFunction: Sendable, Equatable {
   public static func read(_ name: String, in text: String) -> Result<
     ScriptFunction, ScriptReadError
   > {
-    let module = ScriptModule(text)
+    read(name, in: ScriptModule(text))
+  }
+
+  /// The function `name` of the module at `path`, its relative imports read through `load`
+  /// (a repository path to its text).
+  static func read(name: String, at path: String, load: @escaping @Sendable (String) -> String?)
+    -> Result<ScriptFunction, ScriptReadError>
+  {
+    guard let module = ScriptModuleLoader(read: load).module(at: path) else {
+      return .failure(ScriptReadError(reason: "no file \(path)"))
+    }
+    return read(name, in: module)
+  }
+
+  static func read(_ name: String, in module: ScriptModule) -> Result<
+    ScriptFunction, ScriptReadError
+  > {
     guard let function = module.function(name) else {
       return .failure(
         ScriptReadError(reason: module.problems[name] ?? "no function \(name) in the module"))
@@ -68,14 +84,17 @@ public struct ScriptFunction: Sendable, Equatable {
     case returned(Value)
     /// With the thrown error's message when qualify evaluates it.
     case threw(String?)
-    case unanswered
+    /// With what it needed that qualify does not have, when that is why.
+    case unanswered(String?)
   }
 
   /// What the function does for `arguments`, a throw told apart from what is not evaluated.
   public func outcome(_ arguments: [Value]) -> Outcome {
     var evaluator = ScriptEvaluator(module: module)
     if let value = evaluator.call(self, arguments) { return .returned(value) }
-    guard evaluator.thrown else { return .unanswered }
+    guard evaluator.thrown else {
+      return .unanswered(evaluator.undefinedCallee)
+    }
     switch evaluator.thrownValue {
     case .object(let fields)?:
       if case .string(let message)? = fields["message"] { return .threw(message) }
@@ -91,13 +110,16 @@ struct ScriptModule: Sendable, Equatable {
   let constants: [String: ScriptExpression]
   let functions: [String: FunctionText]
   var problems: [String: String] = [:]
+  /// The names it imports from files beside it, when it was read with a loader.
+  var imported: [String: ScriptImport] = [:]
 
   struct FunctionText: Sendable, Equatable {
     var parameters: [String]
     var body: [ScriptStatement]
   }
 
-  init(_ text: String) {
+  /// The module of `text`; with a loader, its relative imports are read and bound too.
+  init(_ text: String, path: String? = nil, loader: ScriptModuleLoader? = nil, depth: Int = 0) {
     var constants: [String: ScriptExpression] = [:]
     var functions: [String: FunctionText] = [:]
     var problems: [String: String] = [:]
@@ -130,6 +152,10 @@ struct ScriptModule: Sendable, Equatable {
     self.constants = constants
     self.functions = functions
     self.problems = problems
+    if let loader, let path {
+      // The specifiers are inside quotes, which the code lines keep only in the raw text.
+      imported = loader.imports(of: text, path: path, depth: depth)
+    }
   }
 
   func function(_ name: String) -> ScriptFunction? {

@@ -10,6 +10,15 @@ extension InstanceShell {
     guard isRunning else { return }
     switch build.platform {
     case .ios:
+      if let gesture = build.instanceShell?.code.iosBackGesture, !gesture.value {
+        // No back button on iOS: without the swipe, nothing goes back.
+        let why =
+          "the back swipe is off at \(gesture.origin)"
+          + (gesture.derivation.first.map { ": \($0)" } ?? "")
+        note("edge swipe: nothing happens, \(why)")
+        if case .remote = screen { remoteBecause = why }
+        return
+      }
       guard index > 0 else {
         note("edge swipe: nothing behind this page")
         return
@@ -17,6 +26,17 @@ extension InstanceShell {
       index -= 1
       restoreFromHistory()
     case .android:
+      if !behaviours.trustsCanGoBack, currentRemote != nil,
+        let plain = build.instanceShell?.code.androidBackLoadsPlainLocal
+      {
+        note("back key on a remote instance: loadUrl(\(plain.value)), without ?manage=1")
+        loadLocal(query: nil)
+        if case .remote = screen {
+          remoteBecause =
+            "the back key loads \(plain.value) at \(plain.origin), without ?manage=1: boot() redirected to the active instance"
+        }
+        return
+      }
       if behaviours.trustsCanGoBack || currentRemote == nil {
         if currentRemote == nil || canGoBackStale || index == 0 {
           let why =

@@ -107,7 +107,11 @@ public final class InstanceShell {
     var out = base
     switch build.platform {
     case .android:
-      if code.androidBackLoadsManager?.value == false { out.trustsCanGoBack = true }
+      // A handler that loads the local page without `manage` is followed as written (back());
+      // no handler at all leaves the WebView's own goBack().
+      if code.androidBackLoadsManager?.value == false, code.androidBackLoadsPlainLocal == nil {
+        out.trustsCanGoBack = true
+      }
       if code.androidNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }
     case .ios:
       if code.iosNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }

@@ -103,14 +103,23 @@ struct CheckAppCommand {
         out.line("        fix: \(finding.fix)")
       }
     }
-    let unverified = findings.filter { $0.severity == .unverified }.count
+    let unsupplied = findings.filter(\.isInputNotSupplied).count
+    let unread = findings.filter { $0.severity == .unverified && !$0.isInputNotSupplied }.count
+    func rules(_ count: Int) -> String { "\(count) rule\(count == 1 ? "" : "s")" }
+    var notChecked: [String] = []
+    if unsupplied > 0 {
+      notChecked.append("\(rules(unsupplied)) not checked: the channel env was not supplied")
+    }
+    if unread > 0 {
+      notChecked.append(
+        "\(rules(unread)) unverified: a decision qualify cannot read"
+          + (channel.isRelease ? ", so a \(channel.rawValue) run does not qualify" : ""))
+    }
     out.line(
       (blocking.isEmpty
         ? "nothing blocks \(channel.rawValue)"
         : "\(blocking.count) finding\(blocking.count == 1 ? "" : "s") block \(channel.rawValue)")
-        + (unverified > 0
-          ? " (\(unverified) rule\(unverified == 1 ? "" : "s") not checked: the channel env was not supplied)"
-          : ""))
+        + (notChecked.isEmpty ? "" : " (" + notChecked.joined(separator: "; ") + ")"))
     return blocking.isEmpty ? .qualified : .notQualified
   }
 }

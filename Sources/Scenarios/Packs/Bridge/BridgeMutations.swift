@@ -150,6 +150,7 @@ enum BridgeMutations {
       breaks: "seed 001: the build's values are read once, validated and frozen"
     ) { configuration, _ in
       configuration.build.bridge?.configThrows = Sourced(true, at: at)
+      configuration.build.bridge?.configUnread = nil
     },
     MutationSpec(
       "app.runtime-server-selector",

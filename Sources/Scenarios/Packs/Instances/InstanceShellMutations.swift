@@ -270,6 +270,15 @@ enum InstanceShellMutations {
       configuration.shell.deviceBridgeAnyFrame = true
     },
     MutationSpec(
+      "app.no-back-gesture",
+      summary:
+        "iOS: the WebView's back swipe is off (allowsBackForwardNavigationGestures not set, false by default).",
+      breaks: "seed 004, ADR 0006: the edge swipe returns from an instance to the manager"
+    ) { configuration, _ in
+      configuration.build.instanceShell?.code.iosBackGesture = Sourced(
+        false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+    },
+    MutationSpec(
       "app.boot-ignores-back-forward",
       summary:
         "main.ts's boot() redirects to the active instance without testing whether the load is back_forward.",

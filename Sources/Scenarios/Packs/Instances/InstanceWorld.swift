@@ -21,7 +21,21 @@ final class InstanceWorld: ShellWorld {
       builds.values.compactMap { $0.instanceShell?.code.bootRedirectUnread }.map {
         "boot()'s redirect if (\($0.value)) at \($0.origin) is unverified: qualify does not evaluate it, and the checks that rest on it are not applicable"
       })
-    return unread.sorted() + (builds.values.first.map(ShellWorlds.pushCaveats) ?? [])
+    let handler = Set(
+      builds.values.compactMap { build -> String? in
+        guard build.instanceShell?.deepLinkScheme != nil,
+          let code = build.instanceShell?.code, code.deepLinkHandlerNavigates == nil,
+          let unread = code.deepLinkHandlerUnread
+        else { return nil }
+        return
+          "the deep link's handler is unverified\(unread.location.map { " at \($0)" } ?? ""), so the deep-link checks are not applicable: \(unread.value)"
+      })
+    let unfound = Set(
+      builds.values.compactMap { $0.instanceShell?.code.bootUnfound }.map {
+        "the local page's boot() is unverified, so what a load does is not known: \($0.value)"
+      })
+    return unread.sorted() + unfound.sorted() + handler.sorted()
+      + (builds.values.first.map(ShellWorlds.pushCaveats) ?? [])
   }
 
   init(_ setup: ShellWorldSetup) throws {

@@ -79,6 +79,10 @@ enum InstancesVocabulary {
     ) { context in
       let shell = try context.instanceShell()
       // What the page does on the load that follows is the unread decision's to say.
+      if let unfound = shell.build.instanceShell?.code.bootUnfound {
+        throw ScenarioNotApplicable(
+          "the local page's boot() is unverified: \(unfound.value)", cause: .unverified)
+      }
       if let unread = shell.build.instanceShell?.code.bootRedirectUnread {
         throw ScenarioNotApplicable(
           "boot()'s redirect is unverified at \(unread.origin): if (\(unread.value)) is not evaluated, so what a back_forward load does is not known"
@@ -187,6 +191,14 @@ enum InstancesVocabulary {
       example: "sovereign receives deep link sovereign://{work}/plugins/console"
     ) { context in
       let shell = try context.instanceShell()
+      // What the local page does with the link is the unfound handler's to say.
+      if let code = shell.build.instanceShell?.code, code.deepLinkHandlerNavigates == nil,
+        let unread = code.deepLinkHandlerUnread
+      {
+        throw ScenarioNotApplicable(
+          "the deep link's handler is unverified\(unread.location.map { " at \($0)" } ?? ""): \(unread.value)",
+          cause: .unverified)
+      }
       let url = hostsFilledIn(context.arguments["url"] ?? "", world: context.world)
       shell.openDeepLink(url)
       return screenOutcome(shell, "received \(url)")
