@@ -234,8 +234,11 @@ extension BuildReader {
     let android = sources("android/app/src/main/java", [".java", ".kt"], quotes: ["\""])
     let ios = sources("ios/App/App", [".swift"], quotes: ["\""])
     let web = sources("src", [".ts", ".js", ".tsx", ".jsx"], quotes: ["\"", "'", "`"])
+    // Back must carry the parameter boot() tests, whatever the web code names it.
+    code.bootManagerParameter = LocalPageBootReader(web: web).managerParameter()
     (code.androidBackLoadsManager, code.androidBackLoadsPlainLocal) =
-      AndroidBackReader(android: android).read()
+      AndroidBackReader(android: android).read(
+        parameter: code.bootManagerParameter?.value ?? "manage")
     code.androidNavigationPolicy = android.fact(
       [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
     code.iosNavigationPolicy = ios.fact(

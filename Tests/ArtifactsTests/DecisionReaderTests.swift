@@ -294,6 +294,17 @@ import Testing
         "final class Urls {\n  static final String MANAGER = \"https://localhost/?manage=1\";\n}\n",
     ])
     #expect(constant?.androidBackLoadsManager?.value == true)
+    // boot() testing another parameter than the one back carries: a cold start to boot().
+    let boot = try sample("src/main.ts")
+    let renamed = try code([
+      "src/main.ts": boot.replacingOccurrences(
+        of: "params.has('manage')", with: "params.has(MANAGER)")
+        + "\nconst MANAGER = 'manager';\n"
+    ])
+    #expect(renamed?.bootManagerParameter?.value == "manager")
+    #expect(renamed?.androidBackLoadsManager?.value == false)
+    #expect(renamed?.androidBackLoadsPlainLocal?.value == "LOCAL_ORIGIN + \"?manage=1\"")
+    #expect(read?.bootManagerParameter?.value == "manage")
     // A handler that loads nothing.
     let nothing = try code([path: main.replacingOccurrences(of: loads, with: "")])
     #expect(nothing?.androidBackLoadsManager?.value == false)

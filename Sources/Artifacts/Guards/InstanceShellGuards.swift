@@ -201,10 +201,11 @@ extension BuildGuards {
         switch build.platform {
         case .android:
           if let plain = code.androidBackLoadsPlainLocal {
+            let parameter = code.bootManagerParameter?.value ?? "manage"
             out.append(
               GuardHit(
-                "the back key loads \(plain.value) without ?manage=1: boot() takes it for a cold start and redirects to the active instance, so back never reaches the manager",
-                at: plain.location, value: "without ?manage=1"))
+                "the back key loads \(plain.value) without ?\(parameter)=1, the parameter boot() tests\(code.bootManagerParameter.map { " (\($0.origin))" } ?? ""): boot() takes it for a cold start and redirects to the active instance, so back never reaches the manager",
+                at: plain.location, value: "without ?\(parameter)=1"))
           } else {
             missing(
               code.androidBackLoadsManager,

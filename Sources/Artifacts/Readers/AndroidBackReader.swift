@@ -5,8 +5,9 @@ import QualifyCore
 /// overrides (`dispatchKeyEvent`, `onBackPressed`, an `OnBackPressedCallback`'s
 /// `handleOnBackPressed`): the page its `loadUrl(…)` loads, with the string constants it
 /// names resolved across the app's Java and Kotlin sources. Seed 004 (ADR 0006): back loads
-/// the local page with `?manage=1`, which boot() honours by showing the manager; the local
-/// page without it is a cold start, and boot() redirects to the active instance again.
+/// the local page with `?manage=1` — the parameter boot() tests, whatever its name — which
+/// boot() honours by showing the manager; the local page without it is a cold start, and
+/// boot() redirects to the active instance again.
 struct AndroidBackReader {
   let android: CodeSearch
 
@@ -15,7 +16,12 @@ struct AndroidBackReader {
   /// Whether back loads the manager (false, with where, when the handler loads something
   /// else or nothing; nil without Android sources), and the URL expression it loads when
   /// that is the local page without `manage`.
-  func read() -> (loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?) {
+  /// `parameter` is the query parameter boot() tests to show the manager (`manage` when it
+  /// was not read): the back URL must carry it.
+  func read(parameter: String = "manage") -> (
+    loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?
+  ) {
+    let carries = #"[?&]"# + NSRegularExpression.escapedPattern(for: parameter) + #"(?:=|&|$)"#
     guard let first = android.files.first else { return (nil, nil) }
     let constants = stringConstants()
     var handler: (file: String, line: Int, body: String)?
@@ -24,7 +30,8 @@ struct AndroidBackReader {
         handler = handler ?? block
         let loads = Self.loadUrlArguments(block.body)
         guard !loads.isEmpty else { continue }
-        for (argument, offset) in loads where resolves(argument, constants).contains("manage") {
+        for (argument, offset) in loads
+        where resolves(argument, constants).range(of: carries, options: .regularExpression) != nil {
           return (
             Sourced(true, at: FileLocation(file: block.file, line: block.line + offset, column: 1)),
             nil
@@ -36,7 +43,7 @@ struct AndroidBackReader {
           Sourced(
             false, at: at,
             derivation: [
-              "the back handler loads \(argument), without ?manage=1: boot() redirects to the active instance"
+              "the back handler loads \(argument), without ?\(parameter)=1: boot() redirects to the active instance"
             ]),
           Sourced(argument, at: at)
         )

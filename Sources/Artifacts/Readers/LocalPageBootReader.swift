@@ -88,6 +88,28 @@ struct LocalPageBootReader {
         ? ["\(handler)() neither assigns the location nor calls a function that does"] : [])
   }
 
+  /// The query parameter boot() tests before redirecting (`params.has('manage')`, or a
+  /// constant holding its name, as `MANAGE_PARAM` does): what a page that wants the manager
+  /// must carry. Nil when boot() tests none qualify reads.
+  func managerParameter() -> Sourced<String>? {
+    guard let boot = bootBlock() else { return nil }
+    let constants = Dictionary(
+      web.captures(#"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*['"]([^'"]+)['"]"#, groups: 2)
+        .map { ($0.value[0], $0.value[1]) }, uniquingKeysWith: { first, _ in first })
+    for argument in InstanceDecisionReader.matches(
+      #"\.has\(\s*(['"][^'"]+['"]|[A-Za-z_$][\w$]*)\s*\)"#, boot.body
+    ).map(\.[0]) {
+      let name =
+        argument.first == "'" || argument.first == "\""
+        ? String(argument.dropFirst().dropLast()) : constants[argument]
+      guard let name, name != "deeplink" else { continue }
+      return Sourced(
+        name, at: FileLocation(file: boot.file, line: boot.line, column: 1),
+        derivation: argument == name ? [] : ["\(argument) holds \"\(name)\""])
+    }
+    return nil
+  }
+
   /// The local page's entry: `boot()`, or the function the module calls at its top level
   /// (`void start();`, `main().catch(…)`) when it has another name.
   func bootBlock() -> (file: String, line: Int, body: String)? {

@@ -29,11 +29,15 @@ extension InstanceShell {
       if !behaviours.trustsCanGoBack, currentRemote != nil,
         let plain = build.instanceShell?.code.androidBackLoadsPlainLocal
       {
-        note("back key on a remote instance: loadUrl(\(plain.value)), without ?manage=1")
+        let parameter = build.instanceShell?.code.bootManagerParameter?.value ?? "manage"
+        note("back key on a remote instance: loadUrl(\(plain.value)), without ?\(parameter)=1")
         loadLocal(query: nil)
         if case .remote = screen {
           remoteBecause =
-            "the back key loads \(plain.value) at \(plain.origin), without ?manage=1: boot() redirected to the active instance"
+            "the back key loads \(plain.value) at \(plain.origin), without ?\(parameter)=1"
+            + (build.instanceShell?.code.bootManagerParameter.map {
+              ", the parameter boot() tests at \($0.origin)"
+            } ?? "") + ": boot() redirected to the active instance"
         }
         return
       }
