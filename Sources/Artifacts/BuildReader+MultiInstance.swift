@@ -266,6 +266,9 @@ extension BuildReader {
       Self.readDeepLinkHandoff(scheme: scheme, ios: ios, android: android, into: &code)
     }
     Self.readOnboardingDecisions(web, into: &code)
+    let manager = ManagerActionsReader(web: web)
+    code.managerOpen = manager.openSavesActive()
+    code.managerRemove = manager.removeClearsActive()
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     let boot = LocalPageBootReader(web: web)
     if code.pageshowHandler?.value == true, let restore = boot.pageshowRendersOnRestore(),

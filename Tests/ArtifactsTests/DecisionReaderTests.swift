@@ -311,6 +311,60 @@ import Testing
     #expect(nothing?.androidBackLoadsPlainLocal == nil)
   }
 
+  /// The manager's open and remove, read as written: open saves the active instance before
+  /// it navigates (awaited, or chained with .then on one line); remove clears it when the
+  /// removed one is active — not when another is, not never.
+  @Test func theManagersOpenAndRemoveAreReadAsWritten() throws {
+    func code(_ files: [String: String]) throws -> InstanceShellCode? {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+        .instanceShell?.code
+    }
+    let read = try code([:])
+    #expect(read?.managerOpen?.value == .savesFirst)
+    #expect(read?.managerRemove?.value == .whenRemoved)
+    let onboarding = try sample("src/onboarding.ts")
+    let open =
+      "    open.onclick = async () => {\n      await setActiveUrl(instance.url);\n      loadInstance(instance.url);\n    };"
+    #expect(onboarding.contains(open))
+    let chained =
+      "    open.addEventListener('click', () => {\n      void setActiveUrl(instance.url).then(() => loadInstance(instance.url));\n    });"
+    #expect(
+      try code(["src/onboarding.ts": onboarding.replacingOccurrences(of: open, with: chained)])?
+        .managerOpen?.value == .savesFirst)
+    let late = try code([
+      "src/onboarding.ts": onboarding.replacingOccurrences(
+        of: open,
+        with:
+          "    open.onclick = async () => {\n      loadInstance(instance.url);\n      await setActiveUrl(instance.url);\n    };"
+      )
+    ])
+    #expect(late?.managerOpen?.value == .navigatesFirst)
+    let never = try code([
+      "src/onboarding.ts": onboarding.replacingOccurrences(
+        of: open, with: "    open.onclick = () => loadInstance(instance.url);")
+    ])
+    #expect(never?.managerOpen?.value == .never)
+    #expect(never?.managerOpen?.location?.line == 35)
+    let store = try sample("src/store.ts")
+    let clear = "if ((await getActiveUrl()) === url) await setActiveUrl(null);"
+    #expect(store.contains(clear))
+    let other = try code([
+      "src/store.ts": store.replacingOccurrences(
+        of: clear, with: "if ((await getActiveUrl()) !== url) await setActiveUrl(null);")
+    ])
+    #expect(other?.managerRemove?.value == .whenOther)
+    let kept = try code(["src/store.ts": store.replacingOccurrences(of: clear, with: "")])
+    #expect(kept?.managerRemove?.value == .never)
+    let braced = try code([
+      "src/store.ts": store.replacingOccurrences(
+        of: clear, with: "if (url === (await getActiveUrl())) {\n    await setActiveUrl(null);\n  }"
+      )
+    ])
+    #expect(braced?.managerRemove?.value == .whenRemoved)
+  }
+
   /// The local page's entry is boot(), or the function its module calls at the top level:
   /// renamed, it is still read; not found at all, what a load does is unverified.
   @Test func theLocalPagesEntryIsFoundByItsTopLevelCall() throws {

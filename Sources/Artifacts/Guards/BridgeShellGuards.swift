@@ -48,29 +48,6 @@ extension BuildGuards {
         "set OPENMAPX_MOBILE_WEB_ORIGIN (and …_API_ORIGIN) to the public https origin in the release env"
     ),
     GuardRule(
-      id: "config-accepts-env", title: "The config module accepts the channel's build env",
-      source: "seed 001, Fixed origin (every value read once, validated, frozen)",
-      devAllows: false, reads: [.files, .frontendEnv],
-      shells: [.reactNativeBridge],
-      check: { build in
-        if let unread = build.bridge?.configUnread {
-          return [
-            GuardHit(
-              "whether the config module accepts this channel's build env is unverified: \(unread.value)",
-              at: unread.location, value: "config not run", unverified: true)
-          ]
-        }
-        guard let refused = build.bridge?.configThrows, refused.value else { return [] }
-        return [
-          GuardHit(
-            "the config module throws on this channel's build env\(refused.because): the app opens on its fatal-configuration screen",
-            at: refused.location, value: "throws")
-        ]
-      },
-      fix:
-        "give the channel's build env what the config module validates (the origins, the identifiers it requires in a release), or fix the validation that refuses it"
-    ),
-    GuardRule(
       id: "official-origin", title: "The official identifier loads only its official origin",
       source: "seed 001, Fixed origin (org.openmapx.app is restricted to https://openmapx.com)",
       devAllows: true, reads: [.files, .frontendEnv],

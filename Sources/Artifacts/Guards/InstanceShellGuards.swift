@@ -276,6 +276,18 @@ extension BuildGuards {
             "the local page's user scripts are kept as the live array, which removeAllUserScripts() empties: the local page reloaded after an instance has no Capacitor bridge (Preferences \"is not implemented\") and boot() stays on its placeholder",
             value: "user scripts kept by reference")
         }
+        if let open = code.managerOpen, open.value != .savesFirst {
+          out.append(
+            GuardHit(
+              "the manager's open button navigates \(open.value == .never ? "without saving the instance as active" : "before it saves the instance as active")\(open.because): the navigation policy still sees the old active instance and sends the one opened outside, and a cold restart loads the old one",
+              at: open.location, value: "open does not save the active instance"))
+        }
+        if let remove = code.managerRemove, remove.value != .whenRemoved {
+          out.append(
+            GuardHit(
+              "removeInstance \(remove.value == .never ? "never clears the active instance" : "clears the active instance only when another one is removed")\(remove.because): after the active instance is removed, a cold restart loads the site the user removed",
+              at: remove.location, value: "remove keeps the active instance"))
+        }
         missing(
           code.managerClearsRoot,
           "renderOnboarding does not empty its root before appending the manager: after ✕, or back to the page restored from the back-forward cache, the entries it rendered before stay listed",

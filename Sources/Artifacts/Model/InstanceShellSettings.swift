@@ -136,6 +136,11 @@ public struct InstanceShellCode: Sendable {
   public var deepLinkHandlerNavigates: Sourced<Bool>?
   /// Where qualify looked for that handler when it found none.
   public var deepLinkHandlerUnread: Sourced<String>?
+  /// The manager's open button: whether it saves the instance as active before navigating
+  /// (nil: no click handler that navigates was found).
+  public var managerOpen: Sourced<ManagerOpen>?
+  /// When `removeInstance` clears the active instance (nil: no `removeInstance`).
+  public var managerRemove: Sourced<ManagerRemove>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

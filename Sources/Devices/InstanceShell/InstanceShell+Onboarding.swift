@@ -66,7 +66,9 @@ extension InstanceShell {
       note("no listed instance \(url) to open")
       return
     }
-    if behaviours.switchesBeforeSavingActive {
+    if behaviours.opensWithoutSavingActive {
+      loadInstance(url)
+    } else if behaviours.switchesBeforeSavingActive {
       loadInstance(url)
       preferences[Self.activeKey] = url
     } else {
@@ -78,7 +80,12 @@ extension InstanceShell {
   /// ✕ on a listed instance: removed (and no longer active); the manager re-renders.
   public func remove(_ url: String) {
     store(instances.filter { $0.url != url })
-    if activeURL == url { preferences[Self.activeKey] = nil }
+    // The web code's own test decides which removal clears the active instance.
+    switch build.instanceShell?.code.managerRemove?.value ?? .whenRemoved {
+    case .whenRemoved: if activeURL == url { preferences[Self.activeKey] = nil }
+    case .whenOther: if activeURL != url { preferences[Self.activeKey] = nil }
+    case .never: break
+    }
     note("removed \(url)")
     if case .onboarding = screen { renderOnboarding(prefill: "", sameDocument: true) }
   }

@@ -117,6 +117,11 @@ public final class InstanceShell {
       if code.iosNavigationPolicy?.value == false { out.sameOriginToDefaultHandler = true }
     }
     if code.pageshowHandler?.value == false { out.noPageshowHandler = true }
+    switch code.managerOpen?.value {
+    case .navigatesFirst?: out.switchesBeforeSavingActive = true
+    case .never?: out.opensWithoutSavingActive = true
+    default: break
+    }
     if code.bootChecksBackForward?.value == false { out.bootIgnoresBackForward = true }
     if code.activeKeyMismatch(on: build.platform) != nil { out.policySeesNoActiveInstance = true }
     if build.platform == .ios, code.iosSnapshotsLocalScripts?.value == false {
@@ -284,6 +289,13 @@ public final class InstanceShell {
     if let active = activeURL, !manage, !backForward || behaviours.bootIgnoresBackForward {
       leftByBoot.insert(index)
       loadInstance(active, cold: cold)
+      if !instances.contains(where: { $0.url == active }),
+        let remove = build.instanceShell?.code.managerRemove, remove.value != .whenRemoved
+      {
+        remoteBecause =
+          "boot() loaded the active instance the user removed: removeInstance kept it at \(remove.origin)"
+        return
+      }
       if backForward {
         remoteBecause =
           "boot() redirected a back_forward load"

@@ -63,6 +63,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var keepsPendingPath = false
   /// Onboarding validates against the admin-gated `/api/admin/health`.
   public var validatesAgainstAdminHealth = false
+  /// Switching navigates and never saves the active instance.
+  public var opensWithoutSavingActive = false
   /// Switching navigates before the active instance is saved.
   public var switchesBeforeSavingActive = false
   /// The instance list is kept in the WebView's localStorage instead of Preferences.

@@ -192,6 +192,16 @@ enum InstanceShellMutations {
       configuration.shell.switchesBeforeSavingActive = true
     },
     MutationSpec(
+      "app.remove-keeps-active",
+      summary:
+        "removeInstance clears the active instance only when another one is removed (=== written !==).",
+      breaks:
+        "seed 004, task 20.1: removing an instance removes it, also as the one a restart loads"
+    ) { configuration, _ in
+      configuration.build.instanceShell?.code.managerRemove = Sourced(
+        .whenOther, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+    },
+    MutationSpec(
       "shell.instances-in-webview-storage",
       summary: "The instance list lives in the WebView's localStorage instead of Preferences.",
       breaks: "seed 004, task 20.1 and ADR 0003: the list survives WebView data eviction"

@@ -1,0 +1,122 @@
+import Foundation
+import QualifyCore
+
+/// What the manager's two buttons do, read from the web code as written (seed 004, task
+/// 20.1: users add, remove and switch between instances):
+///
+/// - opening a listed instance must save it as the active one before it navigates: the
+///   native navigation policy keeps only the active instance in the WebView, and a cold
+///   restart loads it (the click handler whose body navigates — `loadInstance(`,
+///   `location.assign(` — and its `setActiveUrl(…)`, awaited or chained with `.then`);
+/// - removing an instance must clear the active one when it is the one removed: a cold
+///   restart would otherwise load a site the user removed (the `if` guarding
+///   `setActiveUrl(null)` in `removeInstance`, compared with the removed URL).
+struct ManagerActionsReader {
+  let web: CodeSearch
+
+  static let navigations = ["loadInstance(", "location.assign(", "location.href ="]
+
+  /// The open button's handler: whether it saves the active instance before navigating.
+  func openSavesActive() -> Sourced<ManagerOpen>? {
+    for handler in clickHandlers() {
+      let body = handler.body
+      guard
+        let navigation = Self.navigations.compactMap({ body.range(of: $0) }).min(by: {
+          $0.lowerBound < $1.lowerBound
+        }),
+        !body.contains("removeInstance(")
+      else { continue }
+      let at = FileLocation(file: handler.file, line: handler.line, column: 1)
+      guard let save = body.range(of: "setActiveUrl(") else {
+        return Sourced(
+          .never, at: at, derivation: ["the open handler navigates and saves no active instance"])
+      }
+      if save.lowerBound < navigation.lowerBound { return Sourced(.savesFirst, at: at) }
+      return Sourced(
+        .navigatesFirst, at: at,
+        derivation: ["the open handler navigates before setActiveUrl("])
+    }
+    return nil
+  }
+
+  /// When `removeInstance` clears the active instance.
+  func removeClearsActive() -> Sourced<ManagerRemove>? {
+    guard
+      let block = CodeSearch.declarations(of: "removeInstance").lazy.compactMap({
+        web.blocks(after: $0).first
+      }).first ?? web.blocks(after: "const removeInstance =").first
+    else { return nil }
+    let at = FileLocation(file: block.file, line: block.line, column: 1)
+    let parameter =
+      InstanceDecisionReader.matches(
+        #"removeInstance\s*(?:=\s*(?:async\s*)?)?\(\s*(\w+)"#, block.body
+      )
+      .first?.first ?? "url"
+    let clears = #"(?:setActiveUrl\(\s*null\s*\)|Preferences\.remove\(\s*\{\s*key:\s*\w*ACTIVE)"#
+    guard let clear = block.body.range(of: clears, options: .regularExpression) else {
+      return Sourced(
+        .never, at: at, derivation: ["removeInstance never clears the active instance"])
+    }
+    // The test guarding the clear: the last `if (…)` before it.
+    let before = String(block.body[..<clear.lowerBound])
+    guard
+      let condition = InstanceDecisionReader.matches(
+        #"if\s*\((.+?)\)\s*\{?\s*(?:await\s+)?$"#, before
+      )
+      .last?.first
+        ?? InstanceDecisionReader.matches(#"if\s*\((.+)\)\s*\{?\s*(?:await\s+)?$"#, before).last?
+        .first
+    else { return Sourced(.whenRemoved, at: at, derivation: ["removeInstance always clears it"]) }
+    let name = NSRegularExpression.escapedPattern(for: parameter)
+    if condition.range(
+      of: #"!==?\s*"# + name + #"\b|\b"# + name + #"\s*!==?"#, options: .regularExpression)
+      != nil
+    {
+      return Sourced(
+        .whenOther, at: at,
+        derivation: ["its test is \(condition)"])
+    }
+    return Sourced(.whenRemoved, at: at)
+  }
+
+  /// Every click handler's block (`x.onclick = …`, `x.addEventListener('click', …)`).
+  func clickHandlers() -> [(file: String, line: Int, body: String)] {
+    var out: [(file: String, line: Int, body: String)] = []
+    for (file, lines) in web.files {
+      for (position, (index, line)) in lines.enumerated()
+      where line.contains(".onclick =") || line.contains("addEventListener('click'")
+        || line.contains("addEventListener(\"click\"")
+      {
+        var depth = 0
+        var opened = false
+        var body: [String] = []
+        for (_, next) in lines[position...] {
+          body.append(next)
+          // An arrow with an expression body (`x.onclick = () => open(url);`) ends on its line.
+          if !opened, !next.contains("{"), next.contains("=>") { break }
+          for character in next {
+            if character == "{" {
+              depth += 1
+              opened = true
+            } else if character == "}" {
+              depth -= 1
+            }
+          }
+          if opened && depth <= 0 { break }
+        }
+        out.append((file, index + 1, body.joined(separator: "\n")))
+      }
+    }
+    return out
+  }
+}
+
+/// How the manager's open button orders its two steps.
+public enum ManagerOpen: String, Sendable, Equatable {
+  case savesFirst, navigatesFirst, never
+}
+
+/// When the manager's remove clears the active instance.
+public enum ManagerRemove: String, Sendable, Equatable {
+  case whenRemoved, whenOther, never
+}
