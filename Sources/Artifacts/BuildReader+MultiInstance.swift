@@ -269,6 +269,7 @@ extension BuildReader {
     let manager = ManagerActionsReader(web: web)
     code.managerOpen = manager.openSavesActive()
     code.managerRemove = manager.removeClearsActive()
+    code.addLoadsInstance = manager.addLoadsInstance()
     code.pageshowHandler = web.fact([["pageshow"]], home: "boot")
     let boot = LocalPageBootReader(web: web)
     if code.pageshowHandler?.value == true, let restore = boot.pageshowRendersOnRestore(),
@@ -303,10 +304,16 @@ extension BuildReader {
           ?? FileLocation(file: first.file, line: 0, column: 1))
     }
     if let first = web.files.first {
-      for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
-        if let at = web.find([endpoint]) {
-          code.validationEndpoint = Sourced(endpoint, at: at)
-          break
+      // The path the check fetches, as written (a typo is a 404 on every instance); else the
+      // first endpoint of seed 004 the code names.
+      if let fetched = web.captures(#"fetch\(\s*[`'"][^`'"]*?(/api/[A-Za-z0-9_/.-]*)"#).first {
+        code.validationEndpoint = fetched
+      } else {
+        for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
+          if let at = web.find([endpoint]) {
+            code.validationEndpoint = Sourced(endpoint, at: at)
+            break
+          }
         }
       }
       let preferences = web.find(["@capacitor/preferences"]) != nil

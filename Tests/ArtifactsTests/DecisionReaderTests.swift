@@ -363,6 +363,22 @@ import Testing
       )
     ])
     #expect(braced?.managerRemove?.value == .whenRemoved)
+    // Adding loads the instance added; a handler that only re-renders loads nothing.
+    #expect(read?.addLoadsInstance?.value == true)
+    let rerenders = try code([
+      "src/onboarding.ts": onboarding.replacingOccurrences(
+        of: "    loadInstance(origin + (options.pendingPath ?? ''));\n",
+        with: "    await renderOnboarding(root);\n")
+    ])
+    #expect(rerenders?.addLoadsInstance?.value == false)
+    #expect(rerenders?.addLoadsInstance?.location?.line == 53)
+    // The instance check's path as the fetch writes it.
+    #expect(read?.validationEndpoint?.value == "/api/instance")
+    let typo = try code([
+      "src/onboarding.ts": onboarding.replacingOccurrences(
+        of: "/api/instance`", with: "/api/instances`")
+    ])
+    #expect(typo?.validationEndpoint?.value == "/api/instances")
   }
 
   /// The local page's entry is boot(), or the function its module calls at the top level:

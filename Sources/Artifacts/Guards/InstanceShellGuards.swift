@@ -282,6 +282,10 @@ extension BuildGuards {
               "the manager's open button navigates \(open.value == .never ? "without saving the instance as active" : "before it saves the instance as active")\(open.because): the navigation policy still sees the old active instance and sends the one opened outside, and a cold restart loads the old one",
               at: open.location, value: "open does not save the active instance"))
         }
+        missing(
+          code.addLoadsInstance,
+          "the submit handler adds the instance and loads nothing: the user stays on the local page after adding one",
+          value: "adds and loads nothing")
         if let remove = code.managerRemove, remove.value != .whenRemoved {
           out.append(
             GuardHit(
@@ -292,10 +296,16 @@ extension BuildGuards {
           code.managerClearsRoot,
           "renderOnboarding does not empty its root before appending the manager: after ✕, or back to the page restored from the back-forward cache, the entries it rendered before stay listed",
           value: "does not empty its root")
-        if let endpoint = code.validationEndpoint, endpoint.value == "/api/admin/health" {
+        // `/api/health` is served too; what its answer lacks is parseInstanceResponse's to say.
+        if let endpoint = code.validationEndpoint,
+          !["/api/instance", "/api/health"].contains(endpoint.value)
+        {
+          let why =
+            endpoint.value == "/api/admin/health"
+            ? "which is admin-gated (403)" : "which a Sovereign instance does not serve (404)"
           out.append(
             GuardHit(
-              "onboarding checks /api/admin/health, which is admin-gated (403): every instance is refused; check /api/instance",
+              "onboarding checks \(endpoint.value), \(why): every instance is refused; check /api/instance",
               at: endpoint.location, value: endpoint.value))
         }
         missing(

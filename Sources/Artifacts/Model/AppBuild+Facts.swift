@@ -116,6 +116,7 @@ extension AppBuild {
       }
       add("a deep link's handler opens the instance", code.deepLinkHandlerNavigates, yes)
       add("location.replace(", code.replacesLocation, yes)
+      add("the submit handler loads the instance it added", code.addLoadsInstance, yes)
       add("the manager's open button", code.managerOpen) { $0.rawValue }
       add("removeInstance clears the active instance", code.managerRemove) { $0.rawValue }
       add("list kept in localStorage", code.storesInLocalStorage, yes)

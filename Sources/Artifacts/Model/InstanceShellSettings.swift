@@ -139,6 +139,9 @@ public struct InstanceShellCode: Sendable {
   /// The manager's open button: whether it saves the instance as active before navigating
   /// (nil: no click handler that navigates was found).
   public var managerOpen: Sourced<ManagerOpen>?
+  /// The submit handler loads the instance it added (nil: no submit handler calling
+  /// `addInstance(` was found).
+  public var addLoadsInstance: Sourced<Bool>?
   /// When `removeInstance` clears the active instance (nil: no `removeInstance`).
   public var managerRemove: Sourced<ManagerRemove>?
   /// The web code navigates with `location.replace(`.

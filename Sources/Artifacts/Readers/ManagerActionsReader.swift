@@ -79,6 +79,21 @@ struct ManagerActionsReader {
     return Sourced(.whenRemoved, at: at)
   }
 
+  /// Whether the submit handler loads the instance it has just added (a navigation after its
+  /// `addInstance(`); nil when no submit handler calling `addInstance(` is found.
+  func addLoadsInstance() -> Sourced<Bool>? {
+    let openers = [".onsubmit =", "addEventListener('submit'", "addEventListener(\"submit\""]
+    for block in openers.flatMap({ web.blocks(after: $0) }) {
+      guard let add = block.body.range(of: "addInstance(") else { continue }
+      let line = block.line + block.body[..<add.lowerBound].filter { $0 == "\n" }.count
+      let at = FileLocation(file: block.file, line: line, column: 1)
+      let after = block.body[add.upperBound...]
+      if Self.navigations.contains(where: after.contains) { return Sourced(true, at: at) }
+      return Sourced(false, at: at)
+    }
+    return nil
+  }
+
   /// Every click handler's block (`x.onclick = …`, `x.addEventListener('click', …)`).
   func clickHandlers() -> [(file: String, line: Int, body: String)] {
     var out: [(file: String, line: Int, body: String)] = []

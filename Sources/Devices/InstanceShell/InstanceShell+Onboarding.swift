@@ -49,6 +49,12 @@ extension InstanceShell {
     store(list)
     preferences[Self.activeKey] = origin
     note("added \(title) (\(origin)); active")
+    if let loads = build.instanceShell?.code.addLoadsInstance, !loads.value {
+      // The handler stops once the instance is stored: the user stays on the local page.
+      leftBecause = "the submit handler at \(loads.origin) adds \(origin) and loads nothing"
+      note(leftBecause ?? "")
+      return
+    }
     let path = behaviours.dropsPendingPath ? "" : (pendingPath ?? "")
     if !behaviours.keepsPendingPath { pendingPath = nil }
     loadInstance(origin + (path == "/" ? "" : path))
@@ -118,7 +124,10 @@ extension InstanceShell {
   /// `checkInstance`: `GET /api/instance` through CapacitorHttp; the instance's name, nil when
   /// it is not one (or cannot be reached).
   func check(_ origin: String) -> String? {
-    let path = behaviours.validatesAgainstAdminHealth ? "/api/admin/health" : "/api/instance"
+    // The path the web code fetches: the instance's own server answers whatever it is.
+    let path =
+      behaviours.validatesAgainstAdminHealth
+      ? "/api/admin/health" : build.instanceShell?.code.validationEndpoint?.value ?? "/api/instance"
     guard case .sent(let exchange) = native.send(ClientRequest(url: origin + path)),
       let response = exchange.response
     else { return nil }
