@@ -157,16 +157,21 @@ extension BuildReader {
     let conditions = Set(
       (settings.value("SWIFT_ACTIVE_COMPILATION_CONDITIONS")?.value ?? "")
         .split(separator: " ").map(String.init))
-    build.instanceShell?.code.iosBackGesture = readBackGesture(conditions: conditions)
     // The Swift files in the app's folder against what the target's Sources phase compiles:
     // in a classic-format project a file must be added by hand, and one left out is not a
     // build error but a black screen at launch (seed 004, task 20.1).
-    guard let project, let target = project.applicationTarget else { return }
+    guard let project, let target = project.applicationTarget else {
+      build.instanceShell?.code.iosBackGesture = readBackGesture(
+        conditions: conditions, compiled: nil)
+      return
+    }
     let folder =
       paths["ios.infoPlist"].map { ($0 as NSString).deletingLastPathComponent }
       ?? XcodeProject.join(profile.capacitorRoot, "ios/App/App")
     let compiled = Set(target.compiledSources.filter { $0.hasSuffix(".swift") })
     build.instanceShell?.compiledSwiftFiles = compiled.sorted()
+    build.instanceShell?.code.iosBackGesture = readBackGesture(
+      conditions: conditions, compiled: compiled)
     let sourcesLine = target.line
     for file in repository.files(under: folder, suffix: ".swift") where !compiled.contains(file) {
       build.instanceShell?.uncompiledSwiftFiles.append(
@@ -238,7 +243,7 @@ extension BuildReader {
     code.bootManagerParameter = LocalPageBootReader(web: web).managerParameter()
     (code.androidBackLoadsManager, code.androidBackLoadsPlainLocal) =
       AndroidBackReader(android: android).read(
-        parameter: code.bootManagerParameter?.value ?? "manage")
+        parameter: code.bootManagerParameter?.value ?? "manage", unread: &code.androidBackUnread)
     code.androidNavigationPolicy = android.fact(
       [["shouldOverrideUrlLoading", "setWebViewClient("]], home: "BridgeActivity")
     code.iosNavigationPolicy = ios.fact(
@@ -306,7 +311,18 @@ extension BuildReader {
     if let first = web.files.first {
       // The path the check fetches, as written (a typo is a 404 on every instance); else the
       // first endpoint of seed 004 the code names.
-      if let fetched = web.captures(#"fetch\(\s*[`'"][^`'"]*?(/api/[A-Za-z0-9_/.-]*)"#).first {
+      let fetch = #"fetch\(\s*[`'"][^`'"]*?(/api/[A-Za-z0-9_/.-]*[A-Za-z0-9_])/?[`'"?]"#
+      let check =
+        web.blocks(after: "function checkInstance(").first
+        ?? web.blocks(after: "const checkInstance =").first
+      let inCheck = check.flatMap { block -> Sourced<String>? in
+        guard let path = InstanceDecisionReader.matches(fetch, block.body).first?.first,
+          let range = block.body.range(of: fetch, options: .regularExpression)
+        else { return nil }
+        let line = block.line + block.body[..<range.lowerBound].filter { $0 == "\n" }.count
+        return Sourced(path, at: FileLocation(file: block.file, line: line, column: 1))
+      }
+      if let fetched = inCheck ?? web.captures(fetch).first {
         code.validationEndpoint = fetched
       } else {
         for endpoint in ["/api/admin/health", "/api/instance", "/api/health"] {
@@ -432,13 +448,14 @@ extension BuildReader {
   /// Whether the app's Swift code, as this configuration compiles it (`#if DEBUG` is out of
   /// a Release build), turns the WebView's back swipe on and never off; nil without Swift
   /// sources.
-  func readBackGesture(conditions: Set<String>) -> Sourced<Bool>? {
+  func readBackGesture(conditions: Set<String>, compiled files: Set<String>?) -> Sourced<Bool>? {
     let folder = XcodeProject.join(profile.capacitorRoot, "ios/App/App")
     let pattern = #"allowsBackForwardNavigationGestures\s*=\s*(\w+)"#
     var on: Sourced<Bool>?
     var compiledOut: Sourced<Bool>?
     var home: String?
-    for path in repository.files(under: folder, suffix: ".swift") {
+    for path in repository.files(under: folder, suffix: ".swift")
+    where files?.contains(path) ?? true {
       guard let (text, file) = (try? repository.text(path)).flatMap({ $0 }) else { continue }
       if home == nil || text.contains("CAPBridgeViewController") { home = file }
       // The compiled lines leave the directives out: matched to the source by line number.
@@ -458,11 +475,17 @@ extension BuildReader {
           }
           continue
         }
-        if value != "true" {
+        // A variable or a call is not read: only a literal turns the swipe off.
+        if value == "false" {
           return Sourced(
             false, at: at, derivation: ["allowsBackForwardNavigationGestures = \(value)"])
         }
-        on = on ?? Sourced(true, at: at)
+        on =
+          on
+          ?? Sourced(
+            true, at: at,
+            derivation: value == "true"
+              ? [] : ["set to \(value), taken as true: qualify does not evaluate it"])
       }
     }
     guard let home else { return nil }

@@ -305,6 +305,40 @@ import Testing
     #expect(renamed?.androidBackLoadsManager?.value == false)
     #expect(renamed?.androidBackLoadsPlainLocal?.value == "LOCAL_ORIGIN + \"?manage=1\"")
     #expect(read?.bootManagerParameter?.value == "manage")
+    // A Set's has() in boot() is not a URL parameter.
+    let set = try code([
+      "src/main.ts": boot.replacingOccurrences(
+        of: "  const params = new URLSearchParams(window.location.search);",
+        with:
+          "  const seen = new Set(['x']);\n  if (seen.has('onboarded')) return;\n  const params = new URLSearchParams(window.location.search);"
+      )
+    ])
+    #expect(set?.bootManagerParameter?.value == "manage")
+    // Terms joined in their order, constants in place, and a local of the handler.
+    let ordered = try code([
+      path: main.replacingOccurrences(
+        of: loads, with: "webView.loadUrl(LOCAL_ORIGIN + \"?\" + MANAGE + \"=1\");"
+      )
+      .replacingOccurrences(
+        of: "public class MainActivity", with: "public class MainActivity")
+        + "\nfinal class Params {\n  static final String MANAGE = \"manage\";\n}\n"
+    ])
+    #expect(ordered?.androidBackLoadsManager?.value == true)
+    let local = try code([
+      path: main.replacingOccurrences(
+        of: loads,
+        with:
+          "String target = LOCAL_ORIGIN + \"?manage=1\";\n                    webView.loadUrl(target);"
+      )
+    ])
+    #expect(local?.androidBackLoadsManager?.value == true)
+    // A URL built by something qualify does not follow: unverified, neither passed nor failed.
+    let built = try code([
+      path: main.replacingOccurrences(
+        of: loads, with: "webView.loadUrl(Uri.parse(LOCAL_ORIGIN).buildUpon().toString());")
+    ])
+    #expect(built?.androidBackLoadsManager == nil)
+    #expect(built?.androidBackUnread?.value.contains("does not put together") == true)
     // A handler that loads nothing.
     let nothing = try code([path: main.replacingOccurrences(of: loads, with: "")])
     #expect(nothing?.androidBackLoadsManager?.value == false)
@@ -363,6 +397,23 @@ import Testing
       )
     ])
     #expect(braced?.managerRemove?.value == .whenRemoved)
+    let guarded = try code([
+      "src/store.ts": store.replacingOccurrences(
+        of: clear,
+        with: "if (url !== undefined && (await getActiveUrl()) === url) await setActiveUrl(null);")
+    ])
+    #expect(guarded?.managerRemove?.value == .whenRemoved)
+    // A help link that navigates does not hide the open button that saves first.
+    let help = try code([
+      "src/onboarding.ts": onboarding.replacingOccurrences(
+        of: open,
+        with: "    help.onclick = () => location.assign('https://docs.example');\n" + open
+      )
+      .replacingOccurrences(
+        of: "export async function renderOnboarding",
+        with: "const help = document.createElement('a');\nexport async function renderOnboarding")
+    ])
+    #expect(help?.managerOpen?.value == .savesFirst)
     // Adding loads the instance added; a handler that only re-renders loads nothing.
     #expect(read?.addLoadsInstance?.value == true)
     let rerenders = try code([

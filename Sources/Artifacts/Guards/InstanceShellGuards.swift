@@ -200,11 +200,17 @@ extension BuildGuards {
         }
         switch build.platform {
         case .android:
+          if let unread = code.androidBackUnread {
+            out.append(
+              GuardHit(
+                "what Android's back key loads is unverified: \(unread.value)",
+                at: unread.location, value: "back URL", unverified: true))
+          }
           if let plain = code.androidBackLoadsPlainLocal {
             let parameter = code.bootManagerParameter?.value ?? "manage"
             out.append(
               GuardHit(
-                "the back key loads \(plain.value) without ?\(parameter)=1, the parameter boot() tests\(code.bootManagerParameter.map { " (\($0.origin))" } ?? ""): boot() takes it for a cold start and redirects to the active instance, so back never reaches the manager",
+                "the back key loads \(plain.value) without ?\(parameter)=1\(code.bootManagerParameter.map { ", the parameter boot() tests (\($0.origin))" } ?? ""): boot() takes it for a cold start and redirects to the active instance, so back never reaches the manager",
                 at: plain.location, value: "without ?\(parameter)=1"))
           } else {
             missing(

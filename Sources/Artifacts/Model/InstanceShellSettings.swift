@@ -41,6 +41,9 @@ public struct InstanceShellCode: Sendable {
   /// Android: the back key from a loaded instance loads the local manager itself
   /// (`dispatchKeyEvent` or a back callback with `loadUrl(…manage…)`); without it Capacitor
   /// goes back in WebView history, whose `canGoBack()` is stale after a cold relaunch.
+  /// Android: a back URL qualify could not put together, with where (the back checks are
+  /// then unverified).
+  public var androidBackUnread: Sourced<String>?
   /// The query parameter boot() tests to show the manager rather than redirect (`manage`,
   /// as the web code names it; nil when not read).
   public var bootManagerParameter: Sourced<String>?

@@ -11,7 +11,10 @@ import QualifyCore
 struct AndroidBackReader {
   let android: CodeSearch
 
-  static let handlers = ["dispatchKeyEvent(", "handleOnBackPressed(", "onBackPressed("]
+  static let handlers = [
+    "dispatchKeyEvent(", "handleOnBackPressed(", "onBackPressed(",
+    "onBackPressedDispatcher.addCallback(",
+  ]
 
   /// Whether back loads the manager (false, with where, when the handler loads something
   /// else or nothing; nil without Android sources), and the URL expression it loads when
@@ -21,33 +24,52 @@ struct AndroidBackReader {
   func read(parameter: String = "manage") -> (
     loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?
   ) {
-    let carries = #"[?&]"# + NSRegularExpression.escapedPattern(for: parameter) + #"(?:=|&|$)"#
+    var unread: Sourced<String>?
+    return read(parameter: parameter, unread: &unread)
+  }
+
+  /// The same, and in `unread` a back URL qualify cannot put together (a name it does not
+  /// resolve, a builder): neither passed nor failed.
+  func read(parameter: String = "manage", unread: inout Sourced<String>?) -> (
+    loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?
+  ) {
     guard let first = android.files.first else { return (nil, nil) }
     let constants = stringConstants()
+    let carries = #"[?&]"# + NSRegularExpression.escapedPattern(for: parameter) + #"(?:=|&|$)"#
     var handler: (file: String, line: Int, body: String)?
+    var plain: (String, FileLocation)?
     for opener in Self.handlers {
-      for block in android.blocks(after: opener) {
+      // dispatchKeyEvent sees every key: only a body testing the back key is a back handler.
+      for block in android.blocks(after: opener)
+      where opener != "dispatchKeyEvent(" || block.body.contains("KEYCODE_BACK") {
         handler = handler ?? block
-        let loads = Self.loadUrlArguments(block.body)
-        guard !loads.isEmpty else { continue }
-        for (argument, offset) in loads
-        where resolves(argument, constants).range(of: carries, options: .regularExpression) != nil {
-          return (
-            Sourced(true, at: FileLocation(file: block.file, line: block.line + offset, column: 1)),
-            nil
-          )
+        for (argument, offset) in Self.loadUrlArguments(block.body) {
+          let at = FileLocation(file: block.file, line: block.line + offset, column: 1)
+          guard let url = resolve(argument, constants, locals: block.body) else {
+            unread =
+              unread
+              ?? Sourced(
+                "the back handler loads \(argument), which qualify does not put together", at: at)
+            continue
+          }
+          if url.range(of: carries, options: .regularExpression) != nil {
+            unread = nil
+            return (Sourced(true, at: at), nil)
+          }
+          plain = plain ?? (argument, at)
         }
-        let (argument, offset) = loads[0]
-        let at = FileLocation(file: block.file, line: block.line + offset, column: 1)
-        return (
-          Sourced(
-            false, at: at,
-            derivation: [
-              "the back handler loads \(argument), without ?\(parameter)=1: boot() redirects to the active instance"
-            ]),
-          Sourced(argument, at: at)
-        )
       }
+    }
+    if unread != nil { return (nil, nil) }
+    if let (argument, at) = plain {
+      return (
+        Sourced(
+          false, at: at,
+          derivation: [
+            "the back handler loads \(argument), without ?\(parameter)=1: boot() redirects to the active instance"
+          ]),
+        Sourced(argument, at: at)
+      )
     }
     if let handler {
       return (
@@ -68,14 +90,63 @@ struct AndroidBackReader {
     )
   }
 
-  /// The string literals an argument is made of, its constants replaced by their values.
-  func resolves(_ argument: String, _ constants: [String: String]) -> String {
-    var out = InstanceDecisionReader.matches(#""((?:[^"\\]|\\.)*)""#, argument).map(\.[0])
-      .joined()
-    for name in InstanceDecisionReader.matches(#"\b([A-Za-z_]\w*)\b"#, argument).map(\.[0]) {
-      if let value = constants[name] { out += value }
+  /// The URL an argument builds, its terms joined in order: string literals (Kotlin's `$NAME`
+  /// and `${NAME}` expanded), string constants, and the handler's own string locals; nil when
+  /// a term is anything else.
+  func resolve(_ argument: String, _ constants: [String: String], locals body: String) -> String? {
+    var locals: [String: String] = [:]
+    for found in InstanceDecisionReader.matches(
+      #"(?:String|val|var)\s+([A-Za-z_]\w*)\s*(?::\s*String\s*)?=\s*([^;\n]+)"#, body)
+    where locals[found[0]] == nil {
+      locals[found[0]] = found[1]
+    }
+    return resolve(argument, constants, locals, depth: 0)
+  }
+
+  private func resolve(
+    _ expression: String, _ constants: [String: String], _ locals: [String: String], depth: Int
+  ) -> String? {
+    guard depth < 4 else { return nil }
+    var out = ""
+    for term in Self.terms(expression) {
+      if term.hasPrefix("\"") {
+        var text = String(term.dropFirst().dropLast())
+        for name in InstanceDecisionReader.matches(#"\$\{?([A-Za-z_]\w*)\}?"#, text).map(\.[0]) {
+          guard let value = constants[name] else { return nil }
+          text = text.replacingOccurrences(of: "${\(name)}", with: value)
+            .replacingOccurrences(of: "$\(name)", with: value)
+        }
+        out += text
+      } else if let local = locals[term] {
+        guard let value = resolve(local, constants, locals, depth: depth + 1) else { return nil }
+        out += value
+      } else if let value = constants[String(term.split(separator: ".").last ?? "")] {
+        out += value
+      } else {
+        return nil
+      }
     }
     return out
+  }
+
+  /// The `+`-joined terms of an expression, string literals kept whole.
+  static func terms(_ expression: String) -> [String] {
+    var out: [String] = []
+    var current = ""
+    var inString = false
+    var previous: Character = " "
+    for character in expression {
+      if character == "\"" && previous != "\\" { inString.toggle() }
+      if character == "+" && !inString {
+        out.append(current.trimmingCharacters(in: .whitespaces))
+        current = ""
+      } else {
+        current.append(character)
+      }
+      previous = character
+    }
+    out.append(current.trimmingCharacters(in: .whitespaces))
+    return out.filter { !$0.isEmpty }
   }
 
   /// `static final String NAME = "…"` (Java), `const val NAME = "…"` and `val NAME = "…"`

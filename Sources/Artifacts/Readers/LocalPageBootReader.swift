@@ -44,34 +44,55 @@ struct LocalPageBootReader {
     let skipped: Set<String> = [
       "if", "while", "Boolean", "String", "decodeURIComponent", "get", "URLSearchParams", "URL",
     ]
-    var handler: String?
+    var handlers: [String] = []
     if let variable = InstanceDecisionReader.matches(
       #"(?:const|let|var)\s+(\w+)\s*(?::[^=\n]+)?=[^;\n]*"# + read, boot.body
     ).first?.first {
-      handler = InstanceDecisionReader.matches(
+      handlers = InstanceDecisionReader.matches(
         #"(\w+)\(\s*(?:decodeURIComponent\(\s*)?"#
           + NSRegularExpression.escapedPattern(for: variable)
           + #"\s*\)?\s*[,)]"#, boot.body
-      ).map(\.[0]).first(where: { !skipped.contains($0) })
-    } else if let range = boot.body.range(of: read, options: .regularExpression) {
-      handler = Self.enclosingCall(of: range.lowerBound, in: boot.body, skipping: skipped)
+      ).map(\.[0]).filter { !skipped.contains($0) }
+    } else {
+      var search = boot.body.startIndex
+      while let range = boot.body.range(
+        of: read, options: .regularExpression, range: search..<boot.body.endIndex)
+      {
+        if let call = Self.enclosingCall(of: range.lowerBound, in: boot.body, skipping: skipped) {
+          handlers.append(call)
+        }
+        search = range.upperBound
+      }
     }
-    guard let handler else {
+    guard !handlers.isEmpty else {
       unread = Sourced(
         "boot() hands the deeplink parameter to no function qualify finds (looked for .get('deeplink') kept in a local or passed to a call)",
         at: bootAt)
       return nil
     }
-    guard
-      let block = CodeSearch.declarations(of: handler).lazy.compactMap({
-        web.blocks(after: $0).first
-      }).first ?? web.blocks(after: "const \(handler) =").first
-    else {
-      unread = Sourced(
-        "boot() hands the deeplink parameter to \(handler)(), which the web code does not define (looked for function \(handler)( and const \(handler) =)",
-        at: bootAt)
-      return nil
+    // Every function the link reaches (a logger beside the handler): one that opens it is the
+    // handler.
+    var judged: Sourced<Bool>?
+    for handler in handlers {
+      guard let found = navigates(handler) else { continue }
+      if found.value { return found }
+      judged = judged ?? found
     }
+    if let judged { return judged }
+    let names = handlers.map { "\($0)()" }.joined(separator: ", ")
+    unread = Sourced(
+      "boot() hands the deeplink parameter to \(names), which the web code does not define (looked for function NAME( and const NAME =)",
+      at: bootAt)
+    return nil
+  }
+
+  /// Whether the function `handler` navigates, itself or through a short wrapper of the
+  /// location; nil when the web code does not define it.
+  private func navigates(_ handler: String) -> Sourced<Bool>? {
+    guard
+      let block = web.blocks(after: "function \(handler)(").first
+        ?? web.blocks(after: "const \(handler) =").first
+    else { return nil }
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     if Self.navigates.contains(where: block.body.contains) { return Sourced(true, at: at) }
     // A helper counts when it is a navigation itself: a short function that assigns the
@@ -94,11 +115,25 @@ struct LocalPageBootReader {
   func managerParameter() -> Sourced<String>? {
     guard let boot = bootBlock() else { return nil }
     let constants = Dictionary(
-      web.captures(#"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*['"]([^'"]+)['"]"#, groups: 2)
-        .map { ($0.value[0], $0.value[1]) }, uniquingKeysWith: { first, _ in first })
-    for argument in InstanceDecisionReader.matches(
-      #"\.has\(\s*(['"][^'"]+['"]|[A-Za-z_$][\w$]*)\s*\)"#, boot.body
-    ).map(\.[0]) {
+      web.captures(
+        #"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]+)?=\s*['"]([^'"]+)['"]"#, groups: 2
+      )
+      .map { ($0.value[0], $0.value[1]) }, uniquingKeysWith: { first, _ in first })
+    // The URL's own parameters: a URLSearchParams, inline or kept in a local.
+    let searches = Set(
+      InstanceDecisionReader.matches(
+        #"(?:const|let|var)\s+(\w+)\s*=\s*new\s+URLSearchParams\("#, boot.body
+      ).map(\.[0]) + ["searchParams"])
+    for found in InstanceDecisionReader.matches(
+      #"([\w$.]+|URLSearchParams\([^()]*(?:\([^()]*\))?[^()]*\))\s*\.has\(\s*(['"][^'"]+['"]|[A-Za-z_$][\w$]*)\s*\)"#,
+      boot.body)
+    {
+      let receiver = found[0]
+      guard
+        receiver.hasPrefix("URLSearchParams(")
+          || searches.contains(String(receiver.split(separator: ".").last ?? ""))
+      else { continue }
+      let argument = found[1]
       let name =
         argument.first == "'" || argument.first == "\""
         ? String(argument.dropFirst().dropLast()) : constants[argument]

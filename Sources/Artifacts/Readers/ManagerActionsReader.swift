@@ -18,6 +18,15 @@ struct ManagerActionsReader {
 
   /// The open button's handler: whether it saves the active instance before navigating.
   func openSavesActive() -> Sourced<ManagerOpen>? {
+    // Of every click handler that navigates (a help link may too), the one that saves first
+    // is the manager's open; a wrapper that saves and navigates counts as both.
+    let savingWrappers = Set(
+      ["loadInstance", "openInstance"].filter { name in
+        web.blocks(after: "function \(name)(").first.map {
+          $0.body.contains("setActiveUrl(")
+        } ?? false
+      })
+    var judged: Sourced<ManagerOpen>?
     for handler in clickHandlers() {
       let body = handler.body
       guard
@@ -27,24 +36,28 @@ struct ManagerActionsReader {
         !body.contains("removeInstance(")
       else { continue }
       let at = FileLocation(file: handler.file, line: handler.line, column: 1)
+      if savingWrappers.contains(where: { body.contains($0 + "(") }) {
+        return Sourced(.savesFirst, at: at)
+      }
       guard let save = body.range(of: "setActiveUrl(") else {
-        return Sourced(
-          .never, at: at, derivation: ["the open handler navigates and saves no active instance"])
+        judged =
+          judged
+          ?? Sourced(
+            .never, at: at, derivation: ["the open handler navigates and saves no active instance"])
+        continue
       }
       if save.lowerBound < navigation.lowerBound { return Sourced(.savesFirst, at: at) }
-      return Sourced(
-        .navigatesFirst, at: at,
-        derivation: ["the open handler navigates before setActiveUrl("])
+      judged = Sourced(
+        .navigatesFirst, at: at, derivation: ["the open handler navigates before setActiveUrl("])
     }
-    return nil
+    return judged
   }
 
   /// When `removeInstance` clears the active instance.
   func removeClearsActive() -> Sourced<ManagerRemove>? {
     guard
-      let block = CodeSearch.declarations(of: "removeInstance").lazy.compactMap({
-        web.blocks(after: $0).first
-      }).first ?? web.blocks(after: "const removeInstance =").first
+      let block = web.blocks(after: "function removeInstance(").first
+        ?? web.blocks(after: "const removeInstance =").first
     else { return nil }
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     let parameter =
@@ -68,9 +81,11 @@ struct ManagerActionsReader {
         .first
     else { return Sourced(.whenRemoved, at: at, derivation: ["removeInstance always clears it"]) }
     let name = NSRegularExpression.escapedPattern(for: parameter)
-    if condition.range(
-      of: #"!==?\s*"# + name + #"\b|\b"# + name + #"\s*!==?"#, options: .regularExpression)
-      != nil
+    let equal = #"(?<![!=])===?\s*"# + name + #"\b|\b"# + name + #"\s*===?"#
+    if condition.range(of: equal, options: .regularExpression) == nil,
+      condition.range(
+        of: #"!==?\s*"# + name + #"\b|\b"# + name + #"\s*!==?"#, options: .regularExpression)
+        != nil
     {
       return Sourced(
         .whenOther, at: at,
@@ -88,7 +103,9 @@ struct ManagerActionsReader {
       let line = block.line + block.body[..<add.lowerBound].filter { $0 == "\n" }.count
       let at = FileLocation(file: block.file, line: line, column: 1)
       let after = block.body[add.upperBound...]
-      if Self.navigations.contains(where: after.contains) { return Sourced(true, at: at) }
+      if (Self.navigations + ["location.replace("]).contains(where: after.contains) {
+        return Sourced(true, at: at)
+      }
       return Sourced(false, at: at)
     }
     return nil
@@ -107,8 +124,9 @@ struct ManagerActionsReader {
         var body: [String] = []
         for (_, next) in lines[position...] {
           body.append(next)
-          // An arrow with an expression body (`x.onclick = () => open(url);`) ends on its line.
-          if !opened, !next.contains("{"), next.contains("=>") { break }
+          // An arrow with an expression body (`x.onclick = () => open(url);`) or a named
+          // handler (`x.onclick = open;`) ends on its line.
+          if !opened, !next.contains("{"), next.contains("=>") || next.hasSuffix(";") { break }
           for character in next {
             if character == "{" {
               depth += 1

@@ -153,8 +153,8 @@ struct ScriptModule: Sendable, Equatable {
     self.functions = functions
     self.problems = problems
     if let loader, let path {
-      // The specifiers are inside quotes, which the code lines keep only in the raw text.
-      imported = loader.imports(of: text, path: path, depth: depth)
+      // Comments blanked: an import commented out binds nothing.
+      imported = loader.imports(of: code, path: path, depth: depth)
     }
   }
 

@@ -181,6 +181,14 @@ enum InstancesVocabulary {
       example: "sovereign goes back"
     ) { context in
       let shell = try context.instanceShell()
+      // What the back key loads is the unread URL's to say.
+      if shell.build.platform == .android,
+        let unread = shell.build.instanceShell?.code.androidBackUnread
+      {
+        throw ScenarioNotApplicable(
+          "Android's back key is unverified\(unread.location.map { " at \($0)" } ?? ""): \(unread.value)",
+          cause: .unverified)
+      }
       shell.back()
       return screenOutcome(shell, "went back")
     },
