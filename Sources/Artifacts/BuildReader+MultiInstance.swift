@@ -312,9 +312,7 @@ extension BuildReader {
       // The path the check fetches, as written (a typo is a 404 on every instance); else the
       // first endpoint of seed 004 the code names.
       let fetch = #"fetch\(\s*[`'"][^`'"]*?(/api/[A-Za-z0-9_/.-]*[A-Za-z0-9_])/?[`'"?]"#
-      let check =
-        web.blocks(after: "function checkInstance(").first
-        ?? web.blocks(after: "const checkInstance =").first
+      let check = web.definition(of: "checkInstance")
       let inCheck = check.flatMap { block -> Sourced<String>? in
         guard let path = InstanceDecisionReader.matches(fetch, block.body).first?.first,
           let range = block.body.range(of: fetch, options: .regularExpression)

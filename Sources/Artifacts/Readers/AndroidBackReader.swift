@@ -21,15 +21,8 @@ struct AndroidBackReader {
   /// that is the local page without `manage`.
   /// `parameter` is the query parameter boot() tests to show the manager (`manage` when it
   /// was not read): the back URL must carry it.
-  func read(parameter: String = "manage") -> (
-    loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?
-  ) {
-    var unread: Sourced<String>?
-    return read(parameter: parameter, unread: &unread)
-  }
-
-  /// The same, and in `unread` a back URL qualify cannot put together (a name it does not
-  /// resolve, a builder): neither passed nor failed.
+  /// In `unread`, a back URL qualify cannot put together (a name it does not resolve, a
+  /// builder): neither passed nor failed.
   func read(parameter: String = "manage", unread: inout Sourced<String>?) -> (
     loadsManager: Sourced<Bool>?, plainLocal: Sourced<String>?
   ) {

@@ -107,27 +107,40 @@ struct CodeSearch {
   /// The body of the block that starts on the first line holding `opener` (from that line
   /// to its closing brace), with where it starts, in each file that has one.
   func blocks(after opener: String) -> [(file: String, line: Int, body: String)] {
-    var out: [(file: String, line: Int, body: String)] = []
-    for (file, lines) in files {
-      guard let start = lines.firstIndex(where: { $0.1.contains(opener) }) else { continue }
-      var depth = 0
-      var opened = false
-      var body: [String] = []
-      for (_, line) in lines[start...] {
-        body.append(line)
-        for character in line {
-          if character == "{" {
-            depth += 1
-            opened = true
-          } else if character == "}" {
-            depth -= 1
-          }
-        }
-        if opened && depth <= 0 { break }
-      }
-      out.append((file, lines[start].0 + 1, body.joined(separator: "\n")))
+    files.compactMap { file, lines in
+      guard let start = lines.firstIndex(where: { $0.1.contains(opener) }) else { return nil }
+      return (file, lines[start].0 + 1, Self.block(lines[start...]))
     }
-    return out
+  }
+
+  /// A JavaScript function's block by its name: `function NAME(` or `const NAME =`.
+  func definition(of name: String) -> (file: String, line: Int, body: String)? {
+    blocks(after: "function \(name)(").first ?? blocks(after: "const \(name) =").first
+  }
+
+  /// The lines from the first of `lines` to the brace that closes the block it opens. With
+  /// `oneLineArrows`, a first line that opens no brace and holds an arrow or ends its
+  /// statement (`x.onclick = () => open(url);`, `x.onclick = open;`) is the whole block.
+  static func block(_ lines: ArraySlice<(Int, String)>, oneLineArrows: Bool = false) -> String {
+    var depth = 0
+    var opened = false
+    var body: [String] = []
+    for (_, line) in lines {
+      body.append(line)
+      if oneLineArrows, !opened, !line.contains("{"), line.contains("=>") || line.hasSuffix(";") {
+        break
+      }
+      for character in line {
+        if character == "{" {
+          depth += 1
+          opened = true
+        } else if character == "}" {
+          depth -= 1
+        }
+      }
+      if opened && depth <= 0 { break }
+    }
+    return body.joined(separator: "\n")
   }
 
   /// Whether the block after `opener` does `does` itself, or calls a function of these files

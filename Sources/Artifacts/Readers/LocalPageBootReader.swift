@@ -24,16 +24,10 @@ struct LocalPageBootReader {
 
   /// Whether the handler boot() hands the `deeplink` parameter to navigates to an instance
   /// — itself, or through a small wrapper of `location.assign(` such as `loadInstance()` —
-  /// so that a link to a known instance opens it; nil when no such handler is found.
-  func deepLinkHandlerNavigates() -> Sourced<Bool>? {
-    var unread: Sourced<String>?
-    return deepLinkHandlerNavigates(unread: &unread)
-  }
-
-  /// The same, and in `unread`, when no handler is found, where qualify looked: the
-  /// parameter is read however the code writes it (`params.get('deeplink')`, `new
-  /// URLSearchParams(…).get("deeplink")`, `url.searchParams.get(…)`), kept in a local or
-  /// passed straight to the handler.
+  /// so that a link to a known instance opens it; nil, with `unread` saying where qualify
+  /// looked, when no handler is found. The parameter is read however the code writes it
+  /// (`params.get('deeplink')`, `new URLSearchParams(…).get("deeplink")`,
+  /// `url.searchParams.get(…)`), kept in a local or passed straight to the handler.
   func deepLinkHandlerNavigates(unread: inout Sourced<String>?) -> Sourced<Bool>? {
     guard let boot = bootBlock() else {
       unread = Sourced(bootUnfound, at: nil)
@@ -90,8 +84,7 @@ struct LocalPageBootReader {
   /// location; nil when the web code does not define it.
   private func navigates(_ handler: String) -> Sourced<Bool>? {
     guard
-      let block = web.blocks(after: "function \(handler)(").first
-        ?? web.blocks(after: "const \(handler) =").first
+      let block = web.definition(of: handler)
     else { return nil }
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     if Self.navigates.contains(where: block.body.contains) { return Sourced(true, at: at) }
@@ -148,11 +141,7 @@ struct LocalPageBootReader {
   /// The local page's entry: `boot()`, or the function the module calls at its top level
   /// (`void start();`, `main().catch(…)`) when it has another name.
   func bootBlock() -> (file: String, line: Int, body: String)? {
-    if let boot = web.blocks(after: "function boot(").first
-      ?? web.blocks(after: "const boot =").first
-    {
-      return boot
-    }
+    if let boot = web.definition(of: "boot") { return boot }
     for (_, lines) in web.files {
       for (_, line) in lines {
         guard
@@ -160,11 +149,7 @@ struct LocalPageBootReader {
             #"^(?:void\s+|await\s+)?([A-Za-z_$][\w$]*)\(\)\s*(?:\.(?:catch|then)\(.*)?;?\s*$"#, line
           ).first?.first, !["if", "while", "switch"].contains(name)
         else { continue }
-        if let block = web.blocks(after: "function \(name)(").first
-          ?? web.blocks(after: "const \(name) =").first
-        {
-          return block
-        }
+        if let block = web.definition(of: name) { return block }
       }
     }
     return nil

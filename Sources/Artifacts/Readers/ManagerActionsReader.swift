@@ -22,7 +22,7 @@ struct ManagerActionsReader {
     // is the manager's open; a wrapper that saves and navigates counts as both.
     let savingWrappers = Set(
       ["loadInstance", "openInstance"].filter { name in
-        web.blocks(after: "function \(name)(").first.map {
+        web.definition(of: name).map {
           $0.body.contains("setActiveUrl(")
         } ?? false
       })
@@ -56,8 +56,7 @@ struct ManagerActionsReader {
   /// When `removeInstance` clears the active instance.
   func removeClearsActive() -> Sourced<ManagerRemove>? {
     guard
-      let block = web.blocks(after: "function removeInstance(").first
-        ?? web.blocks(after: "const removeInstance =").first
+      let block = web.definition(of: "removeInstance")
     else { return nil }
     let at = FileLocation(file: block.file, line: block.line, column: 1)
     let parameter =
@@ -119,25 +118,7 @@ struct ManagerActionsReader {
       where line.contains(".onclick =") || line.contains("addEventListener('click'")
         || line.contains("addEventListener(\"click\"")
       {
-        var depth = 0
-        var opened = false
-        var body: [String] = []
-        for (_, next) in lines[position...] {
-          body.append(next)
-          // An arrow with an expression body (`x.onclick = () => open(url);`) or a named
-          // handler (`x.onclick = open;`) ends on its line.
-          if !opened, !next.contains("{"), next.contains("=>") || next.hasSuffix(";") { break }
-          for character in next {
-            if character == "{" {
-              depth += 1
-              opened = true
-            } else if character == "}" {
-              depth -= 1
-            }
-          }
-          if opened && depth <= 0 { break }
-        }
-        out.append((file, index + 1, body.joined(separator: "\n")))
+        out.append((file, index + 1, CodeSearch.block(lines[position...], oneLineArrows: true)))
       }
     }
     return out
