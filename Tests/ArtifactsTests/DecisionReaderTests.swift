@@ -515,8 +515,9 @@ import Testing
     #expect(controller.contains(removal))
     let kept = try code([controllerPath: controller.replacingOccurrences(of: removal, with: "")])
     #expect(kept.ios?.iosIsolatesRemoteContent?.value == false)
+    let bridgePath = "ios/App/App/Bridge.swift"
     let anyFrame = try code([
-      controllerPath: controller.replacingOccurrences(
+      bridgePath: try sample(bridgePath).replacingOccurrences(
         of: "guard message.frameInfo.isMainFrame, let body", with: "guard let body")
     ])
     #expect(anyFrame.ios?.iosDeviceBridge?.value.reachableFromOtherOrigins == true)

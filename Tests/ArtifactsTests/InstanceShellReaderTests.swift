@@ -109,7 +109,8 @@ import Testing
     }
     #expect(
       ios.instanceShell?.compiledSwiftFiles == [
-        "ios/App/App/AppDelegate.swift", "ios/App/App/MainViewController.swift",
+        "ios/App/App/AppDelegate.swift", "ios/App/App/Bridge.swift",
+        "ios/App/App/MainViewController.swift",
       ])
     #expect(ios.instanceShell?.uncompiledSwiftFiles.isEmpty == true)
     #expect(android.instanceShell?.deepLinkLaunchMode?.value == "singleTask")
@@ -134,14 +135,14 @@ import Testing
       encoding: .utf8
     ).replacingOccurrences(of: "<data android:scheme=\"sovereign\" />", with: "")
     let directory = try overlay([
-      "ios/App/App/Bridge.swift": "import WebKit\nfinal class BridgeMessageHandler: NSObject {}\n",
+      "ios/App/App/BridgeCapabilities.swift": "import WebKit\nenum BridgeCapabilities {}\n",
       "android/app/src/main/AndroidManifest.xml": manifest,
     ])
     defer { try? FileManager.default.removeItem(at: directory) }
     let builds = try AppRepository(directory: directory.path).builds(for: .prod)
     let ios = BuildGuards.findings(for: try #require(builds[.ios]))
     #expect(ios.map(\.rule) == ["swift-sources-compiled"])
-    #expect(ios.first?.value == "ios/App/App/Bridge.swift")
+    #expect(ios.first?.value == "ios/App/App/BridgeCapabilities.swift")
     let android = BuildGuards.findings(for: try #require(builds[.android]))
     #expect(android.map(\.rule) == ["deep-link-scheme"])
     #expect(android.first?.message.contains("in no intent-filter") == true)

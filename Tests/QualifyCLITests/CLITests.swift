@@ -195,6 +195,21 @@ enum CLI {
     #expect(result.stderr.contains(message), "\(result.stderr)")
   }
 
+
+  /// A bare folder after a command that reads `--app` was once ignored: `check-app ./repo`
+  /// checked the bundled sample and said nothing blocks prod.
+  @Test(arguments: [
+    (["check-app", "/some/repo"], "qualify check-app --app /some/repo"),
+    (["list", "/some/repo"], "qualify list --app /some/repo"),
+    (["ota", "keygen", "keys"], "unexpected argument 'keys' for qualify ota keygen"),
+    (["serve", "extra"], "unexpected argument 'extra' for qualify serve"),
+  ])
+  func aStrayArgumentIsBadInputNotIgnored(arguments: [String], message: String) throws {
+    let result = try CLI.run(arguments, in: scratch)
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains(message), "\(result.stderr)")
+    #expect(!result.stdout.contains("nothing blocks"), "\(result.stdout)")
+  }
   @Test func malformedAppFileExits2WithFileAndLine() throws {
     let app = try Fixtures.temporaryApp("qualify-malformed")
     defer { try? FileManager.default.removeItem(at: app) }

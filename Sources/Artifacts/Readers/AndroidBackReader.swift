@@ -31,13 +31,27 @@ struct AndroidBackReader {
     let carries = #"[?&]"# + NSRegularExpression.escapedPattern(for: parameter) + #"(?:=|&|$)"#
     var handler: (file: String, line: Int, body: String)?
     var plain: (String, FileLocation)?
+    var skipped: (condition: String, argument: String, at: FileLocation)?
     for opener in Self.handlers {
       // dispatchKeyEvent sees every key: only a body testing the back key is a back handler.
       for block in android.blocks(after: opener)
       where opener != "dispatchKeyEvent(" || block.body.contains("KEYCODE_BACK") {
         handler = handler ?? block
-        for (argument, offset) in Self.loadUrlArguments(block.body) {
+        for (argument, offset, index) in Self.loadUrlArguments(block.body) {
           let at = FileLocation(file: block.file, line: block.line + offset, column: 1)
+          switch Self.runsOnInstance(index, in: block.body, constants: constants) {
+          case .runs: break
+          case .skipped(let condition):
+            skipped = skipped ?? (condition, argument, at)
+            continue
+          case .unread(let reason):
+            unread =
+              unread
+              ?? Sourced(
+                "the back handler loads \(argument) under a test qualify does not evaluate: \(reason)",
+                at: at)
+            continue
+          }
           guard let url = resolve(argument, constants, locals: block.body) else {
             unread =
               unread
@@ -62,6 +76,18 @@ struct AndroidBackReader {
             "the back handler loads \(argument), without ?\(parameter)=1: boot() redirects to the active instance"
           ]),
         Sourced(argument, at: at)
+      )
+    }
+    if let skipped {
+      let condition = skipped.condition.replacingOccurrences(
+        of: #"\s+"#, with: " ", options: .regularExpression)
+      return (
+        Sourced(
+          false, at: skipped.at,
+          derivation: [
+            "the back handler loads \(skipped.argument) only when \(condition), which is false on a loaded instance (\(Self.instanceURL))"
+          ]),
+        nil
       )
     }
     if let handler {
@@ -156,9 +182,10 @@ struct AndroidBackReader {
     return out
   }
 
-  /// Each `loadUrl(…)`'s argument in `body`, with its line's offset from the body's first.
-  static func loadUrlArguments(_ body: String) -> [(String, Int)] {
-    var out: [(String, Int)] = []
+  /// Each `loadUrl(…)`'s argument in `body`, with its line's offset from the body's first and
+  /// where the call starts.
+  static func loadUrlArguments(_ body: String) -> [(String, Int, String.Index)] {
+    var out: [(String, Int, String.Index)] = []
     var search = body.startIndex
     while let range = body.range(of: "loadUrl(", range: search..<body.endIndex) {
       var depth = 1
@@ -170,7 +197,7 @@ struct AndroidBackReader {
       }
       let argument = body[range.upperBound..<index].trimmingCharacters(in: .whitespacesAndNewlines)
       let offset = body[body.startIndex..<range.lowerBound].filter { $0 == "\n" }.count
-      out.append((argument, offset))
+      out.append((argument, offset, range.lowerBound))
       search = index < body.endIndex ? body.index(after: index) : body.endIndex
     }
     return out

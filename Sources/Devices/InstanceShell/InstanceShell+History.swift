@@ -47,7 +47,9 @@ extension InstanceShell {
             canGoBackStale
             ? "back key: canGoBack() is false after the cold-launch redirect, so the activity finishes"
               + (build.instanceShell?.code.androidBackLoadsManager.flatMap {
-                $0.value ? nil : " (\($0.origin) loads no manager on back: no dispatchKeyEvent)"
+                $0.value
+                  ? nil
+                  : " (\($0.origin) loads no manager on back: \($0.derivation.first ?? "no dispatchKeyEvent"))"
               } ?? "")
             : "back key on the local page: the activity finishes"
           note(why)

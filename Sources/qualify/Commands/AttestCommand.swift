@@ -50,7 +50,7 @@ struct AttestCommand {
     self.mode = mode
     parsed = try ParsedOptions.parse(
       arguments, mode == .attest ? AttestCommand.attestOptions : AttestCommand.verifyOptions,
-      command: mode == .attest ? "qualify attest" : "qualify verify-attestation")
+      command: mode == .attest ? "qualify attest" : "qualify verify-attestation", positionals: .max)
   }
 
   func execute() throws -> ExitCode {

@@ -9,7 +9,8 @@ struct CheckCommand {
   let parsed: ParsedOptions
 
   init(arguments: [String]) throws {
-    parsed = try ParsedOptions.parse(arguments, CheckCommand.options, command: "qualify check")
+    parsed = try ParsedOptions.parse(
+      arguments, CheckCommand.options, command: "qualify check", positionals: .max)
   }
 
   func execute() throws -> ExitCode {

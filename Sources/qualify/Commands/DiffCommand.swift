@@ -16,7 +16,8 @@ struct DiffCommand {
   let parsed: ParsedOptions
 
   init(arguments: [String]) throws {
-    parsed = try ParsedOptions.parse(arguments, DiffCommand.options, command: "qualify diff")
+    parsed = try ParsedOptions.parse(
+      arguments, DiffCommand.options, command: "qualify diff", positionals: .max)
   }
 
   func execute() throws -> ExitCode {

@@ -21,7 +21,8 @@ struct HistoryCommand {
 
   init(_ mode: Mode, arguments: [String]) throws {
     self.mode = mode
-    parsed = try ParsedOptions.parse(arguments, HistoryCommand.options, command: "qualify \(mode)")
+    parsed = try ParsedOptions.parse(
+      arguments, HistoryCommand.options, command: "qualify \(mode)", positionals: 2)
   }
 
   func execute() throws -> ExitCode {

@@ -31,7 +31,8 @@ struct MergeCommand {
   let parsed: ParsedOptions
 
   init(arguments: [String]) throws {
-    parsed = try ParsedOptions.parse(arguments, MergeCommand.options, command: "qualify merge")
+    parsed = try ParsedOptions.parse(
+      arguments, MergeCommand.options, command: "qualify merge", positionals: .max)
   }
 
   /// One shard as read from its database.

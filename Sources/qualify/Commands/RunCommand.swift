@@ -117,7 +117,7 @@ struct RunCommand {
 
   init(arguments: [String], single: Bool) throws {
     parsed = try ParsedOptions.parse(
-      arguments, RunCommand.options, command: single ? "qualify run" : "qualify")
+      arguments, RunCommand.options, command: single ? "qualify run" : "qualify", positionals: .max)
     if single && parsed.has("help") {
       self.single = parsed.positionals.first ?? ""
     } else if single {

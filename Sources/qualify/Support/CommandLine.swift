@@ -28,10 +28,12 @@ struct ParsedOptions {
   func all(_ name: String) -> [String] { values[name] ?? [] }
   func has(_ name: String) -> Bool { flags.contains(name) }
 
-  /// Parses `arguments` against `specs`; an unknown option is bad input with a suggestion.
-  static func parse(_ arguments: [String], _ specs: [OptionSpec], command: String) throws
-    -> ParsedOptions
-  {
+  /// Parses `arguments` against `specs`; an unknown option is bad input with a suggestion. A
+  /// command takes at most `positionals` bare arguments: one more is bad input, not ignored —
+  /// `qualify check-app ./repo` checking the bundled sample would be a false green.
+  static func parse(
+    _ arguments: [String], _ specs: [OptionSpec], command: String, positionals: Int = 0
+  ) throws -> ParsedOptions {
     var parsed = ParsedOptions()
     var index = 0
     var onlyPositionals = false
@@ -39,6 +41,12 @@ struct ParsedOptions {
       let argument = arguments[index]
       index += 1
       if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+        guard parsed.positionals.count < positionals else {
+          throw InputError(
+            "unexpected argument '\(argument)' for \(command)",
+            hint: specs.contains { $0.name == "app" }
+              ? "to name the app's folder: \(command) --app \(argument)" : "see: \(command) --help")
+        }
         parsed.positionals.append(argument)
         continue
       }

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import Artifacts
+
+/// The tests around the Android back handler's page load, evaluated on a loaded instance:
+/// the real repository's shape (a boolean local of the URL test) and its one-character flips.
+@Suite struct AndroidBackConditionTests {
+  let constants = ["LOCAL_ORIGIN": "https://localhost/"]
+
+  /// What the `loadUrl(` of `body` does on an instance.
+  func outcome(_ body: String) throws -> BackCondition {
+    let index = try #require(body.range(of: "loadUrl(")).lowerBound
+    return AndroidBackReader.runsOnInstance(index, in: body, constants: constants)
+  }
+
+  func handler(_ test: String, action: String = "event.getAction() == KeyEvent.ACTION_DOWN")
+    -> String
+  {
+    """
+    if (event.getKeyCode() == KeyEvent.KEYCODE_BACK) {
+        WebView webView = bridge.getWebView();
+        String currentUrl = webView != null ? webView.getUrl() : null;
+        boolean showingRemoteInstance = \(test);
+        if (showingRemoteInstance) {
+            if (\(action)) {
+                webView.loadUrl(LOCAL_ORIGIN + "?manage=1");
+            }
+            return true;
+        }
+    }
+    return super.dispatchKeyEvent(event);
+    """
+  }
+
+  @Test func theRealHandlersTestsHoldOnAnInstance() throws {
+    #expect(
+      try outcome(handler("currentUrl != null && !currentUrl.startsWith(LOCAL_ORIGIN)")) == .runs)
+    // The up event is the other half of the key: loading on it works as well.
+    #expect(
+      try outcome(
+        handler(
+          "currentUrl != null && !currentUrl.startsWith(LOCAL_ORIGIN)",
+          action: "event.getAction() == KeyEvent.ACTION_UP")) == .runs)
+  }
+
+  @Test func aFlippedTestIsNamedAsTheOneThatKeepsTheLoadFromRunning() throws {
+    let flipped = try outcome(handler("currentUrl != null && currentUrl.startsWith(LOCAL_ORIGIN)"))
+    #expect(flipped == .skipped("showingRemoteInstance"))
+    #expect(
+      try outcome(handler("currentUrl == null || !currentUrl.startsWith(LOCAL_ORIGIN)")) == .runs)
+    #expect(
+      try outcome(handler("currentUrl == null && !currentUrl.startsWith(LOCAL_ORIGIN)"))
+        == .skipped("showingRemoteInstance"))
+    #expect(
+      try outcome(
+        handler("!currentUrl.startsWith(LOCAL_ORIGIN)", action: "event.getRepeatCount() > 0"))
+        != .runs)
+  }
+
+  @Test func anEarlyReturnAndAnElseBranchAreGuardsToo() throws {
+    let early = """
+      String url = webView.getUrl();
+      if (url == null || url.startsWith(LOCAL_ORIGIN)) return super.dispatchKeyEvent(event);
+      webView.loadUrl(LOCAL_ORIGIN + "?manage=1");
+      return true;
+      """
+    #expect(try outcome(early) == .runs)
+    let inverted = early.replacingOccurrences(of: "url == null ||", with: "url != null &&")
+      .replacingOccurrences(
+        of: "url.startsWith(LOCAL_ORIGIN)) return", with: "!url.startsWith(LOCAL_ORIGIN)) return")
+    #expect(try outcome(inverted) != .runs)
+    let elseBranch = """
+      if (webView.getUrl().startsWith(LOCAL_ORIGIN)) {
+          return super.dispatchKeyEvent(event);
+      } else {
+          webView.loadUrl(LOCAL_ORIGIN + "?manage=1");
+      }
+      """
+    #expect(try outcome(elseBranch) == .runs)
+    #expect(
+      try outcome(
+        elseBranch.replacingOccurrences(of: "(webView.getUrl()", with: "(!webView.getUrl()"))
+        == .skipped("!(!webView.getUrl().startsWith(LOCAL_ORIGIN))"))
+  }
+
+  @Test func kotlinsSafeCallsAndEqualsAreRead() throws {
+    let kotlin = """
+      val url = webView?.url
+      if (url?.startsWith(LOCAL_ORIGIN) == false) {
+          webView.loadUrl("${LOCAL_ORIGIN}?manage=1")
+      }
+      """
+    #expect(try outcome(kotlin) == .runs)
+    #expect(
+      try outcome(kotlin.replacingOccurrences(of: "== false", with: "== true"))
+        == .skipped("url?.startsWith(LOCAL_ORIGIN) == true"))
+  }
+
+  /// What qualify does not model is unverified, never taken as passing or failing.
+  @Test func aTestQualifyDoesNotModelIsUnread() throws {
+    guard case .unread(let reason) = try outcome(handler("webView.canGoBack()")) else {
+      Issue.record("canGoBack() was evaluated")
+      return
+    }
+    #expect(reason.contains("canGoBack()"))
+    guard case .unread = try outcome(handler("TextUtils.isEmpty(currentUrl)")) else {
+      Issue.record("a static helper was evaluated")
+      return
+    }
+  }
+}
