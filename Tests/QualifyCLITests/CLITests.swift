@@ -195,7 +195,6 @@ enum CLI {
     #expect(result.stderr.contains(message), "\(result.stderr)")
   }
 
-
   /// A bare folder after a command that reads `--app` was once ignored: `check-app ./repo`
   /// checked the bundled sample and said nothing blocks prod.
   @Test(arguments: [
