@@ -461,6 +461,13 @@ import Testing
     #expect(unfound?.bootChecksBackForward == nil)
     #expect(unfound?.bootUnfound?.value.contains("looked for function boot(") == true)
     #expect(unfound?.deepLinkHandlerUnread != nil)
+    // One cause, said once: the deep link's handler is out of reach because boot() is.
+    let directory = try overlay(["src/main.ts": inline])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    let unverified = BuildGuards.findings(for: build).filter { $0.severity == .unverified }
+    #expect(unverified.count == 1, "\(unverified.map(\.message))")
+    #expect(unverified.first?.message.contains("whether a deep link opens its instance") == true)
   }
 
   @Test func theNormalisersHTTPRuleIsReadPerKindOfBuild() throws {

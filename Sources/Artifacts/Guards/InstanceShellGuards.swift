@@ -262,7 +262,11 @@ extension BuildGuards {
             code.deepLinkHandlerNavigates,
             "the deep link's handler opens no instance: a link to a known instance leaves the local page on its placeholder",
             value: "opens no instance")
-          if code.deepLinkHandlerNavigates == nil, let unread = code.deepLinkHandlerUnread {
+          // Without boot() the deep link's handler is out of reach for the same reason: one
+          // finding below says both.
+          if code.deepLinkHandlerNavigates == nil, code.bootUnfound == nil,
+            let unread = code.deepLinkHandlerUnread
+          {
             out.append(
               GuardHit(
                 "whether a deep link opens its instance is unverified: \(unread.value)",
@@ -272,7 +276,7 @@ extension BuildGuards {
         if let unfound = code.bootUnfound {
           out.append(
             GuardHit(
-              "what the local page does on a load is unverified: \(unfound.value)",
+              "what the local page does on a load\(build.instanceShell?.deepLinkScheme != nil ? ", and so whether a deep link opens its instance," : "") is unverified: \(unfound.value)",
               at: unfound.location, value: "boot()", unverified: true))
         }
         if let unread = code.bootRedirectUnread {
