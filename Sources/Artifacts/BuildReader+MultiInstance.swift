@@ -294,6 +294,8 @@ extension BuildReader {
       code.webStorageGroup = written.group
     }
     code.iosIsolatesRemoteContent = RemoteIsolationReader.iosIsolation(ios)
+    code.iosRestoresLocalMode = RemoteIsolationReader.iosLocalRestore(
+      ios, isolation: code.iosIsolatesRemoteContent)
     code.iosDeviceBridge = RemoteIsolationReader.iosDeviceBridge(ios)
     code.androidDeviceBridge = RemoteIsolationReader.androidDeviceBridge(android)
     code.iosActiveKey = SharedStorageKeyReader.ios(ios)

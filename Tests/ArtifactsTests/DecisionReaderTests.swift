@@ -522,6 +522,27 @@ import Testing
     #expect(controller.contains(removal))
     let kept = try code([controllerPath: controller.replacingOccurrences(of: removal, with: "")])
     #expect(kept.ios?.iosIsolatesRemoteContent?.value == false)
+    // Nothing isolated, nothing to put back.
+    #expect(kept.ios?.iosRestoresLocalMode == nil)
+    // Back on the local page, both pieces isolation removed go back in.
+    #expect(sampleCode.ios?.iosRestoresLocalMode?.value == true)
+    let handlerBack =
+      "    if let handler = capacitorHandler { controller.add(handler, name: \"bridge\") }\n"
+    #expect(controller.contains(handlerBack))
+    let noHandler = try code([
+      controllerPath: controller.replacingOccurrences(of: handlerBack, with: "")
+    ])
+    #expect(noHandler.ios?.iosRestoresLocalMode?.value == false)
+    #expect(
+      noHandler.ios?.iosRestoresLocalMode?.derivation.first?.hasPrefix(
+        "restoreLocalScripts() does not put back Capacitor's \"bridge\" handler") == true)
+    let noScripts = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: "      controller.addUserScript(", with: "      _ = (")
+    ])
+    #expect(noScripts.ios?.iosRestoresLocalMode?.value == false)
+    #expect(
+      noScripts.ios?.iosRestoresLocalMode?.derivation.first?.contains("user scripts") == true)
     let bridgePath = "ios/App/App/Bridge.swift"
     let anyFrame = try code([
       bridgePath: try sample(bridgePath).replacingOccurrences(

@@ -290,6 +290,10 @@ extension BuildGuards {
             code.iosSnapshotsLocalScripts,
             "the local page's user scripts are kept as the live array, which removeAllUserScripts() empties: the local page reloaded after an instance has no Capacitor bridge (Preferences \"is not implemented\") and boot() stays on its placeholder",
             value: "user scripts kept by reference")
+          missing(
+            code.iosRestoresLocalMode,
+            "Capacitor is not put back for the local page: loaded again after an instance (a deep link, back once the back-forward cache is evicted), it has no Capacitor bridge (Preferences never answers) and boot() stays on its placeholder",
+            value: "Capacitor not put back")
         }
         if let open = code.managerOpen, open.value != .savesFirst {
           out.append(

@@ -98,6 +98,9 @@ extension AppBuild {
       ) { $0 }
       if platform == .ios {
         add("local page's user scripts rebuilt for local mode", code.iosSnapshotsLocalScripts, yes)
+        add(
+          "Capacitor's scripts and bridge put back for the local page", code.iosRestoresLocalMode,
+          yes)
       }
       add("the manager empties its root before re-rendering", code.managerClearsRoot, yes)
       add("loads an instance (location.assign)", code.loadsInstance, yes)

@@ -95,6 +95,9 @@ public struct InstanceShellCode: Sendable {
   /// iOS: Capacitor's user scripts and its `bridge` handler are removed before remote content
   /// loads (nil: no `decidePolicyFor` found).
   public var iosIsolatesRemoteContent: Sourced<Bool>?
+  /// iOS: what isolation removed — Capacitor's user scripts and its `bridge` handler — is put
+  /// back when the local page loads again (nil: the app does not isolate).
+  public var iosRestoresLocalMode: Sourced<Bool>?
   /// The device bridge each platform gives a loaded instance, and the frames it refuses (nil:
   /// the app has none on that platform).
   public var iosDeviceBridge: Sourced<DeviceBridgeScope>?

@@ -44,6 +44,51 @@ enum RemoteIsolationReader {
       ])
   }
 
+  /// Whether iOS puts Capacitor back when the local page loads again after an instance: a
+  /// function of the app, other than the one that isolates, that adds user scripts back
+  /// (`addUserScript(`) and re-registers the `"bridge"` handler (`add(…, name: "bridge")`).
+  /// Either missing, the local page loads without `window.Capacitor` or with nothing
+  /// answering it: Preferences never answers and boot() stays on its placeholder. Nil when
+  /// the app does not isolate (there is nothing to put back).
+  static func iosLocalRestore(_ ios: CodeSearch, isolation: Sourced<Bool>?) -> Sourced<Bool>? {
+    guard let isolation, isolation.value else { return nil }
+    let handlerBack = #"\.add\([^)]*name:\s*"bridge"\s*\)"#
+    var best: (name: String, scripts: Bool, handler: Bool, at: FileLocation, score: Int)?
+    for (file, lines) in ios.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for function in swiftFunctions(in: text)
+      where !function.body.contains(#"removeScriptMessageHandler(forName: "bridge")"#)
+        && (function.body.contains("removeAllUserScripts()")
+          || function.body.range(of: handlerBack, options: .regularExpression) != nil)
+      {
+        let scripts = function.body.contains("addUserScript(")
+        let handler = function.body.range(of: handlerBack, options: .regularExpression) != nil
+        let line = lines.count > function.line ? lines[function.line].0 + 1 : 0
+        let at = FileLocation(file: file, line: line, column: 1)
+        if scripts && handler { return Sourced(true, at: at) }
+        // The function that restores most is the one named.
+        let score = (scripts ? 1 : 0) + (handler ? 1 : 0)
+        if score > best?.score ?? -1 { best = (function.name, scripts, handler, at, score) }
+      }
+    }
+    guard let best else {
+      return Sourced(
+        false, at: isolation.location,
+        derivation: [
+          "nothing puts Capacitor's user scripts and its \"bridge\" handler back when the local page loads again"
+        ])
+    }
+    let missing = [
+      best.scripts ? nil : "user scripts (no addUserScript)",
+      best.handler ? nil : "\"bridge\" handler (no add(…, name: \"bridge\"))",
+    ].compactMap { $0 }
+    return Sourced(
+      false, at: best.at,
+      derivation: [
+        "\(best.name)() does not put back Capacitor's \(missing.joined(separator: " and ")): the local page loaded again after an instance has no working Capacitor bridge"
+      ])
+  }
+
   /// iOS's device bridge: the `WKScriptMessageHandler` of the app other than Capacitor's, and
   /// the frames its `didReceive` refuses; nil when the app has none.
   static func iosDeviceBridge(_ ios: CodeSearch) -> Sourced<DeviceBridgeScope>? {

@@ -107,4 +107,17 @@ extension InstanceShell {
     screen = .remote(url)
     note("back to \(url)")
   }
+
+  /// Where the app loses Capacitor for the local page: the copy kept as the live array (bug
+  /// #1), or a restore that leaves out a piece isolation removed.
+  var localScriptsLostWhere: String {
+    let code = build.instanceShell?.code
+    if let copy = code?.iosSnapshotsLocalScripts, !copy.value {
+      return "; \(copy.origin): the user scripts are kept as the live array"
+    }
+    if let restore = code?.iosRestoresLocalMode, !restore.value {
+      return "; \(restore.origin): \(restore.derivation.first ?? "Capacitor is not put back")"
+    }
+    return ""
+  }
 }

@@ -124,7 +124,9 @@ public final class InstanceShell {
     }
     if code.bootChecksBackForward?.value == false { out.bootIgnoresBackForward = true }
     if code.activeKeyMismatch(on: build.platform) != nil { out.policySeesNoActiveInstance = true }
-    if build.platform == .ios, code.iosSnapshotsLocalScripts?.value == false {
+    if build.platform == .ios,
+      code.iosSnapshotsLocalScripts?.value == false || code.iosRestoresLocalMode?.value == false
+    {
       out.localScriptsNotSnapshotted = true
     }
     if code.validationEndpoint?.value == "/api/admin/health" {
@@ -267,10 +269,8 @@ public final class InstanceShell {
     if build.platform == .ios && localScriptsLost {
       // The page reloads without Capacitor's bridge: Preferences "is not implemented",
       // boot() never leaves the placeholder (seed 004, deep links, bug 1).
-      let copy = build.instanceShell?.code.iosSnapshotsLocalScripts.flatMap {
-        $0.value ? nil : "; \($0.origin): the user scripts are kept as the live array"
-      }
-      screen = .placeholder("\"Preferences\" plugin is not implemented on ios" + (copy ?? ""))
+      screen = .placeholder(
+        "\"Preferences\" plugin is not implemented on ios" + localScriptsLostWhere)
       note("the local page reloaded without its user scripts: Preferences is not implemented")
       return
     }
