@@ -432,6 +432,46 @@ import Testing
     #expect(typo?.validationEndpoint?.value == "/api/instances")
   }
 
+  /// boot() must not redirect when the URL carries the manager parameter: by its redirect's
+  /// own condition, or by an earlier return — as the real repository's `!manage &&` does.
+  @Test func bootHonoursTheManagerParameterAsWritten() throws {
+    func honours(_ text: String) throws -> Sourced<Bool>? {
+      let directory = try overlay(["src/main.ts": text])
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.android]?
+        .instanceShell?.code.bootHonoursManager
+    }
+    let main = try sample("src/main.ts")
+    let test = "!params.has('manage') && "
+    #expect(main.contains(test))
+    #expect(try honours(main)?.value == true)
+    let ignored = try honours(main.replacingOccurrences(of: test, with: ""))
+    #expect(ignored?.value == false)
+    #expect(ignored?.derivation.first?.contains("does not test ?manage") == true)
+    #expect(ignored?.location?.line == 29)
+    // Tested, but an `||` lets the redirect through with the parameter on.
+    let either = try honours(
+      main.replacingOccurrences(
+        of: "!params.has('manage') && !isBackForward()",
+        with: "(!params.has('manage') || !isBackForward())"))
+    #expect(either?.value == false)
+    // A local holding the test, and an earlier return on it, as real code writes them.
+    let local = try honours(
+      main.replacingOccurrences(of: test, with: "!manage && ").replacingOccurrences(
+        of: "  const params = new URLSearchParams(window.location.search);\n",
+        with:
+          "  const params = new URLSearchParams(window.location.search);\n  const manage = params.has('manage');\n"
+      ))
+    #expect(local?.value == true)
+    let early = try honours(
+      main.replacingOccurrences(of: test, with: "").replacingOccurrences(
+        of: "  const active = await getActiveUrl();\n",
+        with:
+          "  if (params.has('manage')) {\n    await renderOnboarding(root);\n    return;\n  }\n  const active = await getActiveUrl();\n"
+      ))
+    #expect(early?.value == true)
+  }
+
   /// The local page's entry is boot(), or the function its module calls at the top level:
   /// renamed, it is still read; not found at all, what a load does is unverified.
   @Test func theLocalPagesEntryIsFoundByItsTopLevelCall() throws {

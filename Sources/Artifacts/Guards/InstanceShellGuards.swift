@@ -206,6 +206,11 @@ extension BuildGuards {
                 "what Android's back key loads is unverified: \(unread.value)",
                 at: unread.location, value: "back URL", unverified: true))
           }
+          // Back carries the parameter; boot() must then not redirect.
+          missing(
+            code.bootHonoursManager,
+            "boot() redirects to the active instance even when the URL carries the manager parameter Android's back loads: back never reaches the manager",
+            value: "boot() ignores the manager parameter")
           if let plain = code.androidBackLoadsPlainLocal {
             let parameter = code.bootManagerParameter?.value ?? "manage"
             out.append(

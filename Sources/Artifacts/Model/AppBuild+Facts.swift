@@ -81,6 +81,9 @@ extension AppBuild {
         $0.release ? "in every build" : $0.dev ? "in dev builds only" : "in no build"
       }
       add("boot() does not redirect on a back-forward load", code.bootChecksBackForward, yes)
+      if platform == .android {
+        add("boot() does not redirect with the manager parameter", code.bootHonoursManager, yes)
+      }
       if platform == .ios {
         add(
           "Capacitor's scripts and bridge removed for remote content",

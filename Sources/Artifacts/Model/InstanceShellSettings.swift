@@ -47,6 +47,9 @@ public struct InstanceShellCode: Sendable {
   /// The query parameter boot() tests to show the manager rather than redirect (`manage`,
   /// as the web code names it; nil when not read).
   public var bootManagerParameter: Sourced<String>?
+  /// boot() does not redirect to the active instance when that parameter is on the URL (its
+  /// redirect's condition, or an earlier return the parameter takes); nil when not read.
+  public var bootHonoursManager: Sourced<Bool>?
   /// Android: what the back handler loads when it is the local page without `manage` (the
   /// URL expression as written): boot() takes it for a cold start and redirects to the
   /// active instance again.

@@ -123,6 +123,7 @@ public final class InstanceShell {
     default: break
     }
     if code.bootChecksBackForward?.value == false { out.bootIgnoresBackForward = true }
+    if code.bootHonoursManager?.value == false { out.bootIgnoresManager = true }
     if code.activeKeyMismatch(on: build.platform) != nil { out.policySeesNoActiveInstance = true }
     if build.platform == .ios,
       code.iosSnapshotsLocalScripts?.value == false || code.iosRestoresLocalMode?.value == false
@@ -285,7 +286,8 @@ public final class InstanceShell {
     {
       return
     }
-    let manage = parameters.contains { $0.name == "manage" }
+    let asked = parameters.contains { $0.name == "manage" }
+    let manage = asked && !behaviours.bootIgnoresManager
     if let active = activeURL, !manage, !backForward || behaviours.bootIgnoresBackForward {
       leftByBoot.insert(index)
       loadInstance(active, cold: cold)
@@ -296,7 +298,9 @@ public final class InstanceShell {
           "boot() loaded the active instance the user removed: removeInstance kept it at \(remove.origin)"
         return
       }
-      if backForward {
+      if asked, let honours = build.instanceShell?.code.bootHonoursManager {
+        remoteBecause = "\(honours.origin): \(honours.derivation.first ?? "boot() ignores ?manage")"
+      } else if backForward {
         remoteBecause =
           "boot() redirected a back_forward load"
           + (build.instanceShell?.code.bootChecksBackForward.flatMap {

@@ -73,6 +73,8 @@ public struct ShellBehaviours: Sendable, Hashable {
   public var localScriptsNotSnapshotted = false
   /// The local page's boot() redirects to the active instance on a back-forward load too.
   public var bootIgnoresBackForward = false
+  /// The local page's boot() reads the manager parameter and redirects anyway.
+  public var bootIgnoresManager = false
   /// The native navigation policy reads the active instance under another key than the web
   /// code writes it: it never sees one.
   public var policySeesNoActiveInstance = false

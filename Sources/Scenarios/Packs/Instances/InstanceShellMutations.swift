@@ -289,6 +289,15 @@ enum InstanceShellMutations {
         false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
     },
     MutationSpec(
+      "app.boot-ignores-manager",
+      summary:
+        "main.ts's boot() redirects to the active instance without testing the manager parameter (?manage=1).",
+      breaks: "seed 004, ADR 0006: Android's back loads the manager with ?manage=1"
+    ) { configuration, _ in
+      configuration.build.instanceShell?.code.bootHonoursManager = Sourced(
+        false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+    },
+    MutationSpec(
       "app.boot-ignores-back-forward",
       summary:
         "main.ts's boot() redirects to the active instance without testing whether the load is back_forward.",
