@@ -508,6 +508,8 @@ import Testing
     let unverified = BuildGuards.findings(for: build).filter { $0.severity == .unverified }
     #expect(unverified.count == 1, "\(unverified.map(\.message))")
     #expect(unverified.first?.message.contains("whether a deep link opens its instance") == true)
+    // Its fix is about reading the decision, not about a rule the app may well keep.
+    #expect(unverified.first?.fix == BuildGuards.unverifiedFix)
   }
 
   @Test func theNormalisersHTTPRuleIsReadPerKindOfBuild() throws {

@@ -435,9 +435,15 @@ public enum BuildGuards {
       return Finding(
         rule: rule.id, platform: build.platform,
         severity: hit.unverified ? .unverified : allowed ? .allowed : .error,
-        message: hit.message, location: hit.location, value: hit.value, fix: rule.fix)
+        message: hit.message, location: hit.location, value: hit.value,
+        // The app may well keep the rule: what to do is make the decision readable.
+        fix: hit.unverified ? Self.unverifiedFix : rule.fix)
     }
   }
+
+  /// What to do about a decision qualify could not read.
+  public static let unverifiedFix =
+    "check the decision by hand; to have qualify read it, write it in a form docs/app-profile.md lists (or name where it lives under \"paths\" in qualify.json) — until then a prod run does not qualify"
 
   /// The env a rule reads that the channel did not supply.
   static func unsuppliedInput(of rule: GuardRule, in build: AppBuild) -> String? {
