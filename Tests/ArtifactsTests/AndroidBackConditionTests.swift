@@ -97,6 +97,46 @@ import Testing
         == .skipped("url?.startsWith(LOCAL_ORIGIN) == true"))
   }
 
+  /// Kotlin ends a statement at its line: a braceless early return does not swallow the lines
+  /// after it.
+  @Test func kotlinsBracelessReturnEndsAtItsLine() throws {
+    let kotlin = """
+      if (event.keyCode != KeyEvent.KEYCODE_BACK) return super.dispatchKeyEvent(event)
+      val url = bridge.webView.url
+      if (url != null && !url.startsWith(LOCAL_ORIGIN)) {
+          if (event.action == KeyEvent.ACTION_UP) bridge.webView.loadUrl("$LOCAL_ORIGIN?manage=1")
+          return true
+      }
+      return super.dispatchKeyEvent(event)
+      """
+    #expect(try outcome(kotlin) == .runs)
+    #expect(
+      try outcome(kotlin.replacingOccurrences(of: "!url.startsWith", with: "url.startsWith"))
+        == .skipped("url != null && url.startsWith(LOCAL_ORIGIN)"))
+  }
+
+  /// A return inside a nested `if` is that `if`'s, not the outer one's; a local assigned
+  /// again in a branch has no one value and is not read.
+  @Test func onlyAReturnAtItsOwnLevelAndOneValuedLocalsCount() throws {
+    let nested = """
+      String url = webView.getUrl();
+      if (url != null) {
+          if (url.startsWith(LOCAL_ORIGIN)) { return super.dispatchKeyEvent(event); }
+      }
+      webView.loadUrl(LOCAL_ORIGIN + "?manage=1");
+      """
+    #expect(try outcome(nested) == .runs)
+    let reassigned = """
+      boolean remote = false;
+      if (url != null && !url.startsWith(LOCAL_ORIGIN)) { remote = true; }
+      if (remote) { webView.loadUrl(LOCAL_ORIGIN + "?manage=1"); return true; }
+      """
+    guard case .unread = try outcome(reassigned) else {
+      Issue.record("a local assigned again was read as its first value")
+      return
+    }
+  }
+
   /// What qualify does not model is unverified, never taken as passing or failing.
   @Test func aTestQualifyDoesNotModelIsUnread() throws {
     guard case .unread(let reason) = try outcome(handler("webView.canGoBack()")) else {

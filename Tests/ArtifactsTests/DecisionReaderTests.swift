@@ -448,7 +448,7 @@ import Testing
     let ignored = try honours(main.replacingOccurrences(of: test, with: ""))
     #expect(ignored?.value == false)
     #expect(ignored?.derivation.first?.contains("does not test ?manage") == true)
-    #expect(ignored?.location?.line == 29)
+    #expect(ignored?.location?.line == 30)
     // Tested, but an `||` lets the redirect through with the parameter on.
     let either = try honours(
       main.replacingOccurrences(
@@ -470,6 +470,39 @@ import Testing
           "  if (params.has('manage')) {\n    await renderOnboarding(root);\n    return;\n  }\n  const active = await getActiveUrl();\n"
       ))
     #expect(early?.value == true)
+    // get() compared with '1', a negated local, and the redirect in an else-if.
+    let viaGet = try honours(
+      main.replacingOccurrences(of: test, with: "!manage && ").replacingOccurrences(
+        of: "  const active = await getActiveUrl();\n",
+        with:
+          "  const manage = params.get('manage') === '1';\n  const active = await getActiveUrl();\n"
+      ))
+    #expect(viaGet?.value == true)
+    let cold = try honours(
+      main.replacingOccurrences(of: test, with: "coldStart && ").replacingOccurrences(
+        of: "  const active = await getActiveUrl();\n",
+        with: "  const coldStart = !params.has('manage');\n  const active = await getActiveUrl();\n"
+      ))
+    #expect(cold?.value == true)
+    let elseIf = try honours(
+      main.replacingOccurrences(
+        of: "  if (active !== null && !params.has('manage') && !isBackForward()) {",
+        with:
+          "  if (params.has('manage')) {\n    await renderOnboarding(root);\n  } else if (active !== null && !isBackForward()) {"
+      ))
+    #expect(elseIf?.value == true)
+    // Another parameter's early return does not stand for the manager's.
+    let otherParameter = try honours(
+      main.replacingOccurrences(of: test, with: "").replacingOccurrences(
+        of: "  const active = await getActiveUrl();\n",
+        with:
+          "  const manage = params.has('manage');\n  if (params.has('debug')) {\n    console.log(manage);\n    return;\n  }\n  const active = await getActiveUrl();\n"
+      ))
+    #expect(otherParameter?.value == false)
+    // A test of the parameter qualify does not read leaves the decision unverified.
+    let unreadable = try honours(
+      main.replacingOccurrences(of: test, with: "!params.get('manage')?.startsWith('1') && "))
+    #expect(unreadable == nil)
   }
 
   /// The local page's entry is boot(), or the function its module calls at the top level:

@@ -15,7 +15,7 @@ extension AndroidBackReader {
   static func runsOnInstance(
     _ index: String.Index, in body: String, constants: [String: String]
   ) -> BackCondition {
-    let guards = Self.guards(of: index, in: body)
+    let guards = BranchGuards.guards(of: index, in: body)
     if guards.isEmpty { return .runs }
     var locals: [String: String] = [:]
     for found in InstanceDecisionReader.matches(
@@ -23,6 +23,14 @@ extension AndroidBackReader {
       body)
     where locals[found[0]] == nil {
       locals[found[0]] = found[1]
+    }
+    // A local assigned again (`remote = true;` in a branch) has no one value: not read.
+    for name in Array(locals.keys)
+    where body.range(
+      of: #"(?<![\w.])"# + name + #"\s*=(?!=)"#, options: .regularExpression) != nil
+      && InstanceDecisionReader.matches(#"(?<![\w.])("# + name + #")\s*=(?!=)"#, body).count > 1
+    {
+      locals[name] = nil
     }
     // A test of the action passes on one of the two events the key sends.
     var outcomes: [(blocked: String?, unread: String?)] = []
@@ -44,95 +52,6 @@ extension AndroidBackReader {
     }
     if let unread = outcomes.lazy.compactMap(\.unread).first { return .unread(unread) }
     return .skipped(outcomes.lazy.compactMap(\.blocked).first ?? "")
-  }
-
-  /// The conditions `index` runs under: each enclosing `if (c)` wants `c` true, its `else`
-  /// wants it false, and an earlier `if (c) … return` at the same level wants it false.
-  static func guards(of index: String.Index, in body: String) -> [(String, Bool)] {
-    var out: [(String, Bool)] = []
-    var search = body.startIndex
-    while let found = body.range(
-      of: #"\bif\s*\("#, options: .regularExpression, range: search..<body.endIndex)
-    {
-      search = found.upperBound
-      guard found.lowerBound < index,
-        let close = Self.closing(from: body.index(before: found.upperBound), in: body, "(", ")")
-      else { continue }
-      let condition = String(body[found.upperBound..<close])
-      let statement = Self.statement(after: body.index(after: close), in: body)
-      if statement.contains(index) {
-        out.append((condition, true))
-        continue
-      }
-      if let rest = body[statement.upperBound...].range(
-        of: #"^\s*else\b"#, options: .regularExpression),
-        Self.statement(after: rest.upperBound, in: body).contains(index)
-      {
-        out.append((condition, false))
-        continue
-      }
-      // An early return at a level that encloses `index`: no brace closes it in between.
-      if statement.upperBound <= index,
-        body[statement].range(of: #"\breturn\b"#, options: .regularExpression) != nil
-      {
-        var depth = 0
-        var leaves = false
-        for character in body[statement.upperBound..<index] {
-          if character == "{" { depth += 1 }
-          if character == "}" { depth -= 1 }
-          if depth < 0 { leaves = true }
-        }
-        if !leaves { out.append((condition, false)) }
-      }
-    }
-    return out
-  }
-
-  /// The statement starting at `start`: a braced block, an `if` with its `else` chain, or up
-  /// to its `;`.
-  static func statement(after start: String.Index, in body: String) -> Range<String.Index> {
-    var index = start
-    while index < body.endIndex, body[index].isWhitespace { index = body.index(after: index) }
-    guard index < body.endIndex else { return index..<index }
-    if body[index...].range(of: #"^if\s*\("#, options: .regularExpression) != nil,
-      let open = body[index...].firstIndex(of: "("),
-      let close = closing(from: open, in: body, "(", ")")
-    {
-      var end = statement(after: body.index(after: close), in: body).upperBound
-      if let rest = body[end...].range(of: #"^\s*else\b"#, options: .regularExpression) {
-        end = statement(after: rest.upperBound, in: body).upperBound
-      }
-      return index..<end
-    }
-    if body[index] == "{", let close = closing(from: index, in: body, "{", "}") {
-      return index..<body.index(after: close)
-    }
-    let end = body[index...].firstIndex(of: ";").map { body.index(after: $0) } ?? body.endIndex
-    return index..<end
-  }
-
-  /// The index of the `close` matching the `open` at `start`, string literals skipped.
-  static func closing(
-    from start: String.Index, in body: String, _ open: Character, _ close: Character
-  ) -> String.Index? {
-    var depth = 0
-    var inString = false
-    var previous: Character = " "
-    var index = start
-    while index < body.endIndex {
-      let character = body[index]
-      if character == "\"" && previous != "\\" { inString.toggle() }
-      if !inString {
-        if character == open { depth += 1 }
-        if character == close {
-          depth -= 1
-          if depth == 0 { return index }
-        }
-      }
-      previous = character
-      index = body.index(after: index)
-    }
-    return nil
   }
 }
 
