@@ -618,6 +618,49 @@ import Testing
     #expect(noScripts.ios?.iosRestoresLocalMode?.value == false)
     #expect(
       noScripts.ios?.iosRestoresLocalMode?.derivation.first?.contains("user scripts") == true)
+    // Real shapes that restore: a forEach, a handler removed first (add throws on a name in
+    // use), and the two pieces in helpers.
+    let loop =
+      "    for script in localScripts {\n      controller.addUserScript(\n        WKUserScript(\n          source: script.source, injectionTime: script.time, forMainFrameOnly: script.mainOnly))\n    }\n"
+    #expect(controller.contains(loop))
+    let forEach = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: loop,
+        with:
+          "    localScripts.map { WKUserScript(source: $0.source, injectionTime: $0.time, forMainFrameOnly: $0.mainOnly) }\n      .forEach(controller.addUserScript)\n"
+      )
+    ])
+    #expect(forEach.ios?.iosRestoresLocalMode?.value == true)
+    let defensive = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: handlerBack,
+        with:
+          "    controller.removeScriptMessageHandler(forName: \"bridge\")\n    if let handler = capacitorHandler { controller.add(handler, name: Self.capacitorBridge) }\n"
+      ).replacingOccurrences(
+        of: "  private static let activeKey",
+        with: "  private static let capacitorBridge = \"bridge\"\n  private static let activeKey")
+    ])
+    #expect(defensive.ios?.iosRestoresLocalMode?.value == true)
+    let split = try code([
+      controllerPath: controller.replacingOccurrences(
+        of: handlerBack, with: "    putBackCapacitorHandler(controller)\n"
+      ).replacingOccurrences(
+        of: "  private func restoreLocalScripts() {",
+        with:
+          "  private func putBackCapacitorHandler(_ controller: WKUserContentController) {\n    if let handler = capacitorHandler { controller.add(handler, name: \"bridge\") }\n  }\n\n  private func restoreLocalScripts() {"
+      )
+    ])
+    #expect(split.ios?.iosRestoresLocalMode?.value == true)
+    // A restore decidePolicyFor never calls does not run when the local page comes back.
+    let uncalled = try code([
+      controllerPath: controller.replacingOccurrences(
+        of:
+          "    guard let url = action.request.url, url.scheme == \"http\" || url.scheme == \"https\" else {\n      restoreLocalScripts()\n",
+        with:
+          "    guard let url = action.request.url, url.scheme == \"http\" || url.scheme == \"https\" else {\n"
+      )
+    ])
+    #expect(uncalled.ios?.iosRestoresLocalMode?.value == false)
     let bridgePath = "ios/App/App/Bridge.swift"
     let anyFrame = try code([
       bridgePath: try sample(bridgePath).replacingOccurrences(

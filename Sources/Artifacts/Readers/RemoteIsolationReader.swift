@@ -44,38 +44,75 @@ enum RemoteIsolationReader {
       ])
   }
 
-  /// Whether iOS puts Capacitor back when the local page loads again after an instance: a
-  /// function of the app, other than the one that isolates, that adds user scripts back
-  /// (`addUserScript(`) and re-registers the `"bridge"` handler (`add(…, name: "bridge")`).
-  /// Either missing, the local page loads without `window.Capacitor` or with nothing
-  /// answering it: Preferences never answers and boot() stays on its placeholder. Nil when
-  /// the app does not isolate (there is nothing to put back).
+  /// Whether iOS puts Capacitor back when the local page loads again after an instance:
+  /// `decidePolicyFor` — itself or through the app's functions it calls — re-adds user scripts
+  /// (`addUserScript`) and re-registers the `"bridge"` handler (`add(…, name: "bridge")` or
+  /// `addScriptMessageHandler`, the name a literal or a constant holding it), in a function
+  /// other than one that only isolates. Either missing, the local page loads without
+  /// `window.Capacitor` or with nothing answering it: Preferences never answers and boot()
+  /// stays on its placeholder. Nil when the app does not isolate (nothing to put back).
   static func iosLocalRestore(_ ios: CodeSearch, isolation: Sourced<Bool>?) -> Sourced<Bool>? {
-    guard let isolation, isolation.value else { return nil }
-    let handlerBack = #"\.add\([^)]*name:\s*"bridge"\s*\)"#
-    var best: (name: String, scripts: Bool, handler: Bool, at: FileLocation, score: Int)?
+    guard let isolation, isolation.value, let decide = ios.blocks(after: "decidePolicyFor").first
+    else { return nil }
+    let constants = ios.captures(#"\blet\s+(\w+)\s*(?::\s*String\s*)?=\s*"bridge""#).map(\.value)
+    let names = (["\"bridge\""] + constants.map { #"(?:\w+\.)?"# + $0 + #"\b"# })
+      .joined(separator: "|")
+    let handlerBack = #"\.add(?:ScriptMessageHandler)?\([^\n]*name:\s*(?:"# + names + ")"
+    var functions: [(name: String, body: String, at: FileLocation)] = []
     for (file, lines) in ios.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      for function in swiftFunctions(in: text)
-      where !function.body.contains(#"removeScriptMessageHandler(forName: "bridge")"#)
-        && (function.body.contains("removeAllUserScripts()")
-          || function.body.range(of: handlerBack, options: .regularExpression) != nil)
-      {
-        let scripts = function.body.contains("addUserScript(")
-        let handler = function.body.range(of: handlerBack, options: .regularExpression) != nil
+      for function in swiftFunctions(in: text) {
         let line = lines.count > function.line ? lines[function.line].0 + 1 : 0
-        let at = FileLocation(file: file, line: line, column: 1)
-        if scripts && handler { return Sourced(true, at: at) }
-        // The function that restores most is the one named.
-        let score = (scripts ? 1 : 0) + (handler ? 1 : 0)
-        if score > best?.score ?? -1 { best = (function.name, scripts, handler, at, score) }
+        functions.append(
+          (function.name, function.body, FileLocation(file: file, line: line, column: 1)))
+      }
+    }
+    let addsHandler = { (body: String) in
+      body.range(of: handlerBack, options: .regularExpression) != nil
+    }
+    let isolatesOnly = { (body: String) in
+      body.contains(#"removeScriptMessageHandler(forName: "bridge")"#) && !addsHandler(body)
+    }
+    func called(from body: String) -> [(name: String, body: String, at: FileLocation)] {
+      // The app's own functions, called bare or on self (not `handler.webView(…)`).
+      functions.filter {
+        body.range(
+          of: #"(?:(?<![\w.])|\bself\.)"# + $0.name + #"\s*\("#, options: .regularExpression)
+          != nil && !body.contains("func \($0.name)(") && $0.body != decide.body
+      }
+    }
+    // What decidePolicyFor reaches, two calls deep; the function named is where a piece goes back.
+    var candidates: [(name: String, body: String, at: FileLocation)] = [
+      (
+        "decidePolicyFor", decide.body,
+        FileLocation(file: decide.file, line: decide.line, column: 1)
+      )
+    ]
+    for first in called(from: decide.body) {
+      candidates.append(first)
+      candidates += called(from: first.body)
+    }
+    var best: (name: String, scripts: Bool, handler: Bool, at: FileLocation, score: Int)?
+    for candidate in candidates where !isolatesOnly(candidate.body) {
+      // A restore split into helpers reaches them too (not a helper that only isolates);
+      // decidePolicyFor counts for what it writes itself.
+      let helpers =
+        candidate.name == "decidePolicyFor"
+        ? [] : called(from: candidate.body).filter { !isolatesOnly($0.body) }.map(\.body)
+      let reach = ([candidate.body] + helpers).joined(separator: "\n")
+      let scripts = reach.contains("addUserScript")
+      let handler = addsHandler(reach)
+      if scripts && handler { return Sourced(true, at: candidate.at) }
+      let score = (scripts ? 1 : 0) + (handler ? 1 : 0)
+      if score > 0, score > best?.score ?? 0 {
+        best = (candidate.name, scripts, handler, candidate.at, score)
       }
     }
     guard let best else {
       return Sourced(
-        false, at: isolation.location,
+        false, at: FileLocation(file: decide.file, line: decide.line, column: 1),
         derivation: [
-          "nothing puts Capacitor's user scripts and its \"bridge\" handler back when the local page loads again"
+          "decidePolicyFor calls nothing that puts Capacitor's user scripts and its \"bridge\" handler back when the local page loads again"
         ])
     }
     let missing = [
