@@ -202,6 +202,8 @@ enum CLI {
     (["list", "/some/repo"], "qualify list --app /some/repo"),
     (["ota", "keygen", "keys"], "unexpected argument 'keys' for qualify ota keygen"),
     (["serve", "extra"], "unexpected argument 'extra' for qualify serve"),
+    (["history", "latest"], "unexpected argument 'latest' for qualify history"),
+    (["report", "latest", "extra"], "unexpected argument 'extra' for qualify report"),
   ])
   func aStrayArgumentIsBadInputNotIgnored(arguments: [String], message: String) throws {
     let result = try CLI.run(arguments, in: scratch)
@@ -247,11 +249,18 @@ enum CLI {
   }
 
   @Test func everyCommandHasHelp() throws {
-    for command in [[], ["run"], ["list"], ["check"], ["history"], ["show"], ["report"]] {
+    for command in [
+      [], ["run"], ["list"], ["check"], ["history"], ["show"], ["report"], ["check-app"],
+      ["links", "verify"], ["links"],
+    ] {
       let result = try CLI.run(command + ["--help"], in: scratch)
       #expect(result.status == 0, "\(command)")
       #expect(result.stdout.hasPrefix("USAGE: qualify"), "\(command): \(result.stdout.prefix(80))")
     }
+    // Help asked before the subcommand is help too.
+    let before = try CLI.run(["links", "--help", "verify"], in: scratch)
+    #expect(before.status == 0, "\(before.stderr)")
+    #expect(before.stdout.hasPrefix("USAGE: qualify links verify"))
   }
 
   /// A crash mid-run leaves earlier results readable, and the next invocation marks the run

@@ -22,7 +22,8 @@ struct HistoryCommand {
   init(_ mode: Mode, arguments: [String]) throws {
     self.mode = mode
     parsed = try ParsedOptions.parse(
-      arguments, HistoryCommand.options, command: "qualify \(mode)", positionals: 2)
+      arguments, HistoryCommand.options, command: "qualify \(mode)",
+      positionals: mode == .history ? 0 : mode == .report ? 1 : 2)
   }
 
   func execute() throws -> ExitCode {

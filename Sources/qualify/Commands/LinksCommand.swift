@@ -34,7 +34,9 @@ struct LinksCommand {
         hint: "qualify links verify --domain https://www.example.org")
     }
     parsed = try ParsedOptions.parse(
-      Array(arguments.drop { $0 == "verify" }), LinksCommand.options,
+      arguments.enumerated().filter { $0.offset != arguments.firstIndex(of: "verify") }.map(
+        \.element),
+      LinksCommand.options,
       command: "qualify links verify")
   }
 
