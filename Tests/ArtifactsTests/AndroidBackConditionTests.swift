@@ -148,5 +148,16 @@ import Testing
       Issue.record("a static helper was evaluated")
       return
     }
+    let when = """
+      when {
+          url?.startsWith(LOCAL_ORIGIN) == true -> webView.loadUrl("$LOCAL_ORIGIN?manage=1")
+          else -> return super.dispatchKeyEvent(event)
+      }
+      """
+    guard case .unread(let branch) = try outcome(when) else {
+      Issue.record("a branch of a when was taken as running")
+      return
+    }
+    #expect(branch.contains("when"))
   }
 }

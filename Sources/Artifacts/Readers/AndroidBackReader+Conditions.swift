@@ -15,6 +15,11 @@ extension AndroidBackReader {
   static func runsOnInstance(
     _ index: String.Index, in body: String, constants: [String: String]
   ) -> BackCondition {
+    // A branch of a Kotlin `when` or a Java `switch` is chosen by what qualify does not
+    // evaluate: neither run nor skipped.
+    if let branch = BranchGuards.selector(around: index, in: body) {
+      return .unread("the \(branch) around it")
+    }
     let guards = BranchGuards.guards(of: index, in: body)
     if guards.isEmpty { return .runs }
     var locals: [String: String] = [:]

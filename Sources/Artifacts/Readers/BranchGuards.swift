@@ -46,6 +46,24 @@ enum BranchGuards {
     return out
   }
 
+  /// The `when` (Kotlin) or `switch` (Java, Swift, TypeScript) whose block holds `index`, by
+  /// its keyword; nil when none does.
+  static func selector(around index: String.Index, in body: String) -> String? {
+    var search = body.startIndex
+    while let found = body.range(
+      of: #"\b(?:when|switch)\b[^{;\n]*\{"#, options: .regularExpression,
+      range: search..<body.endIndex)
+    {
+      search = found.upperBound
+      guard found.lowerBound < index else { break }
+      let open = body.index(before: found.upperBound)
+      if let close = closing(from: open, in: body, "{", "}"), open < index, index < close {
+        return body[found].hasPrefix("when") ? "when" : "switch"
+      }
+    }
+    return nil
+  }
+
   /// Whether a then-branch returns itself: a bare `return …`, or a block with a `return` at
   /// its own depth (not one inside a nested `if` or a closure).
   static func returnsAtItsLevel(_ branch: Substring) -> Bool {
