@@ -274,7 +274,9 @@ extension BuildReader {
       Self.readDeepLinkHandoff(scheme: scheme, ios: ios, android: android, into: &code)
     }
     Self.readOnboardingDecisions(web, into: &code)
-    let manager = ManagerActionsReader(web: web)
+    let manager = ManagerActionsReader(
+      web: web, styles: sources("src", [".css"], quotes: ["\"", "'"]))
+    code.managerRemoveLabelled = manager.removeButtonLabelled()
     code.managerOpen = manager.openSavesActive()
     code.managerRemove = manager.removeClearsActive()
     code.addLoadsInstance = manager.addLoadsInstance()

@@ -348,6 +348,48 @@ import Testing
   /// The manager's open and remove, read as written: open saves the active instance before
   /// it navigates (awaited, or chained with .then on one line); remove clears it when the
   /// removed one is active — not when another is, not never.
+  /// The remove button must show something to tap: text, a child, or content its class's
+  /// stylesheet rule draws — an aria-label alone draws nothing.
+  @Test func theRemoveButtonShowsALabel() throws {
+    func labelled(_ files: [String: String]) throws -> Sourced<Bool>? {
+      let directory = try overlay(files)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?
+        .instanceShell?.code.managerRemoveLabelled
+    }
+    let path = "src/onboarding.ts"
+    let onboarding = try sample(path)
+    let text = "    remove.textContent = '✕';\n"
+    #expect(onboarding.contains(text))
+    #expect(try labelled([:])?.value == true)
+    let ariaOnly = try labelled([
+      path: onboarding.replacingOccurrences(
+        of: text, with: "    remove.setAttribute('aria-label', 'Remove');\n")
+    ])
+    #expect(ariaOnly?.value == false)
+    #expect(ariaOnly?.location?.line == 42)
+    let empty = try labelled([
+      path: onboarding.replacingOccurrences(of: text, with: "    remove.textContent = '';\n")
+    ])
+    #expect(empty?.value == false)
+    let icon = try labelled([
+      path: onboarding.replacingOccurrences(
+        of: text, with: "    remove.append(document.createTextNode('×'));\n")
+    ])
+    #expect(icon?.value == true)
+    // Drawn by the stylesheet: the class's ::before content.
+    let css = ".instance-remove::before {\n  content: '\\2715';\n}\n"
+    let drawn = try labelled([
+      path: onboarding.replacingOccurrences(of: text, with: ""), "src/styles.css": css,
+    ])
+    #expect(drawn?.value == true)
+    let none = try labelled([
+      path: onboarding.replacingOccurrences(of: text, with: ""),
+      "src/styles.css": ".instance-remove::before {\n  content: none;\n}\n",
+    ])
+    #expect(none?.value == false)
+  }
+
   @Test func theManagersOpenAndRemoveAreReadAsWritten() throws {
     func code(_ files: [String: String]) throws -> InstanceShellCode? {
       let directory = try overlay(files)

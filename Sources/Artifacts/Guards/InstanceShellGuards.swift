@@ -310,6 +310,10 @@ extension BuildGuards {
           code.addLoadsInstance,
           "the submit handler adds the instance and loads nothing: the user stays on the local page after adding one",
           value: "adds and loads nothing")
+        missing(
+          code.managerRemoveLabelled,
+          "the manager's remove button shows nothing (no text, no child, no drawn content; an aria-label is not seen): a user cannot find how to remove an instance",
+          value: "remove button unlabelled")
         if let remove = code.managerRemove, remove.value != .whenRemoved {
           out.append(
             GuardHit(

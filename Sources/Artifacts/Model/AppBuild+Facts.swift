@@ -125,6 +125,7 @@ extension AppBuild {
       add("the submit handler loads the instance it added", code.addLoadsInstance, yes)
       add("the manager's open button", code.managerOpen) { $0.rawValue }
       add("removeInstance clears the active instance", code.managerRemove) { $0.rawValue }
+      add("the remove button shows a label", code.managerRemoveLabelled, yes)
       add("list kept in localStorage", code.storesInLocalStorage, yes)
       return out
     }

@@ -153,6 +153,9 @@ public struct InstanceShellCode: Sendable {
   public var addLoadsInstance: Sourced<Bool>?
   /// When `removeInstance` clears the active instance (nil: no `removeInstance`).
   public var managerRemove: Sourced<ManagerRemove>?
+  /// The manager's remove button shows something to tap (text, a child, or content its
+  /// class's stylesheet rule draws); nil when no click handler calls `removeInstance(`.
+  public var managerRemoveLabelled: Sourced<Bool>?
   /// The web code navigates with `location.replace(`.
   public var replacesLocation: Sourced<Bool>?
   /// The web code keeps the list in `localStorage` and never uses `@capacitor/preferences`.

@@ -13,6 +13,8 @@ import QualifyCore
 ///   `setActiveUrl(null)` in `removeInstance`, compared with the removed URL).
 struct ManagerActionsReader {
   let web: CodeSearch
+  /// The web code's stylesheets, where a button's label may be drawn.
+  var styles: CodeSearch?
 
   static let navigations = ["loadInstance(", "location.assign(", "location.href ="]
 

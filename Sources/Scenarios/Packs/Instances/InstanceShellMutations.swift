@@ -202,6 +202,15 @@ enum InstanceShellMutations {
         .whenOther, at: FileLocation(file: "(mutation)", line: 0, column: 1))
     },
     MutationSpec(
+      "app.remove-unlabelled",
+      summary:
+        "The manager's remove button gets no text (its textContent = '✕' dropped; an aria-label alone is not seen).",
+      breaks: "seed 004, task 20.1: users remove instances from the manager"
+    ) { configuration, _ in
+      configuration.build.instanceShell?.code.managerRemoveLabelled = Sourced(
+        false, at: FileLocation(file: "(mutation)", line: 0, column: 1))
+    },
+    MutationSpec(
       "shell.instances-in-webview-storage",
       summary: "The instance list lives in the WebView's localStorage instead of Preferences.",
       breaks: "seed 004, task 20.1 and ADR 0003: the list survives WebView data eviction"

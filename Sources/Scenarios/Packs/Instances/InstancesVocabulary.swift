@@ -145,8 +145,19 @@ enum InstancesVocabulary {
       example: "sovereign removes instance home"
     ) { context in
       let shell = try context.instanceShell()
-      shell.remove(try origin(context.arguments["site"] ?? "", in: context.world))
-      return screenOutcome(shell, "removed \(context.arguments["site"] ?? "")")
+      let site = context.arguments["site"] ?? ""
+      if let label = shell.build.instanceShell?.code.managerRemoveLabelled, !label.value {
+        // Nothing drawn to tap: the step fails, whatever it expects.
+        return Outcome(
+          "\(shell.name) removes \(site)",
+          problem: .init(
+            kind: .failed,
+            message:
+              "no ✕ to tap for \(site): \(label.origin): \(label.derivation.first ?? "the remove button shows nothing")",
+            reason: .instanceScreen))
+      }
+      shell.remove(try origin(site, in: context.world))
+      return screenOutcome(shell, "removed \(site)")
     },
     ActionSpec(
       .app, "follows link",
