@@ -377,6 +377,15 @@ import Testing
         of: text, with: "    remove.append(document.createTextNode('×'));\n")
     ])
     #expect(icon?.value == true)
+    for form in [
+      "    remove.replaceChildren(document.createTextNode('×'));\n",
+      "    Object.assign(remove, { type: 'button', textContent: '✕' });\n",
+      "    remove.insertAdjacentHTML('beforeend', '<span aria-hidden=\"true\">✕</span>');\n",
+    ] {
+      #expect(
+        try labelled([path: onboarding.replacingOccurrences(of: text, with: form)])?.value == true,
+        "\(form)")
+    }
     // Drawn by the stylesheet: the class's ::before content.
     let css = ".instance-remove::before {\n  content: '\\2715';\n}\n"
     let drawn = try labelled([

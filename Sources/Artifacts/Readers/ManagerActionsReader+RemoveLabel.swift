@@ -3,7 +3,8 @@ import QualifyCore
 
 /// Whether the manager's remove button shows something to tap: the element whose click
 /// handler calls `removeInstance(` gets text (`textContent`, `innerText`, `innerHTML`), a
-/// child (`append(`, `appendChild(`), or a stylesheet rule of its class that draws content
+/// child (`append(`, `appendChild(`, `prepend(`, `replaceChildren(`, `insertAdjacent…(`; an
+/// `Object.assign` of the text), or a stylesheet rule of its class that draws content
 /// (`.instance-remove::before { content: '✕' }`). An `aria-label` alone is read out by a
 /// screen reader and draws nothing: a sighted user sees no way to remove an instance.
 extension ManagerActionsReader {
@@ -24,8 +25,14 @@ extension ManagerActionsReader {
         let element = NSRegularExpression.escapedPattern(for: name)
         let shows =
           #"(?<![\w$.])"# + element
-          + #"\s*\.\s*(?:(?:textContent|innerText|innerHTML)\s*=\s*(?!\s*['"`]\s*['"`])|append(?:Child)?\()"#
-        if text.range(of: shows, options: .regularExpression) != nil {
+          + #"\s*\.\s*(?:(?:textContent|innerText|innerHTML)\s*=\s*(?!\s*['"`]\s*['"`])|(?:append|appendChild|prepend|replaceChildren|insertAdjacentHTML|insertAdjacentText|insertAdjacentElement)\()"#
+        // `Object.assign(remove, { textContent: '✕' })` sets it too.
+        let assigned =
+          #"Object\.assign\(\s*"# + element
+          + #"\s*,[^)]*\b(?:textContent|innerText|innerHTML)\s*:\s*(?!\s*['"`]\s*['"`])"#
+        if text.range(of: shows, options: .regularExpression) != nil
+          || text.range(of: assigned, options: .regularExpression) != nil
+        {
           return Sourced(true, at: at)
         }
         // A class whose stylesheet rule draws the label.
