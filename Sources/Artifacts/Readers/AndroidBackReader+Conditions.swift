@@ -22,21 +22,8 @@ extension AndroidBackReader {
     }
     let guards = BranchGuards.guards(of: index, in: body)
     if guards.isEmpty { return .runs }
-    var locals: [String: String] = [:]
-    for found in InstanceDecisionReader.matches(
-      #"(?:\b[A-Z]\w*|\bboolean|\bval|\bvar)\s+([a-z_]\w*)\s*(?::\s*[\w?]+\s*)?=(?!=)\s*([^;\n]+)"#,
-      body)
-    where locals[found[0]] == nil {
-      locals[found[0]] = found[1]
-    }
-    // A local assigned again (`remote = true;` in a branch) has no one value: not read.
-    for name in Array(locals.keys)
-    where body.range(
-      of: #"(?<![\w.])"# + name + #"\s*=(?!=)"#, options: .regularExpression) != nil
-      && InstanceDecisionReader.matches(#"(?<![\w.])("# + name + #")\s*=(?!=)"#, body).count > 1
-    {
-      locals[name] = nil
-    }
+    let locals = Self.locals(
+      in: body, declaredAs: #"\b[A-Z]\w*|\bboolean|\bval|\bvar"#, type: #"[\w?]+"#)
     // A test of the action passes on one of the two events the key sends.
     var outcomes: [(blocked: String?, unread: String?)] = []
     for action in ["ACTION_DOWN", "ACTION_UP"] {

@@ -113,13 +113,27 @@ struct AndroidBackReader {
   /// and `${NAME}` expanded), string constants, and the handler's own string locals; nil when
   /// a term is anything else.
   func resolve(_ argument: String, _ constants: [String: String], locals body: String) -> String? {
+    let locals = Self.locals(in: body, declaredAs: #"String|val|var"#, type: "String")
+    return resolve(argument, constants, locals, depth: 0)
+  }
+
+  /// The handler's locals as Java or Kotlin declares them (`String url = …;`,
+  /// `val url: String = …`), by name, with their initializer's text: `declaredAs` is the
+  /// keyword or type before the name, `type` a Kotlin annotation after it. A local assigned
+  /// again (`remote = true;` in a branch) has no one value, and is left out.
+  static func locals(in body: String, declaredAs: String, type: String) -> [String: String] {
     var locals: [String: String] = [:]
     for found in InstanceDecisionReader.matches(
-      #"(?:String|val|var)\s+([A-Za-z_]\w*)\s*(?::\s*String\s*)?=\s*([^;\n]+)"#, body)
+      #"(?:"# + declaredAs + #")\s+([A-Za-z_]\w*)\s*(?::\s*"# + type + #"\s*)?=(?!=)\s*([^;\n]+)"#,
+      body)
     where locals[found[0]] == nil {
       locals[found[0]] = found[1]
     }
-    return resolve(argument, constants, locals, depth: 0)
+    for name in Array(locals.keys)
+    where InstanceDecisionReader.matches(#"(?<![\w.])("# + name + #")\s*=(?!=)"#, body).count > 1 {
+      locals[name] = nil
+    }
+    return locals
   }
 
   private func resolve(

@@ -6,8 +6,8 @@ import Foundation
 /// written.
 enum BranchGuards {
   /// The conditions `index` runs under: each enclosing `if (c)` wants `c` true, its `else`
-  /// wants it false, and an earlier `if (c) … return` whose then-branch returns at its own
-  /// level wants it false.
+  /// wants it false, an earlier `if (c) … return` whose then-branch returns at its own level
+  /// wants it false, and an earlier `if (c) { … } else { return }` wants it true.
   static func guards(of index: String.Index, in body: String) -> [(String, Bool)] {
     var out: [(String, Bool)] = []
     var search = body.startIndex
@@ -24,23 +24,29 @@ enum BranchGuards {
         out.append((condition, true))
         continue
       }
-      if let rest = body[statement.upperBound...].range(
-        of: #"^\s*else\b"#, options: .regularExpression),
-        Self.statement(after: rest.upperBound, in: body).contains(index)
-      {
+      let otherwise = body[statement.upperBound...].range(
+        of: #"^\s*else\b"#, options: .regularExpression
+      ).map { Self.statement(after: $0.upperBound, in: body) }
+      if let otherwise, otherwise.contains(index) {
         out.append((condition, false))
         continue
       }
-      // An early return at a level that encloses `index`: no brace closes it in between.
-      if statement.upperBound <= index, returnsAtItsLevel(body[statement]) {
+      // An early return at a level that encloses `index` (no brace closes it in between):
+      // from the then-branch, `index` needs the condition false; from an else whose
+      // then-branch runs on, true.
+      let thenReturns = returnsAtItsLevel(body[statement])
+      let end = thenReturns ? statement.upperBound : otherwise?.upperBound ?? statement.upperBound
+      if end <= index,
+        thenReturns || otherwise.map({ returnsAtItsLevel(body[$0]) }) == true
+      {
         var depth = 0
         var leaves = false
-        for character in body[statement.upperBound..<index] {
+        for character in body[end..<index] {
           if character == "{" { depth += 1 }
           if character == "}" { depth -= 1 }
           if depth < 0 { leaves = true }
         }
-        if !leaves { out.append((condition, false)) }
+        if !leaves { out.append((condition, !thenReturns)) }
       }
     }
     return out

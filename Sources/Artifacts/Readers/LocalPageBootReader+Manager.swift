@@ -14,10 +14,7 @@ extension LocalPageBootReader {
     guard let block = bootBlock() else { return nil }
     let body = block.body
     // The parameter as written: its literal, or a constant holding it (`MANAGE_PARAM`).
-    let names = web.captures(
-      #"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]+)?=\s*['"]"#
-        + NSRegularExpression.escapedPattern(for: parameter) + #"['"]"#
-    ).map(\.value)
+    let names = stringConstants().filter { $0.value == parameter }.map(\.key)
     let mentions = { (text: String) -> Bool in
       text.contains("'\(parameter)'") || text.contains("\"\(parameter)\"")
         || names.contains {

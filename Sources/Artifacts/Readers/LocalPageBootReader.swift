@@ -102,16 +102,22 @@ struct LocalPageBootReader {
         ? ["\(handler)() neither assigns the location nor calls a function that does"] : [])
   }
 
+  /// The web code's string constants (`const MANAGE_PARAM = 'manage'`), by name; the first
+  /// declaration of a name wins.
+  func stringConstants() -> [String: String] {
+    Dictionary(
+      web.captures(
+        #"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]+)?=\s*['"]([^'"]+)['"]"#, groups: 2
+      )
+      .map { ($0.value[0], $0.value[1]) }, uniquingKeysWith: { first, _ in first })
+  }
+
   /// The query parameter boot() tests before redirecting (`params.has('manage')`, or a
   /// constant holding its name, as `MANAGE_PARAM` does): what a page that wants the manager
   /// must carry. Nil when boot() tests none qualify reads.
   func managerParameter() -> Sourced<String>? {
     guard let boot = bootBlock() else { return nil }
-    let constants = Dictionary(
-      web.captures(
-        #"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]+)?=\s*['"]([^'"]+)['"]"#, groups: 2
-      )
-      .map { ($0.value[0], $0.value[1]) }, uniquingKeysWith: { first, _ in first })
+    let constants = stringConstants()
     // The URL's own parameters: a URLSearchParams, inline or kept in a local.
     let searches = Set(
       InstanceDecisionReader.matches(

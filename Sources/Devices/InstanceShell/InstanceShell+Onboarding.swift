@@ -83,8 +83,16 @@ extension InstanceShell {
     }
   }
 
-  /// ✕ on a listed instance: removed (and no longer active); the manager re-renders.
-  public func remove(_ url: String) {
+  /// ✕ on a listed instance: removed (and no longer active); the manager re-renders. Nil when
+  /// it was tapped; why not when the manager draws nothing to tap (its button is read with no
+  /// text, child or generated content), and nothing changes.
+  @discardableResult
+  public func remove(_ url: String) -> String? {
+    if let label = build.instanceShell?.code.managerRemoveLabelled, !label.value {
+      let why = "\(label.origin): \(label.derivation.first ?? "the remove button shows nothing")"
+      note("no ✕ to tap for \(url): \(why)")
+      return why
+    }
     store(instances.filter { $0.url != url })
     // The web code's own test decides which removal clears the active instance.
     switch build.instanceShell?.code.managerRemove?.value ?? .whenRemoved {
@@ -94,6 +102,7 @@ extension InstanceShell {
     }
     note("removed \(url)")
     if case .onboarding = screen { renderOnboarding(prefill: "", sameDocument: true) }
+    return nil
   }
 
   private func store(_ list: [Instance]) {

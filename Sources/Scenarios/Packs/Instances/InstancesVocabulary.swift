@@ -146,17 +146,13 @@ enum InstancesVocabulary {
     ) { context in
       let shell = try context.instanceShell()
       let site = context.arguments["site"] ?? ""
-      if let label = shell.build.instanceShell?.code.managerRemoveLabelled, !label.value {
+      if let why = shell.remove(try origin(site, in: context.world)) {
         // Nothing drawn to tap: the step fails, whatever it expects.
         return Outcome(
           "\(shell.name) removes \(site)",
           problem: .init(
-            kind: .failed,
-            message:
-              "no ✕ to tap for \(site): \(label.origin): \(label.derivation.first ?? "the remove button shows nothing")",
-            reason: .instanceScreen))
+            kind: .failed, message: "no ✕ to tap for \(site): \(why)", reason: .instanceScreen))
       }
-      shell.remove(try origin(site, in: context.world))
       return screenOutcome(shell, "removed \(site)")
     },
     ActionSpec(
