@@ -21,6 +21,7 @@ extension BuildReader {
       settings.receiverChecks?.merge(
         BridgeParserReader.read(core, receive: receiver.body())
       ) { first, _ in first }
+      settings.boundsCounted = BridgeParserReader.counting(core)
     }
     let refusals = receiver.judgeRefusals()
     settings.receiverRefusesWellFormed = refusals.refusing
@@ -154,6 +155,16 @@ extension BuildReader {
             key[0], at: FileLocation(file: file, line: line.0 + 1, column: 1))
         }
         settings.vocabularies.append(vocabulary)
+      }
+      if let at = settings.vocabularies.first(where: { $0.schema == "webToNativeSchema" })?
+        .schemaAt
+      {
+        let text = lines.map(\.1).joined(separator: "\n")
+        switch SchemaReader(text).schema("webToNativeSchema") {
+        case .success(let shape): settings.messageSchema = Sourced(.read(shape), at: at)
+        case .failure(let error):
+          settings.messageSchema = Sourced(.unverified(error.reason), at: at)
+        }
       }
       // `const envelope = (type, payload) => z.object({ …, type: z.literal(type), … })`: the
       // field every message's type sits in.

@@ -19,9 +19,11 @@ import Testing
     _ type: String, id: String, version: Int = 3, nonce: String = "n1",
     payload: [String: Any] = [:], extra: [String: Any] = [:]
   ) -> [UInt8] {
+    // An acknowledgement's payload is the seed's strict `{ eventIds }`.
+    let body = type == "event.ack" && payload.isEmpty ? ["eventIds": ["e1"]] : payload
     var object: [String: Any] = [
       "protocolVersion": version, "type": type, "messageId": id, "channelNonce": nonce,
-      "sentAtMs": 1, "payload": payload,
+      "sentAtMs": 1, "payload": body,
     ]
     object.merge(extra) { $1 }
     return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
@@ -61,6 +63,13 @@ import Testing
         from: origin + "/", data: message("event.ack", id: "3", extra: ["invokeNative": "x"]))
         == .rejected(.schema))
     #expect(shell.receive(from: origin + "/", data: message("eval", id: "4")) == .rejected(.schema))
+    // Without the app's schema read, the seed's: a strict acknowledgement payload.
+    #expect(
+      shell.receive(
+        from: origin + "/",
+        data: message("event.ack", id: "4", payload: ["eventIds": [], "invokeNative": "x"]))
+        == .rejected(.schema))
+    #expect(shell.schemaRefusal == "payload.invokeNative: not in the schema")
     #expect(shell.receive(from: origin + "/", data: message("event.ack", id: "5")) == .acknowledged)
     #expect(
       shell.receive(from: origin + "/", data: message("event.ack", id: "5"))

@@ -246,6 +246,12 @@ extension BuildGuards {
                 at: type.location, value: type.value))
           }
         }
+        if let schema = bridge.messageSchema, case .unverified(let reason) = schema.value {
+          hits.append(
+            GuardHit(
+              "webToNativeSchema cannot be read (\(reason)): the run holds the page's messages to the seed's schema, not to the app's",
+              at: schema.location, value: "webToNativeSchema", unverified: true))
+        }
         if let accepted = bridge.handoff.acceptedStatuses {
           for status in bridge.handoff.statuses where !accepted.value.contains(status.value) {
             hits.append(

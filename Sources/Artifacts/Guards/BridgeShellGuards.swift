@@ -470,6 +470,16 @@ extension BuildGuards {
                 value: "\(limit.value)"))
           }
         }
+        // A total the parser never adds a list to, or never compares, bounds nothing.
+        if let counted = bridge.boundsCounted {
+          for total in ["coordinates", "steps", "legs"]
+          where !counted.value.values.contains(total) {
+            hits.append(
+              GuardHit(
+                "no \(total) counted against a limit in the parser's tally: a message of any number of \(total) passes",
+                at: counted.location, value: total))
+          }
+        }
         return hits
       },
       fix:

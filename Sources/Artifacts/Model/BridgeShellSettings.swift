@@ -87,6 +87,10 @@ public struct BridgeShellSettings: Sendable {
   public var publicHostCheck: Sourced<ReadDecision<PublicHostCheck>>?
   /// The field `envelope(type, …)` sets to the type's literal (`type: z.literal(type)`).
   public var envelopeTag: Sourced<String>?
+  /// `webToNativeSchema` as written: what the receiver accepts from the page, held to each
+  /// message in the run; unverified with the construct qualify does not read; nil when the
+  /// module has none.
+  public var messageSchema: Sourced<ReadDecision<SchemaShape>>?
   public var handoffServer = HandoffServerCode()
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
@@ -96,6 +100,10 @@ public struct BridgeShellSettings: Sendable {
   /// `duplicates`, `protocol`: `BridgeReceiver.Check` names), each true where it is made and
   /// false where it is not; nil when no receiver code was found.
   public var receiverChecks: [String: Sourced<Bool>]?
+  /// The list keys whose lengths the parser adds to a total it compares with a limit
+  /// (`geometry → coordinates`, `steps → steps`, `legs → legs`), at the first addition; nil
+  /// when no parser counting was found (the seed's is simulated).
+  public var boundsCounted: Sourced<[String: String]>?
   /// A refusal in `receive(` that a well-formed message meets (its condition as written):
   /// the receiver then dispatches nothing at all.
   public var receiverRefusesWellFormed: Sourced<String>?

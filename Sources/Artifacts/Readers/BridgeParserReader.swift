@@ -55,6 +55,33 @@ enum BridgeParserReader {
     return out
   }
 
+  /// How the parser counts a message's aggregates, as written: each list key whose length is
+  /// added to a total (`if (key === "legs") totals.legs += child.length`) and compared with a
+  /// limit (`if (totals.legs > MAX_LEGS) return fail(…)`), as `key → total`; nil when the
+  /// module adds to no total (the seed's counting is then simulated).
+  static func counting(_ core: CodeSearch) -> Sourced<[String: String]>? {
+    var counted: [String: String] = [:]
+    var compared: Set<String> = []
+    var at: FileLocation?
+    for (file, lines) in core.files {
+      for (index, line) in lines {
+        for found in InstanceDecisionReader.matches(
+          #"key\s*===?\s*["'](\w+)["'][^;{}]*?\b\w+\.(coordinates|steps|legs)\s*\+="#, line)
+        {
+          counted[found[0]] = found[1]
+          at = at ?? FileLocation(file: file, line: index + 1, column: 1)
+        }
+        for found in InstanceDecisionReader.matches(
+          #"\b\w+\.(coordinates|steps|legs)\s*>=?\s*[A-Z_][A-Z0-9_]*"#, line)
+        {
+          compared.insert(found[0])
+        }
+      }
+    }
+    guard let at else { return nil }
+    return Sourced(counted.filter { compared.contains($0.value) }, at: at)
+  }
+
   /// The function `name` of the module: its file, first line and body.
   static func function(_ name: String, in code: CodeSearch) -> (
     file: String, line: Int, body: String

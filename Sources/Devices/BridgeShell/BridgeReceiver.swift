@@ -1,3 +1,4 @@
+import Artifacts
 import Foundation
 
 /// The shell's receiver of bridge messages (seed 001, "What crosses"): every check before
@@ -66,10 +67,6 @@ public struct BridgeReceiver: Sendable {
     "snapshot.request", "session.stop", "session.complete", "event.ack", "location.request",
     "settings.open", "auth.open",
   ]
-  static let envelopeKeys: Set<String> = [
-    "protocolVersion", "type", "messageId", "channelNonce", "sessionId", "revision",
-    "sentAtMs", "payload",
-  ]
 
   public let webOrigin: String
   public let limits: Limits
@@ -80,6 +77,12 @@ public struct BridgeReceiver: Sendable {
   /// The app's receive() refuses a message that passes every check (a refusal read as
   /// written, `BridgeShellSettings.receiverRefusesWellFormed`): nothing is handled.
   public var refusesWellFormed = false
+  /// The app's own message schema (`webToNativeSchema`, read as written); nil: the seed's
+  /// (`seedSchema`).
+  public var schema: SchemaShape?
+  /// Why the schema refused the last message it refused (`payload.startPackage: not in the
+  /// schema`): the evidence names what the app's schema holds against it.
+  public private(set) var schemaRefusal: String?
   /// The nonce the current document was given.
   public var nonce: String?
   public private(set) var negotiated: Int?
@@ -121,7 +124,10 @@ public struct BridgeReceiver: Sendable {
     {
       return .rejected(.clock)
     }
-    if !skipped.contains(.schema), !Self.conforms(message) { return .rejected(.schema) }
+    if !skipped.contains(.schema) {
+      schemaRefusal = (schema ?? Self.seedSchema).reason(message, at: "")
+      if schemaRefusal != nil { return .rejected(.schema) }
+    }
     if refusesWellFormed { return .rejected(.refusedWellFormed) }
     let type = message["type"] as? String ?? ""
     let id = message["messageId"] as? String ?? ""
@@ -144,7 +150,9 @@ public struct BridgeReceiver: Sendable {
         return .rejected(.protocol)
       }
     }
-    if !skipped.contains(.bounds), !Self.withinBounds(message["payload"], limits) {
+    if !skipped.contains(.bounds),
+      !Self.withinBounds(message["payload"], limits, counting: counting)
+    {
       return .rejected(.bounds)
     }
     if type == "event.ack" { return .acknowledged }
@@ -169,41 +177,74 @@ public struct BridgeReceiver: Sendable {
     return "\(scheme)://\(host)\(port)"
   }
 
-  /// The envelope, strictly: known keys only, the type one of the vocabulary, bounded ids,
-  /// a payload object (`web.hello`'s with its build id and protocol range).
-  static func conforms(_ message: [String: Any]) -> Bool {
-    guard Set(message.keys).isSubset(of: envelopeKeys),
-      let type = message["type"] as? String, webToNativeTypes.contains(type),
-      let id = message["messageId"] as? String, (1...128).contains(id.count),
-      message["protocolVersion"] is Int, message["sentAtMs"] is Int,
-      let payload = message["payload"] as? [String: Any]
-    else { return false }
-    if type == "web.hello" {
-      return payload["webBuildId"] is String && payload["minProtocolVersion"] is Int
-        && payload["maxProtocolVersion"] is Int
+  /// The schema the seed describes, for an app whose own is not read (which is itself a
+  /// finding): a strict envelope with bounded ids, one of the vocabulary's types, a strict
+  /// payload where the seed gives its fields (`web.hello`, `event.ack`), an object elsewhere.
+  public static let seedSchema: SchemaShape = {
+    let id = SchemaShape.string(length: .init(min: 1, max: 128))
+    let counter = SchemaShape.number(integer: true, range: .init(min: 0))
+    let version = SchemaShape.number(integer: true, range: .init(min: 1, max: 64))
+    var options: [String: SchemaShape] = [:]
+    for type in webToNativeTypes {
+      let payload: SchemaShape
+      switch type {
+      case "web.hello":
+        payload = .object(
+          [
+            "webBuildId": .init(id), "minProtocolVersion": .init(version),
+            "maxProtocolVersion": .init(version),
+          ], strict: true)
+      case "event.ack":
+        payload = .object(
+          ["eventIds": .init(.array(id, count: .init(max: 256)))], strict: true)
+      default:
+        payload = .object([:], strict: false)
+      }
+      options[type] = .object(
+        [
+          "protocolVersion": .init(version), "type": .init(.literal("\"\(type)\"")),
+          "messageId": .init(id), "channelNonce": .init(id),
+          "sessionId": .init(id, optional: true), "revision": .init(counter, optional: true),
+          "sentAtMs": .init(counter), "payload": .init(payload),
+        ], strict: true)
     }
-    return true
-  }
+    return .tagged(key: "type", options: options)
+  }()
 
-  /// Coordinates (`[lng, lat]` pairs), steps and legs across the whole payload.
-  static func withinBounds(_ payload: Any?, _ limits: Limits) -> Bool {
+  /// Which list's length adds to which total (seed 001 as OpenMapX counts it): a
+  /// destination's point is not a route's coordinate.
+  public static let seedCounting = ["geometry": "coordinates", "steps": "steps", "legs": "legs"]
+  /// The app's parser's counting, read as written (`BridgeShellSettings.boundsCounted`): a
+  /// total it never adds to, or never compares, bounds nothing.
+  public var counting = seedCounting
+
+  /// Coordinates, steps and legs across the whole payload: the length of every list that
+  /// `counting` names, at any depth.
+  static func withinBounds(
+    _ payload: Any?, _ limits: Limits, counting: [String: String] = seedCounting
+  ) -> Bool {
     var coordinates = 0
     var steps = 0
     var legs = 0
-    func walk(_ value: Any?, key: String?) {
+    func walk(_ value: Any?, depth: Int) {
+      guard depth <= 64 else { return }
       if let array = value as? [Any] {
-        if array.count == 2, array.allSatisfy({ $0 is NSNumber }) {
-          coordinates += 1
-          return
-        }
-        if key == "steps" { steps += array.count }
-        if key == "legs" { legs += array.count }
-        for item in array { walk(item, key: nil) }
+        for item in array { walk(item, depth: depth + 1) }
       } else if let object = value as? [String: Any] {
-        for (name, item) in object { walk(item, key: name) }
+        for (name, item) in object {
+          if let list = item as? [Any] {
+            switch counting[name] {
+            case "coordinates": coordinates += list.count
+            case "steps": steps += list.count
+            case "legs": legs += list.count
+            default: break
+            }
+          }
+          walk(item, depth: depth + 1)
+        }
       }
     }
-    walk(payload, key: nil)
+    walk(payload, depth: 0)
     return coordinates <= limits.coordinates && steps <= limits.steps && legs <= limits.legs
   }
 }

@@ -20,6 +20,8 @@ public final class BridgeShell {
     /// The browser's own navigation engine (geolocation, speech) was started.
     public var browserEngineStarted = false
     public var negotiated: Int?
+    /// Why the receiver refused the page's `web.hello` at load, nil when it answered.
+    public var helloRefused: String?
     public var navigationEnabled = false
     public var updateRequired = false
     /// The capability report of `native.hello`.
@@ -107,6 +109,8 @@ public final class BridgeShell {
     receiver.skipped = Set(
       (behaviours.bridgeSkipsChecks + unwritten).compactMap(BridgeReceiver.Check.init))
     receiver.refusesWellFormed = bridge?.receiverRefusesWellFormed != nil
+    receiver.schema = bridge?.messageSchema?.value.value
+    receiver.counting = bridge?.boundsCounted?.value ?? BridgeReceiver.seedCounting
     page.snapshots.appliesAnyDelta = behaviours.bridgeAppliesAnyDelta
   }
 
@@ -148,6 +152,11 @@ public final class BridgeShell {
         "webBuildId": "web-\(webRange.lowerBound)-\(webRange.upperBound)",
         "minProtocolVersion": webRange.lowerBound, "maxProtocolVersion": webRange.upperBound,
       ])
+    if case .rejected(let rejection) = hello {
+      page.helloRefused =
+        rejection.rawValue
+        + (rejection == .schema ? receiver.schemaRefusal.map { ": \($0)" } ?? "" : "")
+    }
     if case .handshake(let selected) = hello {
       page.negotiated = selected
       page.capabilities = Dictionary(
@@ -173,6 +182,8 @@ public final class BridgeShell {
     public var duplicate = false
     public var protocolVersion: Int?
     public var unknownField = false
+    /// A field the payload's schema does not list.
+    public var unknownPayloadField = false
     /// Pad the message to this many bytes.
     public var bytes: Int?
     public var coordinates = 0
@@ -196,7 +207,12 @@ public final class BridgeShell {
       message = last
     } else {
       messageCounter += 1
-      var body = payload
+      // The fields the scenario does not set, as a page written against the app's schema
+      // fills them.
+      var body =
+        ((receiver.schema ?? BridgeReceiver.seedSchema).field("payload", whereTagIs: type)?
+        .example() as? [String: Any] ?? [:])
+        .merging(payload) { $1 }
       if variant.coordinates > 0 || variant.steps > 0 || variant.legs > 0 {
         // Written as text: a route at the bounds is a megabyte of JSON.
         body["startPackage"] = RouteText.groundPackage(
@@ -214,6 +230,10 @@ public final class BridgeShell {
         message["payload"] = body.merging(["meta": ["__proto__": ["isAdmin": true]]]) { $1 }
       }
       if variant.unknownField { message["invokeNative"] = "openSettings" }
+      if variant.unknownPayloadField, var inner = message["payload"] as? [String: Any] {
+        inner["invokeNative"] = "openSettings"
+        message["payload"] = inner
+      }
     }
     lastMessage = message
     var data = RouteText.serialize(message)
@@ -236,8 +256,12 @@ public final class BridgeShell {
       break
     }
     if let lastReply { page.replies.append(lastReply) }
+    var why = ""
+    if decision == .rejected(.schema), let refusal = receiver.schemaRefusal {
+      why = " (the app's webToNativeSchema: \(refusal))"
+    }
     environment.decision(
-      source, "the page sent \(type) (\(data.count) bytes): \(describe(decision))")
+      source, "the page sent \(type) (\(data.count) bytes): \(describe(decision))\(why)")
     return decision
   }
 
@@ -442,50 +466,5 @@ public final class BridgeShell {
       out.append("the /mobile-auth URL")
     }
     return out
-  }
-}
-
-/// A message written as JSON text, with a route package spliced in as text (serialising a
-/// hundred thousand coordinates through Foundation would dominate the run).
-enum RouteText {
-  struct Raw {
-    var json: String
-  }
-
-  static func groundPackage(coordinates: Int, steps: Int, legs: Int) -> Raw {
-    var text =
-      "{\"kind\":\"ground\",\"route\":{\"distance\":1000,\"duration\":600,\"mode\":\"driving\",\"geometry\":["
-    text.reserveCapacity(coordinates * 12 + steps * 16 + 64)
-    for index in 0..<coordinates {
-      if index > 0 { text += "," }
-      text += "[\(index % 180),45]"
-    }
-    text += "],\"steps\":["
-    text += (0..<steps).map { "{\"distance\":\($0)}" }.joined(separator: ",")
-    text += "],\"legs\":["
-    text += (0..<legs).map { "{\"index\":\($0)}" }.joined(separator: ",")
-    text += "]}}"
-    return Raw(json: text)
-  }
-
-  static func serialize(_ message: [String: Any]) -> [UInt8] {
-    var raw: [String: String] = [:]
-    var plain = message
-    if var payload = message["payload"] as? [String: Any] {
-      for (key, value) in payload {
-        if let value = value as? Raw {
-          raw[key] = value.json
-          payload[key] = "\u{0}raw:\(key)"
-        }
-      }
-      plain["payload"] = payload
-    }
-    var text =
-      (try? JSONSerialization.data(withJSONObject: plain, options: [.sortedKeys]))
-      .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    for (key, json) in raw {
-      text = text.replacingOccurrences(of: "\"\\u0000raw:\(key)\"", with: json)
-    }
-    return Array(text.utf8)
   }
 }

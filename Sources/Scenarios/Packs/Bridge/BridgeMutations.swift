@@ -9,6 +9,23 @@ import QualifyCore
 enum BridgeMutations {
   private static let at = FileLocation(file: "(mutation)", line: 0, column: 1)
 
+  /// `shape` with no object strict, at any depth.
+  static func loosened(_ shape: SchemaShape) -> SchemaShape {
+    switch shape {
+    case .object(let fields, _):
+      return .object(
+        fields.mapValues { .init(loosened($0.shape), optional: $0.optional) }, strict: false)
+    case .array(let element, let count): return .array(loosened(element), count: count)
+    case .tuple(let elements): return .tuple(elements.map(loosened))
+    case .record(let element): return .record(loosened(element))
+    case .tagged(let key, let options):
+      return .tagged(key: key, options: options.mapValues(loosened))
+    case .anyOf(let options): return .anyOf(options.map(loosened))
+    case .nullable(let inner): return .nullable(loosened(inner))
+    default: return shape
+    }
+  }
+
   static let all: [MutationSpec] = [
     MutationSpec(
       "shell.receiver-skips",
@@ -19,6 +36,27 @@ enum BridgeMutations {
         "seed 001: the receiver checks origin, nonce, bounds, schemas, duplicates and protocol"
     ) { configuration, arguments in
       configuration.shell.bridgeSkipsChecks.insert(arguments["check"] ?? "")
+    },
+    MutationSpec(
+      "app.schema-loose", [.value("part", .choice(["envelope", "payload"]))],
+      summary:
+        "The protocol module's webToNativeSchema lost its `.strict()` on the envelope, or on every payload: a field it does not list passes.",
+      breaks: "seed 001: the receiver checks a strict schema before dispatch"
+    ) { configuration, arguments in
+      guard let bridge = configuration.build.bridge else { return }
+      let schema = bridge.messageSchema?.value.value ?? BridgeReceiver.seedSchema
+      guard case .tagged(let key, let options) = schema else { return }
+      let payloads = arguments["part"] == "payload"
+      var loose: [String: SchemaShape] = [:]
+      for (tag, option) in options {
+        guard case .object(var fields, let strict) = option else { continue }
+        if payloads, let payload = fields["payload"] {
+          fields["payload"]?.shape = loosened(payload.shape)
+        }
+        loose[tag] = .object(fields, strict: payloads ? strict : false)
+      }
+      configuration.build.bridge?.messageSchema = Sourced(
+        .read(.tagged(key: key, options: loose)), at: at)
     },
     MutationSpec(
       "app.handoff-routes-lack", [.value("rule", .choice(["no-store", "origin", "throttle"]))],

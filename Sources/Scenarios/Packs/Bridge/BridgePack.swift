@@ -47,14 +47,14 @@ enum BridgePack: ScenarioPack {
       [
         .value("type", .choice(messageTypes)), .flag("from-another-origin"),
         .flag("stale-nonce"), .flag("duplicate"), .flag("unknown-field"),
-        .flag("polluting-key"), .flag("stale-clock"),
+        .flag("unknown-payload-field"), .flag("polluting-key"), .flag("stale-clock"),
         .keyword("protocol", "protocol", .integer),
         .keyword("size", "size", .choice(["at-ceiling", "over-ceiling"])),
         .keyword("coordinates", "coordinates", .integer), .keyword("steps", "steps", .integer),
         .keyword("legs", "legs", .integer),
       ],
       summary:
-        "A message to the shell: as the page sends it, or from a frame of another origin, with the previous document's nonce, the last message again, a field the schema does not have, a `__proto__` key in its payload, stamped ten minutes before the receiver's clock, another protocol version, padded to exactly the byte ceiling or one byte over it, or carrying a route of COORDINATES, STEPS and LEGS.",
+        "A message to the shell: as the page sends it, or from a frame of another origin, with the previous document's nonce, the last message again, a field the schema does not have (in the envelope, or in the payload), a `__proto__` key in its payload, stamped ten minutes before the receiver's clock, another protocol version, padded to exactly the byte ceiling or one byte over it, or carrying a route of COORDINATES, STEPS and LEGS.",
       example: "openmapx page sends session.start coordinates 100001"
     ) { context in
       let shell = try context.bridgeShell()
@@ -64,6 +64,7 @@ enum BridgePack: ScenarioPack {
       variant.staleNonce = context.arguments.has("stale-nonce")
       variant.duplicate = context.arguments.has("duplicate")
       variant.unknownField = context.arguments.has("unknown-field")
+      variant.unknownPayloadField = context.arguments.has("unknown-payload-field")
       variant.pollutingKey = context.arguments.has("polluting-key")
       variant.sentAgoMs = context.arguments.has("stale-clock") ? 10 * 60_000 : 0
       variant.protocolVersion = context.arguments["protocol"].flatMap { Int($0) }
@@ -74,9 +75,8 @@ enum BridgePack: ScenarioPack {
       variant.steps = context.arguments["steps"].flatMap { Int($0) } ?? 0
       variant.legs = context.arguments["legs"].flatMap { Int($0) } ?? 0
       let type = context.arguments["type"] ?? "event.ack"
-      var payload: [String: Any] = [:]
-      if type == "event.ack" { payload = ["eventIds": ["e1"]] }
-      if type == "auth.open" { payload = ["requestId": "r1", "purpose": "sign-in"] }
+      // The rest of the payload is what a page written against the app's schema fills in.
+      let payload: [String: Any] = type == "event.ack" ? ["eventIds": ["e1"]] : [:]
       let decision = shell.send(type, payload: payload, variant: variant)
       return Outcome("\(shell.name)'s page sent \(type): \(shell.describe(decision))")
     },
@@ -223,9 +223,14 @@ enum BridgePack: ScenarioPack {
       case nil: actual = "nothing sent"
       }
       if actual == wanted { return nil }
+      var schema = helloRefusal(shell)
+      if [actual, wanted].contains("schema"), let read = shell.build.bridge?.messageSchema {
+        let refusal = actual == "schema" ? shell.receiver.schemaRefusal.map { ", \($0)" } : nil
+        schema += "; the app's webToNativeSchema (\(read.origin))\(refusal ?? "")"
+      }
       return context.fail(
         .bridgeDecision, actual,
-        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing") (dispatcher composed: \(shell.build.bridge?.dispatcherComposed.map { "\($0.value ? "yes" : "no"), \($0.origin)" } ?? "unknown"))\(receiverCode(shell.build))"
+        "expected the shell to answer \(wanted); it \(shell.lastDecision.map(shell.describe) ?? "received nothing") (dispatcher composed: \(shell.build.bridge?.dispatcherComposed.map { "\($0.value ? "yes" : "no"), \($0.origin)" } ?? "unknown"))\(receiverCode(shell.build))\(schema)"
       )
     },
     ExpectationSpec(
@@ -246,7 +251,7 @@ enum BridgePack: ScenarioPack {
       if actual == wanted { return nil }
       return context.fail(
         .protocolVersion, actual,
-        "expected protocol \(wanted) on \(shell.name); the handshake selected \(actual) (page \(shell.webRange.lowerBound)–\(shell.webRange.upperBound), shell \(shell.receiver.shellRange.lowerBound)–\(shell.receiver.shellRange.upperBound))"
+        "expected protocol \(wanted) on \(shell.name); the handshake selected \(actual) (page \(shell.webRange.lowerBound)–\(shell.webRange.upperBound), shell \(shell.receiver.shellRange.lowerBound)–\(shell.receiver.shellRange.upperBound))\(helloRefusal(shell))"
       )
     },
     ExpectationSpec(
@@ -299,7 +304,9 @@ enum BridgePack: ScenarioPack {
     ) { context in
       let shell = try context.bridgeShell("app")
       guard !shell.page.capabilities.isEmpty else {
-        return context.fail(.capability, "absent", "\(shell.name)'s page got no capability report")
+        return context.fail(
+          .capability, "absent",
+          "\(shell.name)'s page got no capability report\(helloRefusal(shell))")
       }
       let claimed = shell.page.capabilities.filter(\.value).keys.sorted()
       if claimed.isEmpty || shell.receiver.dispatches { return nil }
@@ -431,12 +438,25 @@ enum BridgePack: ScenarioPack {
   ]
 
   /// What the app's receive() leaves out, with where, for a failure it explains.
+  /// The page's `web.hello` refused at load, with the schema that refused it: every later
+  /// decision follows from a handshake that never happened.
+  static func helloRefusal(_ shell: BridgeShell) -> String {
+    guard let why = shell.page.helloRefused else { return "" }
+    let schema = shell.build.bridge?.messageSchema.map { " (webToNativeSchema, \($0.origin))" }
+    return "; the page's web.hello was refused at load (\(why))\(schema ?? "")"
+  }
+
   static func receiverCode(_ build: AppBuild) -> String {
     let missing =
       (build.bridge?.receiverChecks ?? [:]).filter { !$0.value.value }
       .sorted { $0.key < $1.key }.map { "no \($0.key) check (\($0.value.origin))" }
       + (build.bridge?.receiverRefusesWellFormed.map {
         ["a well-formed message refused at `if (\($0.value))` (\($0.origin))"]
+      } ?? [])
+      + (build.bridge?.boundsCounted.map { counted in
+        ["coordinates", "steps", "legs"].filter { !counted.value.values.contains($0) }.map {
+          "no \($0) counted against a limit (the parser's counting, \(counted.origin))"
+        }
       } ?? [])
     return missing.isEmpty ? "" : "; the receiver's code: " + missing.joined(separator: ", ")
   }

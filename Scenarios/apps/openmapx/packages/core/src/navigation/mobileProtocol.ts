@@ -63,8 +63,53 @@ export const nativeCapabilitiesSchema = z
   })
   .strict();
 
-const boundedId = z.string().min(1).max(128);
-const sentAtMs = z.number().int().nonnegative();
+const MAX_ID_LENGTH = 128;
+const boundedId = z.string().min(1).max(MAX_ID_LENGTH);
+const counter = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/** A point as the routing engine orders it: longitude first. */
+const lngLat = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+
+const routeSchema = z
+  .object({
+    distance: z.number().nonnegative(),
+    duration: z.number().nonnegative(),
+    mode: z.string().max(64),
+    geometry: z.array(lngLat).min(2),
+    // Engines add their own fields to a step; the byte ceiling still bounds them.
+    steps: z.array(z.object({ distance: z.number().nonnegative().optional() }).passthrough()),
+    legs: z.array(z.unknown()).max(MAX_LEGS).optional(),
+  })
+  .passthrough();
+
+const groundPackageSchema = z
+  .object({
+    kind: z.literal("ground"),
+    route: routeSchema,
+    alternatives: z.array(routeSchema).max(8).default([]),
+    mode: z.enum(["driving", "walking", "cycling"]),
+    destinationWaypoints: z.array(lngLat).min(1).max(64),
+    routeSelectionIntent: z.enum(["automatic", "userSelected"]),
+    routeOptions: z.record(z.string(), z.unknown()).default({}),
+    locale: z.enum(["en", "de", "fr"]),
+    units: z.enum(["metric", "imperial"]),
+    settings: z
+      .object({ voiceEnabled: z.boolean(), keepScreenOn: z.boolean(), voiceTiming: z.enum(["early", "normal", "late"]) })
+      .strict(),
+  })
+  .strict();
+
+const transitPackageSchema = z
+  .object({
+    kind: z.literal("transit"),
+    itinerary: z.record(z.string(), z.unknown()),
+    locale: z.enum(["en", "de", "fr"]),
+    units: z.enum(["metric", "imperial"]),
+    itineraryFingerprint: boundedId,
+  })
+  .strict();
+
+const startPackage = z.discriminatedUnion("kind", [groundPackageSchema, transitPackageSchema]);
 
 /** Every message: its type, the document's nonce, and a payload checked strictly. */
 const envelope = <TType extends string, TPayload extends z.ZodTypeAny>(type: TType, payload: TPayload) =>
@@ -74,7 +119,9 @@ const envelope = <TType extends string, TPayload extends z.ZodTypeAny>(type: TTy
       type: z.literal(type),
       messageId: boundedId,
       channelNonce: boundedId,
-      sentAtMs,
+      sessionId: boundedId.optional(),
+      revision: counter.optional(),
+      sentAtMs: counter,
       payload,
     })
     .strict();
@@ -82,10 +129,19 @@ const envelope = <TType extends string, TPayload extends z.ZodTypeAny>(type: TTy
 const anyPackage = z.record(z.string(), z.unknown());
 
 export const webToNativeSchema = z.discriminatedUnion("type", [
-  envelope("web.hello", z.object({ minProtocolVersion: z.number().int(), maxProtocolVersion: z.number().int() }).strict()),
-  envelope("session.prepare", z.object({ startPackage: anyPackage }).strict()),
+  envelope(
+    "web.hello",
+    z
+      .object({
+        webBuildId: boundedId,
+        minProtocolVersion: z.number().int().min(1).max(64),
+        maxProtocolVersion: z.number().int().min(1).max(64),
+      })
+      .strict(),
+  ),
+  envelope("session.prepare", z.object({ startPackage }).strict()),
   envelope("session.start", z.object({}).strict()),
-  envelope("session.replace", z.object({ startPackage: anyPackage }).strict()),
+  envelope("session.replace", z.object({ startPackage }).strict()),
   envelope("settings.update", z.object({ voiceEnabled: z.boolean().optional() }).strict()),
   envelope("snapshot.request", z.object({}).strict()),
   envelope("session.stop", z.object({}).strict()),
