@@ -135,6 +135,16 @@ import Testing
       Issue.record("a local assigned again was read as its first value")
       return
     }
+    // Assigned again after a test without braces, or in an else: still no one value.
+    for again in ["if (url == null) remote = true;", "if (url == null) {} else remote = true;"] {
+      let text = reassigned.replacingOccurrences(
+        of: "if (url != null && !url.startsWith(LOCAL_ORIGIN)) { remote = true; }", with: again)
+      #expect(text != reassigned)
+      guard case .unread = try outcome(text) else {
+        Issue.record("\(again): a local assigned again was read as its first value")
+        return
+      }
+    }
   }
 
   /// What qualify does not model is unverified, never taken as passing or failing.

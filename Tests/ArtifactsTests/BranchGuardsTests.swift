@@ -25,5 +25,10 @@ import Testing
     #expect(guards("if (a) { x(); } else { y(); }\nload();") == [])
     #expect(guards("if (a) { x(); } else { if (b) { return; } }\nload();") == [])
     #expect(guards("load();\nif (a) { x(); } else { return; }") == [])
+    // A chain's else-if that returns: `load()` runs on `a || !b`, which no one guard says.
+    #expect(guards("if (a) { x(); } else if (b) return;\nload();") == [])
+    #expect(guards("if (a) { x(); } else if (b) { y(); } else { return; }\nload();") == [])
+    // Inside the chain each branch still has its own guards.
+    #expect(guards("if (a) { x(); } else if (b) { load(); }") == ["!a", "b"])
   }
 }

@@ -332,6 +332,15 @@ import Testing
       )
     ])
     #expect(local?.androidBackLoadsManager?.value == true)
+    // A `=` inside a string literal assigns nothing: the local keeps its one value.
+    let query = try code([
+      path: main.replacingOccurrences(
+        of: loads,
+        with:
+          "String manage = \"?manage=1\";\n                    webView.loadUrl(LOCAL_ORIGIN + manage);"
+      )
+    ])
+    #expect(query?.androidBackLoadsManager?.value == true)
     // A URL built by something qualify does not follow: unverified, neither passed nor failed.
     let built = try code([
       path: main.replacingOccurrences(

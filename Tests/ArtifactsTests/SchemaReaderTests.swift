@@ -170,6 +170,64 @@ import Testing
     #expect(try schema(loose).accepts(message))
   }
 
+  @Test func methodsThatChangeWhatIsAcceptedAreReadOrRefusedNeverIgnored() throws {
+    func accepts(_ schema: String, _ value: String) throws -> Bool {
+      let shape = try SchemaReader("export const webToNativeSchema = \(schema);")
+        .schema("webToNativeSchema").get()
+      return shape.accepts(try json(value))
+    }
+    let base = "z.object({ a: z.string() })"
+    #expect(try accepts("\(base).merge(z.object({ b: z.number() }).strict())", #"{"a":"x","b":1}"#))
+    #expect(
+      !(try accepts("\(base).merge(z.object({ b: z.number() }).strict())", #"{"a":"x","c":1}"#)))
+    #expect(try accepts("\(base).strict().partial()", "{}"))
+    #expect(try accepts("z.string().array().max(2)", #"["a","b"]"#))
+    #expect(!(try accepts("z.string().array().max(2)", #"["a","b","c"]"#)))
+    #expect(try accepts("z.string().or(z.null())", "null"))
+    #expect(try accepts("z.object({ a: z.string().catch(\"\") }).strict()", #"{"a":5}"#))
+    #expect(try accepts("z.object({ a: z.unknown() }).strict()", "{}"))
+    #expect(!(try accepts("z.array(z.string()).nonempty()", "[]")))
+    // A refinement narrows: the read part is kept.
+    #expect(try accepts("z.string().url().max(30)", #""x""#))
+    for (schema, reason) in [
+      ("z.string().trim().max(3)", ".trim(…) is not read"),
+      ("\(base).catchall(z.number())", ".catchall(…) is not read"),
+      ("\(base).extend({ ...other })", "a spread in .extend({…})"),
+      (
+        #"z.discriminatedUnion("kind", [z.object({ kind: z.enum(["a", "b"]) })])"#,
+        "an option of z.discriminatedUnion whose kind is not a string literal"
+      ),
+    ] {
+      switch SchemaReader("export const webToNativeSchema = \(schema);").schema("webToNativeSchema")
+      {
+      case .success(let shape): Issue.record("read \(shape) from \(schema)")
+      case .failure(let error): #expect(error.reason == reason, "\(schema)")
+      }
+    }
+  }
+
+  @Test func theExampleOfEachKindRoundTripsThroughJSON() throws {
+    let shape = try SchemaReader(
+      """
+      export const webToNativeSchema = z.object({
+        count: z.number().int().min(3),
+        ratio: z.number().min(0.25).max(0.5),
+        on: z.boolean(),
+        three: z.literal(3),
+        yes: z.literal(true),
+        point: z.tuple([z.number(), z.number()]),
+        name: z.string().min(4).max(8).nullable(),
+      }).strict();
+      """
+    ).schema("webToNativeSchema").get()
+    let data = try JSONSerialization.data(withJSONObject: shape.example())
+    let decoded = try JSONSerialization.jsonObject(with: data)
+    #expect(shape.reason(decoded, at: "") == nil, "\(String(decoding: data, as: UTF8.self))")
+    let object = try #require(decoded as? [String: Any])
+    #expect((object["ratio"] as? NSNumber)?.doubleValue == 0.25)
+    #expect((object["count"] as? NSNumber)?.intValue == 3)
+  }
+
   @Test func aDiscriminatorNoOptionCarriesRefusesEveryMessage() throws {
     let renamed = Self.module.replacingOccurrences(
       of: #"webToNativeSchema = z.discriminatedUnion("type""#,
@@ -251,6 +309,28 @@ import Testing
 
   @Test func eachListIsCountedIntoTheTotalItIsComparedAs() throws {
     let read = try #require(try Self.counting(Self.tally))
+    #expect(read.value == ["geometry": "coordinates", "steps": "steps", "legs": "legs"])
+    #expect(read.location?.line == 3)
+  }
+
+  @Test func theBracedFormAndAReversedComparisonAreRead() throws {
+    let braced = """
+      function count(value, totals) {
+        for (const [key, child] of Object.entries(value)) {
+          if (key === "geometry") {
+            totals.coordinates += child.length;
+          }
+          if (key === "steps") {
+            totals.steps += child.length;
+          } else if (key === "legs") {
+            totals.legs += child.length;
+          }
+        }
+        if (MAX_TOTAL_COORDINATES < totals.coordinates) return fail("too-many-coordinates");
+        if (totals.steps > limits.steps || totals.legs >= MAX_LEGS) return fail("bounds");
+      }
+      """
+    let read = try #require(try Self.counting(braced))
     #expect(read.value == ["geometry": "coordinates", "steps": "steps", "legs": "legs"])
     #expect(read.location?.line == 3)
   }

@@ -124,7 +124,8 @@ public indirect enum SchemaShape: Sendable, Equatable {
       for key in fields.keys.sorted() {
         guard let field = fields[key] else { continue }
         guard let item = object[key] else {
-          if field.optional { continue }
+          // `z.unknown()` and `z.any()` accept undefined: their key may be absent.
+          if field.optional || field.shape == .anything { continue }
           return child(key) + ": missing"
         }
         if let why = field.shape.reason(item, at: child(key)) { return why }
@@ -159,8 +160,9 @@ public indirect enum SchemaShape: Sendable, Equatable {
     case .string(let length):
       let count = Swift.max(Int(length.min ?? 1), 1)
       return String(repeating: "x", count: Swift.min(count, Int(length.max ?? Double(count))))
-    case .number(_, let range):
-      return Swift.max(range.min ?? 0, Swift.min(range.max ?? 0, 0)).rounded(.up)
+    case .number(let integer, let range):
+      let least = Swift.max(range.min ?? 0, Swift.min(range.max ?? 0, 0))
+      return integer ? least.rounded(.up) : least
     case .literal(let text):
       if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 {
         return String(text.dropFirst().dropLast())
@@ -185,10 +187,21 @@ public indirect enum SchemaShape: Sendable, Equatable {
   /// The schema of `key` in the option of a tagged union that `tag` selects (the payload of
   /// one message type); nil where there is no such option or field.
   public func field(_ key: String, whereTagIs tag: String) -> SchemaShape? {
-    guard case .tagged(_, let options) = self, case .object(let fields, _)? = options[tag] else {
+    switch self {
+    case .tagged(_, let options):
+      guard case .object(let fields, _)? = options[tag] else { return nil }
+      return fields[key]?.shape
+    case .anyOf(let options):
+      // A plain union: the option whose tag field is that literal.
+      for case .object(let fields, _) in options {
+        for field in fields.values where field.shape == .literal("\"\(tag)\"") {
+          return fields[key]?.shape
+        }
+      }
+      return nil
+    default:
       return nil
     }
-    return fields[key]?.shape
   }
 
   static func isBoolean(_ value: Any) -> Bool {

@@ -129,8 +129,15 @@ struct AndroidBackReader {
     where locals[found[0]] == nil {
       locals[found[0]] = found[1]
     }
+    // Assignments are statements: counted where one starts, outside string literals (a
+    // `"?url="` in a literal or a Kotlin named argument `f(url = x)` assigns nothing).
+    let code = body.replacingOccurrences(
+      of: #""(?:[^"\\\n]|\\.)*""#, with: "\"\"", options: .regularExpression)
     for name in Array(locals.keys)
-    where InstanceDecisionReader.matches(#"(?<![\w.])("# + name + #")\s*=(?!=)"#, body).count > 1 {
+    where InstanceDecisionReader.matches(
+      #"(?m)(?:^|[;{})]|\belse)\s*(?:[\w<>?]+\s+)?("# + name + #")\s*(?::\s*[\w<>?]+\s*)?=(?!=)"#,
+      code
+    ).count > 1 {
       locals[name] = nil
     }
     return locals

@@ -31,6 +31,11 @@ enum BranchGuards {
         out.append((condition, false))
         continue
       }
+      // An `else if` returns only for its own branch of the chain: what follows the chain
+      // runs under a condition of several tests (`a || !b`), which no single guard says.
+      if body[..<found.lowerBound].range(of: #"\belse\s*$"#, options: .regularExpression) != nil {
+        continue
+      }
       // An early return at a level that encloses `index` (no brace closes it in between):
       // from the then-branch, `index` needs the condition false; from an else whose
       // then-branch runs on, true.

@@ -64,18 +64,28 @@ enum BridgeParserReader {
     var compared: Set<String> = []
     var at: FileLocation?
     for (file, lines) in core.files {
-      for (index, line) in lines {
-        for found in InstanceDecisionReader.matches(
-          #"key\s*===?\s*["'](\w+)["'][^;{}]*?\b\w+\.(coordinates|steps|legs)\s*\+="#, line)
-        {
-          counted[found[0]] = found[1]
-          at = at ?? FileLocation(file: file, line: index + 1, column: 1)
+      let text = lines.map(\.1).joined(separator: "\n")
+      // The test and the addition may sit on two lines, in braces (`curly` style).
+      let additions = try? NSRegularExpression(
+        pattern:
+          #"key\s*===?\s*["'](\w+)["'][^;]*?\b\w+\.(coordinates|steps|legs)\s*\+="#)
+      for match in additions?.matches(in: text, range: NSRange(text.startIndex..., in: text)) ?? []
+      {
+        guard let key = Range(match.range(at: 1), in: text),
+          let total = Range(match.range(at: 2), in: text)
+        else { continue }
+        counted[String(text[key])] = String(text[total])
+        if at == nil {
+          let line = text[..<key.lowerBound].filter { $0 == "\n" }.count
+          at = FileLocation(
+            file: file, line: lines.count > line ? lines[line].0 + 1 : line + 1, column: 1)
         }
-        for found in InstanceDecisionReader.matches(
-          #"\b\w+\.(coordinates|steps|legs)\s*>=?\s*[A-Z_][A-Z0-9_]*"#, line)
-        {
-          compared.insert(found[0])
-        }
+      }
+      for found in InstanceDecisionReader.matches(
+        #"\b\w+\.(coordinates|steps|legs)\s*>=?\s*[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\s*<=?\s*\w+\.(coordinates|steps|legs)\b"#,
+        text)
+      {
+        compared.formUnion(found.filter { !$0.isEmpty })
       }
     }
     guard let at else { return nil }

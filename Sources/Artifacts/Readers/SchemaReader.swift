@@ -170,9 +170,11 @@ struct SchemaReader {
       // An option without the key's literal is one no value selects (Zod refuses to build
       // such a union at all): what the module accepts is the options that have it.
       for option in try schemaList(arguments.dropFirst().first) {
-        guard case .object(let fields, _) = option, case .literal(let text)? = fields[key]?.shape,
-          text.hasPrefix("\""), text.hasSuffix("\"")
-        else { continue }
+        guard case .object(let fields, _) = option, let tag = fields[key]?.shape else { continue }
+        guard case .literal(let text) = tag, text.hasPrefix("\""), text.hasSuffix("\"") else {
+          throw ScriptReadError(
+            reason: "an option of z.discriminatedUnion whose \(key) is not a string literal")
+        }
         options[String(text.dropFirst().dropLast())] = option
       }
       return .tagged(key: key, options: options)
@@ -201,12 +203,32 @@ struct SchemaReader {
       guard case .object(let members)? = arguments.first else {
         throw ScriptReadError(reason: ".extend without an object literal")
       }
-      for case .field(let key, let value) in members {
+      for member in members {
+        guard case .field(let key, let value) = member else {
+          throw ScriptReadError(reason: "a spread in .extend({…})")
+        }
         let inner = try shape(value, scope: scope, depth: 1)
         fields[key] = SchemaShape.Field(inner.shape, optional: inner.optional)
       }
       typed.shape = .object(fields, strict: strict)
-    case ("optional", _), ("default", _), ("catch", _): typed.optional = true
+    case ("merge", .object(var fields, _)):
+      guard let other = arguments.first,
+        case .object(let more, let strict) = try shape(other, scope: scope, depth: 1).shape
+      else { throw ScriptReadError(reason: ".merge of something other than an object schema") }
+      fields.merge(more) { $1 }
+      typed.shape = .object(fields, strict: strict)
+    case ("partial", .object(let fields, let strict)) where arguments.isEmpty:
+      typed.shape = .object(
+        fields.mapValues { SchemaShape.Field($0.shape, optional: true) }, strict: strict)
+    case ("array", _):
+      typed = Typed(shape: .array(typed.shape, count: .init()))
+    case ("or", _):
+      guard let other = arguments.first else { throw ScriptReadError(reason: ".or()") }
+      typed.shape = .anyOf([typed.shape, try shape(other, scope: scope, depth: 1).shape])
+    case ("nonempty", .array), ("nonempty", .string): try bound(&typed, min: 1)
+    case ("optional", _), ("default", _): typed.optional = true
+    // A caught failure gives the fallback: any value passes.
+    case ("catch", _): typed = Typed(shape: .anything, optional: true)
     case ("nullable", _): typed.shape = .nullable(typed.shape)
     case ("nullish", _):
       typed.shape = .nullable(typed.shape)
@@ -219,12 +241,25 @@ struct SchemaReader {
       let value = try number()
       try bound(&typed, min: value)
       try bound(&typed, max: value)
-    default:
-      // A refinement (`finite`, `regex`, `email`, `describe`, …) refuses more than the read
-      // part, never less: keeping the read part claims nothing it does not check.
+    case (let name, _) where Self.refinements.contains(name):
+      // A refinement refuses more than the read part, never less: keeping the read part
+      // claims nothing it does not check.
       break
+    default:
+      // Anything else may accept what the read part refuses (`.trim()`, `.passthrough` on a
+      // non-object, `.catchall`, `.omit`): not guessed.
+      throw ScriptReadError(reason: ".\(method)(…) is not read")
     }
   }
+
+  /// Methods that only narrow what a schema accepts, or change what it returns and not what
+  /// it accepts.
+  static let refinements: Set<String> = [
+    "describe", "regex", "email", "url", "uuid", "cuid", "cuid2", "ulid", "datetime", "date",
+    "time", "ip", "emoji", "startsWith", "endsWith", "includes", "refine", "superRefine",
+    "positive", "negative", "nonpositive", "finite", "safe", "multipleOf", "step", "gt", "lt",
+    "brand", "readonly", "transform", "pipe", "meta",
+  ]
 
   func bound(_ typed: inout Typed, min: Double? = nil, max: Double? = nil) throws {
     func narrowed(_ bounds: SchemaShape.Bounds) -> SchemaShape.Bounds {

@@ -55,7 +55,7 @@ enum BridgePack: ScenarioPack {
       ],
       summary:
         "A message to the shell: as the page sends it, or from a frame of another origin, with the previous document's nonce, the last message again, a field the schema does not have (in the envelope, or in the payload), a `__proto__` key in its payload, stamped ten minutes before the receiver's clock, another protocol version, padded to exactly the byte ceiling or one byte over it, or carrying a route of COORDINATES, STEPS and LEGS.",
-      example: "openmapx page sends session.start coordinates 100001"
+      example: "openmapx page sends session.prepare coordinates 100001"
     ) { context in
       let shell = try context.bridgeShell()
       var variant = BridgeShell.Variant()
