@@ -63,6 +63,7 @@ struct BuildReader {
     environment.frontendFiles = frontendFiles.map(\.path)
 
     let logout = readNativeLogout()
+    let callbackParameter = readCallbackParameter()
     let otaClient = readOTAClient()
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
@@ -91,6 +92,7 @@ struct BuildReader {
       build.features = features(backend: backend, frontendEnv: frontendEnv)
       build.push.requiredBannerKeys = profile.bannerKeys[platform] ?? []
       build.authSession.nativeLogout = logout
+      build.authSession.callbackParameter = callbackParameter
       build.otaClient = otaClient
       build.transport.capacitorCleartext = capacitor.cleartext.flatMap { $0.value ? $0 : nil }
       switch platform {
@@ -172,6 +174,22 @@ struct BuildReader {
       collect(error)
       return nil
     }
+  }
+
+  /// The parameter `auth.ts` reads the callback's token from: the first
+  /// `searchParams.get("…")` of the file, comments left out.
+  private mutating func readCallbackParameter() -> Sourced<String>? {
+    guard let path = profile.paths["web.auth"],
+      let (text, file) = (try? repository.text(path)) ?? nil
+    else { return nil }
+    for (index, line) in SourceText.codeLines(text, quotes: ["\"", "'", "`"]) {
+      if let name = InstanceDecisionReader.matches(
+        #"searchParams\.get\(\s*["'`]([^"'`]+)["'`]\s*\)"#, line
+      ).first?[0] {
+        return Sourced(name, at: FileLocation(file: file, line: index + 1, column: 1))
+      }
+    }
+    return nil
   }
 
   /// What the app's `ota.ts` refuses, when the app ships one.

@@ -365,6 +365,10 @@ public struct AuthSessionSettings: Sendable {
   /// `nativeLogout()` as the web code writes it (`web.auth`), nil when the app ships no such
   /// file: the simulated logout then takes seed 000's steps, every one of them.
   public var nativeLogout: NativeLogoutFlow?
+  /// The query parameter the web code's login reads the one-time token from, in the callback
+  /// URL the browser hands back (`new URL(callbackUrl).searchParams.get("token")`); nil when
+  /// the app ships no `auth.ts`: seed 000's `token` is then taken.
+  public var callbackParameter: Sourced<String>?
 
   public init() {}
 }

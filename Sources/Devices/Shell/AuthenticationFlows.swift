@@ -110,9 +110,16 @@ extension App {
     return result
   }
 
-  /// The token of a delivered `S://auth?token=…` link.
-  public static func token(in deepLink: String) -> String? {
-    URLComponents(string: deepLink)?.queryItems?.first { $0.name == "token" }?.value
+  /// The token of a delivered `S://auth?token=…` link, under `parameter`.
+  public static func token(in deepLink: String, parameter: String = "token") -> String? {
+    URLComponents(string: deepLink)?.queryItems?.first { $0.name == parameter }?.value
+  }
+
+  /// The token as the app's login reads it: under the parameter its `auth.ts` names. A name
+  /// the backend does not send finds nothing, and the app stops at "no token in the login
+  /// callback".
+  func appToken(in deepLink: String) -> String? {
+    App.token(in: deepLink, parameter: build.authSession.callbackParameter?.value ?? "token")
   }
 
   /// `POST /api/v1.0/mobile/auth/exchange/ {token, code_verifier}` through the native stack;
@@ -210,7 +217,7 @@ extension App {
   public func exchangePendingDeepLink(wrongVerifier: Bool = false) -> (
     link: String, result: NativeHTTPStack.Result
   )? {
-    guard let link = pendingDeepLink, let token = App.token(in: link),
+    guard let link = pendingDeepLink, let token = appToken(in: link),
       let verifier = pendingVerifier
     else { return nil }
     pendingDeepLink = nil
@@ -222,7 +229,7 @@ extension App {
 
   /// Exchanges the last deep link again with the right verifier (a replay).
   public func replayLastDeepLink() -> NativeHTTPStack.Result? {
-    guard let link = lastExchangedDeepLink, let token = App.token(in: link),
+    guard let link = lastExchangedDeepLink, let token = appToken(in: link),
       let verifier = pendingVerifier
     else { return nil }
     return exchange(token: token, verifier: verifier)

@@ -232,6 +232,7 @@ public final class World {
     build.authSession.usesWebAuthenticationSession = true
     build.authSession.prefersEphemeral = Sourced(false, at: nil)
     build.authSession.pluginRegistered = Sourced(true, at: nil)
+    build.authSession.callbackParameter = nil
     return build
   }
 

@@ -23,9 +23,15 @@ enum AuthenticationVocabulary {
         try app.startLogin(credentials: context.credentials()), label: label, world: context.world)
       outcome.app = app.name
       guard outcome.problem == nil else { return outcome }
+      let delivered = app.pendingDeepLink
       guard let (_, result) = app.exchangePendingDeepLink() else {
-        outcome.problem = .init(
-          kind: .failed, message: "the browser delivered no auth deep link", reason: .noDeepLink)
+        var message = "the browser delivered no auth deep link"
+        if let link = delivered, let read = app.build.authSession.callbackParameter {
+          // The link came, and the app's login looks for its token under another name.
+          message =
+            "the app reads the token from \"\(read.value)\" (\(read.origin)), which the delivered link does not carry (\(URLComponents(string: link)?.queryItems?.map(\.name).joined(separator: ", ") ?? "no query")): the login stops with no token"
+        }
+        outcome.problem = .init(kind: .failed, message: message, reason: .noDeepLink)
         return outcome
       }
       outcome = exchangeOutcome(result, into: outcome, label: label)

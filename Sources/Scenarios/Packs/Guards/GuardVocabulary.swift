@@ -227,6 +227,17 @@ enum GuardVocabulary {
       configuration.build.transport.atsShipped = ats
     },
     MutationSpec(
+      "app.callback-parameter", [.value("name", .text)],
+      summary:
+        "nativeLogin() in auth.ts reads the callback's one-time token from the query parameter NAME (`searchParams.get(\"code\")`).",
+      breaks: "seed 000: the app exchanges the token the callback carries"
+    ) { configuration, arguments in
+      configuration.build.authSession.callbackParameter = Sourced(
+        arguments["name"] ?? "",
+        at: FileLocation(
+          file: configuration.build.files["web.auth"] ?? "auth.ts", line: 0, column: 1))
+    },
+    MutationSpec(
       "app.auth-session-ephemeral",
       summary: "WebAuthSessionPlugin.swift sets prefersEphemeralWebBrowserSession = true.",
       breaks: "rules 7 and 17: the auth session shares Safari's persistent cookies"
