@@ -61,7 +61,36 @@ public indirect enum SchemaShape: Sendable, Equatable {
   }
 
   /// Whether Zod's `safeParse` would accept `value`, a `JSONSerialization` result.
-  public func accepts(_ value: Any) -> Bool { reason(value, at: "") == nil }
+  /// Whether Zod's `safeParse` would accept `value`. No path is built: a route of a hundred
+  /// thousand points is checked without a string per point.
+  public func accepts(_ value: Any) -> Bool {
+    switch self {
+    case .array(let element, let count):
+      guard let items = value as? [Any], count.holds(Double(items.count)) else { return false }
+      return items.allSatisfy { element.accepts($0) }
+    case .tuple(let elements):
+      guard let items = value as? [Any], items.count == elements.count else { return false }
+      return zip(items, elements).allSatisfy { $1.accepts($0) }
+    case .record(let element):
+      guard let object = value as? [String: Any] else { return false }
+      return object.values.allSatisfy { element.accepts($0) }
+    case .object(let fields, let strict):
+      guard let object = value as? [String: Any] else { return false }
+      if strict, object.keys.contains(where: { fields[$0] == nil }) { return false }
+      return fields.allSatisfy { key, field in
+        guard let item = object[key] else { return field.optional || field.shape == .anything }
+        return field.shape.accepts(item)
+      }
+    case .tagged(let key, let options):
+      guard let object = value as? [String: Any], let tag = object[key] as? String,
+        let option = options[tag]
+      else { return false }
+      return option.accepts(value)
+    case .anyOf(let options): return options.contains { $0.accepts(value) }
+    case .nullable(let inner): return value is NSNull || inner.accepts(value)
+    default: return reason(value, at: "") == nil
+    }
+  }
 
   /// Where and why `value` is refused (`payload.startPackage: unknown key`), nil when it is
   /// accepted: the run's evidence names what the app's schema refused.
@@ -98,7 +127,7 @@ public indirect enum SchemaShape: Sendable, Equatable {
     case .array(let element, let count):
       guard let items = value as? [Any] else { return here("not an array") }
       guard count.holds(Double(items.count)) else { return here("\(items.count) items") }
-      for (index, item) in items.enumerated() {
+      for (index, item) in items.enumerated() where !element.accepts(item) {
         if let why = element.reason(item, at: "\(path)[\(index)]") { return why }
       }
       return nil
@@ -112,7 +141,7 @@ public indirect enum SchemaShape: Sendable, Equatable {
       return nil
     case .record(let element):
       guard let object = value as? [String: Any] else { return here("not an object") }
-      for key in object.keys.sorted() {
+      for key in object.keys.sorted() where !element.accepts(object[key] as Any) {
         if let why = element.reason(object[key] as Any, at: child(key)) { return why }
       }
       return nil
@@ -128,7 +157,9 @@ public indirect enum SchemaShape: Sendable, Equatable {
           if field.optional || field.shape == .anything { continue }
           return child(key) + ": missing"
         }
-        if let why = field.shape.reason(item, at: child(key)) { return why }
+        if !field.shape.accepts(item), let why = field.shape.reason(item, at: child(key)) {
+          return why
+        }
       }
       return nil
     case .tagged(let key, let options):

@@ -125,8 +125,11 @@ public struct BridgeReceiver: Sendable {
       return .rejected(.clock)
     }
     if !skipped.contains(.schema) {
-      schemaRefusal = (schema ?? Self.seedSchema).reason(message, at: "")
-      if schemaRefusal != nil { return .rejected(.schema) }
+      let holding = schema ?? Self.seedSchema
+      if !holding.accepts(message) {
+        schemaRefusal = holding.reason(message, at: "")
+        return .rejected(.schema)
+      }
     }
     if refusesWellFormed { return .rejected(.refusedWellFormed) }
     let type = message["type"] as? String ?? ""
