@@ -62,8 +62,7 @@ struct BuildReader {
     environment.backendFiles = backendFiles.map(\.path)
     environment.frontendFiles = frontendFiles.map(\.path)
 
-    let logout = readNativeLogout()
-    let callbackParameter = readCallbackParameter()
+    let (logout, callbackParameter) = readWebAuth()
     let otaClient = readOTAClient()
     var builds: [Platform: AppBuild] = [:]
     for platform in Platform.allCases {
@@ -164,32 +163,30 @@ struct BuildReader {
     return Sourced(value, at: env.location(of: key))
   }
 
-  /// `nativeLogout()` of the web code, when the app ships its `auth.ts`.
-  private mutating func readNativeLogout() -> NativeLogoutFlow? {
-    guard let path = profile.paths["web.auth"] else { return nil }
+  /// What the web code's `auth.ts` does, when the app ships one: `nativeLogout()`, and the
+  /// parameter its login reads the callback's token from (its first `searchParams.get("…")`,
+  /// comments left out).
+  private mutating func readWebAuth() -> (NativeLogoutFlow?, Sourced<String>?) {
+    guard let path = profile.paths["web.auth"] else { return (nil, nil) }
+    let text: String
+    let file: String
     do {
-      guard let (text, file) = try repository.text(path) else { return nil }
-      return NativeLogoutReader.read(text, file: file) as NativeLogoutFlow?
+      guard let found = try repository.text(path) else { return (nil, nil) }
+      (text, file) = found
     } catch {
       collect(error)
-      return nil
+      return (nil, nil)
     }
-  }
-
-  /// The parameter `auth.ts` reads the callback's token from: the first
-  /// `searchParams.get("…")` of the file, comments left out.
-  private mutating func readCallbackParameter() -> Sourced<String>? {
-    guard let path = profile.paths["web.auth"],
-      let (text, file) = (try? repository.text(path)) ?? nil
-    else { return nil }
+    var parameter: Sourced<String>?
     for (index, line) in SourceText.codeLines(text, quotes: ["\"", "'", "`"]) {
       if let name = InstanceDecisionReader.matches(
         #"searchParams\.get\(\s*["'`]([^"'`]+)["'`]\s*\)"#, line
       ).first?[0] {
-        return Sourced(name, at: FileLocation(file: file, line: index + 1, column: 1))
+        parameter = Sourced(name, at: FileLocation(file: file, line: index + 1, column: 1))
+        break
       }
     }
-    return nil
+    return (NativeLogoutReader.read(text, file: file), parameter)
   }
 
   /// What the app's `ota.ts` refuses, when the app ships one.

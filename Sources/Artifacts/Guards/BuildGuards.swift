@@ -9,7 +9,8 @@ public enum BuildGuards {
   public static let rules: [GuardRule] =
     singleOriginRules + instanceShellRules + instanceDecisionRules + hybridShellRules
     + bridgeShellRules + bridgeConfigRules + bridgeDecisionRules
-    + storeBundleRules + pluginConfigRules + otaClientRules + logoutRules + sessionClientRules
+    + storeBundleRules + pluginConfigRules + otaClientRules + logoutRules + loginRules
+    + sessionClientRules
 
   /// The rules that judge builds of `shell`.
   public static func rules(for shell: ShellKind) -> [GuardRule] {

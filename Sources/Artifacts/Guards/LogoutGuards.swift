@@ -26,25 +26,7 @@ extension BuildGuards {
       },
       fix:
         "in nativeLogout(), send the browser logout and the safety-net POST each in its own try/catch, and clear the native cookies and the cached CSRF token after them (in a finally, or after the catch), whatever the requests did"
-    ),
-    GuardRule(
-      id: "login-callback",
-      title: "nativeLogin() reads the token the callback carries",
-      source:
-        "seed 000, Login: the hand-off page opens <scheme>://auth?token=<one-time token>, which the app exchanges with its verifier",
-      devAllows: false,
-      check: { build in
-        guard let read = build.authSession.callbackParameter, read.value != "token" else {
-          return []
-        }
-        return [
-          GuardHit(
-            "nativeLogin() reads the token from \"\(read.value)\", and the backend's callback carries it as \"token\": every login stops with no token",
-            at: read.location, value: read.value)
-        ]
-      },
-      fix: "read the one-time token with new URL(callbackUrl).searchParams.get(\"token\")"
-    ),
+    )
   ]
 
   static func logoutHits(_ flow: NativeLogoutFlow) -> [GuardHit] {
