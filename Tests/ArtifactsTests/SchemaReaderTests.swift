@@ -347,3 +347,19 @@ import Testing
     #expect(try Self.counting("export const A = 1;") == nil)
   }
 }
+
+/// A schema that names itself through a method is refused as too deep, never followed forever.
+@Suite struct SchemaReaderRecursionTests {
+  @Test func aSelfReferenceThroughAMethodIsRefusedNotFollowedForever() {
+    for text in [
+      "export const webToNativeSchema = z.object({}).extend({ x: webToNativeSchema });",
+      "export const webToNativeSchema = z.string().or(webToNativeSchema);",
+      "export const webToNativeSchema = z.object({}).merge(webToNativeSchema);",
+    ] {
+      switch SchemaReader(text).schema("webToNativeSchema") {
+      case .success(let shape): Issue.record("read \(shape) from \(text)")
+      case .failure(let error): #expect(error.reason == "schemas nested too deep", "\(text)")
+      }
+    }
+  }
+}

@@ -245,11 +245,12 @@ public indirect enum SchemaShape: Sendable, Equatable {
   static func jsonText(_ value: Any) -> String? {
     if let text = value as? String { return "\"\(text)\"" }
     if isBoolean(value), let flag = value as? Bool { return flag ? "true" : "false" }
-    if let number = value as? NSNumber {
-      let double = number.doubleValue
-      return double.rounded() == double && abs(double) < 1e15
-        ? String(Int64(double)) : String(double)
-    }
+    if let number = value as? NSNumber { return numberText(number.doubleValue) }
     return nil
+  }
+
+  /// A number as a `z.literal(…)` of it is compared: an integral value without a fraction.
+  static func numberText(_ number: Double) -> String {
+    number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
   }
 }

@@ -77,7 +77,7 @@ struct SchemaReader {
       return Typed(shape: try constructor(kind, arguments, scope: scope, depth: depth))
     case .call(.member(let base, let method, _), let arguments):
       var typed = try shape(base, scope: scope, depth: depth + 1)
-      try modify(&typed, method, arguments, scope: scope)
+      try modify(&typed, method, arguments, scope: scope, depth: depth + 1)
       return typed
     case .call(.name(let helper), let arguments):
       guard let (parameters, body) = helpers[helper], parameters.count == arguments.count
@@ -186,7 +186,7 @@ struct SchemaReader {
   /// A method chained on a schema.
   func modify(
     _ typed: inout Typed, _ method: String, _ arguments: [ScriptExpression],
-    scope: [String: Bound]
+    scope: [String: Bound], depth: Int
   ) throws {
     func number() throws -> Double {
       guard let first = arguments.first, let value = constant(first) else {
@@ -207,13 +207,13 @@ struct SchemaReader {
         guard case .field(let key, let value) = member else {
           throw ScriptReadError(reason: "a spread in .extend({…})")
         }
-        let inner = try shape(value, scope: scope, depth: 1)
+        let inner = try shape(value, scope: scope, depth: depth + 1)
         fields[key] = SchemaShape.Field(inner.shape, optional: inner.optional)
       }
       typed.shape = .object(fields, strict: strict)
     case ("merge", .object(var fields, _)):
       guard let other = arguments.first,
-        case .object(let more, let strict) = try shape(other, scope: scope, depth: 1).shape
+        case .object(let more, let strict) = try shape(other, scope: scope, depth: depth + 1).shape
       else { throw ScriptReadError(reason: ".merge of something other than an object schema") }
       fields.merge(more) { $1 }
       typed.shape = .object(fields, strict: strict)
@@ -224,7 +224,7 @@ struct SchemaReader {
       typed = Typed(shape: .array(typed.shape, count: .init()))
     case ("or", _):
       guard let other = arguments.first else { throw ScriptReadError(reason: ".or()") }
-      typed.shape = .anyOf([typed.shape, try shape(other, scope: scope, depth: 1).shape])
+      typed.shape = .anyOf([typed.shape, try shape(other, scope: scope, depth: depth + 1).shape])
     case ("nonempty", .array), ("nonempty", .string): try bound(&typed, min: 1)
     case ("optional", _), ("default", _): typed.optional = true
     // A caught failure gives the fallback: any value passes.
@@ -303,9 +303,7 @@ struct SchemaReader {
     switch value {
     case .string(let text): return "\"\(text)\""
     case .bool(let flag): return flag ? "true" : "false"
-    case .number(let number):
-      return number.rounded() == number && abs(number) < 1e15
-        ? String(Int64(number)) : String(number)
+    case .number(let number): return SchemaShape.numberText(number)
     default: return nil
     }
   }
