@@ -22,6 +22,7 @@ extension BuildReader {
         BridgeParserReader.read(core, receive: receiver.body())
       ) { first, _ in first }
       settings.boundsCounted = BridgeParserReader.counting(core)
+      settings.unboundedWalks = BridgeParserReader.unboundedWalks(core)
     }
     let refusals = receiver.judgeRefusals()
     settings.receiverRefusesWellFormed = refusals.refusing

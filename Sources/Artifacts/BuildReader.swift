@@ -206,6 +206,7 @@ struct BuildReader {
                 XcodeProject.join(folder, module + suffix))) ?? nil
           else { continue }
           OTAClientReader.readIdPattern(moduleText, file: moduleFile, into: &code)
+          OTAClientReader.readComparison(moduleText, file: moduleFile, into: &code)
           break
         }
       }

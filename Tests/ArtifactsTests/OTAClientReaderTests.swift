@@ -62,6 +62,16 @@ import Testing
     }
     // Wider than the release ids is no regression.
     #expect(read { $0.replacingOccurrences(of: "{7,40}", with: "{4,64}") }.unreadId == nil)
+    // The comparison the refusal calls gives up on two counted ids (its null test flipped):
+    // nothing is ordered, the refusal is skipped, and an older bundle applies.
+    let unordered = read {
+      $0.replacingOccurrences(
+        of: "if (left === null || right === null)", with: "if (left !== null || right === null)")
+    }
+    #expect(unordered.countOrder.value == .none)
+    #expect(unordered.countOrder.location?.line == line("if (left === null || right === null)"))
+    #expect(unordered.countOrder.derivation.first?.contains("compareVersionCounts") == true)
+    #expect(code.countOrder.value == .refusesEqual)
   }
 
   /// The operator decides: `<` lets an equal sequence or count apply again; the operands

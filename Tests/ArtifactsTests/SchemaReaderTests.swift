@@ -346,6 +346,45 @@ import Testing
     #expect(try Self.counting(uncompared)?.value == ["geometry": "coordinates", "legs": "legs"])
     #expect(try Self.counting("export const A = 1;") == nil)
   }
+
+  /// A walk that takes a depth must grow it on every call of itself, or its bound never
+  /// stops it.
+  @Test func aWalkWhoseDepthNeverGrowsIsNamed() throws {
+    let walk = """
+      function hasForbiddenKey(value: unknown, depth = 0): boolean {
+        if (depth > 64 || typeof value !== "object" || value === null) return false;
+        if (Array.isArray(value)) return value.some((item) => hasForbiddenKey(item, depth + 1));
+        return Object.keys(value).some((key) =>
+          FORBIDDEN.has(key) || hasForbiddenKey((value as any)[key], depth + 1));
+      }
+      """
+    func walks(_ text: String) throws -> [String] {
+      let directory = try Fixtures.temporaryApp("walk-depth")
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let file = directory.appendingPathComponent("packages/core/src/protocol.ts")
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: file)
+      try Data(#"{"name": "x", "shell": "react-native-bridge"}"#.utf8).write(
+        to: directory.appendingPathComponent("qualify.json"))
+      let search = CodeSearch(
+        try AppRepository(directory: directory.path), under: "packages/core/src",
+        suffixes: [".ts"], quotes: ["\"", "'", "`"])
+      return BridgeParserReader.unboundedWalks(search).map(\.value)
+    }
+    #expect(try walks(walk).isEmpty)
+    let stuck = walk.replacingOccurrences(of: "[key], depth + 1)", with: "[key], depth + 0)")
+    #expect(stuck != walk)
+    #expect(try walks(stuck) == ["hasForbiddenKey((value as any)[key], depth + 0)"])
+    let passedOn = walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, depth)")
+    #expect(try walks(passedOn) == ["hasForbiddenKey(item, depth)"])
+    // A recursive function without a depth is not a bounded walk.
+    #expect(try walks("function walk(v) { return walk(v.next); }").isEmpty)
+    // The bundled sample's walks grow their depth.
+    let build = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    #expect(build.bridge?.unboundedWalks.isEmpty == true)
+  }
 }
 
 /// A schema that names itself through a method is refused as too deep, never followed forever.

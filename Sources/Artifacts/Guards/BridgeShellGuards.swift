@@ -470,6 +470,11 @@ extension BuildGuards {
                 value: "\(limit.value)"))
           }
         }
+        hits += bridge.unboundedWalks.map {
+          GuardHit(
+            "\($0.value) never grows its depth: the walk's bound never stops it, and a message nested past the receiver's stack overflows it",
+            at: $0.location, value: "depth")
+        }
         // A total the parser never adds a list to, or never compares, bounds nothing.
         if let counted = bridge.boundsCounted {
           for total in ["coordinates", "steps", "legs"]

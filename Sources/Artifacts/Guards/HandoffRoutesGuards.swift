@@ -22,6 +22,10 @@ extension BuildGuards {
         "the handoff's routes take a caller of any Origin: a page of another site can redeem a code it got hold of",
         value: "Origin"),
       GuardHit.missing(
+        routes.admitsOwnPage,
+        "the handoff's Origin check refuses the web app's own page: no sign-in handoff is ever redeemed",
+        value: "own page"),
+      GuardHit.missing(
         routes.throttles,
         "the handoff's routes never slow a failing caller down: codes can be guessed at speed",
         value: "throttle"),

@@ -38,8 +38,12 @@ extension BuildGuards {
         case .none:
           hits.append(
             GuardHit(
-              "ota.ts holds no manifest's \(what) against the \(sequenced ? "applied sequence" : "running bundle's count"): any manifest that differs applies, a downgrade included",
-              at: FileLocation(file: code.file, line: 1, column: 1), value: "no \(what) refusal"))
+              "ota.ts holds no manifest's \(what) against the \(sequenced ? "applied sequence" : "running bundle's count"): any manifest that differs applies, a downgrade included"
+                + order.because,
+              // Where the refusal was undone, when a line undid it; else the file.
+              at: order.derivation.isEmpty
+                ? FileLocation(file: code.file, line: 1, column: 1) : order.location,
+              value: "no \(what) refusal"))
         }
         if let unread = code.unreadId, let pattern = code.idPattern {
           hits.append(

@@ -215,6 +215,9 @@ extension AppBuild {
       add("rejections are uniform", bridge.handoffServer.uniformRejections, yes)
       add("handoff answers are no-store", bridge.handoffServer.routes?.noStore, yes)
       add("handoff routes refuse another Origin", bridge.handoffServer.routes?.checksOrigin, yes)
+      add(
+        "handoff routes admit the web app's own page",
+        bridge.handoffServer.routes?.admitsOwnPage, yes)
       add("handoff routes throttle", bridge.handoffServer.routes?.throttles, yes)
       add("handoff throttle bound", bridge.handoffServer.routes?.throttle) { $0.description }
       return out

@@ -55,6 +55,9 @@ public struct BridgeShellSettings: Sendable {
   public var limits: [String: Sourced<Int>] = [:]
   /// Constants of the protocol module computed from something qualify cannot evaluate.
   public var computedConstants: [Sourced<String>] = []
+  /// The protocol module's walks over a message whose depth bound never grows, each as the
+  /// call that passes it on (`hasForbiddenKey(child, depth + 0)`).
+  public var unboundedWalks: [Sourced<String>] = []
 
   /// Seed 001's bounds, by constant.
   public static let seedLimits = [

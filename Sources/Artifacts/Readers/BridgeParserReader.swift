@@ -113,3 +113,52 @@ enum BridgeParserReader {
     return lists.contains { body.contains($0) }
   }
 }
+
+extension BridgeParserReader {
+  /// The module's walks over a decoded message that take a depth (`function
+  /// hasForbiddenKey(value: unknown, depth = 0)`) and call themselves without growing it
+  /// (`depth + 0`, `depth`): their bound (`depth > 64`) never stops them, and a message nested
+  /// deeper than the receiver's stack overflows it before any refusal.
+  static func unboundedWalks(_ core: CodeSearch) -> [Sourced<String>] {
+    var out: [Sourced<String>] = []
+    for (file, lines) in core.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for function in ScriptStatements.functions(in: text) {
+        let header =
+          InstanceDecisionReader.matches(
+            #"(?:function\s+|(?:const|let)\s+)"# + function.name + #"\b[^{]*?\(([^)]*)\)"#, text
+          ).first?.first ?? ""
+        guard header.range(of: #"\bdepth\b"#, options: .regularExpression) != nil else {
+          continue
+        }
+        for call in calls(of: function.name, in: function.body)
+        where call.range(of: #"\bdepth\s*\+\s*[1-9]|\+\+\s*depth"#, options: .regularExpression)
+          == nil
+        {
+          let line = lines.count > function.line ? lines[function.line].0 + 1 : function.line + 1
+          out.append(
+            Sourced(
+              "\(function.name)(\(call))", at: FileLocation(file: file, line: line, column: 1)))
+          break
+        }
+      }
+    }
+    return out
+  }
+
+  /// The argument lists of the calls of `name` in `body`.
+  private static func calls(of name: String, in body: String) -> [String] {
+    var out: [String] = []
+    var searchFrom = body.startIndex
+    while let found = body.range(
+      of: #"\b"# + name + #"\s*\("#, options: .regularExpression,
+      range: searchFrom..<body.endIndex)
+    {
+      let open = body.index(before: found.upperBound)
+      guard let close = ScriptStatements.closingParenthesis(body, from: open) else { break }
+      out.append(String(body[body.index(after: open)..<close]))
+      searchFrom = body.index(after: close)
+    }
+    return out
+  }
+}

@@ -33,6 +33,7 @@ enum HandoffRoutesReader {
       noStore != nil, at: noStore?.location ?? anywhere,
       derivation: noStore == nil ? ["no Cache-Control: no-store on the handoff's answers"] : [])
     code.checksOrigin = originCheck(routes, anywhere: anywhere)
+    code.admitsOwnPage = ownPageCheck(routes)
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
       throttle != nil, at: throttle?.location ?? anywhere,
@@ -120,6 +121,37 @@ enum HandoffRoutesReader {
   /// (`.includes(origin)`) or a constant, refusing a missing one, called in an early refusal
   /// (`if (!fromOwnPage(request)) return … 403`).
   static func originCheck(_ routes: CodeSearch, anywhere: FileLocation) -> Sourced<Bool> {
+    guard let function = originFunction(routes) else {
+      return Sourced(
+        false, at: anywhere,
+        derivation: ["no route refuses a caller whose Origin is not the web app's own"])
+    }
+    let refusesMissing = refusesMissingOrigin(function.body) ?? false
+    return Sourced(
+      refusesMissing, at: function.at,
+      derivation: refusesMissing
+        ? [] : ["\(function.name) lets a request without an Origin through"])
+  }
+
+  /// Whether the routes' Origin check lets the web app's own page through (nil: no check, or
+  /// one not evaluated).
+  static func ownPageCheck(_ routes: CodeSearch) -> Sourced<Bool>? {
+    guard let function = originFunction(routes), let admits = admitsOwnPage(function.body)
+    else { return nil }
+    return Sourced(
+      admits, at: function.at,
+      derivation: admits
+        ? []
+        : [
+          "\(function.name) answers false for an Origin its list holds: the web app's own page is refused"
+        ])
+  }
+
+  /// The function of the routes that reads the request's Origin and is called in an early
+  /// refusal (`if (!fromOwnPage(request))`).
+  private static func originFunction(_ routes: CodeSearch) -> (
+    name: String, body: String, at: FileLocation
+  )? {
     for (file, lines) in routes.files {
       let text = lines.map(\.1).joined(separator: "\n")
       for function in ScriptStatements.functions(in: text)
@@ -135,16 +167,10 @@ enum HandoffRoutesReader {
         let at = FileLocation(
           file: file, line: lines.count > function.line ? lines[function.line].0 + 1 : 0,
           column: 1)
-        let refusesMissing = refusesMissingOrigin(function.body) ?? false
-        return Sourced(
-          refusesMissing, at: at,
-          derivation: refusesMissing
-            ? [] : ["\(function.name) lets a request without an Origin through"])
+        return (function.name, function.body, at)
       }
     }
-    return Sourced(
-      false, at: anywhere,
-      derivation: ["no route refuses a caller whose Origin is not the web app's own"])
+    return nil
   }
 }
 
@@ -153,6 +179,22 @@ extension HandoffRoutesReader {
   /// written: its early returns in order, then its last `return`, with the origin undefined
   /// (a list `.includes(undefined)` is false); nil when a test is not read.
   static func refusesMissingOrigin(_ body: String) -> Bool? {
+    answer(body, origin: .undefined, listed: false).map { !$0 }
+  }
+
+  /// Whether the Origin check lets the web app's own page through, evaluated as written with
+  /// the Origin a string the allowlist holds (`WEB_ORIGINS.includes(origin)` true: the list
+  /// comes from the environment, which qualify does not evaluate, and a release lists its own
+  /// page). A check that refuses it — `typeof origin === "strin"`, a negation lost — refuses
+  /// every redemption. Nil when a test other than a list lookup of the Origin is not read.
+  static func admitsOwnPage(_ body: String) -> Bool? {
+    answer(body, origin: .string("https://web.example"), listed: true)
+  }
+
+  /// What the check returns for a request whose Origin is `origin`: its early returns in
+  /// order, then its last `return`. A call testing the Origin against a list (`.includes(`,
+  /// `.has(`) answers `listed`; any other call is unread.
+  private static func answer(_ body: String, origin: ScriptValue, listed: Bool) -> Bool? {
     let local =
       InstanceDecisionReader.matches(
         #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
@@ -163,19 +205,32 @@ extension HandoffRoutesReader {
         return nil
       }
       return condition.evaluate { path in
-        if path == [local] || path.suffix(2) == ["headers", "origin"] { return .undefined }
-        if path.count == 1, calls[path[0]] != nil { return .bool(false) }
-        return nil
+        if path == [local] || path.suffix(2) == ["headers", "origin"] { return origin }
+        guard path.count == 1, let call = calls[path[0]] else { return nil }
+        let lookup =
+          call.range(
+            of: #"\.(?:includes|has)\(\s*"# + NSRegularExpression.escapedPattern(for: local)
+              + #"\s*\)$"#, options: .regularExpression) != nil
+        // Missing, the Origin is in no list whatever the call; present, only a list lookup
+        // is known to answer.
+        if case .undefined = origin { return .bool(false) }
+        return lookup ? .bool(listed) : nil
       }
     }
     for statement in ScriptStatements.guards(body) {
       guard let holds = value(statement.condition) else { return nil }
-      if holds { return statement.returns == "false" }
+      if holds {
+        switch statement.returns {
+        case "true": return true
+        case "false": return false
+        default: return nil
+        }
+      }
     }
     guard
       let last = InstanceDecisionReader.matches(#"return\s+([^;{}]+);"#, body).last?.first
     else { return nil }
-    return value(last).map { !$0 }
+    return value(last)
   }
 }
 
@@ -186,6 +241,9 @@ public struct HandoffRoutesCode: Sendable {
   public var noStore: Sourced<Bool>?
   /// A caller whose Origin is not the web app's (or that sends none) is refused.
   public var checksOrigin: Sourced<Bool>?
+  /// The Origin check lets the web app's own page through (false: every redemption is
+  /// refused; nil: no check, or one qualify does not evaluate).
+  public var admitsOwnPage: Sourced<Bool>?
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
   /// The throttle's bound as written (nil: none read in a form qualify evaluates).

@@ -58,7 +58,32 @@ enum OTAClientReader {
     }
     code.skipsUnorderedIds = lines.contains { SourceText.matches(#"!==?\s*null\s*&&"#, $0.1) }
     readIdPattern(lines, at: at, into: &code)
+    readComparison(text, file: file, into: &code)
     return code
+  }
+
+  /// The comparison the count rule calls (`compareVersionCounts`), when `text` defines it: an
+  /// early `return null` that holds for two ids that both carry a count (a null test flipped,
+  /// `left !== null || right === null`) leaves every release unordered, and the refusal,
+  /// which wants a count, is skipped — the count rule holds for nothing.
+  static func readComparison(_ text: String, file: String, into code: inout OTAClientCode) {
+    guard code.countOrder.value != .none,
+      let function = ScriptStatements.functions(in: text).first(where: {
+        $0.name == "compareVersionCounts"
+      })
+    else { return }
+    for statement in ScriptStatements.guards(function.body) where statement.returns == "null" {
+      guard case .success(let condition) = ScriptConditionParser.parse(statement.condition),
+        // Both ids counted: every local the test reads holds a count.
+        condition.evaluate({ $0.count == 1 ? .number(1) : nil }) == true
+      else { continue }
+      code.countOrder = Sourced(
+        .none, at: FileLocation(file: file, line: function.line + statement.line + 1, column: 1),
+        derivation: [
+          "compareVersionCounts returns null when both ids carry a count (if (\(statement.condition))): no release is ordered, the refusal, which wants a count, is skipped, and an older bundle applies"
+        ])
+      return
+    }
   }
 
   /// Ids the release process writes: a count and git's short SHA (7 characters at least,

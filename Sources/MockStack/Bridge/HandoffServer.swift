@@ -70,6 +70,13 @@ public final class HandoffServer: HTTPHandler, Sendable {
     case ("GET", "/mobile-auth"): return form(request)
     case ("POST", "/mobile-auth"): return signIn(request)
     case ("POST", "/api/mobile-auth/redeem"):
+      if let check = routes?.admitsOwnPage, !check.value {
+        context.event(
+          "handoff",
+          "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: the routes' Origin check (\(check.origin)) refuses every Origin"
+        )
+        return .json(["error": "invalid_request"], status: 403)
+      }
       if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description {
         context.event(
           "handoff",

@@ -76,6 +76,14 @@ enum BridgeMutations {
       configuration.build.bridge?.handoffServer.routes = routes
     },
     MutationSpec(
+      "app.handoff-refuses-own-page",
+      summary:
+        "The routes' Origin check answers false for every Origin, the web app's own included (`typeof origin === \"strin\"`, a negation lost): every redemption is refused.",
+      breaks: "seed 001: the page on the fixed origin redeems its code"
+    ) { configuration, _ in
+      configuration.build.bridge?.handoffServer.routes?.admitsOwnPage = Sourced(false, at: at)
+    },
+    MutationSpec(
       "app.receiver-refuses-well-formed",
       summary:
         "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",
@@ -181,6 +189,16 @@ enum BridgeMutations {
       let name = arguments["name"] ?? ""
       configuration.build.bridge?.limits[name] = Sourced(
         Int(arguments["value"] ?? "") ?? 0, at: at)
+    },
+    MutationSpec(
+      "app.walk-depth-unbounded",
+      summary:
+        "A walk of the protocol module over a decoded message passes its depth on unchanged (`hasForbiddenKey(child, depth + 0)`): its bound never stops it.",
+      breaks: "seed 001: the receiver refuses what it cannot bound"
+    ) { configuration, _ in
+      configuration.build.bridge?.unboundedWalks = [
+        Sourced("hasForbiddenKey(child, depth)", at: at)
+      ]
     },
     MutationSpec(
       "app.config-throws",
