@@ -38,6 +38,16 @@ import Testing
       "const origin = request.headers.origin;\n  if (!origin) return false;\n  return ALLOWED.has(origin);"
     #expect(HandoffRoutesReader.admitsOwnPage(early) == true)
     #expect(HandoffRoutesReader.refusesMissingOrigin(early) == true)
+    // The list a function returns, refusing a missing or empty Origin first.
+    let computed = """
+      const origin = request.headers.origin;
+        if (typeof origin !== "string" || origin === "") return false;
+        return configuredOrigins().includes(origin);
+      """
+    #expect(HandoffRoutesReader.admitsOwnPage(computed) == true)
+    #expect(HandoffRoutesReader.refusesMissingOrigin(computed) == true)
+    let computedMisspelt = computed.replacingOccurrences(of: "\"string\"", with: "\"strin\"")
+    #expect(HandoffRoutesReader.admitsOwnPage(computedMisspelt) == false)
     // A comparison with a value qualify does not know is not judged.
     #expect(HandoffRoutesReader.admitsOwnPage(body("origin === webOrigin()")) == nil)
   }

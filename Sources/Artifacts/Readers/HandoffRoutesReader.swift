@@ -206,11 +206,14 @@ extension HandoffRoutesReader {
       }
       return condition.evaluate { path in
         if path == [local] || path.suffix(2) == ["headers", "origin"] { return origin }
-        guard path.count == 1, let call = calls[path[0]] else { return nil }
+        // A call, or a call on what a call returned (`allowedOrigins().includes(origin)`).
+        guard path.allSatisfy({ calls[$0] != nil }), let call = path.last.flatMap({ calls[$0] })
+        else { return nil }
         let lookup =
           call.range(
-            of: #"\.(?:includes|has)\(\s*"# + NSRegularExpression.escapedPattern(for: local)
-              + #"\s*\)$"#, options: .regularExpression) != nil
+            of: #"^(?:[\w$.?]*\.)?(?:includes|has)\(\s*"#
+              + NSRegularExpression.escapedPattern(for: local) + #"\s*\)$"#,
+            options: .regularExpression) != nil
         // Missing, the Origin is in no list whatever the call; present, only a list lookup
         // is known to answer.
         if case .undefined = origin { return .bool(false) }
