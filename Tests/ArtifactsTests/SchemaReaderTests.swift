@@ -351,6 +351,7 @@ import Testing
   /// stops it.
   @Test func aWalkWhoseDepthNeverGrowsIsNamed() throws {
     let walk = """
+      export function parseMobileBridgeMessage(raw: string) { return hasForbiddenKey(raw); }
       function hasForbiddenKey(value: unknown, depth = 0): boolean {
         if (depth > 64 || typeof value !== "object" || value === null) return false;
         if (Array.isArray(value)) return value.some((item) => hasForbiddenKey(item, depth + 1));
@@ -378,8 +379,15 @@ import Testing
     #expect(try walks(stuck) == ["hasForbiddenKey((value as any)[key], depth + 0)"])
     let passedOn = walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, depth)")
     #expect(try walks(passedOn) == ["hasForbiddenKey(item, depth)"])
-    // A recursive function without a depth is not a bounded walk.
+    // A countdown bounds its walk too.
+    let countdown = walk.replacingOccurrences(of: "depth > 64", with: "depth <= 0")
+      .replacingOccurrences(of: "depth + 1", with: "depth - 1")
+    #expect(try walks(countdown).isEmpty)
+    // A recursive function without a depth is not a bounded walk, and a module that does not
+    // parse the bridge's messages is not read.
     #expect(try walks("function walk(v) { return walk(v.next); }").isEmpty)
+    #expect(
+      try walks(stuck.replacingOccurrences(of: "parseMobileBridgeMessage", with: "parse")).isEmpty)
     // The bundled sample's walks grow their depth.
     let build = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])

@@ -116,12 +116,16 @@ enum BridgeParserReader {
 
 extension BridgeParserReader {
   /// The module's walks over a decoded message that take a depth (`function
-  /// hasForbiddenKey(value: unknown, depth = 0)`) and call themselves without growing it
-  /// (`depth + 0`, `depth`): their bound (`depth > 64`) never stops them, and a message nested
-  /// deeper than the receiver's stack overflows it before any refusal.
+  /// hasForbiddenKey(value: unknown, depth = 0)`) and call themselves without changing it
+  /// (`depth + 0`, `depth`, or no depth: its default again): their bound (`depth > 64`, or a
+  /// countdown's `depth <= 0`) never stops them, and a message nested deeper than the
+  /// receiver's stack overflows it before any refusal. Only the module that defines
+  /// `parseMobileBridgeMessage` is read.
   static func unboundedWalks(_ core: CodeSearch) -> [Sourced<String>] {
+    // The module that parses the bridge's messages, not every file of the core package.
+    guard let parser = function("parseMobileBridgeMessage", in: core) else { return [] }
     var out: [Sourced<String>] = []
-    for (file, lines) in core.files {
+    for (file, lines) in core.files where file == parser.file {
       let text = lines.map(\.1).joined(separator: "\n")
       for function in ScriptStatements.functions(in: text) {
         let header =
@@ -132,7 +136,8 @@ extension BridgeParserReader {
           continue
         }
         for call in calls(of: function.name, in: function.body)
-        where call.range(of: #"\bdepth\s*\+\s*[1-9]|\+\+\s*depth"#, options: .regularExpression)
+        where call.range(
+          of: #"\bdepth\s*[-+]\s*[1-9]|(?:\+\+|--)\s*depth\b"#, options: .regularExpression)
           == nil
         {
           let line = lines.count > function.line ? lines[function.line].0 + 1 : function.line + 1

@@ -73,9 +73,14 @@ enum OTAClientReader {
       })
     else { return }
     for statement in ScriptStatements.guards(function.body) where statement.returns == "null" {
+      // Both ids counted, and different: every name the test reads holds a count of its own.
+      var counts: [String: Double] = [:]
       guard case .success(let condition) = ScriptConditionParser.parse(statement.condition),
-        // Both ids counted: every local the test reads holds a count.
-        condition.evaluate({ $0.count == 1 ? .number(1) : nil }) == true
+        condition.evaluate({ path in
+          guard path.count == 1 else { return nil }
+          if counts[path[0]] == nil { counts[path[0]] = Double(counts.count + 1) }
+          return .number(counts[path[0]] ?? 0)
+        }) == true
       else { continue }
       code.countOrder = Sourced(
         .none, at: FileLocation(file: file, line: function.line + statement.line + 1, column: 1),
