@@ -197,7 +197,8 @@ struct BuildReader {
       var code = OTAClientReader.read(text, file: file)
       // The id may be parsed in a module ota.ts imports (`./ota-version.mjs`): read it there.
       let folder = (path as NSString).deletingLastPathComponent
-      for module in OTAClientReader.localImports(text) where code.idPattern == nil {
+      // So may the comparison the count rule calls.
+      for module in OTAClientReader.localImports(text) {
         for suffix in ["", ".ts", ".mjs", ".js"] {
           // An import that leaves the app, or is not there, is no module of its own to read.
           guard
@@ -205,7 +206,9 @@ struct BuildReader {
               (try? repository.text(
                 XcodeProject.join(folder, module + suffix))) ?? nil
           else { continue }
-          OTAClientReader.readIdPattern(moduleText, file: moduleFile, into: &code)
+          if code.idPattern == nil {
+            OTAClientReader.readIdPattern(moduleText, file: moduleFile, into: &code)
+          }
           OTAClientReader.readComparison(moduleText, file: moduleFile, into: &code)
           break
         }

@@ -79,11 +79,11 @@ public struct HTTPHandoffServer: HandoffPort {
     self.client = client
   }
 
-  public func redeemTogether(_ attempts: [(code: String, verifier: String)]) throws
-    -> [HTTPResponse]
+  public func redeemTogether(_ attempts: [(code: String, verifier: String, state: String)])
+    throws -> [HTTPResponse]
   {
     let json = try JSONSerialization.data(withJSONObject: [
-      "attempts": attempts.map { ["code": $0.code, "verifier": $0.verifier] }
+      "attempts": attempts.map { ["code": $0.code, "verifier": $0.verifier, "state": $0.state] }
     ])
     let response = try hook(
       ClientRequest(

@@ -138,7 +138,8 @@ public protocol HandoffPort: Sendable {
   var password: String { get }
   /// Redemptions arriving at the same moment (a double tap, a replayed request), judged as
   /// the web app's statements would judge concurrent requests; the answers in order.
-  func redeemTogether(_ attempts: [(code: String, verifier: String)]) throws -> [HTTPResponse]
+  func redeemTogether(_ attempts: [(code: String, verifier: String, state: String)]) throws
+    -> [HTTPResponse]
   /// The keys the code table holds: what a read of its database would give away.
   func storedKeys() throws -> [String]
   /// Every refusal the server answered so far (status and body), in order: what an attacker

@@ -14,7 +14,7 @@ import Testing
     "const origin = request.headers.origin;\n  return \(returned);"
   }
 
-  @Test func theSamplesCheckAdmitsItsOwnPageAndRefusesNone() throws {
+  @Test func theSamplesCheckAdmitsItsOwnPage() throws {
     let build = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
     let admits = try #require(build.bridge?.handoffServer.routes?.admitsOwnPage)
@@ -30,9 +30,16 @@ import Testing
     let misspelt = body("typeof origin === \"strin\" && WEB_ORIGINS.includes(origin)")
     #expect(HandoffRoutesReader.admitsOwnPage(misspelt) == false)
     #expect(HandoffRoutesReader.refusesMissingOrigin(misspelt) == true)
-    // The lookup's negation lost.
+    #expect(HandoffRoutesReader.refusesUnlistedOrigin(written) == true)
+    // The lookup's negation lost: the page refused, every other site let through.
     let negated = body("typeof origin === \"string\" && !WEB_ORIGINS.includes(origin)")
     #expect(HandoffRoutesReader.admitsOwnPage(negated) == false)
+    #expect(HandoffRoutesReader.refusesUnlistedOrigin(negated) == false)
+    // A denylist beside the allowlist: which list holds an Origin is not known.
+    let twoLists =
+      "const origin = request.headers.origin;\n  if (BLOCKED.has(origin)) return false;\n  return ALLOWED.has(origin);"
+    #expect(HandoffRoutesReader.admitsOwnPage(twoLists) == nil)
+    #expect(HandoffRoutesReader.refusesMissingOrigin(twoLists) == true)
     // An early return of the same decision.
     let early =
       "const origin = request.headers.origin;\n  if (!origin) return false;\n  return ALLOWED.has(origin);"

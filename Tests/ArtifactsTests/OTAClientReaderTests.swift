@@ -71,6 +71,15 @@ import Testing
     #expect(unordered.countOrder.value == .none)
     #expect(unordered.countOrder.location?.line == line("if (left === null || right === null)"))
     #expect(unordered.countOrder.derivation.first?.contains("compareVersionCounts") == true)
+    // A defensive test of the ids' types is no null test of their counts.
+    let typed = read {
+      $0.replacingOccurrences(
+        of: "  const left = versionCount(a);",
+        with:
+          "  if (typeof a !== \"string\" || typeof b !== \"string\") {\n    return null;\n  }\n  const left = versionCount(a);"
+      )
+    }
+    #expect(typed.countOrder.value == .refusesEqual)
     #expect(code.countOrder.value == .refusesEqual)
   }
 

@@ -385,7 +385,19 @@ import Testing
     #expect(try walks(countdown).isEmpty)
     // A recursive function without a depth is not a bounded walk, and a module that does not
     // parse the bridge's messages is not read.
-    #expect(try walks("function walk(v) { return walk(v.next); }").isEmpty)
+    #expect(
+      try walks(
+        "export function parseMobileBridgeMessage(raw) { return walk(raw); }\nfunction walk(v) { return walk(v.next); }"
+      ).isEmpty)
+    // A depth passed on through a local, or written the other way round, changes it.
+    let throughLocal = walk.replacingOccurrences(
+      of: "(item, depth + 1)", with: "(item, next)"
+    ).replacingOccurrences(of: "[key], depth + 1)", with: "[key], 1 + depth)")
+    #expect(try walks(throughLocal).isEmpty)
+    // No depth given is the default again.
+    #expect(
+      try walks(walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item)"))
+        == ["hasForbiddenKey(item)"])
     #expect(
       try walks(stuck.replacingOccurrences(of: "parseMobileBridgeMessage", with: "parse")).isEmpty)
     // The bundled sample's walks grow their depth.

@@ -30,7 +30,7 @@ import Testing
     _ table: inout HandoffCodeTable, _ attempts: [(String, String)], at: TimeInterval = 1
   ) -> [HandoffCodeTable.Outcome] {
     attempts.flatMap {
-      table.redeem([(code: $0.0, verifier: $0.1)], now: issued.addingTimeInterval(at))
+      table.redeem([(code: $0.0, verifier: $0.1, state: "s")], now: issued.addingTimeInterval(at))
     }
   }
 
@@ -80,10 +80,35 @@ import Testing
     #expect(outcomes == [redeemable ? Self.ada : .unknownOrExpired])
   }
 
+  /// The state sent with the code is compared where the verifier is: another attempt's (or
+  /// none) burns the code; a server that does not compare it takes any.
+  @Test func aStateNotTheAttemptsBurnsTheCodeWhenTheServerComparesIt() {
+    let now = Self.issued.addingTimeInterval(1)
+    for sent in ["t", nil] as [String?] {
+      var table = Self.table()
+      let outcomes = table.redeem(
+        [
+          (code: "c1", verifier: Self.verifier, state: sent),
+          (code: "c1", verifier: Self.verifier, state: "s"),
+        ], now: now)
+      #expect(outcomes == [.wrongVerifier, .unknownOrExpired], "\(sent ?? "none")")
+    }
+    var rules = HandoffCodeTable.Rules()
+    rules.checksState = false
+    var lax = HandoffCodeTable(rules: rules)
+    lax.issue(
+      code: "c1", user: "ada", challenge: HandoffCodeTable.sha256(Self.verifier), state: "s",
+      now: Self.issued)
+    #expect(lax.redeem([(code: "c1", verifier: Self.verifier, state: "t")], now: now) == [Self.ada])
+  }
+
   @Test func twoRedemptionsTogetherGetOneTokenWhenTheReadConsumes() {
     var table = Self.table()
     let both = table.redeem(
-      [(code: "c1", verifier: Self.verifier), (code: "c1", verifier: Self.verifier)],
+      [
+        (code: "c1", verifier: Self.verifier, state: "s"),
+        (code: "c1", verifier: Self.verifier, state: "s"),
+      ],
       now: Self.issued.addingTimeInterval(1))
     #expect(both == [Self.ada, .unknownOrExpired])
     #expect(table.storedKeys.isEmpty)
@@ -93,7 +118,10 @@ import Testing
     // The race the atomic statement closes: both attempts read the row before either deletes.
     var table = Self.table(atomic: false)
     let both = table.redeem(
-      [(code: "c1", verifier: Self.verifier), (code: "c1", verifier: Self.verifier)],
+      [
+        (code: "c1", verifier: Self.verifier, state: "s"),
+        (code: "c1", verifier: Self.verifier, state: "s"),
+      ],
       now: Self.issued.addingTimeInterval(1))
     #expect(both == [Self.ada, Self.ada])
     #expect(table.storedKeys.isEmpty)
@@ -102,7 +130,10 @@ import Testing
   @Test func aBatchLeavesNoCodeHalfRead() {
     var table = Self.table(atomic: false, burns: false)
     _ = table.redeem(
-      [(code: "c1", verifier: Self.other), (code: "c1", verifier: Self.other)],
+      [
+        (code: "c1", verifier: Self.other, state: "s"),
+        (code: "c1", verifier: Self.other, state: "s"),
+      ],
       now: Self.issued.addingTimeInterval(1))
     #expect(table.slots.values.allSatisfy { if case .live = $0 { true } else { false } })
     let later = Self.alone(&table, [("c1", Self.verifier)])

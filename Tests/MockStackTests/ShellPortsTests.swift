@@ -56,7 +56,9 @@ import Testing
     #expect(try port.storedKeys().isEmpty)
     #expect(try port.refusals().isEmpty)
     let verifier = String(repeating: "v", count: 43)
-    let answers = try port.redeemTogether([("unknown", verifier), ("unknown", verifier)])
+    let answers = try port.redeemTogether([
+      ("unknown", verifier, "s"), ("unknown", verifier, "s"),
+    ])
     #expect(answers.map(\.status) == [400, 400])
     #expect(answers.allSatisfy { $0.bodyText.contains("invalid_handoff") })
     #expect(try port.refusals().count == 2)
@@ -72,6 +74,6 @@ import Testing
       origin: servers.backend.origin, login: "a", password: "b",
       client: try Self.client(material, servers.origins))
     #expect(throws: PortUnsupported.self) { try port.storedKeys() }
-    #expect(throws: PortUnsupported.self) { try port.redeemTogether([("c", "v")]) }
+    #expect(throws: PortUnsupported.self) { try port.redeemTogether([("c", "v", "s")]) }
   }
 }

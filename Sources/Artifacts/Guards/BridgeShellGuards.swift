@@ -375,10 +375,16 @@ extension BuildGuards {
         {
           hits.append(hit)
         }
+        hits += [
+          GuardHit.missing(
+            server.checksState,
+            "the redemption takes a code with any state: the state the page sends is not held to the attempt's",
+            value: "state")
+        ].compactMap { $0 }
         return hits
       },
       fix:
-        "store sha256(code), expire after 2 min, delete … returning in one statement, compare the verifier after"
+        "store sha256(code), expire after 2 min, delete … returning in one statement, compare the verifier and the state after"
     ),
     GuardRule(
       id: "handoff-diagnostics", title: "The diagnostic export leaves the handoff material out",

@@ -212,6 +212,7 @@ extension AppBuild {
       add("server code lifetime (ms)", bridge.handoffServer.ttlMilliseconds) { "\($0)" }
       add("server consumes atomically", bridge.handoffServer.consumesAtomically, yes)
       add("a wrong verifier burns the code", bridge.handoffServer.wrongVerifierBurns, yes)
+      add("the state is the attempt's", bridge.handoffServer.checksState, yes)
       add("rejections are uniform", bridge.handoffServer.uniformRejections, yes)
       add("handoff answers are no-store", bridge.handoffServer.routes?.noStore, yes)
       add("handoff routes refuse another Origin", bridge.handoffServer.routes?.checksOrigin, yes)

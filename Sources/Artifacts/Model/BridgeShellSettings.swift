@@ -276,6 +276,8 @@ public struct HandoffServerCode: Sendable {
   public var consumesAtomically: Sourced<Bool>?
   /// The verifier is compared after the code is consumed, so a wrong one burns it.
   public var wrongVerifierBurns: Sourced<Bool>?
+  /// The state given with the code is compared with the one it was issued for.
+  public var checksState: Sourced<Bool>?
   /// The routes that expose it (nil: none found among the files read).
   public var routes: HandoffRoutesCode?
 

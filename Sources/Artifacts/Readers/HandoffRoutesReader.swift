@@ -118,8 +118,8 @@ enum HandoffRoutesReader {
   }
 
   /// A function of the routes that reads the request's Origin and compares it with a list
-  /// (`.includes(origin)`) or a constant, refusing a missing one, called in an early refusal
-  /// (`if (!fromOwnPage(request)) return … 403`).
+  /// (`.includes(origin)`) or a constant, refusing a missing one and one its list does not
+  /// hold, called in an early refusal (`if (!fromOwnPage(request)) return … 403`).
   static func originCheck(_ routes: CodeSearch, anywhere: FileLocation) -> Sourced<Bool> {
     guard let function = originFunction(routes) else {
       return Sourced(
@@ -127,10 +127,14 @@ enum HandoffRoutesReader {
         derivation: ["no route refuses a caller whose Origin is not the web app's own"])
     }
     let refusesMissing = refusesMissingOrigin(function.body) ?? false
+    // A lookup whose negation was lost lets every site its list does not hold through.
+    let refusesOther = refusesUnlistedOrigin(function.body) ?? true
     return Sourced(
-      refusesMissing, at: function.at,
-      derivation: refusesMissing
+      refusesMissing && refusesOther, at: function.at,
+      derivation: (refusesMissing
         ? [] : ["\(function.name) lets a request without an Origin through"])
+        + (refusesOther
+          ? [] : ["\(function.name) lets a request from an Origin its list does not hold through"]))
   }
 
   /// Whether the routes' Origin check lets the web app's own page through (nil: no check, or
@@ -185,20 +189,30 @@ extension HandoffRoutesReader {
   /// Whether the Origin check lets the web app's own page through, evaluated as written with
   /// the Origin a string the allowlist holds (`WEB_ORIGINS.includes(origin)` true: the list
   /// comes from the environment, which qualify does not evaluate, and a release lists its own
-  /// page). A check that refuses it — `typeof origin === "strin"`, a negation lost — refuses
-  /// every redemption. Nil when a test other than a list lookup of the Origin is not read.
+  /// page). A check that refuses it (`typeof origin === "strin"`) refuses the page's every
+  /// redemption. Nil when a test other than a list lookup of the Origin is not read.
   static func admitsOwnPage(_ body: String) -> Bool? {
     answer(body, origin: .string("https://web.example"), listed: true)
   }
 
+  /// Whether the Origin check refuses an Origin its list does not hold (another site's).
+  static func refusesUnlistedOrigin(_ body: String) -> Bool? {
+    answer(body, origin: .string("https://other.example"), listed: false).map { !$0 }
+  }
+
   /// What the check returns for a request whose Origin is `origin`: its early returns in
   /// order, then its last `return`. A call testing the Origin against a list (`.includes(`,
-  /// `.has(`) answers `listed`; any other call is unread.
+  /// `.has(`) answers `listed`; any other call is unread, and so is a check that looks the
+  /// Origin up in two lists (an allowlist beside a denylist: which one holds it is unknown).
   private static func answer(_ body: String, origin: ScriptValue, listed: Bool) -> Bool? {
     let local =
       InstanceDecisionReader.matches(
         #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
       ).first?.first ?? "origin"
+    let lookups = InstanceDecisionReader.matches(
+      #"\.(?:includes|has)\(\s*"# + NSRegularExpression.escapedPattern(for: local) + #"\s*\)"#,
+      body)
+    if lookups.count > 1, origin != .undefined { return nil }
     func value(_ text: String) -> Bool? {
       let (abstracted, calls) = RefusalCondition.abstractingCalls(text)
       guard case .success(let condition) = ScriptConditionParser.parse(abstracted) else {

@@ -28,6 +28,7 @@ struct HandoffServerReader {
     guard let redemption = enclosingFunction(of: consume) else { return code }
     code.uniformRejections = uniformRejections(redemption)
     code.wrongVerifierBurns = verifierComparedAfter(consume, in: redemption)
+    code.checksState = stateCompared(in: redemption)
     return code
   }
 
@@ -264,9 +265,10 @@ struct HandoffServerReader {
     guard let lines = search.files.first(where: { $0.file == consume.file })?.lines else {
       return nil
     }
+    // A method's parameters may be wrapped one per line (`async redeem(` alone on its line).
     let opener = try? NSRegularExpression(
       pattern:
-        #"^\s*(?:export\s+)?(?:(?:public|private|protected|static)\s+)*(?:async\s+)?(?:function\s+[\w$]+\s*\(|[\w$]+\s*\([^)]*\)\s*(?::\s*[^{=]+)?\{)"#
+        #"^\s*(?:export\s+)?(?:(?:public|private|protected|static)\s+)*(?:async\s+)?(?:function\s+[\w$]+\s*\(|[\w$]+\s*\([^)]*\)\s*(?::\s*[^{=]+)?\{|[\w$]+\s*\(\s*$)"#
     )
     var best: Function?
     for (position, entry) in lines.enumerated() where entry.0 + 1 <= consume.line {
@@ -320,17 +322,7 @@ struct HandoffServerReader {
   private func verifierComparedAfter(_ consume: Consumption, in function: Function)
     -> Sourced<Bool>?
   {
-    var comparators = ["timingSafeEqual("]
-    // Helpers wrapping it (`equals(a, b)`), the redemption itself left out.
-    let opener = function.lines.first?.1 ?? ""
-    for found in search.captures(#"function\s+([A-Za-z_$][\w$]*)\s*\("#)
-    where !opener.contains("function \(found.value)(")
-      && search.blocks(after: "function \(found.value)(").contains(where: {
-        $0.body.contains("timingSafeEqual(")
-      })
-    {
-      comparators.append(found.value + "(")
-    }
+    let comparators = comparators(besides: function)
     let compares = function.lines.dropFirst().filter { line in
       comparators.contains { line.1.contains($0) }
         || (line.1.lowercased().contains("challenge")
@@ -341,5 +333,49 @@ struct HandoffServerReader {
     let before = compares.first { $0.0 + 1 < consume.line } ?? first
     return Sourced(
       burns, at: FileLocation(file: function.file, line: (burns ? first : before).0 + 1, column: 1))
+  }
+
+  /// `timingSafeEqual(` and the helpers of these files wrapping it (`equals(a, b)`), the
+  /// redemption itself left out.
+  private func comparators(besides function: Function) -> [String] {
+    var comparators = ["timingSafeEqual("]
+    let opener = function.lines.first?.1 ?? ""
+    for found in search.captures(#"function\s+([A-Za-z_$][\w$]*)\s*\("#)
+    where !opener.contains("function \(found.value)(")
+      && search.blocks(after: "function \(found.value)(").contains(where: {
+        $0.body.contains("timingSafeEqual(")
+      })
+    {
+      comparators.append(found.value + "(")
+    }
+    return comparators
+  }
+
+  /// Whether the redemption compares the state it is given with the one its code was issued
+  /// for (seed 001: the page exchanges the code, the state and the verifier): a comparator
+  /// or an equality over a stored `….state` (`equals(input.state, row.state)`,
+  /// `row.state !== state`), or the state in the consuming statement's match
+  /// (`eq(mobileAuthHandoff.state, state)`).
+  private func stateCompared(in function: Function) -> Sourced<Bool> {
+    let comparators = comparators(besides: function)
+    for (index, line) in function.lines.dropFirst() {
+      let text = line
+      guard text.range(of: #"\.state\b"#, options: .regularExpression) != nil else { continue }
+      let byCall = comparators.contains { text.contains($0) }
+      let byEquality =
+        text.range(
+          of: #"\.state\s*[!=]==?\s*[\w$.]*\bstate\b|\bstate\s*[!=]==?\s*[\w$]+\.state\b"#,
+          options: .regularExpression) != nil
+      let inMatch =
+        text.range(of: #"\beq\(\s*[\w$.]+\.state\s*,"#, options: .regularExpression) != nil
+      if byCall || byEquality || inMatch {
+        return Sourced(true, at: FileLocation(file: function.file, line: index + 1, column: 1))
+      }
+    }
+    return Sourced(
+      false, at: FileLocation(file: function.file, line: function.start, column: 1),
+      derivation: [
+        "the redemption never compares the state it is given with the one its code was issued for"
+      ])
   }
 }

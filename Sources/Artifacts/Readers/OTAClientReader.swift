@@ -72,18 +72,38 @@ enum OTAClientReader {
         $0.name == "compareVersionCounts"
       })
     else { return }
+    // Both ids counted, and different: the parameters are two release ids, each local bound
+    // to an id's count holds a count of its own; anything else the test reads is not known.
+    let counted = InstanceDecisionReader.matches(
+      #"(?:const|let)\s+(\w+)\s*=\s*versionCount\("#, function.body
+    ).compactMap(\.first)
+    let parameters =
+      (InstanceDecisionReader.matches(
+        #"compareVersionCounts\s*(?:=\s*(?:async\s*)?)?\(([^)]*)\)"#, text
+      ).first?.first ?? "").split(separator: ",").map {
+        String(
+          $0.trimmingCharacters(in: .whitespaces).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        )
+      }
+    let lines = text.components(separatedBy: "\n")
     for statement in ScriptStatements.guards(function.body) where statement.returns == "null" {
-      // Both ids counted, and different: every name the test reads holds a count of its own.
-      var counts: [String: Double] = [:]
       guard case .success(let condition) = ScriptConditionParser.parse(statement.condition),
         condition.evaluate({ path in
           guard path.count == 1 else { return nil }
-          if counts[path[0]] == nil { counts[path[0]] = Double(counts.count + 1) }
-          return .number(counts[path[0]] ?? 0)
+          if let index = parameters.firstIndex(of: path[0]) {
+            return .string(releaseIds[index % releaseIds.count])
+          }
+          return counted.firstIndex(of: path[0]).map { .number(Double($0 + 1)) }
         }) == true
       else { continue }
+      // The guard's own line (a wrapped signature puts the body's brace lines below the
+      // declaration), else the body's count of lines from the declaration.
+      let line =
+        lines.indices.first { index in
+          index >= function.line && lines[index].contains("if (\(statement.condition))")
+        }.map { $0 + 1 } ?? function.line + statement.line + 1
       code.countOrder = Sourced(
-        .none, at: FileLocation(file: file, line: function.line + statement.line + 1, column: 1),
+        .none, at: FileLocation(file: file, line: line, column: 1),
         derivation: [
           "compareVersionCounts returns null when both ids carry a count (if (\(statement.condition))): no release is ordered, the refusal, which wants a count, is skipped, and an older bundle applies"
         ])

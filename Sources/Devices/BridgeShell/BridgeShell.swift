@@ -386,12 +386,18 @@ public final class BridgeShell {
 
   /// The page redeems the handoff (with a verifier of the right form that is not this
   /// attempt's when `wrongVerifier`), then verifies the one-time token for its session.
-  public func redeem(wrongVerifier: Bool = false, fromOrigin: String? = nil) {
+  public func redeem(
+    wrongVerifier: Bool = false, wrongState: Bool = false, fromOrigin: String? = nil
+  ) {
     guard let handoff else { return }
     let verifier =
       wrongVerifier ? environment.random.token(byteCount: 32) : handoff.verifier
+    // Seed 001: the page exchanges the code, the state and the verifier it received.
+    let state = wrongState ? environment.random.token(byteCount: 16) : handoff.state
     let body =
-      (try? JSONSerialization.data(withJSONObject: ["code": handoff.code, "verifier": verifier]))
+      (try? JSONSerialization.data(withJSONObject: [
+        "code": handoff.code, "verifier": verifier, "state": state,
+      ]))
       .map(Array.init) ?? []
     guard
       case .sent(let exchange) = web.send(

@@ -24,6 +24,8 @@ struct HandoffCodeTable: Sendable {
     var consumesAtomically = true
     /// The verifier is compared after the code is consumed, so a wrong one burns it.
     var wrongVerifierBurns = true
+    /// The state given with the code is compared with the attempt's it was issued for.
+    var checksState = true
 
     init() {}
 
@@ -32,6 +34,7 @@ struct HandoffCodeTable: Sendable {
       lifetime = TimeInterval(code.ttlMilliseconds?.value ?? 120_000) / 1000
       consumesAtomically = code.consumesAtomically?.value ?? true
       wrongVerifierBurns = code.wrongVerifierBurns?.value ?? true
+      checksState = code.checksState?.value ?? true
     }
   }
 
@@ -56,7 +59,8 @@ struct HandoffCodeTable: Sendable {
     /// No such code, an expired one, one already consumed, or a malformed verifier: a
     /// server tells these apart only if its rejections are not uniform.
     case unknownOrExpired
-    /// The code is live but the verifier is not its challenge's.
+    /// The code is live but the verifier is not its challenge's, or the state given with it
+    /// is not its attempt's (compared in the same place, after the read).
     case wrongVerifier
   }
 
@@ -89,18 +93,22 @@ struct HandoffCodeTable: Sendable {
         expires: now.addingTimeInterval(rules.lifetime)))
   }
 
+  /// One redemption: the code, the verifier, and the state the page sends with them (nil:
+  /// none sent).
+  typealias Attempt = (code: String, verifier: String, state: String?)
+
   /// Redemptions arriving together at `now`, in order: first every attempt's read (an atomic
-  /// read consumes the row), then each attempt's comparison of its verifier.
-  mutating func redeem(_ attempts: [(code: String, verifier: String)], now: Date) -> [Outcome] {
+  /// read consumes the row), then each attempt's comparison of its verifier and state.
+  mutating func redeem(_ attempts: [Attempt], now: Date) -> [Outcome] {
     let rows = attempts.map { read($0, now: now) }
     return zip(attempts, rows).map { attempt, row in
       guard let row else { return .unknownOrExpired }
-      return settle(key(attempt.code), row: row, verifier: attempt.verifier)
+      return settle(key(attempt.code), row: row, attempt: attempt)
     }
   }
 
   /// One attempt's read: the row, if the attempt may compare its verifier against it.
-  private mutating func read(_ attempt: (code: String, verifier: String), now: Date) -> Row? {
+  private mutating func read(_ attempt: Attempt, now: Date) -> Row? {
     let key = key(attempt.code)
     guard Self.wellFormed(attempt.verifier), let slot = slots[key] else { return nil }
     let row: Row
@@ -112,9 +120,12 @@ struct HandoffCodeTable: Sendable {
     return row
   }
 
-  /// One attempt's comparison, after every attempt of the batch read its row.
-  private mutating func settle(_ key: String, row: Row, verifier: String) -> Outcome {
-    let matches = Self.sha256(verifier) == row.challenge
+  /// One attempt's comparison, after every attempt of the batch read its row: a state that
+  /// is not the attempt's burns the code as a wrong verifier does, both compared there.
+  private mutating func settle(_ key: String, row: Row, attempt: Attempt) -> Outcome {
+    let matches =
+      Self.sha256(attempt.verifier) == row.challenge
+      && (!rules.checksState || attempt.state == row.state)
     if rules.consumesAtomically {
       // Consumed by the read; a code whose wrong verifier does not burn it is put back.
       if !matches && !rules.wrongVerifierBurns { slots[key] = .live(row) }

@@ -70,10 +70,12 @@ public final class HandoffServer: HTTPHandler, Sendable {
     case ("GET", "/mobile-auth"): return form(request)
     case ("POST", "/mobile-auth"): return signIn(request)
     case ("POST", "/api/mobile-auth/redeem"):
-      if let check = routes?.admitsOwnPage, !check.value {
+      if let check = routes?.admitsOwnPage, !check.value,
+        request.headers["Origin"] == origin.description
+      {
         context.event(
           "handoff",
-          "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: the routes' Origin check (\(check.origin)) refuses every Origin"
+          "the web app's own page was refused a redemption: the routes' Origin check (\(check.origin)) answers false for an Origin its list holds"
         )
         return .json(["error": "invalid_request"], status: 403)
       }
@@ -87,11 +89,15 @@ public final class HandoffServer: HTTPHandler, Sendable {
       if let refusal = rateLimited() { return refusal }
       let body = request.jsonObject ?? [:]
       return redeem(
-        code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "")
+        code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "",
+        state: body["state"] as? String)
     case ("POST", "/api/mobile-auth/verify"): return verify(request)
     case ("POST", "/_qualify/handoff/redeem-together"):
       let attempts = (request.jsonObject?["attempts"] as? [[String: Any]] ?? []).map {
-        (code: $0["code"] as? String ?? "", verifier: $0["verifier"] as? String ?? "")
+        (
+          code: $0["code"] as? String ?? "", verifier: $0["verifier"] as? String ?? "",
+          state: $0["state"] as? String
+        )
       }
       let answers = redeem(attempts).map {
         ["status": $0.status, "body": $0.bodyText] as [String: Any]
@@ -168,8 +174,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
   }
 
   /// One redemption, whole.
-  func redeem(code callbackCode: String, verifier: String) -> HTTPResponse {
-    redeem([(callbackCode, verifier)]).first ?? Self.rejected
+  func redeem(code callbackCode: String, verifier: String, state: String?) -> HTTPResponse {
+    redeem([(callbackCode, verifier, state)]).first ?? Self.rejected
   }
 
   /// Every refusal the server gave, in order (what an attacker could compare).
@@ -177,7 +183,9 @@ public final class HandoffServer: HTTPHandler, Sendable {
 
   /// Redemptions arriving together (`HandoffCodeTable` judges them as the app's statements
   /// would); each redeemed code is answered with a one-time token.
-  public func redeem(_ attempts: [(code: String, verifier: String)]) -> [HTTPResponse] {
+  public func redeem(_ attempts: [(code: String, verifier: String, state: String?)])
+    -> [HTTPResponse]
+  {
     let now = context.clock.now
     let outcomes = state.withLock { $0.codes.redeem(attempts, now: now) }
     // A server whose refusals differ says which check failed.
@@ -189,7 +197,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
       case .unknownOrExpired:
         return refused("unknown_or_expired", status: 404)
       case .wrongVerifier:
-        context.event("handoff", "a redemption with a wrong verifier was refused")
+        context.event("handoff", "a redemption with a wrong verifier or state was refused")
         return refused("wrong_verifier")
       case .redeemed(let user):
         let token = context.secret(byteCount: 24)

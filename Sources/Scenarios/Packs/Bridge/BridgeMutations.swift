@@ -78,7 +78,7 @@ enum BridgeMutations {
     MutationSpec(
       "app.handoff-refuses-own-page",
       summary:
-        "The routes' Origin check answers false for every Origin, the web app's own included (`typeof origin === \"strin\"`, a negation lost): every redemption is refused.",
+        "The routes' Origin check answers false for the web app's own page (`typeof origin === \"strin\"`): the page's every redemption is refused.",
       breaks: "seed 001: the page on the fixed origin redeems its code"
     ) { configuration, _ in
       configuration.build.bridge?.handoffServer.routes?.admitsOwnPage = Sourced(false, at: at)
@@ -351,10 +351,13 @@ enum BridgeMutations {
       [
         .value(
           "rule",
-          .choice(["hash", "expiry", "atomic-consume", "verifier-burn", "uniform-rejections"]))
+          .choice([
+            "hash", "expiry", "atomic-consume", "verifier-burn", "uniform-rejections",
+            "state-check",
+          ]))
       ],
       summary:
-        "The web app's handoff code loses a rule: the code stored as its hash, the two-minute expiry, the consuming statement, or a wrong verifier burning the code.",
+        "The web app's handoff code loses a rule: the code stored as its hash, the two-minute expiry, the consuming statement, a wrong verifier burning the code, uniform refusals, or the state compared with the attempt's.",
       breaks: "seed 001, the handoff's threat model"
     ) { configuration, arguments in
       guard var server = configuration.build.bridge?.handoffServer else { return }
@@ -363,6 +366,7 @@ enum BridgeMutations {
       case "expiry": server.ttlMilliseconds = Sourced(24 * 3_600_000, at: at)
       case "atomic-consume": server.consumesAtomically = Sourced(false, at: at)
       case "uniform-rejections": server.uniformRejections = Sourced(false, at: at)
+      case "state-check": server.checksState = Sourced(false, at: at)
       default: server.wrongVerifierBurns = Sourced(false, at: at)
       }
       configuration.build.bridge?.handoffServer = server

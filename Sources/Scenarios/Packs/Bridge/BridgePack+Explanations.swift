@@ -35,6 +35,7 @@ extension BridgePack {
       (code.hashesCode, "no code hash"), (code.consumesAtomically, "no atomic consume"),
       (code.wrongVerifierBurns, "a wrong verifier does not burn the code"),
       (code.uniformRejections, "refusals differ"),
+      (code.checksState, "any state is taken"),
     ]
     let missing = facts.compactMap { fact, text in
       fact.flatMap { $0.value ? nil : "\(text) (\($0.origin))" }

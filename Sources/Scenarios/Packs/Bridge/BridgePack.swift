@@ -140,9 +140,10 @@ enum BridgePack: ScenarioPack {
       return Outcome("\(shell.name) opened the sign-in handoff: auth.result ok")
     },
     ActionSpec(
-      .app, "redeems the handoff", [.flag("wrong-verifier"), .flag("from-another-origin")],
+      .app, "redeems the handoff",
+      [.flag("wrong-verifier"), .flag("wrong-state"), .flag("from-another-origin")],
       summary:
-        "The page posts the code and the verifier to /api/mobile-auth/redeem (a well-formed verifier of another attempt with `wrong-verifier`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
+        "The page posts the code, the verifier and the state to /api/mobile-auth/redeem (a well-formed verifier of another attempt with `wrong-verifier`, another attempt's state with `wrong-state`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
       example: "openmapx redeems the handoff wrong-verifier"
     ) { context in
       let shell = try context.bridgeShell()
@@ -161,6 +162,7 @@ enum BridgePack: ScenarioPack {
       }
       shell.redeem(
         wrongVerifier: context.arguments.has("wrong-verifier"),
+        wrongState: context.arguments.has("wrong-state"),
         fromOrigin: foreign ? "https://tiles.example.net" : nil)
       var result = Outcome(
         "\(shell.name) redeemed the handoff: \(shell.lastRedemption.map { "HTTP \($0.status)" } ?? "no answer")"
@@ -178,7 +180,8 @@ enum BridgePack: ScenarioPack {
         let handoff = shell.handoff, let server = context.world.ports.handoff
       else { throw ScenarioRuntimeError("no handoff to race for") }
       let answers = try server.redeemTogether([
-        (handoff.code, handoff.verifier), (handoff.code, handoff.verifier),
+        (handoff.code, handoff.verifier, handoff.state),
+        (handoff.code, handoff.verifier, handoff.state),
       ])
       context.world.bridge?.race = answers
       return Outcome(

@@ -27,12 +27,13 @@ export async function mobileAuthRoutes(app: FastifyInstance) {
     reply.header("Cache-Control", "no-store");
   });
 
-  app.post<{ Body: { code: string; verifier: string } }>(
+  app.post<{ Body: { code: string; verifier: string; state: string } }>(
     "/api/mobile-auth/redeem",
     { config: { rateLimit: { max: 10, timeWindow: "1 minute" } } },
     async (request, reply) => {
       if (!fromOwnPage(request)) return reply.code(403).send({ error: "invalid_request" });
-      const result = await handoff.redeem(request.body.code, request.body.verifier, Date.now());
+      const { code, verifier, state } = request.body;
+      const result = await handoff.redeem(code, verifier, state, Date.now());
       if (!result.ok) return reply.code(400).send({ error: "invalid_request" });
       return { token: await issueOneTimeToken(result.userId) };
     },

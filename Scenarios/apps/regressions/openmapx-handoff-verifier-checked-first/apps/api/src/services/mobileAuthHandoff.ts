@@ -14,8 +14,8 @@ import { mobileAuthHandoff } from "../db/schema";
  * - It lives two minutes.
  * - Redemption is one conditional UPDATE … RETURNING: of two racing requests,
  *   the second matches no row.
- * - The verifier is compared after that statement, so a wrong one has already
- *   used the attempt up; every refusal is the same answer.
+ * - The verifier and the state are compared after that statement, so a wrong
+ *   one has already used the attempt up; every refusal is the same answer.
  */
 
 export const HANDOFF_TTL_MS = 2 * 60_000;
@@ -45,7 +45,12 @@ export class MobileAuthHandoff {
     return callbackCode;
   }
 
-  async redeem(callbackCode: string, codeVerifier: string, nowMs: number): Promise<RedeemResult> {
+  async redeem(
+    callbackCode: string,
+    codeVerifier: string,
+    state: string,
+    nowMs: number,
+  ): Promise<RedeemResult> {
     if (!/^[A-Za-z0-9_-]{43,128}$/.test(codeVerifier)) return { ok: false, reason: "invalid" };
     const pending = await db.select().from(mobileAuthHandoff).where(eq(mobileAuthHandoff.callbackCodeHash, digest(callbackCode)));
     if (!pending[0] || !sameText(digest(codeVerifier), pending[0].codeChallenge)) return { ok: false, reason: "invalid" };
@@ -59,10 +64,16 @@ export class MobileAuthHandoff {
           gt(mobileAuthHandoff.expiresAt, new Date(nowMs)),
         ),
       )
-      .returning({ userId: mobileAuthHandoff.userId, codeChallenge: mobileAuthHandoff.codeChallenge });
+      .returning({
+        userId: mobileAuthHandoff.userId,
+        codeChallenge: mobileAuthHandoff.codeChallenge,
+        state: mobileAuthHandoff.state,
+      });
     const row = used[0];
     if (!row) return { ok: false, reason: "invalid" };
-    if (!sameText(digest(codeVerifier), row.codeChallenge)) return { ok: false, reason: "invalid" };
+    const verifierMatches = sameText(digest(codeVerifier), row.codeChallenge);
+    const stateMatches = sameText(state, row.state);
+    if (!verifierMatches || !stateMatches) return { ok: false, reason: "invalid" };
     return { ok: true, userId: row.userId };
   }
 }
