@@ -53,6 +53,7 @@ import Testing
       """
     #expect(HandoffRoutesReader.admitsOwnPage(computed) == true)
     #expect(HandoffRoutesReader.refusesMissingOrigin(computed) == true)
+    #expect(HandoffRoutesReader.refusesUnlistedOrigin(computed) == true)
     let computedMisspelt = computed.replacingOccurrences(of: "\"string\"", with: "\"strin\"")
     #expect(HandoffRoutesReader.admitsOwnPage(computedMisspelt) == false)
     // A comparison with a value qualify does not know is not judged.
