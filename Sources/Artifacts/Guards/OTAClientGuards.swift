@@ -34,9 +34,7 @@ extension BuildGuards {
               "ota.ts refuses a manifest only when its \(what) is lower: one whose \(what) equals the \(sequenced ? "applied" : "running") one applies again (a replayed or re-pointed manifest moves the fleet)",
               at: order.location, value: "\(what) < applied"))
         // The id pattern that leaves the count unread is named below, once.
-        case .none
-        where order.derivation.first?.hasPrefix("the id pattern") == true && code.unreadId != nil:
-          break
+        case .none where code.unreadId != nil && order.location == code.idPattern?.location: break
         case .none:
           hits.append(
             GuardHit(

@@ -132,15 +132,17 @@ extension BridgeParserReader {
           InstanceDecisionReader.matches(
             #"(?:function\s+|(?:const|let)\s+)"# + function.name + #"\b[^{]*?\(([^)]*)\)"#, text
           ).first?.first ?? ""
-        let parameters = topLevel(header, angles: true).map {
+        let parameters = ScriptStatements.topLevelParts(header, angles: true).map {
           String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" })
         }
         guard let position = parameters.firstIndex(of: "depth") else { continue }
         // Unchanged is `depth` itself, `depth ± 0`, or no argument there (the default again);
         // any other expression (`depth + 1`, `next`, `1 + depth`) is taken to change it.
         for call in calls(of: function.name, in: function.body) {
-          let arguments = topLevel(call, angles: false)
-          let given = position < arguments.count ? arguments[position] : nil
+          let arguments = ScriptStatements.topLevelParts(call, angles: false)
+          let given =
+            position < arguments.count && !arguments[position].isEmpty
+            ? arguments[position] : nil
           guard
             given.map({
               $0.range(of: #"^depth(?:\s*[-+]\s*0+)?$"#, options: .regularExpression) != nil
@@ -171,30 +173,5 @@ extension BridgeParserReader {
       searchFrom = body.index(after: close)
     }
     return out
-  }
-
-  /// The comma-separated parts of a parameter or argument list, trimmed, commas inside
-  /// brackets (and, for a parameter list's types, angle brackets) left alone.
-  private static func topLevel(_ list: String, angles: Bool) -> [String] {
-    var parts: [String] = []
-    var current = ""
-    var depth = 0
-    for character in list {
-      switch character {
-      case "(", "[", "{": depth += 1
-      case ")", "]", "}": depth -= 1
-      case "<" where angles: depth += 1
-      case ">" where angles: depth -= 1
-      case "," where depth == 0:
-        parts.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
-        current = ""
-        continue
-      default: break
-      }
-      current.append(character)
-    }
-    let last = current.trimmingCharacters(in: .whitespacesAndNewlines)
-    if !last.isEmpty { parts.append(last) }
-    return parts
   }
 }

@@ -77,14 +77,10 @@ enum OTAClientReader {
     let counted = InstanceDecisionReader.matches(
       #"(?:const|let)\s+(\w+)\s*=\s*versionCount\("#, function.body
     ).compactMap(\.first)
-    let parameters =
-      (InstanceDecisionReader.matches(
-        #"compareVersionCounts\s*(?:=\s*(?:async\s*)?)?\(([^)]*)\)"#, text
-      ).first?.first ?? "").split(separator: ",").map {
-        String(
-          $0.trimmingCharacters(in: .whitespaces).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-        )
-      }
+    let parameters = ScriptStatements.parameters(
+      InstanceDecisionReader.matches(
+        #"compareVersionCounts\s*(?:=\s*(?:async\s*)?)?(\([^)]*\))"#, text
+      ).first?.first ?? "")
     let lines = text.components(separatedBy: "\n")
     for statement in ScriptStatements.guards(function.body) where statement.returns == "null" {
       guard case .success(let condition) = ScriptConditionParser.parse(statement.condition),

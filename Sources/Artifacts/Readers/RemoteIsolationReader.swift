@@ -149,7 +149,7 @@ enum RemoteIsolationReader {
   /// `onPostMessage`, or an `addJavascriptInterface` object; nil when the app has neither.
   static func androidDeviceBridge(_ android: CodeSearch) -> Sourced<DeviceBridgeScope>? {
     if let call = android.capturesAcrossLines(#"addWebMessageListener\(([^;]*)\)\s*;"#).first {
-      let arguments = topLevelArguments(call.value)
+      let arguments = ScriptStatements.topLevelParts(call.value, angles: true)
       let rules = arguments.count > 2 ? arguments[2] : ""
       var name = arguments.count > 1 ? arguments[1] : "the web message listener"
       // A constant (`BridgeMessageListener.JS_OBJECT_NAME`) read where it is declared.
@@ -196,25 +196,6 @@ enum RemoteIsolationReader {
       let line = text[..<whole.lowerBound].filter { $0 == "\n" }.count
       out.append((String(text[name]), body, line))
     }
-    return out
-  }
-
-  /// A call's arguments split at its own commas (not those inside parentheses).
-  static func topLevelArguments(_ text: String) -> [String] {
-    var out: [String] = []
-    var depth = 0
-    var current = ""
-    for character in text {
-      if "([{<".contains(character) { depth += 1 }
-      if ")]}>".contains(character) { depth -= 1 }
-      if character == ",", depth == 0 {
-        out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
-        current = ""
-      } else {
-        current.append(character)
-      }
-    }
-    out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
     return out
   }
 }

@@ -43,4 +43,25 @@ extension ScriptStatements {
     }
     return nil
   }
+
+  /// A parameter or argument list split at its own commas, each part trimmed (the last kept
+  /// even when empty): commas inside brackets are left alone, and with `angles` those inside
+  /// `<…>` too (a type's generics; in an expression `<` and `>` compare).
+  static func topLevelParts(_ list: String, angles: Bool) -> [String] {
+    var out: [String] = []
+    var depth = 0
+    var current = ""
+    for character in list {
+      if "([{".contains(character) || (angles && character == "<") { depth += 1 }
+      if ")]}".contains(character) || (angles && character == ">") { depth -= 1 }
+      if character == ",", depth == 0 {
+        out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+        current = ""
+      } else {
+        current.append(character)
+      }
+    }
+    out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+    return out
+  }
 }
