@@ -22,7 +22,7 @@ extension BuildReader {
         BridgeParserReader.read(core, receive: receiver.body())
       ) { first, _ in first }
       settings.boundsCounted = BridgeParserReader.counting(core)
-      settings.unboundedWalks = BridgeParserReader.unboundedWalks(core)
+      (settings.unboundedWalks, settings.unreadWalks) = BridgeParserReader.walks(core)
     }
     let refusals = receiver.judgeRefusals()
     settings.receiverRefusesWellFormed = refusals.refusing

@@ -74,4 +74,31 @@ import Testing
     #expect(hits.map(\.value) == ["own page"])
     #expect(hits.first?.location?.file.hasSuffix(path) == true)
   }
+
+  @Test func aCheckOverTwoListsIsUnverifiedNotPassed() throws {
+    let routes = try String(contentsOfFile: Fixtures.bridgeApp + path, encoding: .utf8)
+    let twoLists = routes.replacingOccurrences(
+      of: "return typeof origin === \"string\" && WEB_ORIGINS.includes(origin);",
+      with:
+        "if (BLOCKED_ORIGINS.has(origin)) return false;\n  return typeof origin === \"string\" && WEB_ORIGINS.includes(origin);"
+    )
+    #expect(twoLists != routes)
+    let directory = try Fixtures.overlayApp(
+      "qualify-handoff-two-lists", base: Fixtures.bridgeApp,
+      files: [String(path.dropFirst()): twoLists])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let build = try #require(try AppRepository(directory: directory.path).builds(for: .prod)[.ios])
+    let routesCode = try #require(build.bridge?.handoffServer.routes)
+    #expect(routesCode.checksOrigin?.value == true)
+    #expect(routesCode.admitsOwnPage == nil)
+    let hits = BuildGuards.findings(for: build).filter { $0.rule == "handoff-server" }
+    #expect(hits.map(\.value) == ["Origin check"])
+    #expect(hits.first?.severity == .unverified)
+    #expect(hits.first?.message.contains("more than one list") == true)
+    #expect(hits.first?.location?.file.hasSuffix(path) == true)
+    // The sample's own check, over one list, is evaluated in full.
+    let sample = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
+    #expect(sample.bridge?.handoffServer.routes?.originCheckUnread == nil)
+  }
 }

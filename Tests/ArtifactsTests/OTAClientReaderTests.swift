@@ -80,7 +80,20 @@ import Testing
       )
     }
     #expect(typed.countOrder.value == .refusesEqual)
+    #expect(typed.unreadComparison == nil)
     #expect(code.countOrder.value == .refusesEqual)
+    #expect(code.unreadComparison == nil)
+    // A test of a helper qualify does not know is neither a regression nor a pass: it is
+    // named, at its line, as not evaluated.
+    let helper = read {
+      $0.replacingOccurrences(
+        of: "  const left = versionCount(a);",
+        with: "  if (isLegacyId(a)) {\n    return null;\n  }\n  const left = versionCount(a);")
+    }
+    #expect(helper.countOrder.value == .refusesEqual)
+    #expect(helper.unreadComparison?.value == "isLegacyId(a)")
+    // The guard takes the line the first local held before it was inserted.
+    #expect(helper.unreadComparison?.location?.line == line("const left = versionCount(a);"))
   }
 
   /// The operator decides: `<` lets an equal sequence or count apply again; the operands

@@ -359,7 +359,8 @@ import Testing
           FORBIDDEN.has(key) || hasForbiddenKey((value as any)[key], depth + 1));
       }
       """
-    func walks(_ text: String) throws -> [String] {
+    func walks(_ text: String) throws -> [String] { try judged(text).unbounded }
+    func judged(_ text: String) throws -> (unbounded: [String], unread: [String]) {
       let directory = try Fixtures.temporaryApp("walk-depth")
       defer { try? FileManager.default.removeItem(at: directory) }
       let file = directory.appendingPathComponent("packages/core/src/protocol.ts")
@@ -371,9 +372,11 @@ import Testing
       let search = CodeSearch(
         try AppRepository(directory: directory.path), under: "packages/core/src",
         suffixes: [".ts"], quotes: ["\"", "'", "`"])
-      return BridgeParserReader.unboundedWalks(search).map(\.value)
+      let read = BridgeParserReader.walks(search)
+      return (read.unbounded.map(\.value), read.unread.map(\.value))
     }
     #expect(try walks(walk).isEmpty)
+    #expect(try judged(walk).unread.isEmpty)
     let stuck = walk.replacingOccurrences(of: "[key], depth + 1)", with: "[key], depth + 0)")
     #expect(stuck != walk)
     #expect(try walks(stuck) == ["hasForbiddenKey((value as any)[key], depth + 0)"])
@@ -389,11 +392,26 @@ import Testing
       try walks(
         "export function parseMobileBridgeMessage(raw) { return walk(raw); }\nfunction walk(v) { return walk(v.next); }"
       ).isEmpty)
+    // A step away from the bound never reaches it: `depth - 1` under `depth > 64`.
+    #expect(
+      try walks(walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, depth - 1)"))
+        == ["hasForbiddenKey(item, depth - 1)"])
     // A depth passed on through a local, or written the other way round, changes it.
     let throughLocal = walk.replacingOccurrences(
-      of: "(item, depth + 1)", with: "(item, next)"
-    ).replacingOccurrences(of: "[key], depth + 1)", with: "[key], 1 + depth)")
-    #expect(try walks(throughLocal).isEmpty)
+      of: "if (Array.isArray(value))", with: "const next = depth + 1;\n  if (Array.isArray(value))"
+    ).replacingOccurrences(of: "(item, depth + 1)", with: "(item, next)")
+      .replacingOccurrences(of: "[key], depth + 1)", with: "[key], 1 + depth)")
+    #expect(throughLocal.contains("(item, next)"))
+    #expect(try judged(throughLocal).unbounded.isEmpty)
+    #expect(try judged(throughLocal).unread.isEmpty)
+    // A local that does not grow it is as stuck as the depth itself.
+    #expect(
+      try walks(throughLocal.replacingOccurrences(of: "next = depth + 1", with: "next = depth"))
+        == ["hasForbiddenKey(item, next)"])
+    // A depth computed some other way is neither: it is named as not evaluated.
+    let computed = walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, step(depth))")
+    #expect(try judged(computed).unbounded.isEmpty)
+    #expect(try judged(computed).unread == ["hasForbiddenKey(item, step(depth))"])
     // No depth given is the default again.
     #expect(
       try walks(walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item)"))
@@ -404,6 +422,7 @@ import Testing
     let build = try #require(
       try AppRepository(directory: Fixtures.bridgeApp).builds(for: .prod)[.ios])
     #expect(build.bridge?.unboundedWalks.isEmpty == true)
+    #expect(build.bridge?.unreadWalks.isEmpty == true)
   }
 }
 

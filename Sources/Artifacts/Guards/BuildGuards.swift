@@ -8,7 +8,7 @@ public enum BuildGuards {
   /// then those of the multi-instance shell (InstanceShellGuards.swift).
   public static let rules: [GuardRule] =
     singleOriginRules + instanceShellRules + instanceDecisionRules + hybridShellRules
-    + bridgeShellRules + bridgeConfigRules + bridgeDecisionRules
+    + bridgeShellRules + bridgeBoundsRules + bridgeConfigRules + bridgeDecisionRules
     + storeBundleRules + pluginConfigRules + otaClientRules + logoutRules + loginRules
     + sessionClientRules
 

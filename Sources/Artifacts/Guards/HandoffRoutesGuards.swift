@@ -29,6 +29,11 @@ extension BuildGuards {
         routes.throttles,
         "the handoff's routes never slow a failing caller down: codes can be guessed at speed",
         value: "throttle"),
+      routes.originCheckUnread.map {
+        GuardHit(
+          "the handoff's Origin check \($0.value): whether it refuses another site and lets the web app's own page through is not verified",
+          at: $0.location, value: "Origin check", unverified: true)
+      },
     ].compactMap { $0 }
   }
 }

@@ -45,6 +45,12 @@ extension BuildGuards {
                 ? FileLocation(file: code.file, line: 1, column: 1) : order.location,
               value: "no \(what) refusal"))
         }
+        if let unread = code.unreadComparison, !sequenced, order.value != .none {
+          hits.append(
+            GuardHit(
+              "compareVersionCounts returns null when `\(unread.value)`, a test qualify does not evaluate: whether two counted releases are left unordered (the count refusal skipped) is not verified",
+              at: unread.location, value: "compareVersionCounts", unverified: true))
+        }
         if let unread = code.unreadId, let pattern = code.idPattern {
           hits.append(
             GuardHit(

@@ -58,6 +58,9 @@ public struct BridgeShellSettings: Sendable {
   /// The protocol module's walks over a message whose depth bound never grows, each as the
   /// call that passes it on (`hasForbiddenKey(child, depth + 0)`).
   public var unboundedWalks: [Sourced<String>] = []
+  /// The walks whose depth argument qualify does not evaluate (`depth * step`, a local bound to
+  /// a call), each as the call.
+  public var unreadWalks: [Sourced<String>] = []
 
   /// Seed 001's bounds, by constant.
   public static let seedLimits = [

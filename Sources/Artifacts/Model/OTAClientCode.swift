@@ -29,6 +29,9 @@ public struct OTAClientCode: Sendable {
   /// the first id of the release process's shape it does not read (nil: it reads them all).
   public var idPattern: Sourced<String>?
   public var unreadId: String?
+  /// An early `return null` of `compareVersionCounts` whose test qualify could not evaluate,
+  /// at its line: whether it leaves two counted ids unordered is not known.
+  public var unreadComparison: Sourced<String>?
   /// The count refusal is skipped for an id that has no count (`order !== null && …`).
   public var skipsUnorderedIds = false
 

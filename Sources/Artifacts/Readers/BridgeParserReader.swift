@@ -122,9 +122,17 @@ extension BridgeParserReader {
   /// receiver's stack overflows it before any refusal. Only the module that defines
   /// `parseMobileBridgeMessage` is read.
   static func unboundedWalks(_ core: CodeSearch) -> [Sourced<String>] {
+    walks(core).unbounded
+  }
+
+  /// The module's walks as `unboundedWalks` judges them, with the calls whose depth argument
+  /// is not evaluated (`depth * 2`, a local bound to a call): neither bounded nor not.
+  static func walks(_ core: CodeSearch) -> (unbounded: [Sourced<String>], unread: [Sourced<String>])
+  {
     // The module that parses the bridge's messages, not every file of the core package.
-    guard let parser = function("parseMobileBridgeMessage", in: core) else { return [] }
-    var out: [Sourced<String>] = []
+    guard let parser = function("parseMobileBridgeMessage", in: core) else { return ([], []) }
+    var unbounded: [Sourced<String>] = []
+    var unread: [Sourced<String>] = []
     for (file, lines) in core.files where file == parser.file {
       let text = lines.map(\.1).joined(separator: "\n")
       for function in ScriptStatements.functions(in: text) {
@@ -136,27 +144,65 @@ extension BridgeParserReader {
           String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" })
         }
         guard let position = parameters.firstIndex(of: "depth") else { continue }
-        // Unchanged is `depth` itself, `depth ± 0`, or no argument there (the default again);
-        // any other expression (`depth + 1`, `next`, `1 + depth`) is taken to change it.
+        let line = lines.count > function.line ? lines[function.line].0 + 1 : function.line + 1
+        let at = FileLocation(file: file, line: line, column: 1)
+        let growing = boundGrows(function.body)
         for call in calls(of: function.name, in: function.body) {
           let arguments = ScriptStatements.topLevelParts(call, angles: false)
+          // No argument there is the default again: the depth unchanged.
           let given =
             position < arguments.count && !arguments[position].isEmpty
-            ? arguments[position] : nil
-          guard
-            given.map({
-              $0.range(of: #"^depth(?:\s*[-+]\s*0+)?$"#, options: .regularExpression) != nil
-            }) ?? true
-          else { continue }
-          let line = lines.count > function.line ? lines[function.line].0 + 1 : function.line + 1
-          out.append(
-            Sourced(
-              "\(function.name)(\(call))", at: FileLocation(file: file, line: line, column: 1)))
+            ? arguments[position] : "depth"
+          guard let step = depthStep(given, in: function.body) else {
+            unread.append(Sourced("\(function.name)(\(call))", at: at))
+            break
+          }
+          // A step away from the bound (`depth - 1` under `depth > 64`) never reaches it
+          // either; with no bound read, any step is taken to reach one.
+          let reaches = step != 0 && (growing.map { $0 == (step > 0) } ?? true)
+          guard !reaches else { continue }
+          unbounded.append(Sourced("\(function.name)(\(call))", at: at))
           break
         }
       }
     }
-    return out
+    return (unbounded, unread)
+  }
+
+  /// How a call's depth argument moves the depth: 0 unchanged (`depth`, `depth + 0`), the sign
+  /// of a literal step (`depth + 1`, `1 + depth`, `depth - 1`), through a local bound to one
+  /// (`const next = depth + 1`); nil for anything else.
+  static func depthStep(_ argument: String, in body: String, resolving: Bool = true) -> Int? {
+    let compact = argument.filter { !$0.isWhitespace }
+    if compact == "depth" { return 0 }
+    if let step = InstanceDecisionReader.matches(#"^depth([-+])(\d+)$"#, compact).first,
+      let size = Int(step[1])
+    {
+      return size == 0 ? 0 : (step[0] == "+" ? 1 : -1)
+    }
+    if let step = InstanceDecisionReader.matches(#"^(\d+)\+depth$"#, compact).first,
+      let size = Int(step[0])
+    {
+      return size == 0 ? 0 : 1
+    }
+    guard resolving, compact.range(of: #"^[A-Za-z_$][\w$]*$"#, options: .regularExpression) != nil,
+      let bound = InstanceDecisionReader.matches(
+        #"(?:const|let)\s+"# + NSRegularExpression.escapedPattern(for: compact)
+          + #"\s*(?::\s*\w+\s*)?=\s*([^;\n]+)"#, body
+      ).first?.first
+    else { return nil }
+    return depthStep(bound, in: body, resolving: false)
+  }
+
+  /// Whether the walk's bound is one the depth grows toward (`depth > MAX`, true) or a
+  /// countdown (`depth <= 0`, false); nil when no test of the depth against a bound is read.
+  static func boundGrows(_ body: String) -> Bool? {
+    guard
+      let test = InstanceDecisionReader.matches(
+        #"\bdepth\s*([<>]=?)\s*[\w$.]+"#, body
+      ).first?.first
+    else { return nil }
+    return test.hasPrefix(">")
   }
 
   /// The argument lists of the calls of `name` in `body`.

@@ -34,6 +34,7 @@ enum HandoffRoutesReader {
       derivation: noStore == nil ? ["no Cache-Control: no-store on the handoff's answers"] : [])
     code.checksOrigin = originCheck(routes, anywhere: anywhere)
     code.admitsOwnPage = ownPageCheck(routes)
+    code.originCheckUnread = unreadOriginCheck(routes)
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
       throttle != nil, at: throttle?.location ?? anywhere,
@@ -126,7 +127,9 @@ enum HandoffRoutesReader {
         false, at: anywhere,
         derivation: ["no route refuses a caller whose Origin is not the web app's own"])
     }
-    let refusesMissing = refusesMissingOrigin(function.body) ?? false
+    // A case the check's tests do not let qualify evaluate is not held against it: the
+    // routes' note says it was not verified (`unreadOriginCheck`).
+    let refusesMissing = refusesMissingOrigin(function.body) ?? true
     // A lookup whose negation was lost lets every site its list does not hold through.
     let refusesOther = refusesUnlistedOrigin(function.body) ?? true
     return Sourced(
@@ -149,6 +152,28 @@ enum HandoffRoutesReader {
         : [
           "\(function.name) answers false for an Origin its list holds: the web app's own page is refused"
         ])
+  }
+
+  /// Which of the routes' Origin check's three cases (a missing Origin, the page's own,
+  /// another site's) it was not evaluated for, and why, at the check; nil when each was, or
+  /// when there is no check.
+  static func unreadOriginCheck(_ routes: CodeSearch) -> Sourced<String>? {
+    guard let function = originFunction(routes) else { return nil }
+    let unread = [
+      ("a request without an Origin", refusesMissingOrigin(function.body)),
+      ("the web app's own page", admitsOwnPage(function.body)),
+      ("another site's Origin", refusesUnlistedOrigin(function.body)),
+    ].filter { $0.1 == nil }.map(\.0)
+    guard !unread.isEmpty else { return nil }
+    let why =
+      lookups(function.body).count > 1
+      ? "it looks the Origin up in more than one list, and which holds it is not known"
+      : "one of its tests is not one qualify evaluates"
+    let cases =
+      unread.count == 1
+      ? unread[0] : unread.dropLast().joined(separator: ", ") + " and " + unread[unread.count - 1]
+    return Sourced(
+      "\(function.name) was not evaluated for \(cases) (\(why))", at: function.at)
   }
 
   /// The function of the routes that reads the request's Origin and is called in an early
@@ -204,15 +229,24 @@ extension HandoffRoutesReader {
   /// order, then its last `return`. A call testing the Origin against a list (`.includes(`,
   /// `.has(`) answers `listed`; any other call is unread, and so is a check that looks the
   /// Origin up in two lists (an allowlist beside a denylist: which one holds it is unknown).
+  /// The name the check holds the request's Origin in (`origin` unless a local is bound to
+  /// `headers.origin`).
+  private static func originLocal(_ body: String) -> String {
+    InstanceDecisionReader.matches(
+      #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
+    ).first?.first ?? "origin"
+  }
+
+  /// The check's list lookups of the Origin (`.includes(origin)`, `.has(origin)`).
+  private static func lookups(_ body: String) -> [[String]] {
+    InstanceDecisionReader.matches(
+      #"\.(?:includes|has)\(\s*"# + NSRegularExpression.escapedPattern(for: originLocal(body))
+        + #"\s*\)"#, body)
+  }
+
   private static func answer(_ body: String, origin: ScriptValue, listed: Bool) -> Bool? {
-    let local =
-      InstanceDecisionReader.matches(
-        #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
-      ).first?.first ?? "origin"
-    let lookups = InstanceDecisionReader.matches(
-      #"\.(?:includes|has)\(\s*"# + NSRegularExpression.escapedPattern(for: local) + #"\s*\)"#,
-      body)
-    if lookups.count > 1, origin != .undefined { return nil }
+    let local = originLocal(body)
+    if lookups(body).count > 1, origin != .undefined { return nil }
     func value(_ text: String) -> Bool? {
       let (abstracted, calls) = RefusalCondition.abstractingCalls(text)
       guard case .success(let condition) = ScriptConditionParser.parse(abstracted) else {
@@ -261,6 +295,9 @@ public struct HandoffRoutesCode: Sendable {
   /// The Origin check lets the web app's own page through (false: every redemption is
   /// refused; nil: no check, or one qualify does not evaluate).
   public var admitsOwnPage: Sourced<Bool>?
+  /// The cases of the Origin check qualify could not evaluate (a missing Origin, the page's
+  /// own, another site's), at the check, with why; nil when each was evaluated.
+  public var originCheckUnread: Sourced<String>?
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
   /// The throttle's bound as written (nil: none read in a form qualify evaluates).

@@ -83,21 +83,34 @@ enum OTAClientReader {
       ).first?.first ?? "")
     let lines = text.components(separatedBy: "\n")
     for statement in ScriptStatements.guards(function.body) where statement.returns == "null" {
-      guard case .success(let condition) = ScriptConditionParser.parse(statement.condition),
-        condition.evaluate({ path in
-          guard path.count == 1 else { return nil }
-          if let index = parameters.firstIndex(of: path[0]) {
-            return .string(releaseIds[index % releaseIds.count])
-          }
-          return counted.firstIndex(of: path[0]).map { .number(Double($0 + 1)) }
-        }) == true
-      else { continue }
       // The guard's own line (a wrapped signature puts the body's brace lines below the
       // declaration), else the body's count of lines from the declaration.
       let line =
         lines.indices.first { index in
           index >= function.line && lines[index].contains("if (\(statement.condition))")
         }.map { $0 + 1 } ?? function.line + statement.line + 1
+      let holds: Bool?
+      if case .success(let condition) = ScriptConditionParser.parse(statement.condition) {
+        holds = condition.evaluate { path in
+          guard path.count == 1 else { return nil }
+          if let index = parameters.firstIndex(of: path[0]) {
+            return .string(releaseIds[index % releaseIds.count])
+          }
+          return counted.firstIndex(of: path[0]).map { .number(Double($0 + 1)) }
+        }
+      } else {
+        holds = nil
+      }
+      guard let holds else {
+        // The first unread guard is named; one read later may still undo the rule.
+        if code.unreadComparison == nil {
+          code.unreadComparison = Sourced(
+            statement.condition, at: FileLocation(file: file, line: line, column: 1))
+        }
+        continue
+      }
+      guard holds else { continue }
+      code.unreadComparison = nil
       code.countOrder = Sourced(
         .none, at: FileLocation(file: file, line: line, column: 1),
         derivation: [
