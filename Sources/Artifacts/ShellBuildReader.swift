@@ -100,7 +100,8 @@ enum BridgeShellReader: ShellBuildReader {
       "files with handoff in their path under \(BridgeReader.servers.joined(separator: " and "))"
   ]
   static let envFiles = EnvFileRoles(
-    backend: nil,
+    backend:
+      "the handoff server's env as deployed (the Origin allowlist its routes read, such as MOBILE_AUTH_ALLOWED_ORIGINS)",
     frontend:
       "the Expo build env apps/mobile/config/mobileConfig.ts reads (OPENMAPX_MOBILE_*), over apps/mobile/.env*"
   )

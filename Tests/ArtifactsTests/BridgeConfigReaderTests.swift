@@ -132,18 +132,20 @@ import Testing
     #expect(finding.location?.line == 2)
   }
 
-  /// A kind that reads no backend env refuses one rather than ignore it.
+  /// A kind that reads no backend env refuses one rather than ignore it; the bridge kind reads
+  /// it as the handoff server's env (OriginAllowlistTests judges what it reads).
   @Test func anEnvFileTheKindDoesNotReadIsRefused() throws {
-    let app = try Self.app()
-    defer { try? FileManager.default.removeItem(at: app) }
     let file = try Self.env("OIDC_RP_CLIENT_ID=x\n")
     #expect {
-      try AppRepository(directory: app.path).builds(
+      try AppRepository(directory: Fixtures.instanceShellApp).builds(
         for: .prod, extraEnv: .init(backend: [file], process: [:]))
     } throws: { error in
       guard let input = error as? InputError else { return false }
-      return input.message.contains("--backend-env")
-        && input.hint?.contains("--frontend-env") == true
+      return input.message.contains("--backend-env") && input.message.contains("ignored")
     }
+    let bridge = try #require(
+      try AppRepository(directory: Fixtures.bridgeApp).builds(
+        for: .prod, extraEnv: .init(backend: [file], process: [:]))[.ios])
+    #expect(bridge.environment.backendFiles.count == 1)
   }
 }

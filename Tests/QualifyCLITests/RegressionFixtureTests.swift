@@ -26,11 +26,19 @@ import Testing
     var alsoBreaks: [Also]?
     /// qualify's environment for the run (a CI secret such as the OTA signing key).
     var environment: [String: String]?
+    /// An env file of the fixture the pipeline gives with `--backend-env` (the deployed
+    /// server's env, where the regression lives).
+    var backendEnv: String?
 
     var testDescription: String { name }
 
+    /// The command line's env files, by their path in the fixture.
+    var envArguments: [String] {
+      backendEnv.map { ["--backend-env", Fixtures.regressionsDirectory + "/\(name)/\($0)"] } ?? []
+    }
+
     enum CodingKeys: String, CodingKey {
-      case breaks, platform, file, value, failsOn, passesOn, alsoBreaks, environment
+      case breaks, platform, file, value, failsOn, passesOn, alsoBreaks, environment, backendEnv
     }
   }
 
@@ -62,7 +70,7 @@ import Testing
       [
         "--app", app, "--channel", channel, "--scenarios", CLI.scenarios, "--seed", "5",
         "--no-engines",
-      ],
+      ] + fixture.envArguments,
       in: scratch, environment: fixture.environment ?? [:])
   }
 
@@ -112,7 +120,7 @@ import Testing
       [
         "check-app", "--channel", channel, "--app",
         Fixtures.regressionsDirectory + "/" + fixture.name,
-      ], in: scratch, environment: fixture.environment ?? [:])
+      ] + fixture.envArguments, in: scratch, environment: fixture.environment ?? [:])
     #expect(result.status == 1, "\(fixture.name): \(result.stdout)")
     #expect(
       result.stdout.contains(fixture.file) && result.stdout.contains(fixture.value),

@@ -341,7 +341,7 @@ extension BuildGuards {
               "no statement of the handoff server inserts a code: whether it stores the code or its hash is not verified",
               at: nil, value: "code hash", unverified: true))
         }
-        hits += handoffRoutesHits(server)
+        hits += handoffRoutesHits(server, release: build.channel.isRelease)
         if let uniform = server.uniformRejections, !uniform.value {
           hits.append(
             GuardHit(

@@ -3,8 +3,8 @@ import QualifyCore
 
 extension BuildGuards {
   /// The handoff's routes: no-store, the caller's Origin, the throttle (unverified when no
-  /// route was found).
-  static func handoffRoutesHits(_ server: HandoffServerCode) -> [GuardHit] {
+  /// route was found), and the Origin allowlist on the server's env.
+  static func handoffRoutesHits(_ server: HandoffServerCode, release: Bool) -> [GuardHit] {
     guard let routes = server.routes else {
       return [
         GuardHit(
@@ -34,6 +34,32 @@ extension BuildGuards {
           "the handoff's Origin check \($0.value): whether it refuses another site and lets the web app's own page through is not verified",
           at: $0.location, value: "Origin check", unverified: true)
       },
-    ].compactMap { $0 }
+    ].compactMap { $0 } + allowlistHits(routes, release: release)
+  }
+
+  /// The Origin allowlist on the server's env: the web app's own page must be in it. Without
+  /// the env, a development channel's server is a developer's own: only a release's is asked for.
+  static func allowlistHits(_ routes: HandoffRoutesCode, release: Bool) -> [GuardHit] {
+    var hits: [GuardHit] = []
+    if let refused = routes.allowlistRefusesPage {
+      hits.append(
+        GuardHit(
+          "the handoff's Origin allowlist does not hold the web app's origin: every redemption from its page is refused with 403 — \(refused.derivation.joined(separator: "; "))",
+          at: refused.location, value: "allowlist"))
+    } else if release, let holds = routes.allowlistHoldsPage, !holds.value,
+      let variables = routes.allowlist?.variables
+    {
+      hits.append(
+        GuardHit(
+          "\(Finding.unsuppliedInputPrefix)handoff server's env (\(variables.joined(separator: ", "))), which was not supplied: the Origin allowlist's fallback does not hold the web app's origin — \(holds.derivation.joined(separator: "; ")); give the deployed env with --backend-env",
+          at: holds.location, value: "allowlist", unverified: true))
+    }
+    if let unread = routes.allowlistUnread {
+      hits.append(
+        GuardHit(
+          "the handoff's Origin list \(unread.value) is not evaluated (\(unread.derivation.joined(separator: "; "))): whether it holds the web app's origin is not verified",
+          at: unread.location, value: "allowlist", unverified: true))
+    }
+    return hits
   }
 }

@@ -35,6 +35,17 @@ enum HandoffRoutesReader {
     code.checksOrigin = originCheck(routes, anywhere: anywhere)
     code.admitsOwnPage = ownPageCheck(routes)
     code.originCheckUnread = unreadOriginCheck(routes)
+    if let function = originFunction(routes) {
+      switch OriginAllowlistReader.read(
+        check: function.body, local: originLocal(function.body), in: function.text,
+        file: function.at.file)
+      {
+      case .success(let list): code.allowlist = list
+      case .failure(let unread):
+        code.allowlistUnread = Sourced(unread.name, at: function.at, derivation: [unread.why])
+      case nil: break
+      }
+    }
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
       throttle != nil, at: throttle?.location ?? anywhere,
@@ -179,7 +190,7 @@ enum HandoffRoutesReader {
   /// The function of the routes that reads the request's Origin and is called in an early
   /// refusal (`if (!fromOwnPage(request))`).
   private static func originFunction(_ routes: CodeSearch) -> (
-    name: String, body: String, at: FileLocation
+    name: String, body: String, at: FileLocation, text: String
   )? {
     for (file, lines) in routes.files {
       let text = lines.map(\.1).joined(separator: "\n")
@@ -196,7 +207,7 @@ enum HandoffRoutesReader {
         let at = FileLocation(
           file: file, line: lines.count > function.line ? lines[function.line].0 + 1 : 0,
           column: 1)
-        return (function.name, function.body, at)
+        return (function.name, function.body, at, text)
       }
     }
     return nil
@@ -231,7 +242,7 @@ extension HandoffRoutesReader {
   /// Origin up in two lists (an allowlist beside a denylist: which one holds it is unknown).
   /// The name the check holds the request's Origin in (`origin` unless a local is bound to
   /// `headers.origin`).
-  private static func originLocal(_ body: String) -> String {
+  static func originLocal(_ body: String) -> String {
     InstanceDecisionReader.matches(
       #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
     ).first?.first ?? "origin"
@@ -298,6 +309,25 @@ public struct HandoffRoutesCode: Sendable {
   /// The cases of the Origin check qualify could not evaluate (a missing Origin, the page's
   /// own, another site's), at the check, with why; nil when each was evaluated.
   public var originCheckUnread: Sourced<String>?
+  /// The list the Origin check looks the Origin up in, as the code builds it (nil: no single
+  /// list, or one not evaluated: `allowlistUnread` says which).
+  public var allowlist: OriginAllowlist?
+  /// The list qualify found and did not evaluate, with why.
+  public var allowlistUnread: Sourced<String>?
+  /// Whether the list, on the server's env (`--backend-env`), holds the web app's origin
+  /// the page posts from; nil without a list.
+  public var allowlistHoldsPage: Sourced<Bool>?
+  /// The server's env was not given: the list is the code's fallbacks alone.
+  public var allowlistFromFallbacks = false
+
+  /// The list, as deployed, leaves the web app's own page out: every redemption from it is
+  /// refused. A list made of the code's fallbacks for variables the pipeline did not give is
+  /// not known to be deployed so, and is not counted.
+  public var allowlistRefusesPage: Sourced<Bool>? {
+    guard let holds = allowlistHoldsPage, !holds.value else { return nil }
+    guard !allowlistFromFallbacks || allowlist?.variables.isEmpty == true else { return nil }
+    return holds
+  }
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
   /// The throttle's bound as written (nil: none read in a form qualify evaluates).

@@ -79,6 +79,13 @@ public final class HandoffServer: HTTPHandler, Sendable {
         )
         return .json(["error": "invalid_request"], status: 403)
       }
+      if let list = routes?.allowlistRefusesPage, request.headers["Origin"] == origin.description {
+        context.event(
+          "handoff",
+          "the web app's own page was refused a redemption: the Origin allowlist (\(list.origin)) does not hold it — \(list.derivation.joined(separator: "; "))"
+        )
+        return .json(["error": "invalid_request"], status: 403)
+      }
       if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description {
         context.event(
           "handoff",

@@ -84,6 +84,16 @@ enum BridgeMutations {
       configuration.build.bridge?.handoffServer.routes?.admitsOwnPage = Sourced(false, at: at)
     },
     MutationSpec(
+      "app.handoff-allowlist-lacks-page",
+      summary:
+        "The server's Origin allowlist as deployed leaves the web app's origin out (`MOBILE_AUTH_ALLOWED_ORIGINS=https://openmapx.com/`, a trailing slash no Origin has): the page's every redemption is refused.",
+      breaks: "seed 001: the page on the fixed origin redeems its code"
+    ) { configuration, _ in
+      configuration.build.bridge?.handoffServer.routes?.allowlistHoldsPage = Sourced(
+        false, at: at, derivation: ["MOBILE_AUTH_ALLOWED_ORIGINS = https://openmapx.com/"])
+      configuration.build.bridge?.handoffServer.routes?.allowlistFromFallbacks = false
+    },
+    MutationSpec(
       "app.receiver-refuses-well-formed",
       summary:
         "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",

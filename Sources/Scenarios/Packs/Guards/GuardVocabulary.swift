@@ -57,9 +57,15 @@ enum GuardVocabulary {
         // "unverified at FILE:LINE" names the decision qualify could not read; a finding without
         // a place says in its message where qualify looked, or that the channel's env was not
         // supplied (the runner's own cause for that).
+        // An env not supplied is the pipeline's to give, not a decision left unread: its place
+        // is the code that reads the env, not "unverified at".
         let place = unverified.location.map { "unverified at \($0): " } ?? ""
+        let named =
+          unverified.isInputNotSupplied
+          ? "\(rule)\(unverified.location.map { " (\($0))" } ?? "") is \(unverified.message)"
+          : "\(rule) is \(place)\(unverified.message)"
         throw ScenarioNotApplicable(
-          "\(rule) is \(place)\(unverified.message)",
+          named,
           cause: unverified.isInputNotSupplied ? nil : .unverified)
       }
       if context.negated { return nil }
