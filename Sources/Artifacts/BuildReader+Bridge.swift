@@ -95,7 +95,7 @@ extension BuildReader {
     readReceiver(into: &settings)
     readComposition(into: &settings)
     readHandoff(into: &settings)
-    Self.evaluateAllowlist(
+    evaluateAllowlist(
       &settings, serverEnv: serverEnv.isEmpty ? nil : EnvLayers(serverEnv))
     readBridgeDecisions(into: &settings)
     return bridgeBuilds(settings, environment: environment)
@@ -439,33 +439,5 @@ extension BuildReader {
       }
     }
     settings.handoffServer.searched = roots
-  }
-
-  /// The handoff routes' Origin allowlist on the server's env (the code's fallbacks when none
-  /// was given): whether it holds the origin the web app's page posts from.
-  static func evaluateAllowlist(_ settings: inout BridgeShellSettings, serverEnv: EnvLayers?) {
-    guard let list = settings.handoffServer.routes?.allowlist else { return }
-    let env = serverEnv.map { layers in
-      Dictionary(
-        list.variables.compactMap { name in layers[name].map { (name, $0) } },
-        uniquingKeysWith: { _, last in last })
-    }
-    let origins = list.origins(env: env)
-    let page = settings.webOrigin.value
-    let given = list.variables.compactMap { name in
-      env?[name].map { (name, $0, serverEnv?.location(of: name)) }
-    }
-    let read =
-      given.isEmpty
-      ? list.variables.isEmpty
-        ? "the list written in the code"
-        : "\(list.variables.joined(separator: ", ")) \(serverEnv == nil ? "not given" : "unset"): the code's fallback"
-      : given.map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
-    settings.handoffServer.routes?.allowlistHoldsPage = Sourced(
-      origins.contains(page), at: given.first?.2 ?? list.location,
-      derivation: [
-        "\(read) gives [\(origins.joined(separator: ", "))], the page posts from \(page)"
-      ])
-    settings.handoffServer.routes?.allowlistFromFallbacks = serverEnv == nil
   }
 }

@@ -238,10 +238,7 @@ import Testing
 
   @Test func whatQualifyDoesNotReadIsNamedNeverGuessed() {
     for (text, reason) in [
-      (
-        "export const webToNativeSchema = z.lazy(() => other);",
-        "no constant webToNativeSchema qualify parses"
-      ),
+      ("export const webToNativeSchema = z.lazy(() => other);", "z.lazy is not read"),
       ("export const webToNativeSchema = z.intersection(a, b);", "z.intersection is not read"),
       ("export const webToNativeSchema = z.object({ ...base });", "a spread in z.object({…})"),
       (
@@ -408,6 +405,25 @@ import Testing
     #expect(
       try walks(throughLocal.replacingOccurrences(of: "next = depth + 1", with: "next = depth"))
         == ["hasForbiddenKey(item, next)"])
+    // A bound written as the condition to go on (`depth < MAX_DEPTH && …`) grows toward it.
+    let goesOn = walk.replacingOccurrences(
+      of: "if (depth > 64 || typeof value !== \"object\" || value === null) return false;",
+      with:
+        "if (!(depth < MAX_DEPTH) || typeof value !== \"object\" || value === null) return false;")
+    #expect(goesOn != walk)
+    #expect(try judged(goesOn).unbounded.isEmpty)
+    // A countdown from its default: a step up never reaches 0.
+    let fromMax = walk.replacingOccurrences(of: "depth = 0", with: "depth = MAX_DEPTH")
+      .replacingOccurrences(of: "depth > 64", with: "depth <= 0")
+    #expect(try judged(fromMax).unbounded.count == 1)
+    #expect(
+      try judged(fromMax.replacingOccurrences(of: "depth + 1", with: "depth - 1")).unbounded.isEmpty
+    )
+    // A call not evaluated does not hide a stuck one after it.
+    let both = walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, step(depth))")
+      .replacingOccurrences(of: "[key], depth + 1)", with: "[key], depth)")
+    #expect(try judged(both).unbounded == ["hasForbiddenKey((value as any)[key], depth)"])
+    #expect(try judged(both).unread.isEmpty)
     // A depth computed some other way is neither: it is named as not evaluated.
     let computed = walk.replacingOccurrences(of: "(item, depth + 1)", with: "(item, step(depth))")
     #expect(try judged(computed).unbounded.isEmpty)

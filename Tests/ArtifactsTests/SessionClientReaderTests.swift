@@ -70,6 +70,15 @@ import Testing
         "  for (const key of LEGACY_KEYS) await SecureStore.deleteItemAsync(key);\n",
         "  void LEGACY_KEYS;\n"
       ),
+      // The accessor's expiry test inverted: no access is ever answered once one is held.
+      (
+        "access", store, "return accessToken && accessExpiresAt !== null",
+        "return accessToken && accessExpiresAt === null"
+      ),
+      (
+        "access", store, "return accessToken && accessExpiresAt !== null",
+        "return !accessToken && accessExpiresAt !== null"
+      ),
     ]
     for edit in edits {
       let text = try sample(edit.path)
@@ -79,6 +88,25 @@ import Testing
       let broken = read.rules.filter { $0.fact?.value != true }.map(\.name)
       #expect(broken == [edit.rule], "\(edit.rule): \(broken)")
     }
+  }
+
+  /// The accessor is evaluated on what a stored envelope leaves in the module's state; a test
+  /// of something qualify does not evaluate leaves it unjudged, not failed.
+  @Test func theAccessorIsEvaluatedOnTheStoredState() throws {
+    let store = "mobile/src/session/sessionStore.ts"
+    let text = try sample(store)
+    #expect(
+      SessionClientReader.storedState(text) == [
+        "accessToken": .string("stored"), "accessExpiresAt": .number(1_700_000_000_000),
+      ])
+    let held = try #require(try client()?.answersStoredAccess)
+    #expect(held.value)
+    #expect(held.location?.file.hasSuffix(store) == true)
+    let helper = text.replacingOccurrences(
+      of: "return accessToken && accessExpiresAt !== null",
+      with: "return accessToken && isFresh(accessExpiresAt)")
+    #expect(helper != text)
+    #expect(try client([store: helper])?.answersStoredAccess == nil)
   }
 
   @Test func noClientCodeIsUnverifiedNamingWhereQualifyLooked() throws {

@@ -117,16 +117,11 @@ enum BridgeParserReader {
 extension BridgeParserReader {
   /// The module's walks over a decoded message that take a depth (`function
   /// hasForbiddenKey(value: unknown, depth = 0)`) and call themselves without changing it
-  /// (`depth + 0`, `depth`, or no depth: its default again): their bound (`depth > 64`, or a
-  /// countdown's `depth <= 0`) never stops them, and a message nested deeper than the
-  /// receiver's stack overflows it before any refusal. Only the module that defines
-  /// `parseMobileBridgeMessage` is read.
-  static func unboundedWalks(_ core: CodeSearch) -> [Sourced<String>] {
-    walks(core).unbounded
-  }
-
-  /// The module's walks as `unboundedWalks` judges them, with the calls whose depth argument
-  /// is not evaluated (`depth * 2`, a local bound to a call): neither bounded nor not.
+  /// (`depth + 0`, `depth`, or no depth: its default again) or away from their bound: their
+  /// bound (`depth > 64`, or a countdown's `depth <= 0`) never stops them, and a message nested
+  /// deeper than the receiver's stack overflows it before any refusal. With them, the walks
+  /// whose depth argument is not evaluated (`depth * 2`, a local bound to a call): neither
+  /// bounded nor not. Only the module that defines `parseMobileBridgeMessage` is read.
   static func walks(_ core: CodeSearch) -> (unbounded: [Sourced<String>], unread: [Sourced<String>])
   {
     // The module that parses the bridge's messages, not every file of the core package.
@@ -140,30 +135,38 @@ extension BridgeParserReader {
           InstanceDecisionReader.matches(
             #"(?:function\s+|(?:const|let)\s+)"# + function.name + #"\b[^{]*?\(([^)]*)\)"#, text
           ).first?.first ?? ""
-        let parameters = ScriptStatements.topLevelParts(header, angles: true).map {
+        let parts = ScriptStatements.topLevelParts(header, angles: true).map {
+          $0.trimmingCharacters(in: .whitespaces)
+        }
+        let parameters = parts.map {
           String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" })
         }
         guard let position = parameters.firstIndex(of: "depth") else { continue }
         let line = lines.count > function.line ? lines[function.line].0 + 1 : function.line + 1
         let at = FileLocation(file: file, line: line, column: 1)
-        let growing = boundGrows(function.body)
+        let growing = boundGrows(
+          parameter: parts.first { $0.hasPrefix("depth") } ?? "", function.body)
+        var unevaluated: String?
         for call in calls(of: function.name, in: function.body) {
           let arguments = ScriptStatements.topLevelParts(call, angles: false)
           // No argument there is the default again: the depth unchanged.
           let given =
             position < arguments.count && !arguments[position].isEmpty
             ? arguments[position] : "depth"
+          // A call not evaluated does not hide a stuck one after it.
           guard let step = depthStep(given, in: function.body) else {
-            unread.append(Sourced("\(function.name)(\(call))", at: at))
-            break
+            unevaluated = unevaluated ?? "\(function.name)(\(call))"
+            continue
           }
           // A step away from the bound (`depth - 1` under `depth > 64`) never reaches it
           // either; with no bound read, any step is taken to reach one.
           let reaches = step != 0 && (growing.map { $0 == (step > 0) } ?? true)
           guard !reaches else { continue }
           unbounded.append(Sourced("\(function.name)(\(call))", at: at))
+          unevaluated = nil
           break
         }
+        if let unevaluated { unread.append(Sourced(unevaluated, at: at)) }
       }
     }
     return (unbounded, unread)
@@ -194,15 +197,20 @@ extension BridgeParserReader {
     return depthStep(bound, in: body, resolving: false)
   }
 
-  /// Whether the walk's bound is one the depth grows toward (`depth > MAX`, true) or a
-  /// countdown (`depth <= 0`, false); nil when no test of the depth against a bound is read.
-  static func boundGrows(_ body: String) -> Bool? {
-    guard
-      let test = InstanceDecisionReader.matches(
-        #"\bdepth\s*([<>]=?)\s*[\w$.]+"#, body
-      ).first?.first
-    else { return nil }
-    return test.hasPrefix(">")
+  /// Whether the walk's depth grows toward its bound (true) or counts down to it (false):
+  /// from the parameter's default (`depth = 0` grows; `depth = MAX_DEPTH` counts down) and
+  /// what the body compares it with (`depth <= 0` counts down; `depth > 64`, `depth <
+  /// MAX_DEPTH` grow); nil when neither says, or they disagree.
+  static func boundGrows(parameter: String, _ body: String) -> Bool? {
+    let start = InstanceDecisionReader.matches(
+      #"^depth\s*(?::\s*\w+)?\s*=\s*([\w$.]+)$"#, parameter
+    ).first?.first.map { $0 == "0" }
+    let bound = InstanceDecisionReader.matches(
+      #"\bdepth\s*(?:[<>]=?|===)\s*([\w$.]+)"#, body
+    ).first?.first.map { $0 != "0" }
+    // The two disagreeing (a countdown's test under a default of 0): not said.
+    if let start, let bound, start != bound { return nil }
+    return start ?? bound
   }
 
   /// The argument lists of the calls of `name` in `body`.

@@ -36,15 +36,8 @@ enum HandoffRoutesReader {
     code.admitsOwnPage = ownPageCheck(routes)
     code.originCheckUnread = unreadOriginCheck(routes)
     if let function = originFunction(routes) {
-      switch OriginAllowlistReader.read(
-        check: function.body, local: originLocal(function.body), in: function.text,
-        file: function.at.file)
-      {
-      case .success(let list): code.allowlist = list
-      case .failure(let unread):
-        code.allowlistUnread = Sourced(unread.name, at: function.at, derivation: [unread.why])
-      case nil: break
-      }
+      code.originCheckFunction = Sourced(function.name, at: function.at)
+      code.allowlistVariables = OriginAllowlistReader.variables(in: function.text)
     }
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
@@ -309,23 +302,27 @@ public struct HandoffRoutesCode: Sendable {
   /// The cases of the Origin check qualify could not evaluate (a missing Origin, the page's
   /// own, another site's), at the check, with why; nil when each was evaluated.
   public var originCheckUnread: Sourced<String>?
-  /// The list the Origin check looks the Origin up in, as the code builds it (nil: no single
-  /// list, or one not evaluated: `allowlistUnread` says which).
-  public var allowlist: OriginAllowlist?
-  /// The list qualify found and did not evaluate, with why.
+  /// The function the routes call to check the caller's Origin, at its declaration.
+  public var originCheckFunction: Sourced<String>?
+  /// The env variables the routes' file reads (`process.env.X`, `envString("X", …)`).
+  public var allowlistVariables: [String] = []
+  /// The check qualify could not run on the server's env, with why.
   public var allowlistUnread: Sourced<String>?
-  /// Whether the list, on the server's env (`--backend-env`), holds the web app's origin
-  /// the page posts from; nil without a list.
+  /// Whether the check, run as written on the server's env (`--backend-env`), lets the web
+  /// app's page through; nil when it was not run.
   public var allowlistHoldsPage: Sourced<Bool>?
-  /// The server's env was not given: the list is the code's fallbacks alone.
+  /// The server's env was not given: the check ran on the code's fallbacks alone.
   public var allowlistFromFallbacks = false
+  /// An Origin that is not the page's which the check, run the same way, lets through (a list
+  /// never split is a string, and `includes` then tests a substring); nil when it refuses them.
+  public var allowlistAdmitsOther: Sourced<String>?
 
-  /// The list, as deployed, leaves the web app's own page out: every redemption from it is
-  /// refused. A list made of the code's fallbacks for variables the pipeline did not give is
-  /// not known to be deployed so, and is not counted.
+  /// The check, as deployed, refuses the web app's own page: every redemption from it is
+  /// refused. A refusal that comes from the code's fallbacks for variables the pipeline did
+  /// not give is not known to be deployed so, and is not counted.
   public var allowlistRefusesPage: Sourced<Bool>? {
     guard let holds = allowlistHoldsPage, !holds.value else { return nil }
-    guard !allowlistFromFallbacks || allowlist?.variables.isEmpty == true else { return nil }
+    guard !allowlistFromFallbacks || allowlistVariables.isEmpty else { return nil }
     return holds
   }
   /// Failing callers are throttled (429, a rate limit).

@@ -104,3 +104,50 @@ extension ScriptEvaluator {
     }
   }
 }
+
+extension ScriptExpression {
+  var isArrow: Bool {
+    if case .arrow = self { return true }
+    return false
+  }
+}
+
+/// The array methods that take a function: run with an arrow function written in place
+/// (`.map((entry) => entry.trim())`), or `Boolean` (`.filter(Boolean)`).
+extension ScriptEvaluator {
+  static let iterating: Set<String> = ["map", "filter", "some", "every", "find"]
+
+  mutating func iterate(_ base: Value, _ method: String, _ function: ScriptExpression) -> Value? {
+    guard case .array(let items) = base else { return nil }
+    var results: [Value] = []
+    for (index, item) in items.enumerated() {
+      let result: Value
+      switch function {
+      case .arrow(let parameters, let body):
+        var frame: [String: Value] = [:]
+        for (position, name) in parameters.enumerated() {
+          frame[name] = position == 0 ? item : position == 1 ? .number(Double(index)) : .undefined
+        }
+        scopes.append(frame)
+        let value = evaluate(body)
+        scopes.removeLast()
+        guard let value else { return nil }
+        result = value
+      default: result = .bool(item.truthy)
+      }
+      switch method {
+      case "map": results.append(result)
+      case "filter": if result.truthy { results.append(item) }
+      case "some": if result.truthy { return .bool(true) }
+      case "every": if !result.truthy { return .bool(false) }
+      default: if result.truthy { return item }
+      }
+    }
+    switch method {
+    case "some": return .bool(false)
+    case "every": return .bool(true)
+    case "find": return .undefined
+    default: return .array(results)
+    }
+  }
+}

@@ -10,6 +10,8 @@ struct ScriptEvaluator {
   var scopes: [[String: Value]] = []
   /// Module constants being evaluated (a constant defined through itself is unanswered).
   var resolving: Set<String> = []
+  /// Names the caller gives every module (`process`, whose `env` is the deployed env).
+  var globals: [String: Value] = [:]
 
   enum Flow {
     case next
@@ -130,7 +132,7 @@ struct ScriptEvaluator {
   /// Whether `name` is the global of that name: no local or module constant shadows it.
   func lookupIsUnbound(_ name: String) -> Bool {
     !scopes.contains { $0[name] != nil } && module.constants[name] == nil
-      && module.imported[name] == nil
+      && module.imported[name] == nil && globals[name] == nil
   }
 
   mutating func lookup(_ name: String) -> Value? {
@@ -145,7 +147,8 @@ struct ScriptEvaluator {
       defer { (module, scopes) = (savedModule, savedScopes) }
       return module.constants[imported.name] == nil ? nil : lookup(imported.name)
     }
-    guard let constant = module.constants[name], !resolving.contains(name) else { return nil }
+    guard let constant = module.constants[name] else { return globals[name] }
+    guard !resolving.contains(name) else { return nil }
     resolving.insert(name)
     defer { resolving.remove(name) }
     let saved = scopes
@@ -198,6 +201,8 @@ struct ScriptEvaluator {
       case (.array(let values), .number(let n)):
         let i = Int(n)
         return Double(i) == n && i >= 0 && i < values.count ? values[i] : .undefined
+      case (.object(let fields), .string(let key)):
+        return fields[key] ?? .undefined
       case (.string(let text), .number(let n)):
         let scalars = Array(text.utf16)
         let i = Int(n)
@@ -205,6 +210,15 @@ struct ScriptEvaluator {
         return .string(String(decoding: [scalars[i]], as: UTF16.self))
       default: return nil
       }
+    case .arrow:
+      // A function is not a value qualify holds: only the array methods it is given to run it.
+      return nil
+    case .call(.member(let object, let method, let optional), let arguments)
+    where ScriptEvaluator.iterating.contains(method) && arguments.count == 1
+      && (arguments[0].isArrow || arguments[0] == .name("Boolean") && lookupIsUnbound("Boolean")):
+      guard let base = evaluate(object) else { return nil }
+      if optional, base == .undefined || base == .null { return .undefined }
+      return iterate(base, method, arguments[0])
     case .call(let callee, let arguments):
       var values: [Value] = []
       for argument in arguments {

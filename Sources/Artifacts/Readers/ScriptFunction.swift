@@ -12,8 +12,10 @@ import QualifyCore
 /// `username`, `hostname`, `origin`, …) and regular-expression literals; `try`/`catch` and
 /// `throw`, assignments to its own locals; the operators of
 /// conditions and arithmetic; the string, array and regular-expression methods a validator
-/// uses; `Number`, `String`, `Boolean`, `parseInt`; the module's own constants and the other
-/// functions of its file. Anything else (a loop, an assignment, a call qualify does not know)
+/// uses, the array methods that take an arrow function written in place (`.map((o) =>
+/// o.trim())`) or `Boolean`; parameter defaults; `Number`, `String`, `Boolean`, `parseInt`; the
+/// globals a caller gives (`process`); the module's own constants and the other functions of
+/// its file. Anything else (a loop, an assignment, a call qualify does not know)
 /// makes the function unreadable or the call unanswered: never a guess.
 public struct ScriptFunction: Sendable, Equatable {
   public let name: String
@@ -89,8 +91,9 @@ public struct ScriptFunction: Sendable, Equatable {
   }
 
   /// What the function does for `arguments`, a throw told apart from what is not evaluated.
-  public func outcome(_ arguments: [Value]) -> Outcome {
+  public func outcome(_ arguments: [Value], globals: [String: Value] = [:]) -> Outcome {
     var evaluator = ScriptEvaluator(module: module)
+    evaluator.globals = globals
     if let value = evaluator.call(self, arguments) { return .returned(value) }
     guard evaluator.thrown else {
       return .unanswered(evaluator.undefinedCallee)
@@ -175,6 +178,21 @@ struct ScriptModule: Sendable, Equatable {
     }
     guard depth == 0 else { return .failure(ScriptReadError(reason: "unbalanced parameters")) }
     let parameters = ScriptStatements.parameters("(" + rest[rest.startIndex..<index])
+    // A parameter's default (`env = process.env`) is what an `if (env === undefined)` at the
+    // top of the body would assign.
+    let defaults: [ScriptStatement] = ScriptStatements.topLevelParts(
+      String(rest[rest.startIndex..<rest.index(before: index)]), angles: true
+    ).compactMap { part in
+      guard
+        let found = InstanceDecisionReader.matches(
+          #"^\s*([A-Za-z_$][\w$]*)\s*\??\s*(?::[^=]*)?=(?![=>])\s*([\s\S]+?)\s*$"#, part
+        ).first, found.count == 2, let tokens = ScriptLexer.tokens(found[1])
+      else { return nil }
+      var parser = ScriptParser(tokens: tokens)
+      guard let value = parser.expression(), parser.atEnd else { return nil }
+      return .ifElse(
+        .binary("===", .name(found[0]), .literal(.undefined)), .assign(found[0], value), nil)
+    }
     // The return type, if any, runs to the body's brace.
     guard let open = rest[index...].firstIndex(of: "{") else {
       return .failure(ScriptReadError(reason: "no body"))
@@ -196,7 +214,7 @@ struct ScriptModule: Sendable, Equatable {
       return .failure(ScriptReadError(reason: "its body holds a construct qualify does not read"))
     }
     var parser = ScriptParser(tokens: tokens)
-    var body: [ScriptStatement] = []
+    var body = defaults
     while !parser.atEnd {
       guard let statement = parser.statement() else {
         return .failure(
@@ -240,4 +258,6 @@ indirect enum ScriptExpression: Sendable, Equatable {
   case unary(String, ScriptExpression)
   case binary(String, ScriptExpression, ScriptExpression)
   case conditional(ScriptExpression, ScriptExpression, ScriptExpression)
+  /// `(entry) => entry.trim()`: only ever called by an array method it is given to.
+  case arrow([String], ScriptExpression)
 }

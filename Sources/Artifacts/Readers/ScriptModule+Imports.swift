@@ -33,6 +33,15 @@ struct ScriptModuleLoader: Sendable {
 
   /// The file an import specifier names, tried as TypeScript and JavaScript resolve it.
   func resolve(_ specifier: String, from path: String) -> String? {
+    // A workspace package of the monorepo (`@openmapx/core/server-env`): its sources under
+    // `packages/<name>/src`, as the workspace's TypeScript paths map it.
+    if specifier.hasPrefix("@"), !specifier.hasPrefix("@/") {
+      let parts = specifier.split(separator: "/").map(String.init)
+      guard parts.count >= 2 else { return nil }
+      let inside = parts.dropFirst(2).joined(separator: "/")
+      let base = "packages/\(parts[1])/src" + (inside.isEmpty ? "" : "/" + inside)
+      return [base + ".ts", base + "/index.ts", base + ".js"].first { read($0) != nil }
+    }
     guard specifier.hasPrefix("./") || specifier.hasPrefix("../") else { return nil }
     var parts = path.split(separator: "/").dropLast().map(String.init)
     for part in specifier.split(separator: "/") {

@@ -69,6 +69,7 @@ enum SessionClientReader {
       : fact(
         holds(#"deleteItemAsync\(\s*["'](?:token|sid)["']"#),
         missing: "the old SecureStore token and sid are neither purged nor migrated")
+    out.answersStoredAccess = accessAnswered(code)
     out.tellsWrongCredentials = fact(
       holds(#"["']invalid_credentials["']"#),
       missing: "invalid_credentials is handled nowhere: a wrong password reads as any failure")
@@ -141,6 +142,9 @@ public struct SessionClientCode: Sendable, Equatable {
   /// The state the app stored before the contract (SecureStore `token`, `sid`) is purged or
   /// migrated (seed 002, Suivi Mobile).
   public var purgesLegacyState: Sourced<Bool>?
+  /// The accessor private requests take the token from answers it once an envelope is stored
+  /// (nil: no accessor read).
+  public var answersStoredAccess: Sourced<Bool>?
 
   public init() {}
 
@@ -174,6 +178,10 @@ public struct SessionClientCode: Sendable, Equatable {
       (
         "invalid-credentials", tellsWrongCredentials,
         "a wrong password is not told apart from a failure"
+      ),
+      (
+        "access", answersStoredAccess,
+        "the accessor answers no access while a token is held: every private request is sent without it"
       ),
       (
         "legacy-state", purgesLegacyState,

@@ -86,7 +86,10 @@ public final class HandoffServer: HTTPHandler, Sendable {
         )
         return .json(["error": "invalid_request"], status: 403)
       }
-      if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description {
+      // A check that, as deployed, lets another Origin through is no check for that one.
+      if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description,
+        routes?.allowlistAdmitsOther == nil
+      {
         context.event(
           "handoff",
           "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: not the web app's own"

@@ -15,7 +15,7 @@ extension SessionPack {
       "app.client-lacks",
       [.value("rule", .choice(SessionClientCode().rules.map(\.name)))],
       summary:
-        "The app's client code breaks one of seed 002's client rules (RULE: bearer, opaque-token, secure-storage, single-flight, wipe, refresh-before-expiry, bootstrap, first-party-login, refresh-body, invalid-credentials, legacy-state).",
+        "The app's client code breaks one of seed 002's client rules (RULE: bearer, opaque-token, secure-storage, single-flight, wipe, refresh-before-expiry, bootstrap, first-party-login, refresh-body, invalid-credentials, access, legacy-state).",
       breaks: "seed 002, the client rules"
     ) { configuration, arguments in
       guard var client = configuration.build.sessionClient else { return }
@@ -31,6 +31,7 @@ extension SessionPack {
       case "first-party-login": client.firstPartyLogin = no
       case "refresh-body": client.refreshWithoutDeviceId = no
       case "legacy-state": client.purgesLegacyState = no
+      case "access": client.answersStoredAccess = no
       default: client.tellsWrongCredentials = no
       }
       configuration.build.sessionClient = client

@@ -1,0 +1,74 @@
+import Foundation
+import QualifyCore
+
+extension SessionClientReader {
+  /// The accessor private requests take the access token from (`currentAccess()`: `return
+  /// accessToken && accessExpiresAt !== null ? { token, expiresAt } : null`), evaluated as
+  /// written on the state a stored envelope leaves: the module's `let x = null` variables that
+  /// the function writing secure storage sets — a number where it parses a date, a string
+  /// otherwise. An accessor that answers null then (its test inverted) sends every private
+  /// request without the token, whatever the keyword rules find. Nil when no such accessor is
+  /// found or its test reads something else.
+  static func accessAnswered(_ code: CodeSearch) -> Sourced<Bool>? {
+    for (file, lines) in code.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      let state = storedState(text)
+      guard !state.isEmpty else { continue }
+      // Found by its return rather than by its braces: the accessor's return type is an
+      // object type (`(): { token: string; … } | null {`).
+      let accessor = try? NSRegularExpression(
+        pattern:
+          #"function\s+(\w+)\s*\([^)]*\)[^\n]*\{\s*return\s+([^?;]+?)\s*\?\s*\{[^}]*\btoken\b[^}]*\}\s*:\s*null\s*;"#
+      )
+      let range = NSRange(text.startIndex..., in: text)
+      for match in accessor?.matches(in: text, range: range) ?? [] {
+        guard let nameRange = Range(match.range(at: 1), in: text),
+          let testRange = Range(match.range(at: 2), in: text)
+        else { continue }
+        let name = String(text[nameRange])
+        let test = String(text[testRange])
+        guard case .success(let condition) = ScriptConditionParser.parse(test),
+          let answers = condition.evaluate({ path in path.count == 1 ? state[path[0]] : nil })
+        else { continue }
+        let line = text[..<nameRange.lowerBound].filter { $0 == "\n" }.count
+        let at = FileLocation(
+          file: file, line: lines.count > line ? lines[line].0 + 1 : 0, column: 1)
+        return Sourced(
+          answers, at: at,
+          derivation: answers
+            ? []
+            : [
+              "\(name)() answers null once an envelope is stored (\(test)): every private request goes without the access token"
+            ])
+      }
+    }
+    return nil
+  }
+
+  /// The module's variables set to null at the top (`let accessToken: string | null = null`)
+  /// and the values the function that writes secure storage gives them.
+  static func storedState(_ text: String) -> [String: ScriptValue] {
+    let declared = InstanceDecisionReader.matches(
+      #"(?m)^(?:export\s+)?let\s+(\w+)\s*(?::[^=\n]+)?=\s*null\s*;"#, text
+    ).compactMap(\.first)
+    guard
+      let store = ScriptStatements.functions(in: text).first(where: {
+        $0.body.contains("SecureStore.setItemAsync(")
+      })
+    else { return [:] }
+    var state: [String: ScriptValue] = [:]
+    for name in declared {
+      guard
+        let value = InstanceDecisionReader.matches(
+          #"(?:^|[^.\w])"# + name + #"\s*=\s*([^;=][^;]*);"#, store.body
+        ).first?.first
+      else { continue }
+      let numeric =
+        value.range(
+          of: #"Date\.parse\(|Date\.now\(|Number\(|parseInt\(|\.getTime\(\)|^\s*\d"#,
+          options: .regularExpression) != nil
+      state[name] = numeric ? .number(1_700_000_000_000) : .string("stored")
+    }
+    return state
+  }
+}
