@@ -4,60 +4,77 @@ import QualifyCore
 /// The handoff's Origin allowlist as deployed (seed 001: "the page on the fixed origin is the
 /// only caller"): the routes' check run on the server's env the pipeline gives.
 extension BuildReader {
-  /// The handoff routes' Origin check run as written on the server's env (`process.env` empty
-  /// when none was given, so the code's fallbacks decide): whether it lets the web app's page
-  /// through, from the origin the page posts from.
+  /// The handoff routes' Origin check run as written on the server's env (`process.env`
+  /// empty when none was given, so the code's fallbacks decide): whether it lets the web app's
+  /// page through, and whether it refuses another site and the page's origin cut short.
+  /// `NODE_ENV` is the channel's (`production` on a release) unless the env sets it.
   func evaluateAllowlist(_ settings: inout BridgeShellSettings, serverEnv: EnvLayers?) {
-    guard let routes = settings.handoffServer.routes, let check = routes.originCheckFunction,
+    guard let check = settings.handoffServer.routes?.originCheckFunction,
       let at = check.location
     else { return }
+    func unread(_ why: String) {
+      settings.handoffServer.routes?.allowlistUnread = Sourced(
+        "\(check.value)()", at: at, derivation: [why])
+    }
     // The check's file by its path in the repository (the search holds what is displayed).
     let roots = profile.parts["handoffServer"].map { [$0.value] } ?? BridgeReader.servers
     guard
       let path = roots.flatMap({ repository.files(under: $0, suffix: ".ts") }).first(where: {
         (try? repository.text($0))??.display == at.file
       })
-    else { return }
+    else { return unread("its file was not found again under \(roots.joined(separator: ", "))") }
+    let function: ScriptFunction
+    switch ScriptFunction.read(
+      name: check.value, at: path,
+      load: { [repository] in
+        try? repository.text($0)?.text
+      })
+    {
+    case .success(let read): function = read
+    case .failure(let error): return unread(error.reason)
+    }
     let page = Self.normalizedOrigin(settings.webOrigin).value
     var env: [String: String] = [:]
     for file in serverEnv?.files ?? [] {
       for entry in file.entries { env[entry.key] = entry.value }
     }
-    let read = ScriptFunction.read(name: check.value, at: path) { [repository] in
-      try? repository.text($0)?.text
-    }.mapError { AllowlistUnread(name: "\(check.value)()", why: $0.reason) }
-    let function = try? read.get()
-    switch read.flatMap({ OriginAllowlistReader.admits($0, origin: page, env: env) }) {
-    case .failure(let unread):
-      settings.handoffServer.routes?.allowlistUnread = Sourced(
-        unread.name, at: at, derivation: [unread.why])
-    case .success(let admits):
-      let read = routes.allowlistVariables
-      // Where the deployed env set what the list reads: the first of its variables given a
-      // value, else the check.
-      let given = read.first { !(env[$0] ?? "").isEmpty }
-      let how =
-        serverEnv == nil
-        ? read.isEmpty
-          ? "its list is written in the code"
-          : "\(read.joined(separator: ", ")) not given: the code's fallbacks decide"
-        : read.map { "\($0) = \(env[$0].map { $0.isEmpty ? "\"\"" : $0 } ?? "(unset)")" }
-          .joined(separator: ", ")
-      settings.handoffServer.routes?.allowlistHoldsPage = Sourced(
-        admits, at: given.flatMap { serverEnv?.location(of: $0) } ?? at,
-        derivation: [
-          "\(check.value)() run on a request from \(page) answers \(admits) (\(how))"
-        ])
-      settings.handoffServer.routes?.allowlistFromFallbacks = serverEnv == nil
-      // Another site, and the page's origin cut short: neither may get through.
-      for other in ["https://other.example", String(page.dropLast())]
-      where function.flatMap({
-        try? OriginAllowlistReader.admits($0, origin: other, env: env).get()
-      }) == true {
+    if env["NODE_ENV"] == nil { env["NODE_ENV"] = channel.isRelease ? "production" : "development" }
+    let (answer, read) = OriginAllowlistReader.admits(function, origin: page, env: env)
+    let admits: Bool
+    switch answer {
+    case .success(let value): admits = value
+    case .failure(let failure): return unread(failure.why)
+    }
+    // What the answer depended on in the env (NODE_ENV is the channel's, not the file's).
+    let variables = read.filter { $0 != "NODE_ENV" }
+    let given = variables.first { !(env[$0] ?? "").isEmpty }
+    let how =
+      variables.isEmpty
+      ? "it reads no variable of the env"
+      : serverEnv == nil
+        ? "\(variables.joined(separator: ", ")) not given: the code's fallbacks decide"
+        : variables.map { name in
+          let value = env[name].map { $0.isEmpty ? "\"\"" : $0 } ?? "(unset)"
+          return "\(name) = \(SecretShape.isSecretName(name) ? "(secret)" : value)"
+        }.joined(separator: ", ")
+    settings.handoffServer.routes?.allowlistVariables = variables
+    settings.handoffServer.routes?.allowlistFromFallbacks = serverEnv == nil
+    settings.handoffServer.routes?.allowlistHoldsPage = Sourced(
+      admits, at: given.flatMap { serverEnv?.location(of: $0) } ?? at,
+      derivation: ["\(check.value)() run on a request from \(page) answers \(admits) (\(how))"])
+    // Another site, and the page's origin cut short: neither may get through, as deployed.
+    for other in ["https://other.example", OriginAllowlistReader.cutShort(page)] {
+      let (probe, probed) = OriginAllowlistReader.admits(function, origin: other, env: env)
+      switch probe {
+      case .failure(let failure):
+        return unread("from \(other): \(failure.why)")
+      case .success(true)
+      where serverEnv != nil || probed.allSatisfy({ $0 == "NODE_ENV" }):
         settings.handoffServer.routes?.allowlistAdmitsOther = Sourced(
           other, at: at,
           derivation: ["\(check.value)() run on a request from \(other) answers true (\(how))"])
-        break
+        return
+      case .success: continue
       }
     }
   }

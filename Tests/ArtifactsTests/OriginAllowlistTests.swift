@@ -46,9 +46,11 @@ import Testing
     }
     """
 
+  static let corePackage = #"{ "name": "@openmapx/core", "private": true }"#
+
   static func admits(_ text: String, env: [String: String], origin: String = page) throws -> Bool? {
     let check = try ScriptFunction.read("fromOwnPage", in: text).get()
-    return try? OriginAllowlistReader.admits(check, origin: origin, env: env).get()
+    return try? OriginAllowlistReader.admits(check, origin: origin, env: env).answer.get()
   }
 
   @Test func theSamplesConstantIsRunOnTheEnv() throws {
@@ -80,7 +82,10 @@ import Testing
     #expect(try Self.admits(unsplit, env: [:]) == true)
     #expect(try Self.admits(unsplit, env: [:], origin: "https://openmapx.co") == true)
     #expect(try Self.admits(text, env: [:], origin: "https://openmapx.co") == false)
-    #expect(OriginAllowlistReader.variables(in: text) == ["OPENMAPX_WEB_ORIGINS"])
+    let check = try ScriptFunction.read("fromOwnPage", in: text).get()
+    #expect(
+      OriginAllowlistReader.admits(check, origin: Self.page, env: [:]).read
+        == ["OPENMAPX_WEB_ORIGINS"])
   }
 
   @Test func theRealShapeRunsThroughTheWorkspaceHelper() throws {
@@ -90,6 +95,7 @@ import Testing
       "apps/api/src/routes/mobile-auth.ts":
         "import { envString } from \"@openmapx/core/server-env\";\n" + Self.realShape,
       "packages/core/src/server-env.ts": Self.serverEnv,
+      "packages/core/package.json": Self.corePackage,
     ]
     for (name, text) in files {
       let url = directory.appendingPathComponent(name)
@@ -104,7 +110,7 @@ import Testing
       try? String(contentsOfFile: root + "/" + $0, encoding: .utf8)
     }.get()
     func admits(_ env: [String: String]) -> Bool? {
-      try? OriginAllowlistReader.admits(check, origin: Self.page, env: env).get()
+      try? OriginAllowlistReader.admits(check, origin: Self.page, env: env).answer.get()
     }
     // Nothing given: the development default alone.
     #expect(admits([:]) == false)
@@ -114,14 +120,17 @@ import Testing
     #expect(admits(["MOBILE_AUTH_ALLOWED_ORIGINS": "  ", "WEB_ORIGIN": Self.page]) == true)
     #expect(
       admits(["MOBILE_AUTH_ALLOWED_ORIGINS": "\(Self.page)/", "WEB_ORIGIN": Self.page]) == false)
+    // What the answer depended on, read through the helper's parameter default.
     #expect(
-      OriginAllowlistReader.variables(in: Self.realShape) == [
-        "MOBILE_AUTH_ALLOWED_ORIGINS", "WEB_ORIGIN",
-      ])
+      OriginAllowlistReader.admits(check, origin: Self.page, env: [:]).read
+        == ["MOBILE_AUTH_ALLOWED_ORIGINS", "WEB_ORIGIN"])
+    #expect(OriginAllowlistReader.cutShort("http://10.0.2.2:3000") == "http://10.0.2.:3000")
+    #expect(OriginAllowlistReader.cutShort(Self.page) == "https://openmapx.co")
     // The helper out of reach: not run, and said so.
     let alone = try ScriptFunction.read("fromOwnPage", in: Self.realShape).get()
     guard
       case .failure(let unread) = OriginAllowlistReader.admits(alone, origin: Self.page, env: [:])
+        .answer
     else {
       Issue.record("a check whose helper is out of reach was run")
       return
@@ -153,7 +162,10 @@ import Testing
       "import { envString } from \"@openmapx/core/server-env\";\n"
       + sample.replacingCharacters(
         in: start.lowerBound..<end.lowerBound, with: Self.realShape + "\n")
-    let helper = ["packages/core/src/server-env.ts": Self.serverEnv]
+    let helper = [
+      "packages/core/src/server-env.ts": Self.serverEnv,
+      "packages/core/package.json": Self.corePackage,
+    ]
     func findings(_ build: AppBuild) -> [Finding] {
       BuildGuards.findings(for: build).filter { $0.rule == "handoff-server" }
     }

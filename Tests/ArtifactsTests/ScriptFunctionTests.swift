@@ -293,4 +293,52 @@ import Testing
     #expect(ScriptURL.parse("https://example.com:99999/") == nil)
     #expect(ScriptURL.parse("no-scheme") == nil)
   }
+
+  /// Arrow functions given to the array methods, parameter defaults (commas and generics in
+  /// them included), an object read by a key, and the globals a caller gives, with the keys
+  /// read from one of them recorded.
+  @Test func arrowsDefaultsAndGivenGlobals() throws {
+    let text = """
+      function pick(list: string, keep: string, sep = ",", seen: Record<string, number> = {}): string[] {
+        return list.split(sep).map((entry) => entry.trim()).filter(Boolean).filter((e: string) => e !== keep);
+      }
+      function any(values: string[]): boolean {
+        return values.some((v) => v.startsWith("x")) && !values.every((v) => v === "x");
+      }
+      function fromEnv(name: string, env: Record<string, string | undefined> = process.env): string {
+        const found = env[name];
+        return found != null && found.trim() !== "" ? found : "none";
+      }
+      function choose(ok: boolean, origin: string, list: string[]): boolean {
+        const o = ok ? (origin) : "";
+        return list.some((e) => e === o);
+      }
+      """
+    let pick = try ScriptFunction.read("pick", in: text).get()
+    #expect(
+      pick.call([.string(" a, b ,, c"), .string("b")]) == .array([.string("a"), .string("c")]))
+    let any = try ScriptFunction.read("any", in: text).get()
+    #expect(any.call([.array([.string("x"), .string("y")])]) == .bool(true))
+    #expect(any.call([.array([.string("x")])]) == .bool(false))
+    let fromEnv = try ScriptFunction.read("fromEnv", in: text).get()
+    let env = ScriptFunction.Value.object(["A": .string("1"), "B": .string("  ")])
+    let globals: [String: ScriptFunction.Value] = ["process": .object(["env": env])]
+    let read = fromEnv.outcome([.string("A")], globals: globals, recording: env)
+    #expect(read.outcome == .returned(.string("1")))
+    #expect(read.read == ["A"])
+    #expect(
+      fromEnv.outcome([.string("B")], globals: globals, recording: env).outcome
+        == .returned(.string("none")))
+    // Without the global, the default's `process` is unanswered, not undefined.
+    #expect(fromEnv.call([.string("A")]) == nil)
+    // A conditional's parenthesised branch is no arrow's parameter list.
+    let choose = try ScriptFunction.read("choose", in: text).get()
+    #expect(choose.call([.bool(true), .string("o"), .array([.string("o")])]) == .bool(true))
+    #expect(choose.call([.bool(false), .string("o"), .array([.string("o")])]) == .bool(false))
+    // A default qualify cannot parse makes the function unread, never silently undefined.
+    if case .success = ScriptFunction.read("f", in: "function f(a = function () {}) { return a; }")
+    {
+      Issue.record("a default that is not read was dropped")
+    }
+  }
 }

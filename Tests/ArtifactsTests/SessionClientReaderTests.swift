@@ -106,7 +106,18 @@ import Testing
       of: "return accessToken && accessExpiresAt !== null",
       with: "return accessToken && isFresh(accessExpiresAt)")
     #expect(helper != text)
-    #expect(try client([store: helper])?.answersStoredAccess == nil)
+    let unjudged = try #require(try client([store: helper]))
+    #expect(unjudged.answersStoredAccess == nil)
+    #expect(unjudged.sendsBearer?.value == true)
+    // A value qualify cannot type is left out: a test of its type is not judged either.
+    let untyped = text.replacingOccurrences(
+      of: "let accessExpiresAt: number | null = null;", with: "let accessExpiresAt = null;"
+    )
+    .replacingOccurrences(
+      of: "accessExpiresAt = Date.parse(envelope.accessExpiresAt);",
+      with: "accessExpiresAt = expiryOf(envelope);")
+    #expect(untyped != text)
+    #expect(try #require(try client([store: untyped])).answersStoredAccess == nil)
   }
 
   @Test func noClientCodeIsUnverifiedNamingWhereQualifyLooked() throws {

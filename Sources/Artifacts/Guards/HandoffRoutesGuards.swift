@@ -41,20 +41,19 @@ extension BuildGuards {
   /// the env, a development channel's server is a developer's own: only a release's is asked for.
   static func allowlistHits(_ routes: HandoffRoutesCode, release: Bool) -> [GuardHit] {
     var hits: [GuardHit] = []
-    // A check that refuses the page whatever its list holds, or whose cases were not read, is
-    // named once, above.
-    guard routes.admitsOwnPage?.value != false, routes.originCheckUnread == nil else { return [] }
-    if let refused = routes.allowlistRefusesPage {
-      hits.append(
-        GuardHit(
-          "the handoff's Origin check, on the server's env as deployed, refuses the web app's own page: every redemption from it is refused with 403 — \(refused.derivation.joined(separator: "; "))",
-          at: refused.location, value: "allowlist"))
-    } else if release, let holds = routes.allowlistHoldsPage, !holds.value {
-      let variables = routes.allowlistVariables
-      hits.append(
-        GuardHit(
-          "\(Finding.unsuppliedInputPrefix)handoff server's env (\(variables.joined(separator: ", "))), which was not supplied: the Origin check refuses the web app's page on the code's fallbacks — \(holds.derivation.joined(separator: "; ")); give the deployed env with --backend-env",
-          at: holds.location, value: "allowlist", unverified: true))
+    // A check that refuses the page whatever its list holds is named once, above.
+    if routes.admitsOwnPage?.value != false {
+      if let refused = routes.allowlistRefusesPage {
+        hits.append(
+          GuardHit(
+            "the handoff's Origin check, on the server's env as deployed, refuses the web app's own page: every redemption from it is refused with 403 — \(refused.derivation.joined(separator: "; "))",
+            at: refused.location, value: "allowlist"))
+      } else if release, let holds = routes.allowlistHoldsPage, !holds.value {
+        hits.append(
+          GuardHit(
+            "\(Finding.unsuppliedInputPrefix)handoff server's env (\(routes.allowlistVariables.joined(separator: ", "))), which was not supplied: the Origin check refuses the web app's page on the code's fallbacks — \(holds.derivation.joined(separator: "; ")); give the deployed env with --backend-env",
+            at: holds.location, value: "allowlist", unverified: true))
+      }
     }
     if let other = routes.allowlistAdmitsOther {
       hits.append(
@@ -62,7 +61,8 @@ extension BuildGuards {
           "the handoff's Origin check lets a request from \(other.value) through: a page of another site can redeem a code it got hold of — \(other.derivation.joined(separator: "; "))",
           at: other.location, value: "other origin"))
     }
-    if let unread = routes.allowlistUnread {
+    // A check whose cases were not read is named once, above.
+    if let unread = routes.allowlistUnread, routes.originCheckUnread == nil {
       hits.append(
         GuardHit(
           "the handoff's Origin check \(unread.value) was not run on the server's env (\(unread.derivation.joined(separator: "; "))): whether it lets the web app's own page through as deployed is not verified",

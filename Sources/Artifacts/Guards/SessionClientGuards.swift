@@ -8,7 +8,7 @@ extension BuildGuards {
     GuardRule(
       id: "client-code", title: "The app's client code keeps the session contract's client rules",
       source:
-        "seed 002, Règles Client, Refresh and Suivi Mobile (Bearer, opaque tokens, secure storage, one refresh at a time, wipe on a terminal error, refresh before a known expiry, /v1/mobile/api/me, no browser or magic-link login, no deviceId in the refresh, invalid_credentials told apart)",
+        "seed 002, Règles Client, Refresh and Suivi Mobile (Bearer, opaque tokens, secure storage, one refresh at a time, wipe on a terminal error, refresh before a known expiry, /v1/mobile/api/me, no browser or magic-link login, no deviceId in the refresh, invalid_credentials told apart, the access token's accessor answering it once stored)",
       devAllows: false, shells: [.sessionContract],
       check: { build in
         guard let client = build.sessionClient else { return [] }
@@ -26,7 +26,7 @@ extension BuildGuards {
         }
       },
       fix:
-        "keep the rule in the client: Authorization: Bearer, the token never decoded, the envelope in SecureStore, one shared refresh promise, the stored session deleted on a terminal refresh error, a refresh before accessExpiresAt, /v1/mobile/api/me, the first-party login screens, { refreshToken } alone in the refresh body, invalid_credentials handled"
+        "keep the rule in the client: Authorization: Bearer, the token never decoded, the envelope in SecureStore, one shared refresh promise, the stored session deleted on a terminal refresh error, a refresh before accessExpiresAt, /v1/mobile/api/me, the first-party login screens, { refreshToken } alone in the refresh body, invalid_credentials handled, an accessor that answers the stored access token"
     )
   ]
 }

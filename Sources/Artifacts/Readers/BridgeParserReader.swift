@@ -202,12 +202,21 @@ extension BridgeParserReader {
   /// what the body compares it with (`depth <= 0` counts down; `depth > 64`, `depth <
   /// MAX_DEPTH` grow); nil when neither says, or they disagree.
   static func boundGrows(parameter: String, _ body: String) -> Bool? {
+    // A start at 0 or 1 grows; one at a named bound or a large number counts down.
     let start = InstanceDecisionReader.matches(
       #"^depth\s*(?::\s*\w+)?\s*=\s*([\w$.]+)$"#, parameter
-    ).first?.first.map { $0 == "0" }
-    let bound = InstanceDecisionReader.matches(
-      #"\bdepth\s*(?:[<>]=?|===)\s*([\w$.]+)"#, body
-    ).first?.first.map { $0 != "0" }
+    ).first?.first.flatMap { start -> Bool? in
+      if let value = Int(start) { return value < 8 }
+      return start.range(of: #"^[A-Z][A-Z0-9_]*$"#, options: .regularExpression) != nil
+        ? false : nil
+    }
+    // `depth > 64`, `MAX < depth`: a bound other than 0 is grown toward.
+    let bound =
+      (InstanceDecisionReader.matches(
+        #"\bdepth\s*(?:[<>]=?|===)\s*([\w$.]+)"#, body
+      ).first?.first
+      ?? InstanceDecisionReader.matches(#"([\w$.]+)\s*(?:[<>]=?|===)\s*depth\b"#, body).first?
+      .first).map { $0 != "0" }
     // The two disagreeing (a countdown's test under a default of 0): not said.
     if let start, let bound, start != bound { return nil }
     return start ?? bound

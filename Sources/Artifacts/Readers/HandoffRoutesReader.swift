@@ -37,7 +37,6 @@ enum HandoffRoutesReader {
     code.originCheckUnread = unreadOriginCheck(routes)
     if let function = originFunction(routes) {
       code.originCheckFunction = Sourced(function.name, at: function.at)
-      code.allowlistVariables = OriginAllowlistReader.variables(in: function.text)
     }
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
@@ -183,13 +182,14 @@ enum HandoffRoutesReader {
   /// The function of the routes that reads the request's Origin and is called in an early
   /// refusal (`if (!fromOwnPage(request))`).
   private static func originFunction(_ routes: CodeSearch) -> (
-    name: String, body: String, at: FileLocation, text: String
+    name: String, body: String, at: FileLocation
   )? {
     for (file, lines) in routes.files {
       let text = lines.map(\.1).joined(separator: "\n")
       for function in ScriptStatements.functions(in: text)
       where function.body.range(
-        of: #"headers\.origin|headers\.get\(\s*["']origin["']\s*\)"#, options: .regularExpression)
+        of: #"headers(?:\.origin|\[\s*["']origin["']\s*\]|\.get\(\s*["']origin["']\s*\))"#,
+        options: .regularExpression)
         != nil
       {
         guard
@@ -200,7 +200,7 @@ enum HandoffRoutesReader {
         let at = FileLocation(
           file: file, line: lines.count > function.line ? lines[function.line].0 + 1 : 0,
           column: 1)
-        return (function.name, function.body, at, text)
+        return (function.name, function.body, at)
       }
     }
     return nil
@@ -237,7 +237,7 @@ extension HandoffRoutesReader {
   /// `headers.origin`).
   static func originLocal(_ body: String) -> String {
     InstanceDecisionReader.matches(
-      #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers\.origin"#, body
+      #"(?:const|let)\s+(\w+)\s*=\s*[\w.]*headers(?:\.origin|\[\s*["']origin["']\s*\])"#, body
     ).first?.first ?? "origin"
   }
 
@@ -304,7 +304,7 @@ public struct HandoffRoutesCode: Sendable {
   public var originCheckUnread: Sourced<String>?
   /// The function the routes call to check the caller's Origin, at its declaration.
   public var originCheckFunction: Sourced<String>?
-  /// The env variables the routes' file reads (`process.env.X`, `envString("X", …)`).
+  /// The env variables the check read when it was run, in order (NODE_ENV left out).
   public var allowlistVariables: [String] = []
   /// The check qualify could not run on the server's env, with why.
   public var allowlistUnread: Sourced<String>?

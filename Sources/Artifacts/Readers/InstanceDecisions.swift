@@ -156,14 +156,18 @@ enum ScriptStatements {
   }
 
   static func parameters(_ header: String) -> [String] {
-    guard let open = header.firstIndex(of: "("), let close = header.firstIndex(of: ")"),
-      open < close
+    guard let open = header.firstIndex(of: "("),
+      let close = closingParenthesis(header, from: open)
     else { return [] }
-    return header[header.index(after: open)..<close].split(separator: ",").map {
-      // A parameter list written one per line (with a trailing comma) is the same list.
-      String($0.split(separator: ":")[0].split(separator: "=")[0]).trimmingCharacters(
-        in: .whitespacesAndNewlines)
-    }.filter { !$0.isEmpty }
+    // Split at the list's own commas, not those of a type (`Record<string, string>`) or a
+    // default (`sep = ","`); a list written one per line (a trailing comma) is the same list.
+    let parts = topLevelParts(String(header[header.index(after: open)..<close]), angles: true)
+    return parts.enumerated().compactMap { index, part in
+      guard !part.isEmpty else { return nil }
+      let name = String(part.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" })
+      // A destructured parameter keeps its place under a name no code can use.
+      return name.isEmpty ? "#\(index)" : name
+    }
   }
 
   static func guards(_ text: String) -> [Guard] {

@@ -9,42 +9,58 @@ import QualifyCore
 /// `@openmapx/core/server-env`). A release whose server env leaves the page's origin out of
 /// the list (a trailing slash, only the development default) refuses every redemption.
 enum OriginAllowlistReader {
-  /// The env variables `text` reads (`process.env.X`, `process.env["X"]`, `envString("X", …)`),
-  /// in order, each once: what the message names, not what decides.
-  static func variables(in text: String) -> [String] {
-    var out: [String] = []
-    for found in InstanceDecisionReader.matches(
-      #"process\.env(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])|\b\w*[eE]nv\w*\(\s*["']([A-Z][A-Z0-9_]*)["']"#,
-      text)
-    {
-      for name in found where !name.isEmpty && !out.contains(name) { out.append(name) }
+  /// What the check answers for a POST from `origin`, `process.env` being `env`, with the
+  /// variables it read, in order; a failure says what qualify could not evaluate.
+  static func admits(_ check: ScriptFunction, origin: String, env: [String: String])
+    -> (answer: Result<Bool, AllowlistUnread>, read: [String])
+  {
+    let url = ScriptURL.parse(origin)
+    func part(_ name: String) -> ScriptFunction.Value {
+      if case .object(let fields)? = url, let value = fields[name] { return value }
+      return .undefined
     }
-    return out
+    // A browser's cross-origin POST to the API: the Origin, and the API's own host.
+    let request = ScriptFunction.Value.object([
+      "headers": .object(["origin": .string(origin), "host": part("host")]),
+      "method": .string("POST"),
+      "protocol": .string("https"),
+    ])
+    let variables = ScriptFunction.Value.object(env.mapValues { .string($0) })
+    let run = check.outcome(
+      [request], globals: ["process": .object(["env": variables])], recording: variables)
+    switch run.outcome {
+    case .returned(.bool(let value)): return (.success(value), run.read)
+    case .returned(let other):
+      return (
+        .failure(
+          AllowlistUnread(
+            name: "\(check.name)()", why: "it answers \(other), not a boolean")), run.read
+      )
+    case .threw(let message):
+      return (
+        .failure(
+          AllowlistUnread(
+            name: "\(check.name)()", why: "it throws" + (message.map { " (\($0))" } ?? ""))),
+        run.read
+      )
+    case .unanswered(let why):
+      return (
+        .failure(
+          AllowlistUnread(
+            name: "\(check.name)()",
+            why: "it needs " + (why ?? "something qualify does not evaluate"))), run.read
+      )
+    }
   }
 
-  /// What the check answers for a request from `origin`, `process.env` being `env`; a failure
-  /// says what qualify could not evaluate.
-  static func admits(_ check: ScriptFunction, origin: String, env: [String: String])
-    -> Result<Bool, AllowlistUnread>
-  {
-    let request = ScriptFunction.Value.object([
-      "headers": .object(["origin": .string(origin)])
-    ])
-    let process = ScriptFunction.Value.object([
-      "env": .object(env.mapValues { .string($0) })
-    ])
-    switch check.outcome([request], globals: ["process": process]) {
-    case .returned(let value): return .success(value.truthy)
-    case .threw(let message):
-      return .failure(
-        AllowlistUnread(
-          name: "\(check.name)()", why: "it throws" + (message.map { " (\($0))" } ?? "")))
-    case .unanswered(let why):
-      return .failure(
-        AllowlistUnread(
-          name: "\(check.name)()",
-          why: "it needs " + (why ?? "something qualify does not evaluate")))
-    }
+  /// `origin` with its host cut short by one character, its port kept: a substring of the
+  /// page's own origin that no exact list holds (`https://openmapx.co`).
+  static func cutShort(_ origin: String) -> String {
+    guard let scheme = origin.range(of: "://") else { return String(origin.dropLast()) }
+    let rest = origin[scheme.upperBound...]
+    let host = rest.prefix { $0 != ":" }
+    let port = rest.dropFirst(host.count)
+    return String(origin[..<scheme.upperBound]) + String(host.dropLast()) + String(port)
   }
 }
 

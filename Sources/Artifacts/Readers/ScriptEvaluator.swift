@@ -12,6 +12,14 @@ struct ScriptEvaluator {
   var resolving: Set<String> = []
   /// Names the caller gives every module (`process`, whose `env` is the deployed env).
   var globals: [String: Value] = [:]
+  /// An object whose reads are recorded (`process.env`, however it is passed on), and the
+  /// keys read from it, in order: what the answer depended on.
+  var recorded: Value?
+  var recordedKeys: [String] = []
+
+  mutating func record(_ base: Value, _ key: String) {
+    if recorded != nil, base == recorded, !recordedKeys.contains(key) { recordedKeys.append(key) }
+  }
 
   enum Flow {
     case next
@@ -194,9 +202,11 @@ struct ScriptEvaluator {
     case .member(let object, let name, let optional):
       guard let base = evaluate(object) else { return nil }
       if optional, base == .undefined || base == .null { return .undefined }
+      record(base, name)
       return Self.property(base, name)
     case .index(let object, let index):
       guard let base = evaluate(object), let key = evaluate(index) else { return nil }
+      if case .string(let name) = key { record(base, name) }
       switch (base, key) {
       case (.array(let values), .number(let n)):
         let i = Int(n)

@@ -91,10 +91,26 @@ public struct ScriptFunction: Sendable, Equatable {
   }
 
   /// What the function does for `arguments`, a throw told apart from what is not evaluated.
-  public func outcome(_ arguments: [Value], globals: [String: Value] = [:]) -> Outcome {
+  public func outcome(_ arguments: [Value]) -> Outcome {
+    outcome(arguments, globals: [:], recording: nil).outcome
+  }
+
+  /// What the function does with `globals` in scope, and the keys it read from `recording`
+  /// (an object among them, such as `process.env`), in order.
+  public func outcome(_ arguments: [Value], globals: [String: Value], recording: Value?) -> (
+    outcome: Outcome, read: [String]
+  ) {
     var evaluator = ScriptEvaluator(module: module)
     evaluator.globals = globals
-    if let value = evaluator.call(self, arguments) { return .returned(value) }
+    evaluator.recorded = recording
+    let outcome = Self.outcome(of: &evaluator, self, arguments)
+    return (outcome, evaluator.recordedKeys)
+  }
+
+  private static func outcome(
+    of evaluator: inout ScriptEvaluator, _ function: ScriptFunction, _ arguments: [Value]
+  ) -> Outcome {
+    if let value = evaluator.call(function, arguments) { return .returned(value) }
     guard evaluator.thrown else {
       return .unanswered(evaluator.undefinedCallee)
     }
@@ -180,18 +196,22 @@ struct ScriptModule: Sendable, Equatable {
     let parameters = ScriptStatements.parameters("(" + rest[rest.startIndex..<index])
     // A parameter's default (`env = process.env`) is what an `if (env === undefined)` at the
     // top of the body would assign.
-    let defaults: [ScriptStatement] = ScriptStatements.topLevelParts(
-      String(rest[rest.startIndex..<rest.index(before: index)]), angles: true
-    ).compactMap { part in
+    var defaults: [ScriptStatement] = []
+    for part in ScriptStatements.topLevelParts(
+      String(rest[rest.startIndex..<rest.index(before: index)]), angles: true)
+    {
       guard
         let found = InstanceDecisionReader.matches(
           #"^\s*([A-Za-z_$][\w$]*)\s*\??\s*(?::[^=]*)?=(?![=>])\s*([\s\S]+?)\s*$"#, part
-        ).first, found.count == 2, let tokens = ScriptLexer.tokens(found[1])
-      else { return nil }
-      var parser = ScriptParser(tokens: tokens)
-      guard let value = parser.expression(), parser.atEnd else { return nil }
-      return .ifElse(
-        .binary("===", .name(found[0]), .literal(.undefined)), .assign(found[0], value), nil)
+        ).first, found.count == 2
+      else { continue }
+      var parser = ScriptParser(tokens: ScriptLexer.tokens(found[1]) ?? [])
+      guard let value = parser.expression(), parser.atEnd else {
+        return .failure(ScriptReadError(reason: "the default of \(found[0]) is not read"))
+      }
+      defaults.append(
+        .ifElse(
+          .binary("===", .name(found[0]), .literal(.undefined)), .assign(found[0], value), nil))
     }
     // The return type, if any, runs to the body's brace.
     guard let open = rest[index...].firstIndex(of: "{") else {

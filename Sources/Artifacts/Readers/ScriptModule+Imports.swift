@@ -37,9 +37,14 @@ struct ScriptModuleLoader: Sendable {
     // `packages/<name>/src`, as the workspace's TypeScript paths map it.
     if specifier.hasPrefix("@"), !specifier.hasPrefix("@/") {
       let parts = specifier.split(separator: "/").map(String.init)
-      guard parts.count >= 2 else { return nil }
+      let name = parts.prefix(2).joined(separator: "/")
+      // Only the workspace's own package of that name, not a dependency's.
+      guard parts.count >= 2, let manifest = read("packages/\(parts[1])/package.json"),
+        manifest.contains("\"name\": \"\(name)\"") || manifest.contains("\"name\":\"\(name)\"")
+      else { return nil }
       let inside = parts.dropFirst(2).joined(separator: "/")
-      let base = "packages/\(parts[1])/src" + (inside.isEmpty ? "" : "/" + inside)
+      let base = ("packages/\(parts[1])/src" + (inside.isEmpty ? "" : "/" + inside))
+        .replacingOccurrences(of: #"\.(js|mjs)$"#, with: "", options: .regularExpression)
       return [base + ".ts", base + "/index.ts", base + ".js"].first { read($0) != nil }
     }
     guard specifier.hasPrefix("./") || specifier.hasPrefix("../") else { return nil }

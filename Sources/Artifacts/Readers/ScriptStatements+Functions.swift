@@ -51,9 +51,26 @@ extension ScriptStatements {
     var out: [String] = []
     var depth = 0
     var current = ""
+    var quote: Character?
+    var previous: Character = " "
     for character in list {
+      defer { previous = character }
+      // A comma or a bracket inside a string literal is the string's.
+      if let open = quote {
+        if character == open && previous != "\\" { quote = nil }
+        current.append(character)
+        continue
+      }
+      if "\"'`".contains(character) {
+        quote = character
+        current.append(character)
+        continue
+      }
       if "([{".contains(character) || (angles && character == "<") { depth += 1 }
-      if ")]}".contains(character) || (angles && character == ">") { depth -= 1 }
+      // `=>` of a function type closes nothing.
+      if ")]}".contains(character) || (angles && character == ">" && previous != "=") {
+        depth -= 1
+      }
       if character == ",", depth == 0 {
         out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
         current = ""

@@ -244,14 +244,7 @@ struct ScriptParser {
         names = [name]
       }
       // A type annotation runs to the `=`, or to the `;` of a declaration without a value.
-      if take(":") {
-        var depth = 0
-        while let token = current, depth > 0 || (token != .punct("=") && token != .punct(";")) {
-          if [.punct("<"), .punct("("), .punct("["), .punct("{")].contains(token) { depth += 1 }
-          if [.punct(">"), .punct(")"), .punct("]"), .punct("}")].contains(token) { depth -= 1 }
-          position += 1
-        }
-      }
+      if take(":") { _ = skipType(to: ["=", ";"]) }
       if !destructured, names.count == 1, take(";") || current == .punct("}") || atEnd {
         return .declare(names, destructured: false, nil)
       }
@@ -452,48 +445,5 @@ struct ScriptParser {
       return .name(name)
     default: return nil
     }
-  }
-
-  /// After a `(`: the parameters of an arrow function (`(entry) =>`, `(o: string, i) =>`),
-  /// its `=>` taken; nil, nothing taken, when the parenthesis is not an arrow's.
-  mutating func arrowParameters() -> [String]? {
-    let start = position
-    var names: [String] = []
-    while !take(")") {
-      guard case .word(let name) = current else {
-        position = start
-        return nil
-      }
-      position += 1
-      names.append(name)
-      // A type annotation runs to the parameter's `,` or the list's `)`.
-      if take(":") {
-        var depth = 0
-        while let token = current, depth > 0 || (token != .punct(",") && token != .punct(")")) {
-          if [.punct("<"), .punct("("), .punct("["), .punct("{")].contains(token) { depth += 1 }
-          if [.punct(">"), .punct(")"), .punct("]"), .punct("}")].contains(token) { depth -= 1 }
-          position += 1
-        }
-      }
-      if !take(","), current != .punct(")") {
-        position = start
-        return nil
-      }
-    }
-    // `): Type =>` annotates what it returns.
-    if take(":") {
-      while let token = current, token != .punct("=>") { position += 1 }
-    }
-    guard take("=>") else {
-      position = start
-      return nil
-    }
-    return names
-  }
-
-  /// An arrow function's body: an expression (a braced body is not read).
-  mutating func arrowBody(_ parameters: [String]) -> ScriptExpression? {
-    guard current != .punct("{"), let body = expression() else { return nil }
-    return .arrow(parameters, body)
   }
 }

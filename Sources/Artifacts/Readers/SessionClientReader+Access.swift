@@ -46,29 +46,51 @@ extension SessionClientReader {
   }
 
   /// The module's variables set to null at the top (`let accessToken: string | null = null`)
-  /// and the values the function that writes secure storage gives them.
+  /// and the values the function that writes secure storage gives them: a literal as written;
+  /// else a value of the declared type (`string`, `number`), or a number where it parses a
+  /// date. A variable whose value qualify cannot type is left out, and a test of it unjudged.
   static func storedState(_ text: String) -> [String: ScriptValue] {
     let declared = InstanceDecisionReader.matches(
-      #"(?m)^(?:export\s+)?let\s+(\w+)\s*(?::[^=\n]+)?=\s*null\s*;"#, text
-    ).compactMap(\.first)
+      #"(?m)^(?:export\s+)?let\s+(\w+)\s*(?::\s*([^=\n]+?))?\s*=\s*null\s*;"#, text)
     guard
       let store = ScriptStatements.functions(in: text).first(where: {
         $0.body.contains("SecureStore.setItemAsync(")
       })
     else { return [:] }
     var state: [String: ScriptValue] = [:]
-    for name in declared {
+    for declaration in declared {
+      let name = declaration[0]
+      let type = declaration.count > 1 ? declaration[1] : ""
       guard
         let value = InstanceDecisionReader.matches(
           #"(?:^|[^.\w])"# + name + #"\s*=\s*([^;=][^;]*);"#, store.body
-        ).first?.first
+        ).first?.first?.trimmingCharacters(in: .whitespaces)
       else { continue }
-      let numeric =
-        value.range(
-          of: #"Date\.parse\(|Date\.now\(|Number\(|parseInt\(|\.getTime\(\)|^\s*\d"#,
-          options: .regularExpression) != nil
-      state[name] = numeric ? .number(1_700_000_000_000) : .string("stored")
+      if let literal = literal(value) {
+        state[name] = literal
+      } else if value.range(
+        of: #"^(?:Date\.parse\(|Date\.now\(|Number\(|parseInt\()|\.getTime\(\)$"#,
+        options: .regularExpression) != nil || type.contains("number")
+      {
+        state[name] = .number(1_700_000_000_000)
+      } else if type.contains("string") {
+        state[name] = .string("stored")
+      }
     }
     return state
+  }
+
+  private static func literal(_ text: String) -> ScriptValue? {
+    switch text {
+    case "null": return .null
+    case "true": return .bool(true)
+    case "false": return .bool(false)
+    default:
+      if let number = Double(text) { return .number(number) }
+      if let quoted = InstanceDecisionReader.matches(#"^["'`]([^"'`]*)["'`]$"#, text).first?.first {
+        return .string(quoted)
+      }
+      return nil
+    }
   }
 }

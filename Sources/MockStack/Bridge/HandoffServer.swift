@@ -86,9 +86,10 @@ public final class HandoffServer: HTTPHandler, Sendable {
         )
         return .json(["error": "invalid_request"], status: 403)
       }
-      // A check that, as deployed, lets another Origin through is no check for that one.
+      // A check that, as deployed, lets an Origin through is no check for that one.
       if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description,
-        routes?.allowlistAdmitsOther == nil
+        request.headers["Origin"] == nil
+          || request.headers["Origin"] != routes?.allowlistAdmitsOther?.value
       {
         context.event(
           "handoff",
