@@ -14,6 +14,8 @@ enum BridgeReader {
   /// Where the monorepo keeps its servers: the API (OpenMapX's handoff lives there) and the
   /// web app.
   static let servers = ["apps/api/src", "apps/web/src"]
+  /// Where the web page that redeems the handoff lives in the monorepo.
+  static let webClients = ["apps/web/src"]
 }
 
 extension BuildReader {
@@ -423,7 +425,8 @@ extension BuildReader {
         ).files
     }
     let routeSearch = HandoffRoutesReader.routeFiles(search)
-    let routes = HandoffRoutesReader.read(routeSearch)
+    var routes = HandoffRoutesReader.read(routeSearch)
+    routes?.exchange = HandoffExchangeReader.route(routeSearch, server: search)
     if profile.parts["handoffServer"] == nil {
       search.files = search.files.filter { $0.file.lowercased().contains("handoff") }
     }
@@ -439,5 +442,17 @@ extension BuildReader {
       }
     }
     settings.handoffServer.searched = roots
+    // The page that posts the code and its verifier: the web app's, beside the server.
+    let clientRoots = profile.parts["handoffClient"].map { [$0.value] } ?? BridgeReader.webClients
+    var client = CodeSearch(
+      repository, under: clientRoots[0], suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
+    for root in clientRoots.dropFirst() {
+      client.files +=
+        CodeSearch(
+          repository, under: root, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"]
+        ).files
+    }
+    (settings.exchangeCall, settings.exchangeCallUnread) = HandoffExchangeReader.call(client)
+    settings.exchangeCallSearched = clientRoots
   }
 }

@@ -97,7 +97,9 @@ enum BridgeShellReader: ShellBuildReader {
   static let kind = ShellKind.reactNativeBridge
   static let parts = [
     "handoffServer":
-      "files with handoff in their path under \(BridgeReader.servers.joined(separator: " and "))"
+      "files with handoff in their path under \(BridgeReader.servers.joined(separator: " and "))",
+    "handoffClient":
+      "the web page's call to the handoff's exchange, under \(BridgeReader.webClients.joined(separator: " and "))",
   ]
   static let envFiles = EnvFileRoles(
     backend:

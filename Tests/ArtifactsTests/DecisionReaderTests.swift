@@ -1051,7 +1051,7 @@ import Testing
     let routesPath = "apps/api/src/routes/mobileAuthRoutes.ts"
     let servicePath = "apps/api/src/services/mobileAuthHandoff.ts"
     let routes = try sample(routesPath).replacingOccurrences(
-      of: "{ config: { rateLimit: { max: 10, timeWindow: \"1 minute\" } } },", with: "{},"
+      of: "      config: { rateLimit: { max: 10, timeWindow: \"1 minute\" } },\n", with: ""
     ).replacingOccurrences(
       of: "if (!result.ok) return reply.code(400)",
       with: "if (!result.ok) return reply.code(result.reason === \"too-many-attempts\" ? 429 : 400)"
@@ -1068,7 +1068,9 @@ import Testing
     ).replacingOccurrences(
       of: "export const HANDOFF_TTL_MS",
       with: "export const MAX_OUTSTANDING_PER_USER = 5;\nexport const HANDOFF_TTL_MS")
-    #expect(routes.contains("429") && service.contains("MAX_OUTSTANDING_PER_USER = 5"))
+    #expect(
+      routes.contains("429") && !routes.contains("rateLimit")
+        && service.contains("MAX_OUTSTANDING_PER_USER = 5"))
     let directory = try overlay([routesPath: routes, servicePath: service])
     defer { try? FileManager.default.removeItem(at: directory) }
     let outstanding = try AppRepository(directory: directory.path).builds(for: .prod)[.ios]?

@@ -70,4 +70,31 @@ extension BuildGuards {
     }
     return hits
   }
+
+  /// The page's exchange against the route: the path it posts to and the body it sends must
+  /// be what the route registers and requires. The page's call not found, or not read, is
+  /// unverified with where qualify looked.
+  static func exchangeHits(_ bridge: BridgeShellSettings) -> [GuardHit] {
+    guard let route = bridge.handoffServer.routes?.exchange else { return [] }
+    guard let call = bridge.exchangeCall else {
+      if let unread = bridge.exchangeCallUnread {
+        return [
+          GuardHit(
+            "the web page's call to the handoff's exchange is not read (\(unread.value)): whether it posts what \(route.value.served) requires is not verified",
+            at: unread.location, value: "exchange call", unverified: true)
+        ]
+      }
+      return [
+        GuardHit(
+          "no call of the web page to the handoff's exchange found (a fetch of a mobile-auth URL whose JSON body carries the verifier, under \(bridge.exchangeCallSearched.joined(separator: ", ")); name its folder with parts.handoffClient in qualify.json): whether it posts what \(route.value.served) requires is not verified",
+          at: route.location, value: "exchange call", unverified: true)
+      ]
+    }
+    guard let refusal = route.value.refusal(of: call.value) else { return [] }
+    return [
+      GuardHit(
+        "the web page's exchange sends \(call.value.shape) to …\(call.value.path), and the server's route \(route.value.served) (\(route.origin)) answers it \(refusal.status): \(refusal.why) — every sign-in handoff fails",
+        at: call.location, value: "exchange")
+    ]
+  }
 }

@@ -98,6 +98,12 @@ public struct BridgeShellSettings: Sendable {
   /// module has none.
   public var messageSchema: Sourced<ReadDecision<SchemaShape>>?
   public var handoffServer = HandoffServerCode()
+  /// The web page's call to the handoff's exchange (nil: none found, or none read).
+  public var exchangeCall: Sourced<HandoffExchangeCall>?
+  /// A call to the exchange qualify could not read, with why.
+  public var exchangeCallUnread: Sourced<String>?
+  /// Where qualify looked for the page's call (`parts.handoffClient`, else `apps/web/src`).
+  public var exchangeCallSearched: [String] = []
   /// Keys the diagnostic export leaves out.
   public var diagnosticsExcludes: Sourced<[String]>?
   /// The only fields the diagnostics keep, where an allowlist keeps them (nil: no allowlist).

@@ -325,6 +325,8 @@ public struct HandoffRoutesCode: Sendable {
     guard !allowlistFromFallbacks || allowlistVariables.isEmpty else { return nil }
     return holds
   }
+  /// The route of the exchange (the code and its verifier for a token), as registered.
+  public var exchange: Sourced<HandoffExchangeRoute>?
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
   /// The throttle's bound as written (nil: none read in a form qualify evaluates).

@@ -394,15 +394,15 @@ public final class BridgeShell {
       wrongVerifier ? environment.random.token(byteCount: 32) : handoff.verifier
     // Seed 001: the page exchanges the code, the state and the verifier it received.
     let state = wrongState ? environment.random.token(byteCount: 16) : handoff.state
-    let body =
-      (try? JSONSerialization.data(withJSONObject: [
-        "code": handoff.code, "verifier": verifier, "state": state,
-      ]))
-      .map(Array.init) ?? []
+    let (path, keys) = exchangeRequest
+    let values: [HandoffField: String] = [.code: handoff.code, .verifier: verifier, .state: state]
+    var fields: [String: String] = [:]
+    for (key, role) in keys { fields[key] = values[role] ?? "" }
+    let body = (try? JSONSerialization.data(withJSONObject: fields)).map(Array.init) ?? []
     guard
       case .sent(let exchange) = web.send(
         ClientRequest(
-          method: "POST", url: origin + "/api/mobile-auth/redeem",
+          method: "POST", url: origin + path,
           // A browser sends the calling page's Origin with a POST.
           headers: ["Content-Type": "application/json", "Origin": fromOrigin ?? origin],
           body: body)),
@@ -423,6 +423,25 @@ public final class BridgeShell {
     {
       signedInUser = user
     }
+  }
+
+  /// Where the page posts the exchange and the body's keys, each with what it carries: the
+  /// page's call as its code writes it, to the route's path when the call names it; the route's
+  /// fields when the call was not read; the seed's `/api/mobile-auth/redeem` when neither was.
+  private var exchangeRequest: (path: String, keys: [(String, HandoffField)]) {
+    let route = bridgeSettings?.handoffServer.routes?.exchange?.value
+    let call = bridgeSettings?.exchangeCall?.value
+    let seed: [(String, HandoffField)] = [
+      ("code", .code), ("verifier", .verifier), ("state", .state),
+    ]
+    guard let route else { return ("/api/mobile-auth/redeem", seed) }
+    guard let call else {
+      let keys = [HandoffField.code, .verifier, .state].compactMap { role in
+        route.field(role).map { ($0, role) }
+      }
+      return (route.served, keys.count == 3 ? keys : seed)
+    }
+    return (route.path(of: call), call.fields.map { ($0.key, $0.role) })
   }
 
   /// The diagnostic bundle a user would send: the shell's state, the page's last handoff

@@ -59,49 +59,23 @@ public final class HandoffServer: HTTPHandler, Sendable {
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     let answer = route(request)
     // The routes' own hook: every answer of the handoff's API is no-store.
-    guard request.path.hasPrefix("/api/mobile-auth/"), routes?.noStore?.value == true else {
+    guard request.path.hasPrefix("/api/mobile-auth/") || request.path == exchangePath,
+      routes?.noStore?.value == true
+    else {
       return answer
     }
     return answer.with("Cache-Control", "no-store")
   }
 
+  /// Where the exchange is served: the route the code registers, under its prefix (the seed's
+  /// `/api/mobile-auth/redeem` when no route was read).
+  var exchangePath: String { routes?.exchange?.value.served ?? "/api/mobile-auth/redeem" }
+
   private func route(_ request: HTTPRequest) -> HTTPResponse {
+    if request.method == "POST", request.path == exchangePath { return exchange(request) }
     switch (request.method, request.path) {
     case ("GET", "/mobile-auth"): return form(request)
     case ("POST", "/mobile-auth"): return signIn(request)
-    case ("POST", "/api/mobile-auth/redeem"):
-      if let check = routes?.admitsOwnPage, !check.value,
-        request.headers["Origin"] == origin.description
-      {
-        context.event(
-          "handoff",
-          "the web app's own page was refused a redemption: the routes' Origin check (\(check.origin)) answers false for an Origin its list holds"
-        )
-        return .json(["error": "invalid_request"], status: 403)
-      }
-      if let list = routes?.allowlistRefusesPage, request.headers["Origin"] == origin.description {
-        context.event(
-          "handoff",
-          "the web app's own page was refused a redemption: the Origin allowlist (\(list.origin)) does not hold it — \(list.derivation.joined(separator: "; "))"
-        )
-        return .json(["error": "invalid_request"], status: 403)
-      }
-      // A check that, as deployed, lets an Origin through is no check for that one.
-      if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description,
-        request.headers["Origin"] == nil
-          || request.headers["Origin"] != routes?.allowlistAdmitsOther?.value
-      {
-        context.event(
-          "handoff",
-          "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: not the web app's own"
-        )
-        return .json(["error": "invalid_request"], status: 403)
-      }
-      if let refusal = rateLimited() { return refusal }
-      let body = request.jsonObject ?? [:]
-      return redeem(
-        code: body["code"] as? String ?? "", verifier: body["verifier"] as? String ?? "",
-        state: body["state"] as? String)
     case ("POST", "/api/mobile-auth/verify"): return verify(request)
     case ("POST", "/_qualify/handoff/redeem-together"):
       let attempts = (request.jsonObject?["attempts"] as? [[String: Any]] ?? []).map {
@@ -125,6 +99,62 @@ public final class HandoffServer: HTTPHandler, Sendable {
       )
     default: return .notFound
     }
+  }
+
+  /// The exchange, as the routes' code answers it: the Origin check, the throttle, the body
+  /// held to the fields the route requires and takes, then the redemption.
+  private func exchange(_ request: HTTPRequest) -> HTTPResponse {
+    if let check = routes?.admitsOwnPage, !check.value,
+      request.headers["Origin"] == origin.description
+    {
+      context.event(
+        "handoff",
+        "the web app's own page was refused a redemption: the routes' Origin check (\(check.origin)) answers false for an Origin its list holds"
+      )
+      return .json(["error": "invalid_request"], status: 403)
+    }
+    if let list = routes?.allowlistRefusesPage, request.headers["Origin"] == origin.description {
+      context.event(
+        "handoff",
+        "the web app's own page was refused a redemption: the Origin allowlist (\(list.origin)) does not hold it — \(list.derivation.joined(separator: "; "))"
+      )
+      return .json(["error": "invalid_request"], status: 403)
+    }
+    // A check that, as deployed, lets an Origin through is no check for that one.
+    if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description,
+      request.headers["Origin"] == nil
+        || request.headers["Origin"] != routes?.allowlistAdmitsOther?.value
+    {
+      context.event(
+        "handoff",
+        "a redemption from \(request.headers["Origin"] ?? "no Origin") was refused: not the web app's own"
+      )
+      return .json(["error": "invalid_request"], status: 403)
+    }
+    if let refusal = rateLimited() { return refusal }
+    let body = request.jsonObject ?? [:]
+    if let route = routes?.exchange?.value {
+      let sent = body.keys.sorted()
+      let missing = route.required.filter { body[$0] == nil }
+      let refused = route.accepted.map { accepted in sent.filter { !accepted.contains($0) } } ?? []
+      if !missing.isEmpty || !refused.isEmpty {
+        context.event(
+          "handoff",
+          "an exchange refused by the route's body rules (\(route.fieldsFrom)): "
+            + (missing.isEmpty ? "" : "\(missing.joined(separator: ", ")) missing")
+            + (missing.isEmpty || refused.isEmpty ? "" : ", ")
+            + (refused.isEmpty ? "" : "\(refused.joined(separator: ", ")) not taken"))
+        return .json(["error": "invalid_request"], status: 400)
+      }
+    }
+    // Each value from the field that carries it: the route's own, else the body's.
+    func value(_ role: HandoffField) -> String? {
+      let key =
+        routes?.exchange?.value.field(role)
+        ?? body.keys.sorted().first { HandoffField.carried(by: $0) == role }
+      return key.flatMap { body[$0] as? String }
+    }
+    return redeem(code: value(.code) ?? "", verifier: value(.verifier) ?? "", state: value(.state))
   }
 
   private func form(_ request: HTTPRequest) -> HTTPResponse {

@@ -94,6 +94,35 @@ enum BridgeMutations {
       configuration.build.bridge?.handoffServer.routes?.allowlistFromFallbacks = false
     },
     MutationSpec(
+      "app.handoff-exchange-renames", [.value("side", .choice(["page", "route"]))],
+      summary:
+        "One side of the handoff's exchange renames the code's field and the other does not: the page's `JSON.stringify({ code: … })` where the route's schema requires `callbackCode` (page), or the schema's `required: [\"code\", …]` where the page sends `callbackCode` (route): every exchange is refused with 400.",
+      breaks: "seed 001: the page on the fixed origin redeems its code"
+    ) { configuration, arguments in
+      guard let bridge = configuration.build.bridge,
+        var route = bridge.handoffServer.routes?.exchange?.value
+      else { return }
+      let field = route.field(.code) ?? bridge.exchangeCall?.value.key(.code) ?? "callbackCode"
+      let renamed = field == "code" ? "callbackCode" : "code"
+      func rename(_ key: String) -> String { key == field ? renamed : key }
+      if arguments["side"] == "route" {
+        route.required = route.required.map(rename)
+        route.accepted = route.accepted?.map(rename)
+        configuration.build.bridge?.handoffServer.routes?.exchange = Sourced(route, at: at)
+        return
+      }
+      // The page's call as read, else the one its route expects.
+      var call =
+        bridge.exchangeCall?.value
+        ?? HandoffExchangeCall(
+          path: route.path,
+          fields: [HandoffField.code, .verifier, .state].map {
+            .init(key: route.field($0) ?? $0.rawValue, role: $0)
+          })
+      call.fields = call.fields.map { .init(key: rename($0.key), role: $0.role) }
+      configuration.build.bridge?.exchangeCall = Sourced(call, at: at)
+    },
+    MutationSpec(
       "app.receiver-refuses-well-formed",
       summary:
         "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",

@@ -143,7 +143,7 @@ enum BridgePack: ScenarioPack {
       .app, "redeems the handoff",
       [.flag("wrong-verifier"), .flag("wrong-state"), .flag("from-another-origin")],
       summary:
-        "The page posts the code, the verifier and the state to /api/mobile-auth/redeem (a well-formed verifier of another attempt with `wrong-verifier`, another attempt's state with `wrong-state`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
+        "The page posts the code, the verifier and the state to the exchange as its own code does — the path its call names, the keys of its JSON body — to the route the server registers (the seed's /api/mobile-auth/redeem when no route was read; a well-formed verifier of another attempt with `wrong-verifier`, another attempt's state with `wrong-state`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
       example: "openmapx redeems the handoff wrong-verifier"
     ) { context in
       let shell = try context.bridgeShell()

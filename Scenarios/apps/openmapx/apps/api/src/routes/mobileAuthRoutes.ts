@@ -9,7 +9,29 @@ import { issueOneTimeToken } from "../services/sessionTokens";
  * - Answers are never cached: a one-time token in a shared cache outlives its use.
  * - The caller's Origin must be the web app's own; no Origin is no caller.
  * - A client that keeps failing is slowed down before it can guess.
+ * - The body is three short base64url fields and nothing else; the schema
+ *   refuses anything more before the handler runs.
  */
+
+const BODY_LIMIT_BYTES = 4 * 1024;
+const BASE64URL = "^[A-Za-z0-9_-]+$";
+
+interface ExchangeBody {
+  callbackCode: string;
+  codeVerifier: string;
+  state: string;
+}
+
+const exchangeBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["callbackCode", "codeVerifier", "state"],
+  properties: {
+    callbackCode: { type: "string", minLength: 16, maxLength: 256, pattern: BASE64URL },
+    codeVerifier: { type: "string", minLength: 43, maxLength: 128, pattern: BASE64URL },
+    state: { type: "string", minLength: 16, maxLength: 128, pattern: BASE64URL },
+  },
+} as const;
 
 const handoff = new MobileAuthHandoff();
 const WEB_ORIGINS = (process.env.OPENMAPX_WEB_ORIGINS ?? "https://openmapx.com")
@@ -27,13 +49,17 @@ export async function mobileAuthRoutes(app: FastifyInstance) {
     reply.header("Cache-Control", "no-store");
   });
 
-  app.post<{ Body: { code: string; verifier: string; state: string } }>(
-    "/api/mobile-auth/redeem",
-    { config: { rateLimit: { max: 10, timeWindow: "1 minute" } } },
+  app.post<{ Body: ExchangeBody }>(
+    "/mobile-auth/exchange",
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: { body: exchangeBodySchema },
+      config: { rateLimit: { max: 10, timeWindow: "1 minute" } },
+    },
     async (request, reply) => {
       if (!fromOwnPage(request)) return reply.code(403).send({ error: "invalid_request" });
-      const { code, verifier, state } = request.body;
-      const result = await handoff.redeem(code, verifier, state, Date.now());
+      const { callbackCode, codeVerifier, state } = request.body;
+      const result = await handoff.redeem(callbackCode, codeVerifier, state, Date.now());
       if (!result.ok) return reply.code(400).send({ error: "invalid_request" });
       return { token: await issueOneTimeToken(result.userId) };
     },

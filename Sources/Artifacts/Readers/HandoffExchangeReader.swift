@@ -1,0 +1,319 @@
+import Foundation
+import QualifyCore
+
+/// The handoff's exchange as each side writes it (OpenMapX's `routes/mobile-auth.ts` and the
+/// web page's `redeemSystemAuth`): the route the server registers for the code and its
+/// verifier — its path, the prefix its plugin is registered under, the body fields its schema
+/// requires and whether it refuses any other — and the page's `fetch` of it — the literal end
+/// of its URL and the keys of the `JSON.stringify({…})` it sends. A side renamed without the
+/// other refuses every sign-in while each side's own tests pass.
+enum HandoffExchangeReader {
+  // MARK: The server's route
+
+  /// The exchange among the POST routes of `routes`: the one whose body carries a verifier,
+  /// else the one whose path names an exchange or a redemption; the prefix from a
+  /// `register(NAME, { prefix })` of the routes' export anywhere in `server`.
+  static func route(_ routes: CodeSearch, server: CodeSearch) -> Sourced<HandoffExchangeRoute>? {
+    var candidates: [Sourced<HandoffExchangeRoute>] = []
+    for (file, lines) in routes.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      for registration in posts(in: text) {
+        guard
+          var route = exchangeRoute(registration.arguments, generic: registration.generic, in: text)
+        else { continue }
+        route.prefix = prefix(of: text, server: server) ?? ""
+        candidates.append(
+          Sourced(route, at: location(file, lines, text, registration.at)))
+      }
+    }
+    return candidates.first { route in
+      (route.value.required + (route.value.accepted ?? [])).contains {
+        HandoffField.carried(by: $0) == .verifier
+      }
+    } ?? candidates.first { $0.value.path.contains("exchange") || $0.value.path.contains("redeem") }
+  }
+
+  /// Each `.post(…)` / `.post<…>(…)` call: its generic, its arguments, where it starts.
+  private static func posts(in text: String) -> [(
+    at: String.Index, generic: String, arguments: [String]
+  )] {
+    guard let regex = try? NSRegularExpression(pattern: #"\.post\s*(?=[<(])"#) else { return [] }
+    var out: [(String.Index, String, [String])] = []
+    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+      guard let range = Range(match.range, in: text) else { continue }
+      var index = range.upperBound
+      var generic = ""
+      if text[index] == "<" {
+        guard let close = closingAngle(text, from: index) else { continue }
+        generic = String(text[text.index(after: index)..<close])
+        index = text.index(after: close)
+        while index < text.endIndex, text[index].isWhitespace { index = text.index(after: index) }
+      }
+      guard index < text.endIndex, text[index] == "(",
+        let close = ScriptStatements.closingParenthesis(text, from: index)
+      else { continue }
+      let inner = String(text[text.index(after: index)..<close])
+      // A trailing comma leaves an empty last part: not an argument.
+      var arguments = ScriptStatements.topLevelParts(inner, angles: false)
+      if arguments.last?.isEmpty == true { arguments.removeLast() }
+      out.append((range.lowerBound, generic, arguments))
+    }
+    return out
+  }
+
+  /// The `>` closing the `<` at `start` (a `=>` inside closes nothing).
+  private static func closingAngle(_ text: String, from start: String.Index) -> String.Index? {
+    var depth = 0
+    var previous: Character = " "
+    var index = start
+    while index < text.endIndex {
+      let character = text[index]
+      if character == "<" { depth += 1 }
+      if character == ">" && previous != "=" {
+        depth -= 1
+        if depth == 0 { return index }
+      }
+      previous = character
+      index = text.index(after: index)
+    }
+    return nil
+  }
+
+  /// A route's path and fields: its schema's body (`required`, and `properties` when
+  /// `additionalProperties: false`), else what its handler reads of `request.body`, else its
+  /// `Body` type.
+  private static func exchangeRoute(_ arguments: [String], generic: String, in text: String)
+    -> HandoffExchangeRoute?
+  {
+    guard let path = literal(arguments.first ?? ""), path.hasPrefix("/") else { return nil }
+    let options = arguments.count >= 3 ? arguments[1] : ""
+    let handler = arguments.last ?? ""
+    if let schema = bodySchema(options, in: text) {
+      let required = quotedList(after: "required", in: schema.text) ?? []
+      let strict =
+        schema.text.range(of: #"additionalProperties\s*:\s*false"#, options: .regularExpression)
+        != nil
+      let accepted =
+        strict
+        ? (quotedList(after: "enum", in: propertyNames(schema.text)) ?? properties(schema.text))
+        : nil
+      return HandoffExchangeRoute(
+        path: path, required: required, accepted: accepted, fieldsFrom: schema.name)
+    }
+    let reads = Set(
+      InstanceDecisionReader.matches(#"\b(?:request|req)\.body\.([A-Za-z_$][\w$]*)"#, handler)
+        .compactMap(\.first))
+    var destructured: [String] = []
+    for names in InstanceDecisionReader.matches(
+      #"\{([^{}]*)\}\s*=\s*(?:request|req)\.body\b"#, handler)
+    {
+      destructured += (names.first ?? "").split(separator: ",").compactMap {
+        $0.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+      }.filter { !$0.isEmpty }
+    }
+    let read = destructured + reads.sorted().filter { !destructured.contains($0) }
+    if !read.isEmpty {
+      return HandoffExchangeRoute(path: path, required: read, fieldsFrom: "what its handler reads")
+    }
+    if let body = bodyType(generic, in: text) {
+      return HandoffExchangeRoute(path: path, required: body, fieldsFrom: "its Body type")
+    }
+    return HandoffExchangeRoute(path: path, required: [], fieldsFrom: "nothing read")
+  }
+
+  /// The object given as `schema: { body: … }`: a constant of the module by its name, or
+  /// written in place.
+  private static func bodySchema(_ options: String, in text: String) -> (
+    name: String, text: String
+  )? {
+    guard
+      let named = InstanceDecisionReader.matches(
+        #"schema\s*:\s*\{[^}]*?\bbody\s*:\s*([A-Za-z_$][\w$]*|\{)"#, options
+      ).first?.first
+    else { return nil }
+    if named == "{" {
+      guard let start = options.range(of: #"\bbody\s*:\s*\{"#, options: .regularExpression),
+        let open = options[start].lastIndex(of: "{")
+      else { return nil }
+      return object(in: options, from: open).map { ("the route's body schema", $0) }
+    }
+    guard
+      let declared = text.range(
+        of: #"(?:const|let)\s+"# + NSRegularExpression.escapedPattern(for: named)
+          + #"\s*(?::[^=]+)?=\s*\{"#, options: .regularExpression),
+      let open = text[declared].lastIndex(of: "{")
+    else { return nil }
+    return object(in: text, from: open).map { (named, $0) }
+  }
+
+  /// The object literal opening at `open`, braces included.
+  private static func object(in text: String, from open: String.Index) -> String? {
+    let rest = String(text[open...])
+    guard let close = ScriptStatements.closingBrace(rest) else { return nil }
+    return String(rest[...close])
+  }
+
+  /// The strings of `NAME: [ "a", "b" ]` in `text`.
+  private static func quotedList(after name: String, in text: String) -> [String]? {
+    guard
+      let list = InstanceDecisionReader.matches(
+        #"\b"# + name + #"\s*:\s*\[([^\]]*)\]"#, text
+      ).first?.first
+    else { return nil }
+    return list.split(separator: ",").map {
+      $0.trimmingCharacters(in: CharacterSet(charactersIn: " \n\t\"'`"))
+    }.filter { !$0.isEmpty }
+  }
+
+  /// `propertyNames: { … }`'s object, "" when there is none.
+  private static func propertyNames(_ schema: String) -> String {
+    guard let start = schema.range(of: #"propertyNames\s*:\s*\{"#, options: .regularExpression),
+      let open = schema[start].lastIndex(of: "{")
+    else { return "" }
+    return object(in: schema, from: open) ?? ""
+  }
+
+  /// The keys of the schema's `properties: { … }`.
+  private static func properties(_ schema: String) -> [String]? {
+    guard let start = schema.range(of: #"properties\s*:\s*\{"#, options: .regularExpression),
+      let open = schema[start].lastIndex(of: "{"), let body = object(in: schema, from: open)
+    else { return nil }
+    return entries(body)?.map(\.key)
+  }
+
+  /// `{ Body: { a: string; b?: string } }` or `{ Body: Name }` with `interface Name { … }` /
+  /// `type Name = { … }`: its fields that are not optional.
+  private static func bodyType(_ generic: String, in text: String) -> [String]? {
+    var fields = ""
+    if let start = generic.range(of: #"\bBody\s*:\s*\{"#, options: .regularExpression),
+      let open = generic[start].lastIndex(of: "{")
+    {
+      fields = object(in: generic, from: open) ?? ""
+    } else if let name = InstanceDecisionReader.matches(
+      #"\bBody\s*:\s*([A-Za-z_$][\w$]*)"#, generic
+    )
+    .first?.first,
+      let declared = text.range(
+        of: #"(?:interface\s+"# + name + #"\s*|type\s+"# + name + #"\s*=\s*)\{"#,
+        options: .regularExpression),
+      let open = text[declared].lastIndex(of: "{")
+    {
+      fields = object(in: text, from: open) ?? ""
+    }
+    guard !fields.isEmpty else { return nil }
+    let names = InstanceDecisionReader.matches(
+      #"(?:^|[{;,\n])\s*([A-Za-z_$][\w$]*)\s*:"#, String(fields.dropFirst().dropLast())
+    ).compactMap(\.first)
+    return names.isEmpty ? nil : names
+  }
+
+  /// The prefix the routes' export is registered under, in any file of `server`.
+  private static func prefix(of routes: String, server: CodeSearch) -> String? {
+    let exported = InstanceDecisionReader.matches(
+      #"export\s+(?:const|(?:async\s+)?function)\s+([A-Za-z_$][\w$]*)"#, routes
+    ).compactMap(\.first)
+    for name in exported {
+      let pattern =
+        #"register\(\s*"# + NSRegularExpression.escapedPattern(for: name)
+        + #"\s*,\s*\{[^}]*prefix\s*:\s*["'`]([^"'`]*)["'`]"#
+      if let found = server.capturesAcrossLines(pattern).first { return found.value }
+    }
+    return nil
+  }
+
+  // MARK: The page's call
+
+  /// The page's exchange among `client`'s files that register no route: a call whose URL's
+  /// literal end names `mobile-auth`, whose `JSON.stringify({…})` body carries a verifier.
+  /// Calls of that kind none of which could be read are unverified, with why; none at all is
+  /// nil.
+  static func call(_ client: CodeSearch) -> (
+    call: Sourced<HandoffExchangeCall>?, unread: Sourced<String>?
+  ) {
+    var unread: Sourced<String>?
+    for (file, lines) in client.files {
+      let text = lines.map(\.1).joined(separator: "\n")
+      guard
+        text.range(
+          of: #"\.(?:post|get|put|route)\s*(?:<[^>]*>)?\s*\(\s*["'`]/"#, options: .regularExpression
+        )
+          == nil,
+        let regex = try? NSRegularExpression(
+          pattern:
+            #"[\w$.]+\s*\(\s*(`[^`]*mobile-auth[^`]*`|"[^"]*mobile-auth[^"]*"|'[^']*mobile-auth[^']*')"#
+        )
+      else { continue }
+      for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+        guard let whole = Range(match.range, in: text),
+          let url = Range(match.range(at: 1), in: text),
+          let open = text[whole].firstIndex(of: "("),
+          let close = ScriptStatements.closingParenthesis(text, from: open)
+        else { continue }
+        let at = location(file, lines, text, whole.lowerBound)
+        let written = String(text[url].dropFirst().dropLast())
+        var path = written.components(separatedBy: "}").last ?? written
+        path = path.components(separatedBy: "?").first ?? path
+        guard path.contains("mobile-auth") else {
+          unread = unread ?? Sourced("its URL's end is computed (\(written))", at: at)
+          continue
+        }
+        let arguments = String(text[url.upperBound..<close])
+        guard
+          let body = arguments.range(of: #"JSON\.stringify\(\s*\{"#, options: .regularExpression),
+          let brace = arguments[body].lastIndex(of: "{"),
+          let literal = object(in: arguments, from: brace), let fields = entries(literal)
+        else {
+          if arguments.contains("JSON.stringify(") {
+            unread = unread ?? Sourced("its body is not an object literal", at: at)
+          }
+          continue
+        }
+        let call = HandoffExchangeCall(
+          path: path,
+          fields: fields.map { entry in
+            let byValue = HandoffField.carried(by: entry.value)
+            return .init(
+              key: entry.key, role: byValue == .other ? .carried(by: entry.key) : byValue)
+          })
+        if call.key(.verifier) != nil { return (Sourced(call, at: at), nil) }
+      }
+    }
+    return (nil, unread)
+  }
+
+  // MARK: Shared
+
+  /// An object literal's entries at its top level (`key: value`, `"key": value`, `key`); nil
+  /// when one is a spread or a computed key.
+  static func entries(_ literal: String) -> [(key: String, value: String)]? {
+    let inner = String(literal.dropFirst().dropLast())
+    var out: [(String, String)] = []
+    for part in ScriptStatements.topLevelParts(inner, angles: false) where !part.isEmpty {
+      if part.hasPrefix("...") || part.hasPrefix("[") { return nil }
+      guard let colon = part.firstIndex(of: ":") else {
+        out.append((part, part))
+        continue
+      }
+      let key = part[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: " \n\t\"'`"))
+      let value = part[part.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+      out.append((key, value))
+    }
+    return out
+  }
+
+  /// A literal string (quoted or a template with no substitution).
+  private static func literal(_ text: String) -> String? {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let first = trimmed.first, "\"'`".contains(first), trimmed.last == first,
+      trimmed.count >= 2, !trimmed.contains("${")
+    else { return nil }
+    return String(trimmed.dropFirst().dropLast())
+  }
+
+  private static func location(
+    _ file: String, _ lines: [(Int, String)], _ text: String, _ index: String.Index
+  ) -> FileLocation {
+    let before = text[..<index].filter { $0 == "\n" }.count
+    return FileLocation(file: file, line: lines.count > before ? lines[before].0 + 1 : 0, column: 1)
+  }
+}
