@@ -337,6 +337,20 @@ extension BuildReader {
         CodeSearch.integer(bytes.value) ?? 0, at: bytes.location,
         derivation: CodeSearch.integer(bytes.value) == nil ? ["computed: \(bytes.value)"] : [])
     }
+    if let bytes = auth.constant("STATE_BYTES"), let count = CodeSearch.integer(bytes.value) {
+      settings.handoff.stateBytes = Sourced(count, at: bytes.location)
+    }
+    // The purposes `open(purpose: T)` takes: T's union of string literals.
+    if let type = auth.captures(#"open\(\s*purpose\s*:\s*([A-Za-z_$][\w$]*)"#).first,
+      let union = auth.captures(#"type\s+"# + type.value + #"\s*=\s*([^;]+)"#).first
+    {
+      let members = union.value.split(separator: "|").map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+      }
+      if members.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) {
+        settings.handoff.purposes = Sourced(members, at: union.location)
+      }
+    }
     settings.handoff.path =
       auth.captures(#"new URL\(["']([^"']+)["'],\s*this\.deps\.(?:config\.)?webOrigin\)"#).first
     if let literal = auth.captures(#"["']code_challenge_method["'],\s*["']([A-Za-z0-9]+)["']"#)
@@ -426,7 +440,9 @@ extension BuildReader {
     }
     let routeSearch = HandoffRoutesReader.routeFiles(search)
     var routes = HandoffRoutesReader.read(routeSearch)
-    routes?.exchange = HandoffExchangeReader.route(routeSearch, server: search)
+    let served = HandoffExchangeReader.routes(routeSearch, server: search)
+    routes?.exchange = served.exchange
+    routes?.issue = served.issue
     if profile.parts["handoffServer"] == nil {
       search.files = search.files.filter { $0.file.lowercased().contains("handoff") }
     }
@@ -452,7 +468,8 @@ extension BuildReader {
           repository, under: root, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"]
         ).files
     }
-    (settings.exchangeCall, settings.exchangeCallUnread) = HandoffExchangeReader.call(client)
+    (settings.exchangeCall, settings.issueCall, settings.exchangeCallUnread) =
+      HandoffExchangeReader.calls(client)
     settings.exchangeCallSearched = clientRoots
   }
 }

@@ -18,6 +18,7 @@ import Testing
 
     const MAX_BODY_BYTES = 4 * 1024;
     const B64 = "^[A-Za-z0-9_-]+$";
+    const MAX_VERIFIER = 128;
 
     interface IssueBody {
       purpose: "sign-in" | "link-provider";
@@ -50,7 +51,7 @@ import Testing
       required: ["callbackCode", "codeVerifier", "state"],
       properties: {
         callbackCode: { type: "string", minLength: 16, maxLength: 256, pattern: B64 },
-        codeVerifier: { type: "string", minLength: 43, maxLength: 128, pattern: B64 },
+        codeVerifier: { type: "string", minLength: 43, maxLength: MAX_VERIFIER, pattern: B64 },
         state: { type: "string", minLength: 16, maxLength: 128, pattern: B64 },
       },
     } as const;
@@ -261,7 +262,7 @@ import Testing
     // The sample's page posts to …/mobile-auth/exchange with callbackCode: both are wrong here.
     let call = try #require(build.bridge?.exchangeCall?.value)
     #expect(route.refusal(of: call)?.status == 404)
-    let matching = HandoffExchangeCall(
+    let matching = HandoffCall(
       path: "/mobile-auth/redeem",
       fields: [
         .init(key: "callbackCode", role: .code), .init(key: "verifier", role: .verifier),
@@ -305,11 +306,79 @@ import Testing
     #expect(missing.message.contains("parts.handoffClient"))
   }
 
+  @Test func theIssueAndWhatTheAppSendsAreReadFromTheRealShape() throws {
+    let build = try self.build([
+      Self.routes: Self.realRoutes, "apps/api/src/server.ts": Self.realServer,
+      Self.client: Self.realClient,
+    ])
+    let bridge = try #require(build.bridge)
+    let issue = try #require(bridge.handoffServer.routes?.issue?.value)
+    #expect(issue.served == "/api/mobile-auth/issue")
+    #expect(issue.accepted == ["purpose", "codeChallenge", "state"])
+    #expect(issue.bounds(.purpose)?.values == ["sign-in", "link-provider"])
+    #expect(issue.bounds(.challenge) == HandoffFieldBounds(minLength: 43, maxLength: 128))
+    // A bound written as a constant of the module is resolved.
+    let exchange = try #require(bridge.handoffServer.routes?.exchange?.value)
+    #expect(exchange.bounds(.verifier) == HandoffFieldBounds(minLength: 43, maxLength: 128))
+    // The sample's page on the fixed origin, in shorthand.
+    let call = try #require(bridge.issueCall)
+    #expect(call.value.fields.map(\.role) == [.purpose, .state, .challenge])
+    #expect(call.location?.file.hasSuffix("MobileAuthPage.tsx") == true)
+    #expect(bridge.handoff.stateBytes?.value == 16)
+    #expect(bridge.handoff.purposes?.value == ["sign-in", "link-provider", "add-passkey"])
+    // The app opens add-passkey, which this schema's enum leaves out.
+    let refused = BuildGuards.findings(for: build).filter { $0.value == "add-passkey" }
+    #expect(refused.count == 1)
+    #expect(refused.first?.severity == .error)
+    #expect(refused.first?.location?.file.hasSuffix(Self.routes) == true)
+  }
+
+  @Test func whatTheAppSendsOutsideTheSchemasIsAnError() throws {
+    let session = "apps/mobile/src/auth/SystemAuthSession.ts"
+    let page = "apps/web/src/features/mobile/MobileAuthPage.tsx"
+    let sample = { (path: String) in
+      try String(contentsOfFile: Fixtures.bridgeApp + "/" + path, encoding: .utf8)
+    }
+    let cases: [(String, String, String, String, String, file: String)] = [
+      (
+        session, "const STATE_BYTES = 16;", "const STATE_BYTES = 8;", "STATE_BYTES",
+        "11 characters, under minLength 16", session
+      ),
+      (
+        session, "const VERIFIER_BYTES = 32;", "const VERIFIER_BYTES = 100;", "VERIFIER_BYTES",
+        "134 characters, over maxLength 128", session
+      ),
+      (
+        session, #""add-passkey";"#, #""add-passkey" | "delete-account";"#, "delete-account",
+        "is not one of sign-in, link-provider, add-passkey", Self.routes
+      ),
+      (
+        page, "JSON.stringify({ purpose, state, codeChallenge })",
+        "JSON.stringify({ purpose, state, code_challenge: codeChallenge })", "issue",
+        "the route needs codeChallenge (issueBodySchema)", page
+      ),
+    ]
+    for (path, from, to, value, says, file) in cases {
+      let original = try sample(path)
+      let changed = original.replacingOccurrences(of: from, with: to)
+      #expect(changed != original, "\(value): the change was not made")
+      let build = try self.build([path: changed])
+      let findings = BuildGuards.findings(for: build).filter { $0.value == value }
+      let finding = try #require(findings.first, "\(value)")
+      #expect(finding.rule == "handoff-server")
+      #expect(finding.severity == .error, "\(value)")
+      #expect(finding.message.contains(says), "\(value): \(finding.message)")
+      #expect(finding.location?.file.hasSuffix(file) == true, "\(value)")
+    }
+  }
+
   @Test func theCarriedValueNamesTheFieldNotItsKey() {
     #expect(HandoffField.carried(by: "handoff.callbackCode") == .code)
     #expect(HandoffField.carried(by: "codeVerifier") == .verifier)
-    #expect(HandoffField.carried(by: "codeChallenge") == .other)
+    #expect(HandoffField.carried(by: "codeChallenge") == .challenge)
+    #expect(HandoffField.carried(by: "code_challenge_method") == .other)
     #expect(HandoffField.carried(by: "result.state") == .state)
-    #expect(HandoffField.carried(by: "purpose") == .other)
+    #expect(HandoffField.carried(by: "purpose") == .purpose)
+    #expect(HandoffField.carried(by: "locale") == .other)
   }
 }

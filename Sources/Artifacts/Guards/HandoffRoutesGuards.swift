@@ -71,30 +71,88 @@ extension BuildGuards {
     return hits
   }
 
-  /// The page's exchange against the route: the path it posts to and the body it sends must
-  /// be what the route registers and requires. The page's call not found, or not read, is
-  /// unverified with where qualify looked.
+  /// The page's calls against the routes they reach: the path each posts to and the body it
+  /// sends must be what the route registers and requires, and what the app puts in them —
+  /// its purposes, its state's and its verifier's lengths — what the route's schema takes. A
+  /// call not found, or not read, is unverified with where qualify looked.
   static func exchangeHits(_ bridge: BridgeShellSettings) -> [GuardHit] {
-    guard let route = bridge.handoffServer.routes?.exchange else { return [] }
-    guard let call = bridge.exchangeCall else {
-      if let unread = bridge.exchangeCallUnread {
-        return [
-          GuardHit(
-            "the web page's call to the handoff's exchange is not read (\(unread.value)): whether it posts what \(route.value.served) requires is not verified",
-            at: unread.location, value: "exchange call", unverified: true)
-        ]
-      }
-      return [
-        GuardHit(
-          "no call of the web page to the handoff's exchange found (a fetch of a mobile-auth URL whose JSON body carries the verifier, under \(bridge.exchangeCallSearched.joined(separator: ", ")); name its folder with parts.handoffClient in qualify.json): whether it posts what \(route.value.served) requires is not verified",
-          at: route.location, value: "exchange call", unverified: true)
-      ]
+    guard let routes = bridge.handoffServer.routes, let exchange = routes.exchange else {
+      return []
     }
-    guard let refusal = route.value.refusal(of: call.value) else { return [] }
-    return [
-      GuardHit(
-        "the web page's exchange sends \(call.value.shape) to …\(call.value.path), and the server's route \(route.value.served) (\(route.origin)) answers it \(refusal.status): \(refusal.why) — every sign-in handoff fails",
-        at: call.location, value: "exchange")
-    ]
+    let looked =
+      "under \(bridge.exchangeCallSearched.joined(separator: ", ")); name its folder with parts.handoffClient in qualify.json"
+    var hits: [GuardHit] = []
+    for (name, route, call) in [
+      ("exchange", exchange, bridge.exchangeCall), ("issue", routes.issue, bridge.issueCall),
+    ] {
+      guard let route else { continue }
+      guard let call else {
+        if name == "exchange", let unread = bridge.exchangeCallUnread {
+          hits.append(
+            GuardHit(
+              "the web page's call to the handoff's exchange is not read (\(unread.value)): whether it posts what \(route.value.served) requires is not verified",
+              at: unread.location, value: "exchange call", unverified: true))
+        } else {
+          hits.append(
+            GuardHit(
+              "no call of the web page to the handoff's \(name) found (a fetch of a mobile-auth URL whose JSON body carries the \(name == "exchange" ? "verifier" : "challenge"), \(looked)): whether it posts what \(route.value.served) requires is not verified",
+              at: route.location, value: "\(name) call", unverified: true))
+        }
+        continue
+      }
+      if let refusal = route.value.refusal(of: call.value) {
+        hits.append(
+          GuardHit(
+            "the web page's \(name) sends \(call.value.shape) to …\(call.value.path), and the server's route \(route.value.served) (\(route.origin)) answers it \(refusal.status): \(refusal.why) — every sign-in handoff fails",
+            at: call.location, value: name))
+      }
+    }
+    return hits + valueHits(bridge.handoff, exchange: exchange, issue: routes.issue)
+  }
+
+  /// What the app puts in the fields against what the routes' schemas take: each purpose
+  /// `open` takes, the state's and the verifier's lengths from their random bytes
+  /// (base64url without padding), the S256 challenge's 43 characters.
+  static func valueHits(
+    _ client: HandoffClientCode, exchange: Sourced<HandoffRoute>, issue: Sourced<HandoffRoute>?
+  ) -> [GuardHit] {
+    var hits: [GuardHit] = []
+    if let purposes = client.purposes, let issue, let allowed = issue.value.bounds(.purpose) {
+      for purpose in purposes.value {
+        guard let why = allowed.refusal(of: purpose) else { continue }
+        hits.append(
+          GuardHit(
+            "the app opens the handoff for \"\(purpose)\" (\(purposes.origin)), and the issue route's schema (\(issue.value.fieldsFrom)) refuses it: \(why) — every \(purpose) attempt is answered 400",
+            at: issue.location, value: purpose))
+      }
+    }
+    func length(_ bytes: Int) -> Int { (bytes * 4 + 2) / 3 }
+    var lengths: [(HandoffField, Sourced<Int>, String, [Sourced<HandoffRoute>])] = []
+    if let state = client.stateBytes {
+      lengths.append((.state, state, "STATE_BYTES", [issue, exchange].compactMap { $0 }))
+    }
+    if let verifier = client.verifierBytes {
+      lengths.append((.verifier, verifier, "VERIFIER_BYTES", [exchange]))
+    }
+    for (role, bytes, name, routes) in lengths {
+      for route in routes {
+        guard let why = route.value.bounds(role)?.refusal(length: length(bytes.value)) else {
+          continue
+        }
+        hits.append(
+          GuardHit(
+            "\(name) = \(bytes.value) gives a \(role.rawValue) of \(length(bytes.value)) base64url characters, and \(route.value.served)'s schema (\(route.value.fieldsFrom), \(route.origin)) refuses it: \(why) — every sign-in handoff is answered 400",
+            at: bytes.location, value: name))
+      }
+    }
+    if client.challengeMethod?.value ?? "S256" == "S256", let issue,
+      let why = issue.value.bounds(.challenge)?.refusal(length: 43)
+    {
+      hits.append(
+        GuardHit(
+          "an S256 challenge is 43 base64url characters, and \(issue.value.served)'s schema (\(issue.value.fieldsFrom)) refuses it: \(why) — every sign-in handoff is answered 400",
+          at: issue.location, value: "challenge"))
+    }
+    return hits
   }
 }

@@ -99,7 +99,10 @@ public struct BridgeShellSettings: Sendable {
   public var messageSchema: Sourced<ReadDecision<SchemaShape>>?
   public var handoffServer = HandoffServerCode()
   /// The web page's call to the handoff's exchange (nil: none found, or none read).
-  public var exchangeCall: Sourced<HandoffExchangeCall>?
+  public var exchangeCall: Sourced<HandoffCall>?
+  /// The page on the fixed origin's call to the handoff's issue (the purpose, the challenge
+  /// and the state for a callback code).
+  public var issueCall: Sourced<HandoffCall>?
   /// A call to the exchange qualify could not read, with why.
   public var exchangeCallUnread: Sourced<String>?
   /// Where qualify looked for the page's call (`parts.handoffClient`, else `apps/web/src`).
@@ -170,6 +173,10 @@ public struct HandoffClientCode: Sendable {
   public var found = false
   /// `VERIFIER_BYTES`.
   public var verifierBytes: Sourced<Int>?
+  /// `STATE_BYTES`: the random bytes of the attempt's state.
+  public var stateBytes: Sourced<Int>?
+  /// The purposes `open(purpose)` takes (`type AuthPurpose = "sign-in" | …`).
+  public var purposes: Sourced<[String]>?
   /// The path opened on the compiled origin (`/mobile-auth`).
   public var path: Sourced<String>?
   /// `code_challenge_method`.

@@ -4,13 +4,15 @@ import QualifyCore
 /// What a field of the handoff's exchange carries, told by its name or, on the page's side, by
 /// the value put in it (`code: handoff.callbackCode` carries the code whatever its key).
 public enum HandoffField: String, Sendable {
-  case code, verifier, state, other
+  case code, verifier, state, challenge, purpose, other
 
   /// `callbackCode`, `handoffCode`, `code` carry the code; `codeVerifier`, `verifier` the
-  /// verifier; a challenge is none of the three.
+  /// verifier; `codeChallenge` the challenge (a `code_challenge_method` is none of them).
   public static func carried(by text: String) -> HandoffField {
     let name = text.lowercased()
-    if name.contains("challenge") { return .other }
+    if name.contains("method") { return .other }
+    if name.contains("challenge") { return .challenge }
+    if name.contains("purpose") { return .purpose }
     if name.contains("verifier") { return .verifier }
     if name.contains("state") { return .state }
     if name.contains("code") { return .code }
@@ -18,9 +20,44 @@ public enum HandoffField: String, Sendable {
   }
 }
 
-/// The route the server registers for the exchange: the callback code and its verifier for a
-/// one-time token (OpenMapX's `POST /mobile-auth/exchange` under the `/api` prefix).
-public struct HandoffExchangeRoute: Sendable {
+/// What a route's schema allows of one field: its length, its values.
+public struct HandoffFieldBounds: Sendable, Equatable {
+  public var minLength: Int?
+  public var maxLength: Int?
+  /// `enum: [...]`: the only values taken.
+  public var values: [String]?
+
+  public init(minLength: Int? = nil, maxLength: Int? = nil, values: [String]? = nil) {
+    self.minLength = minLength
+    self.maxLength = maxLength
+    self.values = values
+  }
+
+  /// Why `value` is refused, nil when it is taken.
+  public func refusal(of value: String) -> String? {
+    if let values, !values.contains(value) {
+      return "\"\(value)\" is not one of \(values.joined(separator: ", "))"
+    }
+    return refusal(length: value.count)
+  }
+
+  /// Why a value of `length` characters is refused, nil when it is taken.
+  public func refusal(length: Int) -> String? {
+    if let minLength, length < minLength {
+      return "\(length) characters, under minLength \(minLength)"
+    }
+    if let maxLength, length > maxLength {
+      return "\(length) characters, over maxLength \(maxLength)"
+    }
+    return nil
+  }
+}
+
+/// A route of the handoff as the server registers it: the exchange (the callback code and its
+/// verifier for a one-time token, OpenMapX's `POST /mobile-auth/exchange` under `/api`) or the
+/// issue (the purpose, the challenge and the state for a callback code, `POST
+/// /mobile-auth/issue`).
+public struct HandoffRoute: Sendable {
   /// The path as the route registers it.
   public var path: String
   /// The prefix its plugin is registered under (`register(mobileAuthRoute, { prefix: "/api" })`),
@@ -33,16 +70,25 @@ public struct HandoffExchangeRoute: Sendable {
   public var accepted: [String]?
   /// Where the fields were read (`exchangeBodySchema`, the handler).
   public var fieldsFrom: String
+  /// Each field's length and values as the schema's `properties` write them (literals, or
+  /// constants of the module).
+  public var bounds: [String: HandoffFieldBounds]
 
   public init(
     path: String, prefix: String = "", required: [String], accepted: [String]? = nil,
-    fieldsFrom: String
+    fieldsFrom: String, bounds: [String: HandoffFieldBounds] = [:]
   ) {
     self.path = path
     self.prefix = prefix
     self.required = required
     self.accepted = accepted
     self.fieldsFrom = fieldsFrom
+    self.bounds = bounds
+  }
+
+  /// The bounds of the field that carries `role`.
+  public func bounds(_ role: HandoffField) -> HandoffFieldBounds? {
+    field(role).flatMap { bounds[$0] }
   }
 
   /// Where the server answers it.
@@ -55,19 +101,19 @@ public struct HandoffExchangeRoute: Sendable {
 
   /// The path the route's own client would post to: the route's own when the call's literal
   /// end names it, else the call's under the same prefix (an API base it shares).
-  public func path(of call: HandoffExchangeCall) -> String {
+  public func path(of call: HandoffCall) -> String {
     reaches(call) ? served : prefix + call.path
   }
 
   /// The call's literal end and the route's path name the same endpoint (the call's base URL
   /// may hold the prefix, or more of the path).
-  public func reaches(_ call: HandoffExchangeCall) -> Bool {
+  public func reaches(_ call: HandoffCall) -> Bool {
     served.hasSuffix(call.path) || call.path.hasSuffix(path)
   }
 
   /// Why the route refuses what the call sends, with the answer a client gets; nil when it
   /// takes it.
-  public func refusal(of call: HandoffExchangeCall) -> (status: Int, why: String)? {
+  public func refusal(of call: HandoffCall) -> (status: Int, why: String)? {
     guard reaches(call) else {
       return (
         404,
@@ -95,8 +141,38 @@ public struct HandoffExchangeRoute: Sendable {
   }
 }
 
-/// The web page's call to the exchange: where it posts, and the JSON body it sends.
-public struct HandoffExchangeCall: Sendable {
+extension HandoffRoute {
+  /// Why the route refuses a body of these values (a field it requires missing, one it does
+  /// not take, a value its schema's bounds refuse), nil when it takes it.
+  public func refusal(body: [String: String]) -> String? {
+    let missing = required.filter { body[$0] == nil }
+    if !missing.isEmpty {
+      return "\(missing.joined(separator: ", ")) missing (\(fieldsFrom))"
+    }
+    if let accepted {
+      let refused = body.keys.sorted().filter { !accepted.contains($0) }
+      if !refused.isEmpty {
+        return "\(refused.joined(separator: ", ")) not taken (\(fieldsFrom))"
+      }
+    }
+    for key in body.keys.sorted() {
+      if let value = body[key], let why = bounds[key]?.refusal(of: value) {
+        return "\(key): \(why) (\(fieldsFrom))"
+      }
+    }
+    return nil
+  }
+
+  /// The body's keys the route's own client sends, each with what it carries: `call`'s, else
+  /// the route's fields for `roles`.
+  public func keys(of call: HandoffCall?, roles: [HandoffField]) -> [(String, HandoffField)] {
+    if let call { return call.fields.map { ($0.key, $0.role) } }
+    return roles.compactMap { role in field(role).map { ($0, role) } }
+  }
+}
+
+/// The web page's call to a route of the handoff: where it posts, and the JSON body it sends.
+public struct HandoffCall: Sendable {
   public struct Field: Sendable {
     public var key: String
     public var role: HandoffField

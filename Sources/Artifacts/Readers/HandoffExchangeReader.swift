@@ -10,27 +10,34 @@ import QualifyCore
 enum HandoffExchangeReader {
   // MARK: The server's route
 
-  /// The exchange among the POST routes of `routes`: the one whose body carries a verifier,
-  /// else the one whose path names an exchange or a redemption; the prefix from a
-  /// `register(NAME, { prefix })` of the routes' export anywhere in `server`.
-  static func route(_ routes: CodeSearch, server: CodeSearch) -> Sourced<HandoffExchangeRoute>? {
-    var candidates: [Sourced<HandoffExchangeRoute>] = []
+  /// The exchange and the issue among the POST routes of `routes`: the route whose body
+  /// carries a verifier (else the one whose path names an exchange or a redemption), and the
+  /// one whose body carries a challenge; the prefix from a `register(NAME, { prefix })` of
+  /// the routes' export anywhere in `server`.
+  static func routes(_ routes: CodeSearch, server: CodeSearch) -> (
+    exchange: Sourced<HandoffRoute>?, issue: Sourced<HandoffRoute>?
+  ) {
+    var candidates: [Sourced<HandoffRoute>] = []
     for (file, lines) in routes.files {
       let text = lines.map(\.1).joined(separator: "\n")
       for registration in posts(in: text) {
         guard
-          var route = exchangeRoute(registration.arguments, generic: registration.generic, in: text)
+          var route = route(
+            registration.arguments, generic: registration.generic, in: text, constants: routes)
         else { continue }
         route.prefix = prefix(of: text, server: server) ?? ""
-        candidates.append(
-          Sourced(route, at: location(file, lines, text, registration.at)))
+        candidates.append(Sourced(route, at: location(file, lines, text, registration.at)))
       }
     }
-    return candidates.first { route in
-      (route.value.required + (route.value.accepted ?? [])).contains {
-        HandoffField.carried(by: $0) == .verifier
+    func carrying(_ role: HandoffField) -> Sourced<HandoffRoute>? {
+      candidates.first { $0.value.field(role) != nil }
+    }
+    let exchange =
+      carrying(.verifier)
+      ?? candidates.first {
+        $0.value.path.contains("exchange") || $0.value.path.contains("redeem")
       }
-    } ?? candidates.first { $0.value.path.contains("exchange") || $0.value.path.contains("redeem") }
+    return (exchange, carrying(.challenge))
   }
 
   /// Each `.post(…)` / `.post<…>(…)` call: its generic, its arguments, where it starts.
@@ -82,9 +89,9 @@ enum HandoffExchangeReader {
   /// A route's path and fields: its schema's body (`required`, and `properties` when
   /// `additionalProperties: false`), else what its handler reads of `request.body`, else its
   /// `Body` type.
-  private static func exchangeRoute(_ arguments: [String], generic: String, in text: String)
-    -> HandoffExchangeRoute?
-  {
+  private static func route(
+    _ arguments: [String], generic: String, in text: String, constants: CodeSearch
+  ) -> HandoffRoute? {
     guard let path = literal(arguments.first ?? ""), path.hasPrefix("/") else { return nil }
     let options = arguments.count >= 3 ? arguments[1] : ""
     let handler = arguments.last ?? ""
@@ -97,8 +104,9 @@ enum HandoffExchangeReader {
         strict
         ? (quotedList(after: "enum", in: propertyNames(schema.text)) ?? properties(schema.text))
         : nil
-      return HandoffExchangeRoute(
-        path: path, required: required, accepted: accepted, fieldsFrom: schema.name)
+      return HandoffRoute(
+        path: path, required: required, accepted: accepted, fieldsFrom: schema.name,
+        bounds: bounds(schema.text, constants: constants))
     }
     let reads = Set(
       InstanceDecisionReader.matches(#"\b(?:request|req)\.body\.([A-Za-z_$][\w$]*)"#, handler)
@@ -113,12 +121,12 @@ enum HandoffExchangeReader {
     }
     let read = destructured + reads.sorted().filter { !destructured.contains($0) }
     if !read.isEmpty {
-      return HandoffExchangeRoute(path: path, required: read, fieldsFrom: "what its handler reads")
+      return HandoffRoute(path: path, required: read, fieldsFrom: "what its handler reads")
     }
     if let body = bodyType(generic, in: text) {
-      return HandoffExchangeRoute(path: path, required: body, fieldsFrom: "its Body type")
+      return HandoffRoute(path: path, required: body, fieldsFrom: "its Body type")
     }
-    return HandoffExchangeRoute(path: path, required: [], fieldsFrom: "nothing read")
+    return HandoffRoute(path: path, required: [], fieldsFrom: "nothing read")
   }
 
   /// The object given as `schema: { body: … }`: a constant of the module by its name, or
@@ -181,6 +189,34 @@ enum HandoffExchangeReader {
     return entries(body)?.map(\.key)
   }
 
+  /// Each property's `minLength`, `maxLength` (a literal or a constant of the module) and
+  /// `enum`.
+  private static func bounds(_ schema: String, constants: CodeSearch) -> [String:
+    HandoffFieldBounds]
+  {
+    guard let start = schema.range(of: #"properties\s*:\s*\{"#, options: .regularExpression),
+      let open = schema[start].lastIndex(of: "{"), let body = object(in: schema, from: open),
+      let properties = entries(body)
+    else { return [:] }
+    func number(_ name: String, _ text: String) -> Int? {
+      guard
+        let written = InstanceDecisionReader.matches(
+          #"\b"# + name + #"\s*:\s*([A-Za-z0-9_$.]+)"#, text
+        ).first?.first
+      else { return nil }
+      return CodeSearch.integer(written)
+        ?? constants.constant(written).flatMap { CodeSearch.integer($0.value) }
+    }
+    var out: [String: HandoffFieldBounds] = [:]
+    for (name, value) in properties {
+      let field = HandoffFieldBounds(
+        minLength: number("minLength", value), maxLength: number("maxLength", value),
+        values: quotedList(after: "enum", in: value))
+      if field != HandoffFieldBounds() { out[name] = field }
+    }
+    return out
+  }
+
   /// `{ Body: { a: string; b?: string } }` or `{ Body: Name }` with `interface Name { … }` /
   /// `type Name = { … }`: its fields that are not optional.
   private static func bodyType(_ generic: String, in text: String) -> [String]? {
@@ -223,14 +259,15 @@ enum HandoffExchangeReader {
 
   // MARK: The page's call
 
-  /// The page's exchange among `client`'s files that register no route: a call whose URL's
-  /// literal end names `mobile-auth`, whose `JSON.stringify({…})` body carries a verifier.
-  /// Calls of that kind none of which could be read are unverified, with why; none at all is
-  /// nil.
-  static func call(_ client: CodeSearch) -> (
-    call: Sourced<HandoffExchangeCall>?, unread: Sourced<String>?
+  /// The page's calls among `client`'s files that register no route: calls whose URL's
+  /// literal end names `mobile-auth` and whose body is a `JSON.stringify({…})` — the exchange
+  /// the one that carries a verifier, the issue the one that carries a challenge. A call of
+  /// that kind that could not be read is said, with why, when no exchange was read.
+  static func calls(_ client: CodeSearch) -> (
+    exchange: Sourced<HandoffCall>?, issue: Sourced<HandoffCall>?, unread: Sourced<String>?
   ) {
     var unread: Sourced<String>?
+    var read: [Sourced<HandoffCall>] = []
     for (file, lines) in client.files {
       let text = lines.map(\.1).joined(separator: "\n")
       guard
@@ -268,17 +305,21 @@ enum HandoffExchangeReader {
           }
           continue
         }
-        let call = HandoffExchangeCall(
-          path: path,
-          fields: fields.map { entry in
-            let byValue = HandoffField.carried(by: entry.value)
-            return .init(
-              key: entry.key, role: byValue == .other ? .carried(by: entry.key) : byValue)
-          })
-        if call.key(.verifier) != nil { return (Sourced(call, at: at), nil) }
+        read.append(
+          Sourced(
+            HandoffCall(
+              path: path,
+              fields: fields.map { entry in
+                let byValue = HandoffField.carried(by: entry.value)
+                return .init(
+                  key: entry.key, role: byValue == .other ? .carried(by: entry.key) : byValue)
+              }), at: at))
       }
     }
-    return (nil, unread)
+    let exchange = read.first { $0.value.key(.verifier) != nil }
+    return (
+      exchange, read.first { $0.value.key(.challenge) != nil }, exchange == nil ? unread : nil
+    )
   }
 
   // MARK: Shared

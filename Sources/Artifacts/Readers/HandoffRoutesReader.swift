@@ -326,7 +326,9 @@ public struct HandoffRoutesCode: Sendable {
     return holds
   }
   /// The route of the exchange (the code and its verifier for a token), as registered.
-  public var exchange: Sourced<HandoffExchangeRoute>?
+  public var exchange: Sourced<HandoffRoute>?
+  /// The route of the issue (the purpose, the challenge and the state for a callback code).
+  public var issue: Sourced<HandoffRoute>?
   /// Failing callers are throttled (429, a rate limit).
   public var throttles: Sourced<Bool>?
   /// The throttle's bound as written (nil: none read in a form qualify evaluates).

@@ -323,7 +323,7 @@ public final class BridgeShell {
     let bridge = bridgeSettings
     let bytes = bridge?.handoff.verifierBytes?.value ?? 32
     let verifier = environment.random.token(byteCount: bytes)
-    let state = environment.random.token(byteCount: 16)
+    let state = environment.random.token(byteCount: bridge?.handoff.stateBytes?.value ?? 16)
     environment.redactor.register(verifier)
     if behaviours.bridgePersistsAttempt {
       storage["auth.attempt"] = "{\"state\":\"\(state)\",\"codeVerifier\":\"\(verifier)\"}"
@@ -346,7 +346,8 @@ public final class BridgeShell {
       return
     }
     let body = Query.encode([
-      ("login", login), ("password", password), ("code_challenge", challenge), ("state", state),
+      ("login", login), ("password", password), ("purpose", purpose),
+      ("code_challenge", challenge), ("state", state),
     ])
     let sent = browser.send(
       ClientRequest(
@@ -355,7 +356,9 @@ public final class BridgeShell {
     if case .sent(let signedIn) = sent { lastSignIn = signedIn.response }
     guard case .sent(let signedIn) = sent, let location = signedIn.response?.headers["Location"]
     else {
-      handoffFailure = "the sign-in in the system browser failed"
+      // The page's answer says which side refused (a 400 of the issue route's schema).
+      let answer = lastSignIn.map { " (HTTP \($0.status) \(String($0.bodyText.prefix(80))))" } ?? ""
+      handoffFailure = "the sign-in in the system browser failed\(answer)"
       return
     }
     // The OS hands the callback to the app registered for its scheme.

@@ -37,6 +37,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
   let routes: HandoffRoutesCode?
   /// The throttle the code writes, when the routes throttle and its bound was read.
   let throttle: HandoffThrottle?
+  /// The page's call to the issue route, as its code writes it (nil: not read).
+  let issueCall: HandoffCall?
 
   static let rejected = HTTPResponse.json(["error": "invalid_handoff"], status: 400)
 
@@ -47,6 +49,7 @@ public final class HandoffServer: HTTPHandler, Sendable {
     state = Locked(State(codes: HandoffCodeTable(rules: .init(bridge.handoffServer))))
     callbackScheme = bridge.serverCallbackScheme
     routes = bridge.handoffServer.routes
+    issueCall = bridge.issueCall?.value
     throttle =
       routes?.throttles?.value == true ? bridge.handoffServer.routes?.throttle?.value : nil
     login = "ada@openmapx.test"
@@ -133,19 +136,11 @@ public final class HandoffServer: HTTPHandler, Sendable {
     }
     if let refusal = rateLimited() { return refusal }
     let body = request.jsonObject ?? [:]
-    if let route = routes?.exchange?.value {
-      let sent = body.keys.sorted()
-      let missing = route.required.filter { body[$0] == nil }
-      let refused = route.accepted.map { accepted in sent.filter { !accepted.contains($0) } } ?? []
-      if !missing.isEmpty || !refused.isEmpty {
-        context.event(
-          "handoff",
-          "an exchange refused by the route's body rules (\(route.fieldsFrom)): "
-            + (missing.isEmpty ? "" : "\(missing.joined(separator: ", ")) missing")
-            + (missing.isEmpty || refused.isEmpty ? "" : ", ")
-            + (refused.isEmpty ? "" : "\(refused.joined(separator: ", ")) not taken"))
-        return .json(["error": "invalid_request"], status: 400)
-      }
+    if let route = routes?.exchange?.value,
+      let why = route.refusal(body: body.mapValues { "\($0)" })
+    {
+      context.event("handoff", "an exchange refused by the route's schema: \(why)")
+      return .json(["error": "invalid_request"], status: 400)
     }
     // Each value from the field that carries it: the route's own, else the body's.
     func value(_ role: HandoffField) -> String? {
@@ -165,10 +160,13 @@ public final class HandoffServer: HTTPHandler, Sendable {
       context.event("handoff", "/mobile-auth refused: an S256 challenge and a state are required")
       return .problem(400, "an S256 code_challenge and a state are required")
     }
-    let fields = [("code_challenge", challenge), ("state", state)]
-      .map {
-        "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(HTMLText.escape($0.1))\">"
-      }.joined()
+    let fields = [
+      ("purpose", request.query("purpose") ?? "sign-in"), ("code_challenge", challenge),
+      ("state", state),
+    ]
+    .map {
+      "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(HTMLText.escape($0.1))\">"
+    }.joined()
     return .html(
       "<!doctype html><title>Sign in</title><form method=\"post\" action=\"/mobile-auth\">\(fields)<input name=\"login\"><input type=\"password\" name=\"password\"></form>"
     )
@@ -179,6 +177,12 @@ public final class HandoffServer: HTTPHandler, Sendable {
       let challenge = request.formValue("code_challenge"),
       let state = request.formValue("state")
     else { return .problem(401, "sign-in refused") }
+    // The page, signed in, asks the issue route for the code as its own code does.
+    if let refusal = issueRefusal(
+      purpose: request.formValue("purpose") ?? "sign-in", challenge: challenge, state: state)
+    {
+      return refusal
+    }
     let now = context.clock.now
     if case .outstandingCodes(let max) = throttle,
       self.state.withLock({ $0.codes.outstanding(user: login, now: now) }) >= max
@@ -196,6 +200,24 @@ public final class HandoffServer: HTTPHandler, Sendable {
     context.event("handoff", "issued a callback code for \(login), valid \(Int(lifetime)) s")
     return .redirect(
       to: "\(callbackScheme)://auth/callback?code=\(callbackCode)&state=\(Query.escape(state))")
+  }
+
+  /// The issue route's answer to the page's call, when it refuses it (the path the call
+  /// posts to, its keys, the values' bounds); nil when it issues, or no issue route was read.
+  private func issueRefusal(purpose: String, challenge: String, state: String) -> HTTPResponse? {
+    guard let issue = routes?.issue?.value else { return nil }
+    if let call = issueCall, let refusal = issue.refusal(of: call) {
+      context.event("handoff", "the page's issue refused: \(refusal.why)")
+      return .json(["error": "invalid_request"], status: refusal.status)
+    }
+    let values: [HandoffField: String] = [.purpose: purpose, .challenge: challenge, .state: state]
+    var body: [String: String] = [:]
+    for (key, role) in issue.keys(of: issueCall, roles: [.purpose, .challenge, .state]) {
+      body[key] = values[role] ?? ""
+    }
+    guard let why = issue.refusal(body: body) else { return nil }
+    context.event("handoff", "the page's issue refused by the route's schema: \(why)")
+    return .json(["error": "invalid_request"], status: 400)
   }
 
   /// A route's rate limit as the code writes it: the redemption past `max` in its window is

@@ -114,13 +114,45 @@ enum BridgeMutations {
       // The page's call as read, else the one its route expects.
       var call =
         bridge.exchangeCall?.value
-        ?? HandoffExchangeCall(
+        ?? HandoffCall(
           path: route.path,
           fields: [HandoffField.code, .verifier, .state].map {
             .init(key: route.field($0) ?? $0.rawValue, role: $0)
           })
       call.fields = call.fields.map { .init(key: rename($0.key), role: $0.role) }
       configuration.build.bridge?.exchangeCall = Sourced(call, at: at)
+    },
+    MutationSpec(
+      "app.handoff-issue-renames",
+      summary:
+        "The page on the fixed origin's issue sends the challenge as `code_challenge` where the issue route's schema requires `codeChallenge`: every issue is refused with 400, and no callback code reaches the app.",
+      breaks: "seed 001: the signed-in page gets a callback code for the app's challenge"
+    ) { configuration, _ in
+      guard let bridge = configuration.build.bridge,
+        let route = bridge.handoffServer.routes?.issue?.value
+      else { return }
+      let field = route.field(.challenge) ?? "codeChallenge"
+      let renamed = field == "code_challenge" ? "codeChallenge" : "code_challenge"
+      var call =
+        bridge.issueCall?.value
+        ?? HandoffCall(
+          path: route.path,
+          fields: [HandoffField.purpose, .challenge, .state].map {
+            .init(key: route.field($0) ?? $0.rawValue, role: $0)
+          })
+      call.fields = call.fields.map {
+        .init(key: $0.key == field ? renamed : $0.key, role: $0.role)
+      }
+      configuration.build.bridge?.issueCall = Sourced(call, at: at)
+    },
+    MutationSpec(
+      "app.handoff-state-bytes", [.value("bytes", .integer)],
+      summary:
+        "SystemAuthSession's STATE_BYTES is BYTES: the state is BYTES × 4 / 3 base64url characters, which the handoff routes' schemas may refuse (8 bytes give 11 characters, under a minLength of 16).",
+      breaks: "seed 001: the signed-in page gets a callback code for the app's challenge"
+    ) { configuration, arguments in
+      configuration.build.bridge?.handoff.stateBytes = Sourced(
+        Int(arguments["bytes"] ?? "") ?? 8, at: at)
     },
     MutationSpec(
       "app.receiver-refuses-well-formed",

@@ -124,7 +124,7 @@ enum BridgePack: ScenarioPack {
     ActionSpec(
       .app, "opens the sign-in handoff",
       summary:
-        "`SystemAuthSession.open(\"sign-in\")`: a 32-byte verifier and a state in memory, the S256 challenge to /mobile-auth on the compiled origin in the system browser, the test user signs in, the callback returns on the compiled scheme's auth/callback; the page holds the code, the state and the verifier.",
+        "`SystemAuthSession.open(\"sign-in\")`: a verifier of VERIFIER_BYTES and a state of STATE_BYTES in memory, the S256 challenge to /mobile-auth on the compiled origin in the system browser, the test user signs in and the page there asks the issue route for a code as its own code does (held to the route's schema), the callback returns on the compiled scheme's auth/callback; the page holds the code, the state and the verifier.",
       example: "openmapx opens the sign-in handoff"
     ) { context in
       let shell = try context.bridgeShell()

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MobileAuthHandoff } from "../services/mobileAuthHandoff";
-import { issueOneTimeToken } from "../services/sessionTokens";
+import { currentSession, issueOneTimeToken } from "../services/sessionTokens";
 
 /**
  * The handoff's HTTP side. The page on the fixed origin posts here; nothing
@@ -16,11 +16,30 @@ import { issueOneTimeToken } from "../services/sessionTokens";
 const BODY_LIMIT_BYTES = 4 * 1024;
 const BASE64URL = "^[A-Za-z0-9_-]+$";
 
+type AuthPurpose = "sign-in" | "link-provider" | "add-passkey";
+
+interface IssueBody {
+  purpose: AuthPurpose;
+  codeChallenge: string;
+  state: string;
+}
+
 interface ExchangeBody {
   callbackCode: string;
   codeVerifier: string;
   state: string;
 }
+
+const issueBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["purpose", "codeChallenge", "state"],
+  properties: {
+    purpose: { type: "string", enum: ["sign-in", "link-provider", "add-passkey"] },
+    codeChallenge: { type: "string", minLength: 43, maxLength: 128, pattern: BASE64URL },
+    state: { type: "string", minLength: 16, maxLength: 128, pattern: BASE64URL },
+  },
+} as const;
 
 const exchangeBodySchema = {
   type: "object",
@@ -49,6 +68,21 @@ export async function mobileAuthRoutes(app: FastifyInstance) {
     reply.header("Cache-Control", "no-store");
   });
 
+  // The page on the fixed origin, signed in: a callback code for the app's challenge.
+  app.post<{ Body: IssueBody }>(
+    "/mobile-auth/issue",
+    { bodyLimit: BODY_LIMIT_BYTES, schema: { body: issueBodySchema } },
+    async (request, reply) => {
+      if (!fromOwnPage(request)) return reply.code(403).send({ error: "invalid_request" });
+      const session = await currentSession(request);
+      if (!session) return reply.code(401).send({ error: "authentication_required" });
+      const { codeChallenge, state } = request.body;
+      const callbackCode = await handoff.issue(session.userId, codeChallenge, state, Date.now());
+      return { callbackCode };
+    },
+  );
+
+  // The page in the WebView, with no session: the one-time token for the code and verifier.
   app.post<{ Body: ExchangeBody }>(
     "/mobile-auth/exchange",
     {
