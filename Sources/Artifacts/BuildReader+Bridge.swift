@@ -431,13 +431,7 @@ extension BuildReader {
   private func readHandoffServer(into settings: inout BridgeShellSettings) {
     let roots = profile.parts["handoffServer"].map { [$0.value] } ?? BridgeReader.servers
     var search = CodeSearch(
-      repository, under: roots[0], suffixes: [".ts"], quotes: ["\"", "'", "`"])
-    for root in roots.dropFirst() {
-      search.files +=
-        CodeSearch(
-          repository, under: root, suffixes: [".ts"], quotes: ["\"", "'", "`"]
-        ).files
-    }
+      repository, under: roots, suffixes: [".ts"], quotes: ["\"", "'", "`"])
     let routeSearch = HandoffRoutesReader.routeFiles(search)
     var routes = HandoffRoutesReader.read(routeSearch)
     let served = HandoffExchangeReader.routes(routeSearch, server: search)
@@ -460,14 +454,8 @@ extension BuildReader {
     settings.handoffServer.searched = roots
     // The page that posts the code and its verifier: the web app's, beside the server.
     let clientRoots = profile.parts["handoffClient"].map { [$0.value] } ?? BridgeReader.webClients
-    var client = CodeSearch(
-      repository, under: clientRoots[0], suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
-    for root in clientRoots.dropFirst() {
-      client.files +=
-        CodeSearch(
-          repository, under: root, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"]
-        ).files
-    }
+    let client = CodeSearch(
+      repository, under: clientRoots, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
     (settings.exchangeCall, settings.issueCall, settings.exchangeCallUnread) =
       HandoffExchangeReader.calls(client)
     settings.exchangeCallSearched = clientRoots

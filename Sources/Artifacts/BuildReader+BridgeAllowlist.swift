@@ -16,13 +16,9 @@ extension BuildReader {
       settings.handoffServer.routes?.allowlistUnread = Sourced(
         "\(check.value)()", at: at, derivation: [why])
     }
-    // The check's file by its path in the repository (the search holds what is displayed).
-    let roots = profile.parts["handoffServer"].map { [$0.value] } ?? BridgeReader.servers
-    guard
-      let path = roots.flatMap({ repository.files(under: $0, suffix: ".ts") }).first(where: {
-        (try? repository.text($0))??.display == at.file
-      })
-    else { return unread("its file was not found again under \(roots.joined(separator: ", "))") }
+    guard let path = settings.handoffServer.routes?.originCheckPath else {
+      return unread("its file is not one of the repository's")
+    }
     let function: ScriptFunction
     switch ScriptFunction.read(
       name: check.value, at: path,
@@ -62,6 +58,13 @@ extension BuildReader {
     settings.handoffServer.routes?.allowlistHoldsPage = Sourced(
       admits, at: given.flatMap { serverEnv?.location(of: $0) } ?? at,
       derivation: ["\(check.value)() run on a request from \(page) answers \(admits) (\(how))"])
+    // A request without an Origin (a script, not a browser's page): refused whatever the list
+    // holds — the answer the keyword reading assumes, here run as written.
+    if case .success(true) = OriginAllowlistReader.admits(function, origin: nil, env: env).answer {
+      settings.handoffServer.routes?.allowlistAdmitsMissing = Sourced(
+        true, at: at,
+        derivation: ["\(check.value)() run on a request without an Origin answers true (\(how))"])
+    }
     // Another site, and the page's origin cut short: neither may get through, as deployed.
     for other in ["https://other.example", OriginAllowlistReader.cutShort(page)] {
       let (probe, probed) = OriginAllowlistReader.admits(function, origin: other, env: env)

@@ -206,4 +206,33 @@ import Testing
     #expect(bundled.bridge?.handoffServer.routes?.allowlistHoldsPage?.value == true)
     #expect(findings(bundled).isEmpty)
   }
+
+  /// A request without an Origin is a script's, not the page's: the check run as written must
+  /// refuse it whatever the list holds — a default that stands in for a missing header lets it
+  /// through.
+  @Test func aCheckThatLetsARequestWithoutAnOriginThroughIsAnError() throws {
+    let sample = try String(contentsOfFile: Fixtures.bridgeApp + "/" + path, encoding: .utf8)
+    let check = try ScriptFunction.read("fromOwnPage", in: sample).get()
+    #expect(
+      try OriginAllowlistReader.admits(check, origin: nil, env: [:]).answer.get() == false)
+    #expect(
+      try build(routes: sample, serverEnv: nil).bridge?.handoffServer.routes?
+        .allowlistAdmitsMissing == nil)
+    let defaulted = sample.replacingOccurrences(
+      of: "const origin = request.headers.origin;",
+      with: "const origin = request.headers.origin ?? WEB_ORIGINS[0];")
+    #expect(defaulted != sample)
+    let lenient = try ScriptFunction.read("fromOwnPage", in: defaulted).get()
+    #expect(
+      try OriginAllowlistReader.admits(lenient, origin: nil, env: [:]).answer.get() == true)
+    let build = try build(routes: defaulted, serverEnv: nil)
+    let admitted = try #require(build.bridge?.handoffServer.routes?.allowlistAdmitsMissing)
+    #expect(admitted.location?.file.hasSuffix(path) == true)
+    let finding = try #require(
+      BuildGuards.findings(for: build).first {
+        $0.rule == "handoff-server" && $0.value == "no Origin"
+      })
+    #expect(finding.severity == .error)
+    #expect(finding.message.contains("without an Origin"))
+  }
 }

@@ -55,6 +55,13 @@ extension BuildGuards {
             at: holds.location, value: "allowlist", unverified: true))
       }
     }
+    // A check already found to take any caller is named once, above.
+    if let missing = routes.allowlistAdmitsMissing, routes.checksOrigin?.value != false {
+      hits.append(
+        GuardHit(
+          "the handoff's Origin check lets a request without an Origin through: a script outside any browser page can redeem a code it got hold of — \(missing.derivation.joined(separator: "; "))",
+          at: missing.location, value: "no Origin"))
+    }
     if let other = routes.allowlistAdmitsOther {
       hits.append(
         GuardHit(

@@ -6,19 +6,37 @@ import QualifyCore
 /// behaviour follows are read this way (seed 004's and seed 003's rules).
 struct CodeSearch {
   var files: [(file: String, lines: [(Int, String)])]
+  /// Each file's path in the repository, by the path displayed (what `files` and the
+  /// locations hold): what a reader that loads the file again, or its imports, opens.
+  var repositoryPaths: [String: String] = [:]
 
   /// The sources under `root` ending in one of `suffixes`, tests left out.
   init(
     _ repository: AppRepository, under root: String, suffixes: [String], quotes: Set<Character>
   ) {
+    var paths: [String: String] = [:]
     files =
       suffixes.flatMap { repository.files(under: root, suffix: $0) }
       .filter { !$0.contains("__tests__") && !$0.contains(".test.") && !$0.contains(".spec.") }
       .compactMap { path in
         (try? repository.text(path)).flatMap { $0 }.map {
-          ($0.display, SourceText.codeLines($0.text, quotes: quotes))
+          paths[$0.display] = path
+          return ($0.display, SourceText.codeLines($0.text, quotes: quotes))
         }
       }
+    repositoryPaths = paths
+  }
+
+  /// The sources under each of `roots`, in order.
+  init(
+    _ repository: AppRepository, under roots: [String], suffixes: [String], quotes: Set<Character>
+  ) {
+    files = []
+    for root in roots {
+      let more = CodeSearch(repository, under: root, suffixes: suffixes, quotes: quotes)
+      files += more.files
+      repositoryPaths.merge(more.repositoryPaths) { first, _ in first }
+    }
   }
 
   var isEmpty: Bool { files.isEmpty }

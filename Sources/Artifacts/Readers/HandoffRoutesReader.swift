@@ -37,6 +37,7 @@ enum HandoffRoutesReader {
     code.originCheckUnread = unreadOriginCheck(routes)
     if let function = originFunction(routes) {
       code.originCheckFunction = Sourced(function.name, at: function.at)
+      code.originCheckPath = routes.repositoryPaths[function.at.file]
     }
     let throttle = routes.captures(#"(\b429\b|rateLimit)"#).first
     code.throttles = Sourced(
@@ -304,6 +305,8 @@ public struct HandoffRoutesCode: Sendable {
   public var originCheckUnread: Sourced<String>?
   /// The function the routes call to check the caller's Origin, at its declaration.
   public var originCheckFunction: Sourced<String>?
+  /// The check's file by its path in the repository (what the evaluator loads).
+  public var originCheckPath: String?
   /// The env variables the check read when it was run, in order (NODE_ENV left out).
   public var allowlistVariables: [String] = []
   /// The check qualify could not run on the server's env, with why.
@@ -316,6 +319,10 @@ public struct HandoffRoutesCode: Sendable {
   /// An Origin that is not the page's which the check, run the same way, lets through (a list
   /// never split is a string, and `includes` then tests a substring); nil when it refuses them.
   public var allowlistAdmitsOther: Sourced<String>?
+
+  /// The check, run the same way on a request that sends no Origin, lets it through (nil:
+  /// refused, or not run).
+  public var allowlistAdmitsMissing: Sourced<Bool>?
 
   /// The check, as deployed, refuses the web app's own page: every redemption from it is
   /// refused. A refusal that comes from the code's fallbacks for variables the pipeline did

@@ -9,19 +9,21 @@ import QualifyCore
 /// `@openmapx/core/server-env`). A release whose server env leaves the page's origin out of
 /// the list (a trailing slash, only the development default) refuses every redemption.
 enum OriginAllowlistReader {
-  /// What the check answers for a POST from `origin`, `process.env` being `env`, with the
-  /// variables it read, in order; a failure says what qualify could not evaluate.
-  static func admits(_ check: ScriptFunction, origin: String, env: [String: String])
+  /// What the check answers for a POST from `origin` (nil: a request that sends none, as a
+  /// script outside any browser page does), `process.env` being `env`, with the variables it
+  /// read, in order; a failure says what qualify could not evaluate.
+  static func admits(_ check: ScriptFunction, origin: String?, env: [String: String])
     -> (answer: Result<Bool, AllowlistUnread>, read: [String])
   {
-    let url = ScriptURL.parse(origin)
+    let url = origin.flatMap(ScriptURL.parse)
     func part(_ name: String) -> ScriptFunction.Value {
       if case .object(let fields)? = url, let value = fields[name] { return value }
       return .undefined
     }
     // A browser's cross-origin POST to the API: the Origin, and the API's own host.
     let request = ScriptFunction.Value.object([
-      "headers": .object(["origin": .string(origin), "host": part("host")]),
+      "headers": .object(
+        origin.map { ["origin": .string($0), "host": part("host")] } ?? ["host": part("host")]),
       "method": .string("POST"),
       "protocol": .string("https"),
     ])

@@ -14,23 +14,22 @@ extension SessionClientReader {
       let text = lines.map(\.1).joined(separator: "\n")
       let state = storedState(text)
       guard !state.isEmpty else { continue }
-      // Found by its return rather than by its braces: the accessor's return type is an
-      // object type (`(): { token: string; … } | null {`).
+      // The function's body is its first statement's: `return TEST ? { …token… } : null;`.
       let accessor = try? NSRegularExpression(
-        pattern:
-          #"function\s+(\w+)\s*\([^)]*\)[^\n]*\{\s*return\s+([^?;]+?)\s*\?\s*\{[^}]*\btoken\b[^}]*\}\s*:\s*null\s*;"#
-      )
-      let range = NSRange(text.startIndex..., in: text)
-      for match in accessor?.matches(in: text, range: range) ?? [] {
-        guard let nameRange = Range(match.range(at: 1), in: text),
-          let testRange = Range(match.range(at: 2), in: text)
+        pattern: #"^\{\s*return\s+([^?;]+?)\s*\?\s*\{[^}]*\btoken\b[^}]*\}\s*:\s*null\s*;"#)
+      for function in ScriptStatements.functions(in: text) {
+        let body = function.body
+        guard
+          let match = accessor?.firstMatch(
+            in: body, range: NSRange(body.startIndex..., in: body)),
+          let testRange = Range(match.range(at: 1), in: body)
         else { continue }
-        let name = String(text[nameRange])
-        let test = String(text[testRange])
+        let name = function.name
+        let test = String(body[testRange])
         guard case .success(let condition) = ScriptConditionParser.parse(test),
           let answers = condition.evaluate({ path in path.count == 1 ? state[path[0]] : nil })
         else { continue }
-        let line = text[..<nameRange.lowerBound].filter { $0 == "\n" }.count
+        let line = function.line
         let at = FileLocation(
           file: file, line: lines.count > line ? lines[line].0 + 1 : 0, column: 1)
         return Sourced(

@@ -388,9 +388,11 @@ public final class BridgeShell {
   }
 
   /// The page redeems the handoff (with a verifier of the right form that is not this
-  /// attempt's when `wrongVerifier`), then verifies the one-time token for its session.
+  /// attempt's when `wrongVerifier`; from another origin's page, or with no Origin at all as a
+  /// script outside a browser sends it), then verifies the one-time token for its session.
   public func redeem(
-    wrongVerifier: Bool = false, wrongState: Bool = false, fromOrigin: String? = nil
+    wrongVerifier: Bool = false, wrongState: Bool = false, fromOrigin: String? = nil,
+    withoutOrigin: Bool = false
   ) {
     guard let handoff else { return }
     let verifier =
@@ -406,8 +408,10 @@ public final class BridgeShell {
       case .sent(let exchange) = web.send(
         ClientRequest(
           method: "POST", url: origin + path,
-          // A browser sends the calling page's Origin with a POST.
-          headers: ["Content-Type": "application/json", "Origin": fromOrigin ?? origin],
+          // A browser sends the calling page's Origin with a POST; a script need not.
+          headers: HTTPHeaders(
+            [("Content-Type", "application/json")]
+              + (withoutOrigin ? [] : [("Origin", fromOrigin ?? origin)])),
           body: body)),
       let response = exchange.response
     else { return }
@@ -426,25 +430,6 @@ public final class BridgeShell {
     {
       signedInUser = user
     }
-  }
-
-  /// Where the page posts the exchange and the body's keys, each with what it carries: the
-  /// page's call as its code writes it, to the route's path when the call names it; the route's
-  /// fields when the call was not read; the seed's `/api/mobile-auth/redeem` when neither was.
-  private var exchangeRequest: (path: String, keys: [(String, HandoffField)]) {
-    let route = bridgeSettings?.handoffServer.routes?.exchange?.value
-    let call = bridgeSettings?.exchangeCall?.value
-    let seed: [(String, HandoffField)] = [
-      ("code", .code), ("verifier", .verifier), ("state", .state),
-    ]
-    guard let route else { return ("/api/mobile-auth/redeem", seed) }
-    guard let call else {
-      let keys = [HandoffField.code, .verifier, .state].compactMap { role in
-        route.field(role).map { ($0, role) }
-      }
-      return (route.served, keys.count == 3 ? keys : seed)
-    }
-    return (route.path(of: call), call.fields.map { ($0.key, $0.role) })
   }
 
   /// The diagnostic bundle a user would send: the shell's state, the page's last handoff

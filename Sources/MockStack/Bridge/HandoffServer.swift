@@ -123,10 +123,12 @@ public final class HandoffServer: HTTPHandler, Sendable {
       )
       return .json(["error": "invalid_request"], status: 403)
     }
-    // A check that, as deployed, lets an Origin through is no check for that one.
-    if routes?.checksOrigin?.value == true, request.headers["Origin"] != origin.description,
-      request.headers["Origin"] == nil
-        || request.headers["Origin"] != routes?.allowlistAdmitsOther?.value
+    // A check that, as deployed, lets an Origin (or none) through is no check for that one.
+    let sent = request.headers["Origin"]
+    if routes?.checksOrigin?.value == true, sent != origin.description,
+      sent == nil
+        ? routes?.allowlistAdmitsMissing?.value != true
+        : sent != routes?.allowlistAdmitsOther?.value
     {
       context.event(
         "handoff",

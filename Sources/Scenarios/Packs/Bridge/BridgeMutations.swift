@@ -155,6 +155,15 @@ enum BridgeMutations {
         Int(arguments["bytes"] ?? "") ?? 8, at: at)
     },
     MutationSpec(
+      "app.handoff-admits-no-origin",
+      summary:
+        "The routes' Origin check lets a request without an Origin through (`if (!origin) return true;`, a script's call taken for the page's): anything outside a browser can redeem a code it got hold of.",
+      breaks: "OpenMapX's handoff routes: a missing Origin is refused"
+    ) { configuration, _ in
+      configuration.build.bridge?.handoffServer.routes?.allowlistAdmitsMissing = Sourced(
+        true, at: at, derivation: ["fromOwnPage() answers true for a request without an Origin"])
+    },
+    MutationSpec(
       "app.receiver-refuses-well-formed",
       summary:
         "A refusal in receive() lost its negation (`if (channel) return { status: \"rejected\", … }`): a message that passes every check is refused.",

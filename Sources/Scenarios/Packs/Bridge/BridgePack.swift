@@ -141,9 +141,12 @@ enum BridgePack: ScenarioPack {
     },
     ActionSpec(
       .app, "redeems the handoff",
-      [.flag("wrong-verifier"), .flag("wrong-state"), .flag("from-another-origin")],
+      [
+        .flag("wrong-verifier"), .flag("wrong-state"), .flag("from-another-origin"),
+        .flag("without-origin"),
+      ],
       summary:
-        "The page posts the code, the verifier and the state to the exchange as its own code does — the path its call names, the keys of its JSON body — to the route the server registers (the seed's /api/mobile-auth/redeem when no route was read; a well-formed verifier of another attempt with `wrong-verifier`, another attempt's state with `wrong-state`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it. Leaves the redemption's answer for `expect status`.",
+        "The page posts the code, the verifier and the state to the exchange as its own code does — the path its call names, the keys of its JSON body — to the route the server registers (the seed's /api/mobile-auth/redeem when no route was read; a well-formed verifier of another attempt with `wrong-verifier`, another attempt's state with `wrong-state`), then the one-time token to /api/mobile-auth/verify; with `from-another-origin` a page of another site posts it, with `without-origin` a script that sends no Origin. Leaves the redemption's answer for `expect status`.",
       example: "openmapx redeems the handoff wrong-verifier"
     ) { context in
       let shell = try context.bridgeShell()
@@ -155,7 +158,8 @@ enum BridgePack: ScenarioPack {
             reason: .handoff))
       }
       let foreign = context.arguments.has("from-another-origin")
-      if foreign, shell.build.bridge?.handoffServer.routes?.checksOrigin == nil {
+      let bare = context.arguments.has("without-origin")
+      if foreign || bare, shell.build.bridge?.handoffServer.routes?.checksOrigin == nil {
         throw ScenarioNotApplicable(
           "the handoff's routes were not found among \(shell.build.bridge?.handoffServer.searched.joined(separator: ", ") ?? "the server's files") (a file naming mobile-auth or handoff that registers a route): whether they refuse another Origin is not verified"
         )
@@ -163,7 +167,7 @@ enum BridgePack: ScenarioPack {
       shell.redeem(
         wrongVerifier: context.arguments.has("wrong-verifier"),
         wrongState: context.arguments.has("wrong-state"),
-        fromOrigin: foreign ? "https://tiles.example.net" : nil)
+        fromOrigin: foreign ? "https://tiles.example.net" : nil, withoutOrigin: bare)
       var result = Outcome(
         "\(shell.name) redeemed the handoff: \(shell.lastRedemption.map { "HTTP \($0.status)" } ?? "no answer")"
       )
