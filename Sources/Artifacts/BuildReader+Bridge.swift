@@ -341,14 +341,22 @@ extension BuildReader {
       settings.handoff.stateBytes = Sourced(count, at: bytes.location)
     }
     // The purposes `open(purpose: T)` takes: T's union of string literals.
+    // Only a union of string literals, over as many lines as it is written on; a member
+    // that is another type's name leaves the purposes unknown.
     if let type = auth.captures(#"open\(\s*purpose\s*:\s*([A-Za-z_$][\w$]*)"#).first,
-      let union = auth.captures(#"type\s+"# + type.value + #"\s*=\s*([^;]+)"#).first
+      let union = auth.capturesAcrossLines(#"type\s+"# + type.value + #"\s*=\s*([^;]+);"#).first
     {
       let members = union.value.split(separator: "|").map {
-        $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+      }.filter { !$0.isEmpty }
+      let literals = members.compactMap { member -> String? in
+        guard let quote = member.first, "\"'".contains(quote), member.last == quote,
+          member.count >= 2
+        else { return nil }
+        return String(member.dropFirst().dropLast())
       }
-      if members.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) {
-        settings.handoff.purposes = Sourced(members, at: union.location)
+      if !literals.isEmpty, literals.count == members.count {
+        settings.handoff.purposes = Sourced(literals, at: union.location)
       }
     }
     settings.handoff.path =
@@ -457,7 +465,7 @@ extension BuildReader {
     let client = CodeSearch(
       repository, under: clientRoots, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
     (settings.exchangeCall, settings.issueCall, settings.exchangeCallUnread) =
-      HandoffExchangeReader.calls(client)
+      HandoffExchangeReader.calls(client, routeFiles: settings.handoffServer.routes?.files ?? [])
     settings.exchangeCallSearched = clientRoots
   }
 }

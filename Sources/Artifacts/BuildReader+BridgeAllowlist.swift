@@ -35,7 +35,8 @@ extension BuildReader {
       for entry in file.entries { env[entry.key] = entry.value }
     }
     if env["NODE_ENV"] == nil { env["NODE_ENV"] = channel.isRelease ? "production" : "development" }
-    let (answer, read) = OriginAllowlistReader.admits(function, origin: page, env: env)
+    let (answer, read) = OriginAllowlistReader.admits(
+      function, origin: page, env: env, serving: page)
     let admits: Bool
     switch answer {
     case .success(let value): admits = value
@@ -59,15 +60,19 @@ extension BuildReader {
       admits, at: given.flatMap { serverEnv?.location(of: $0) } ?? at,
       derivation: ["\(check.value)() run on a request from \(page) answers \(admits) (\(how))"])
     // A request without an Origin (a script, not a browser's page): refused whatever the list
-    // holds — the answer the keyword reading assumes, here run as written.
-    if case .success(true) = OriginAllowlistReader.admits(function, origin: nil, env: env).answer {
+    // holds — the answer the keyword reading assumes, here run as written. Unlike another
+    // site's, it is held against the code on its fallbacks too: a check that stands the page's
+    // origin (or the API's host) in for a missing header lets it through on any list.
+    let bare = OriginAllowlistReader.admits(function, origin: nil, env: env, serving: page)
+    if case .success(true) = bare.answer {
       settings.handoffServer.routes?.allowlistAdmitsMissing = Sourced(
         true, at: at,
         derivation: ["\(check.value)() run on a request without an Origin answers true (\(how))"])
     }
     // Another site, and the page's origin cut short: neither may get through, as deployed.
     for other in ["https://other.example", OriginAllowlistReader.cutShort(page)] {
-      let (probe, probed) = OriginAllowlistReader.admits(function, origin: other, env: env)
+      let (probe, probed) = OriginAllowlistReader.admits(
+        function, origin: other, env: env, serving: page)
       switch probe {
       case .failure(let failure):
         return unread("from \(other): \(failure.why)")

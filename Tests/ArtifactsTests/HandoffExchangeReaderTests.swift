@@ -381,4 +381,100 @@ import Testing
     #expect(HandoffField.carried(by: "purpose") == .purpose)
     #expect(HandoffField.carried(by: "locale") == .other)
   }
+
+  /// Shapes a correct app may write that must not read as a refusal, and shapes of a wrong
+  /// one that must.
+  @Test func theFieldsAreReadAsFastifyTakesThem() throws {
+    func route(_ routes: String) throws -> HandoffRoute {
+      try #require(try build([Self.routes: routes]).bridge?.handoffServer.routes?.exchange?.value)
+    }
+    // A field read with a fallback, a rest element: not required.
+    let lenient = try route(
+      """
+      export async function mobileAuthRoutes(app: FastifyInstance) {
+        app.post("/mobile-auth/exchange", async (request, reply) => {
+          const { callbackCode, codeVerifier, state = "", ...rest } = request.body;
+          const next = request.body.returnTo ?? "/";
+          return handoff.redeem(callbackCode, codeVerifier, state, next, rest);
+        });
+      }
+      """)
+    #expect(lenient.required == ["callbackCode", "codeVerifier"])
+    // JSON-style quoted keys, the two-argument form, and a nested object's own
+    // `additionalProperties: false` that does not make the body strict.
+    let quoted = try route(
+      """
+      const exchangeBody = {
+        "type": "object",
+        "required": ["callbackCode", "codeVerifier"],
+        "properties": {
+          "callbackCode": { "type": "string", "minLength": 16 },
+          "codeVerifier": { "type": "string", "maxLength": 128 },
+          "meta": { "type": "object", "additionalProperties": false },
+        },
+      };
+      export async function mobileAuthRoutes(app: FastifyInstance) {
+        app.post("/mobile-auth/exchange", {
+          schema: { body: exchangeBody },
+          handler: async (request) => handoff.redeem(request.body),
+        });
+      }
+      """)
+    #expect(quoted.required == ["callbackCode", "codeVerifier"])
+    #expect(quoted.accepted == nil)
+    #expect(quoted.bounds["callbackCode"] == HandoffFieldBounds(minLength: 16))
+    #expect(quoted.bounds["codeVerifier"] == HandoffFieldBounds(maxLength: 128))
+    // A schema qualify does not resolve: its fields are not guessed from the handler.
+    let imported = try route(
+      """
+      import { exchangeBody } from "./schemas";
+      export async function mobileAuthRoutes(app: FastifyInstance) {
+        app.post("/mobile-auth/exchange", { schema: { body: schemas.exchange } }, async (request) => {
+          return handoff.redeem(request.body.code);
+        });
+      }
+      """)
+    #expect(imported.required.isEmpty)
+    #expect(imported.unread != nil)
+    // A call that writes more of the path than the route's own must write the prefix.
+    let served = HandoffRoute(
+      path: "/mobile-auth/exchange", prefix: "/api", required: [], fieldsFrom: "test")
+    func call(_ path: String) -> HandoffCall { HandoffCall(path: path, fields: []) }
+    #expect(served.reaches(call("/mobile-auth/exchange")))
+    #expect(served.reaches(call("/api/mobile-auth/exchange")))
+    #expect(!served.reaches(call("/v2/mobile-auth/exchange")))
+    #expect(!served.reaches(call("/mobile-auth/redeem")))
+  }
+
+  @Test func thePurposesAreALiteralUnionAndKeysSayWhatTheyCarry() throws {
+    let session = "apps/mobile/src/auth/SystemAuthSession.ts"
+    let text = try String(
+      contentsOfFile: Fixtures.bridgeApp + "/" + session, encoding: .utf8)
+    let union = #"export type AuthPurpose = "sign-in" | "link-provider" | "add-passkey";"#
+    #expect(text.contains(union))
+    // Over several lines, as a formatter writes a long union.
+    let wrapped = text.replacingOccurrences(
+      of: union,
+      with:
+        "export type AuthPurpose =\n  | \"sign-in\"\n  | \"link-provider\"\n  | \"add-passkey\";")
+    #expect(
+      try self.build([session: wrapped]).bridge?.handoff.purposes?.value
+        == ["sign-in", "link-provider", "add-passkey"])
+    // A member that is another type's name: the purposes are not known, and nothing is said.
+    let named = text.replacingOccurrences(
+      of: union, with: #"export type AuthPurpose = SharedPurpose | "add-passkey";"#)
+    let build = try self.build([session: named])
+    #expect(build.bridge?.handoff.purposes == nil)
+    #expect(BuildGuards.findings(for: build).filter { $0.value == "SharedPurpose" }.isEmpty)
+    // A key that names its field wins over a value that mentions another.
+    let page = "apps/web/src/features/mobile/MobileAuthPage.tsx"
+    let original = try String(contentsOfFile: Fixtures.bridgeApp + "/" + page, encoding: .utf8)
+    let computed = original.replacingOccurrences(
+      of: "JSON.stringify({ purpose, state, codeChallenge })",
+      with: "JSON.stringify({ purpose, state, codeChallenge: await s256(verifier) })")
+    #expect(computed != original)
+    let issue = try #require(try self.build([page: computed]).bridge?.issueCall?.value)
+    #expect(issue.key(.challenge) == "codeChallenge")
+    #expect(issue.key(.verifier) == nil)
+  }
 }

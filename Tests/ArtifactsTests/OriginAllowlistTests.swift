@@ -225,6 +225,14 @@ import Testing
     let lenient = try ScriptFunction.read("fromOwnPage", in: defaulted).get()
     #expect(
       try OriginAllowlistReader.admits(lenient, origin: nil, env: [:]).answer.get() == true)
+    // A request that sends no Origin still has the API's Host: a check that stands the Host
+    // in for the Origin lets it through too.
+    let hosted = sample.replacingOccurrences(
+      of: "const origin = request.headers.origin;",
+      with: "const origin = request.headers.origin ?? `https://${request.headers.host}`;")
+    #expect(
+      try build(routes: hosted, serverEnv: nil).bridge?.handoffServer.routes?
+        .allowlistAdmitsMissing?.value == true)
     let build = try build(routes: defaulted, serverEnv: nil)
     let admitted = try #require(build.bridge?.handoffServer.routes?.allowlistAdmitsMissing)
     #expect(admitted.location?.file.hasSuffix(path) == true)

@@ -23,13 +23,18 @@ import Testing
     function literal(): "a" | "b" {
       return "a";
     }
+    const shaped = (): { ok: boolean } => {
+      return { ok: false };
+    };
     """
 
   @Test func aReturnTypeWithBracesIsSkippedBeforeTheBody() {
     let functions = ScriptStatements.functions(in: Self.text)
     #expect(
-      functions.map(\.name) == ["currentAccess", "load", "tuple", "callback", "plain", "literal"])
-    #expect(functions.map(\.line) == [0, 3, 6, 7, 10, 13])
+      functions.map(\.name) == [
+        "currentAccess", "load", "tuple", "callback", "plain", "literal", "shaped",
+      ])
+    #expect(functions.map(\.line) == [0, 3, 6, 7, 10, 13, 16])
     let bodies = Dictionary(functions.map { ($0.name, $0.body) }) { first, _ in first }
     #expect(bodies["currentAccess"]?.hasPrefix("{\n  return accessToken &&") == true)
     #expect(bodies["currentAccess"]?.hasSuffix(": null;\n}") == true)
@@ -38,6 +43,8 @@ import Testing
     #expect(bodies["callback"]?.hasPrefix("{\n  return (value) =>") == true)
     #expect(bodies["plain"] == "{\n  return a.b;\n}")
     #expect(bodies["literal"] == "{\n  return \"a\";\n}")
+    // After an object type, `=>` is the arrow function's, not a function type's.
+    #expect(bodies["shaped"] == "{\n  return { ok: false };\n}")
   }
 
   @Test func withoutAReturnTypeTheParametersAreWhereTheTypeEnds() {

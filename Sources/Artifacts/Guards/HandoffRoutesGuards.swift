@@ -83,8 +83,13 @@ extension BuildGuards {
   /// its purposes, its state's and its verifier's lengths — what the route's schema takes. A
   /// call not found, or not read, is unverified with where qualify looked.
   static func exchangeHits(_ bridge: BridgeShellSettings) -> [GuardHit] {
-    guard let routes = bridge.handoffServer.routes, let exchange = routes.exchange else {
-      return []
+    guard let routes = bridge.handoffServer.routes else { return [] }
+    guard let exchange = routes.exchange else {
+      return [
+        GuardHit(
+          "no exchange route read among the handoff's routes (\(routes.files.joined(separator: ", "))): a `.post(\"/…\", …)` with a literal path whose body carries the verifier; whether the web page's call reaches it is not verified",
+          at: nil, value: "exchange route", unverified: true)
+      ]
     }
     let looked =
       "under \(bridge.exchangeCallSearched.joined(separator: ", ")); name its folder with parts.handoffClient in qualify.json"
@@ -105,6 +110,13 @@ extension BuildGuards {
               "no call of the web page to the handoff's \(name) found (a fetch of a mobile-auth URL whose JSON body carries the \(name == "exchange" ? "verifier" : "challenge"), \(looked)): whether it posts what \(route.value.served) requires is not verified",
               at: route.location, value: "\(name) call", unverified: true))
         }
+        continue
+      }
+      if let unread = route.value.unread {
+        hits.append(
+          GuardHit(
+            "the handoff's \(name) route \(route.value.served) is read, but \(unread): whether the page's \(call.value.shape) fits it is not verified",
+            at: route.location, value: "\(name) schema", unverified: true))
         continue
       }
       if let refusal = route.value.refusal(of: call.value) {
@@ -133,6 +145,8 @@ extension BuildGuards {
             at: issue.location, value: purpose))
       }
     }
+    // The seed's encoding of the random bytes (base64url, no padding: 16 bytes are 22
+    // characters); one finding per constant, naming each route that refuses it.
     func length(_ bytes: Int) -> Int { (bytes * 4 + 2) / 3 }
     var lengths: [(HandoffField, Sourced<Int>, String, [Sourced<HandoffRoute>])] = []
     if let state = client.stateBytes {
@@ -142,15 +156,16 @@ extension BuildGuards {
       lengths.append((.verifier, verifier, "VERIFIER_BYTES", [exchange]))
     }
     for (role, bytes, name, routes) in lengths {
-      for route in routes {
-        guard let why = route.value.bounds(role)?.refusal(length: length(bytes.value)) else {
-          continue
+      let refusals = routes.compactMap { route -> String? in
+        route.value.bounds(role)?.refusal(length: length(bytes.value)).map {
+          "\(route.value.served)'s schema (\(route.value.fieldsFrom), \(route.origin)): \($0)"
         }
-        hits.append(
-          GuardHit(
-            "\(name) = \(bytes.value) gives a \(role.rawValue) of \(length(bytes.value)) base64url characters, and \(route.value.served)'s schema (\(route.value.fieldsFrom), \(route.origin)) refuses it: \(why) — every sign-in handoff is answered 400",
-            at: bytes.location, value: name))
       }
+      guard !refusals.isEmpty else { continue }
+      hits.append(
+        GuardHit(
+          "\(name) = \(bytes.value) gives a \(role.rawValue) of \(length(bytes.value)) characters as base64url, which \(refusals.joined(separator: "; and ")) — every sign-in handoff is answered 400",
+          at: bytes.location, value: name))
     }
     if client.challengeMethod?.value ?? "S256" == "S256", let issue,
       let why = issue.value.bounds(.challenge)?.refusal(length: 43)

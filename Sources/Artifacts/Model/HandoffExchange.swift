@@ -71,8 +71,11 @@ public struct HandoffRoute: Sendable {
   /// Where the fields were read (`exchangeBodySchema`, the handler).
   public var fieldsFrom: String
   /// Each field's length and values as the schema's `properties` write them (literals, or
-  /// constants of the module).
+  /// constants of the route files).
   public var bounds: [String: HandoffFieldBounds]
+  /// Why the route's fields were not read (a schema that is not an object literal of the
+  /// module): nothing is said of the body then.
+  public var unread: String?
 
   public init(
     path: String, prefix: String = "", required: [String], accepted: [String]? = nil,
@@ -105,10 +108,15 @@ public struct HandoffRoute: Sendable {
     reaches(call) ? served : prefix + call.path
   }
 
-  /// The call's literal end and the route's path name the same endpoint (the call's base URL
-  /// may hold the prefix, or more of the path).
+  /// The call's literal end and the route's path name the same endpoint: the call's base URL
+  /// may hold the prefix (`${apiBaseUrl}/mobile-auth/exchange`), or the call may write part of
+  /// it — what it writes before the route's path must then end the prefix read (any, when
+  /// none was read).
   public func reaches(_ call: HandoffCall) -> Bool {
-    served.hasSuffix(call.path) || call.path.hasSuffix(path)
+    if served.hasSuffix(call.path) { return true }
+    guard call.path.hasSuffix(path) else { return false }
+    let before = String(call.path.dropLast(path.count))
+    return prefix.isEmpty || prefix.hasSuffix(before)
   }
 
   /// Why the route refuses what the call sends, with the answer a client gets; nil when it
@@ -143,8 +151,11 @@ public struct HandoffRoute: Sendable {
 
 extension HandoffRoute {
   /// Why the route refuses a body of these values (a field it requires missing, one it does
-  /// not take, a value its schema's bounds refuse), nil when it takes it.
-  public func refusal(body: [String: String]) -> String? {
+  /// not take, a value its schema's bounds refuse — of the fields that carry `boundsOf`, the
+  /// values the app makes; every field when nil), nil when it takes it.
+  public func refusal(body: [String: String], boundsOf roles: Set<HandoffField>? = nil)
+    -> String?
+  {
     let missing = required.filter { body[$0] == nil }
     if !missing.isEmpty {
       return "\(missing.joined(separator: ", ")) missing (\(fieldsFrom))"
@@ -155,7 +166,8 @@ extension HandoffRoute {
         return "\(refused.joined(separator: ", ")) not taken (\(fieldsFrom))"
       }
     }
-    for key in body.keys.sorted() {
+    for key in body.keys.sorted()
+    where roles.map({ $0.contains(HandoffField.carried(by: key)) }) ?? true {
       if let value = body[key], let why = bounds[key]?.refusal(of: value) {
         return "\(key): \(why) (\(fieldsFrom))"
       }

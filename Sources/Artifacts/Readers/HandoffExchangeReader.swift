@@ -93,12 +93,17 @@ enum HandoffExchangeReader {
     _ arguments: [String], generic: String, in text: String, constants: CodeSearch
   ) -> HandoffRoute? {
     guard let path = literal(arguments.first ?? ""), path.hasPrefix("/") else { return nil }
-    let options = arguments.count >= 3 ? arguments[1] : ""
+    // `post(path, options, handler)`, or `post(path, { schema, handler })`.
+    let options =
+      arguments.count >= 3
+      ? arguments[1] : arguments.count == 2 && arguments[1].hasPrefix("{") ? arguments[1] : ""
     let handler = arguments.last ?? ""
     if let schema = bodySchema(options, in: text) {
-      let required = quotedList(after: "required", in: schema.text) ?? []
+      // The schema's own keys, not those of an object nested in it.
+      let top = topLevel(schema.text)
+      let required = quotedList(after: "required", in: top) ?? []
       let strict =
-        schema.text.range(of: #"additionalProperties\s*:\s*false"#, options: .regularExpression)
+        top.range(of: #"\badditionalProperties["']?\s*:\s*false"#, options: .regularExpression)
         != nil
       let accepted =
         strict
@@ -108,18 +113,32 @@ enum HandoffExchangeReader {
         path: path, required: required, accepted: accepted, fieldsFrom: schema.name,
         bounds: bounds(schema.text, constants: constants))
     }
-    let reads = Set(
-      InstanceDecisionReader.matches(#"\b(?:request|req)\.body\.([A-Za-z_$][\w$]*)"#, handler)
-        .compactMap(\.first))
-    var destructured: [String] = []
+    if options.range(of: #"\bschema["']?\s*:"#, options: .regularExpression) != nil {
+      // A schema qualify does not resolve (imported, built): its fields are not guessed.
+      var unread = HandoffRoute(path: path, required: [], fieldsFrom: "a schema not read")
+      unread.unread = "its body schema is not an object literal of the module"
+      return unread
+    }
+    // What the handler reads, a field read with a fallback (`?? x`, `= x`) being optional.
+    var read: [String] = []
+    for found in InstanceDecisionReader.matches(
+      #"\b(?:request|req)\.body\.([A-Za-z_$][\w$]*)(\s*(?:\?\?|\|\|))?"#, handler)
+    where found.count == 2 && found[1].isEmpty && !read.contains(found[0]) {
+      read.append(found[0])
+    }
     for names in InstanceDecisionReader.matches(
       #"\{([^{}]*)\}\s*=\s*(?:request|req)\.body\b"#, handler)
     {
-      destructured += (names.first ?? "").split(separator: ",").compactMap {
-        $0.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-      }.filter { !$0.isEmpty }
+      let fields = (names.first ?? "").split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+      for field in fields where !field.hasPrefix("...") && !field.contains("=") {
+        let name = field.split(separator: ":").first.map {
+          $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let name, !name.isEmpty, !read.contains(name) { read.append(name) }
+      }
     }
-    let read = destructured + reads.sorted().filter { !destructured.contains($0) }
     if !read.isEmpty {
       return HandoffRoute(path: path, required: read, fieldsFrom: "what its handler reads")
     }
@@ -129,6 +148,18 @@ enum HandoffExchangeReader {
     return HandoffRoute(path: path, required: [], fieldsFrom: "nothing read")
   }
 
+  /// `schema` with the contents of the objects nested in it blanked (brackets and lengths
+  /// kept): what its own keys say, not a nested object's.
+  static func topLevel(_ schema: String) -> String {
+    var depth = 0
+    return String(
+      schema.map { character -> Character in
+        if character == "{" { depth += 1 }
+        defer { if character == "}" { depth -= 1 } }
+        return depth > 1 && character != "{" && character != "}" ? " " : character
+      })
+  }
+
   /// The object given as `schema: { body: … }`: a constant of the module by its name, or
   /// written in place.
   private static func bodySchema(_ options: String, in text: String) -> (
@@ -136,11 +167,11 @@ enum HandoffExchangeReader {
   )? {
     guard
       let named = InstanceDecisionReader.matches(
-        #"schema\s*:\s*\{[^}]*?\bbody\s*:\s*([A-Za-z_$][\w$]*|\{)"#, options
+        #"schema["']?\s*:\s*\{[^}]*?\bbody["']?\s*:\s*([A-Za-z_$][\w$]*|\{)"#, options
       ).first?.first
     else { return nil }
     if named == "{" {
-      guard let start = options.range(of: #"\bbody\s*:\s*\{"#, options: .regularExpression),
+      guard let start = options.range(of: #"\bbody["']?\s*:\s*\{"#, options: .regularExpression),
         let open = options[start].lastIndex(of: "{")
       else { return nil }
       return object(in: options, from: open).map { ("the route's body schema", $0) }
@@ -165,7 +196,7 @@ enum HandoffExchangeReader {
   private static func quotedList(after name: String, in text: String) -> [String]? {
     guard
       let list = InstanceDecisionReader.matches(
-        #"\b"# + name + #"\s*:\s*\[([^\]]*)\]"#, text
+        #"\b"# + name + #"["']?\s*:\s*\[([^\]]*)\]"#, text
       ).first?.first
     else { return nil }
     return list.split(separator: ",").map {
@@ -175,15 +206,28 @@ enum HandoffExchangeReader {
 
   /// `propertyNames: { … }`'s object, "" when there is none.
   private static func propertyNames(_ schema: String) -> String {
-    guard let start = schema.range(of: #"propertyNames\s*:\s*\{"#, options: .regularExpression),
+    guard
+      let start = schema.range(of: #"propertyNames["']?\s*:\s*\{"#, options: .regularExpression),
       let open = schema[start].lastIndex(of: "{")
     else { return "" }
     return object(in: schema, from: open) ?? ""
   }
 
+  /// Where the schema's own `properties: {` is (not a nested object's), its brace last.
+  private static func properties(in schema: String) -> Range<String.Index>? {
+    let top = topLevel(schema)
+    guard let found = top.range(of: #"\bproperties["']?\s*:\s*\{"#, options: .regularExpression)
+    else { return nil }
+    // `topLevel` keeps every character's place: the same offsets in the schema.
+    let start = top.distance(from: top.startIndex, to: found.lowerBound)
+    let length = top.distance(from: found.lowerBound, to: found.upperBound)
+    let lower = schema.index(schema.startIndex, offsetBy: start)
+    return lower..<schema.index(lower, offsetBy: length)
+  }
+
   /// The keys of the schema's `properties: { … }`.
   private static func properties(_ schema: String) -> [String]? {
-    guard let start = schema.range(of: #"properties\s*:\s*\{"#, options: .regularExpression),
+    guard let start = properties(in: schema),
       let open = schema[start].lastIndex(of: "{"), let body = object(in: schema, from: open)
     else { return nil }
     return entries(body)?.map(\.key)
@@ -194,21 +238,21 @@ enum HandoffExchangeReader {
   private static func bounds(_ schema: String, constants: CodeSearch) -> [String:
     HandoffFieldBounds]
   {
-    guard let start = schema.range(of: #"properties\s*:\s*\{"#, options: .regularExpression),
+    guard let start = properties(in: schema),
       let open = schema[start].lastIndex(of: "{"), let body = object(in: schema, from: open),
-      let properties = entries(body)
+      let fields = entries(body)
     else { return [:] }
     func number(_ name: String, _ text: String) -> Int? {
       guard
         let written = InstanceDecisionReader.matches(
-          #"\b"# + name + #"\s*:\s*([A-Za-z0-9_$.]+)"#, text
+          #"\b"# + name + #"["']?\s*:\s*([A-Za-z0-9_$.]+)"#, text
         ).first?.first
       else { return nil }
       return CodeSearch.integer(written)
         ?? constants.constant(written).flatMap { CodeSearch.integer($0.value) }
     }
     var out: [String: HandoffFieldBounds] = [:]
-    for (name, value) in properties {
+    for (name, value) in fields {
       let field = HandoffFieldBounds(
         minLength: number("minLength", value), maxLength: number("maxLength", value),
         values: quotedList(after: "enum", in: value))
@@ -259,22 +303,18 @@ enum HandoffExchangeReader {
 
   // MARK: The page's call
 
-  /// The page's calls among `client`'s files that register no route: calls whose URL's
+  /// The page's calls among `client`'s files that are not route files: calls whose URL's
   /// literal end names `mobile-auth` and whose body is a `JSON.stringify({…})` — the exchange
   /// the one that carries a verifier, the issue the one that carries a challenge. A call of
   /// that kind that could not be read is said, with why, when no exchange was read.
-  static func calls(_ client: CodeSearch) -> (
+  static func calls(_ client: CodeSearch, routeFiles: [String]) -> (
     exchange: Sourced<HandoffCall>?, issue: Sourced<HandoffCall>?, unread: Sourced<String>?
   ) {
     var unread: Sourced<String>?
     var read: [Sourced<HandoffCall>] = []
     for (file, lines) in client.files {
       let text = lines.map(\.1).joined(separator: "\n")
-      guard
-        text.range(
-          of: #"\.(?:post|get|put|route)\s*(?:<[^>]*>)?\s*\(\s*["'`]/"#, options: .regularExpression
-        )
-          == nil,
+      guard !routeFiles.contains(file),
         let regex = try? NSRegularExpression(
           pattern:
             #"[\w$.]+\s*\(\s*(`[^`]*mobile-auth[^`]*`|"[^"]*mobile-auth[^"]*"|'[^']*mobile-auth[^']*')"#
@@ -284,7 +324,9 @@ enum HandoffExchangeReader {
         guard let whole = Range(match.range, in: text),
           let url = Range(match.range(at: 1), in: text),
           let open = text[whole].firstIndex(of: "("),
-          let close = ScriptStatements.closingParenthesis(text, from: open)
+          let close = ScriptStatements.closingParenthesis(text, from: open),
+          // A parenthesis in a string before the URL's end would close the call early.
+          close >= url.upperBound
         else { continue }
         let at = location(file, lines, text, whole.lowerBound)
         let written = String(text[url].dropFirst().dropLast())
@@ -310,9 +352,10 @@ enum HandoffExchangeReader {
             HandoffCall(
               path: path,
               fields: fields.map { entry in
-                let byValue = HandoffField.carried(by: entry.value)
+                // The key says what it carries; a key that says nothing, its value.
+                let byKey = HandoffField.carried(by: entry.key)
                 return .init(
-                  key: entry.key, role: byValue == .other ? .carried(by: entry.key) : byValue)
+                  key: entry.key, role: byKey == .other ? .carried(by: entry.value) : byKey)
               }), at: at))
       }
     }

@@ -12,10 +12,12 @@ enum OriginAllowlistReader {
   /// What the check answers for a POST from `origin` (nil: a request that sends none, as a
   /// script outside any browser page does), `process.env` being `env`, with the variables it
   /// read, in order; a failure says what qualify could not evaluate.
-  static func admits(_ check: ScriptFunction, origin: String?, env: [String: String])
-    -> (answer: Result<Bool, AllowlistUnread>, read: [String])
-  {
-    let url = origin.flatMap(ScriptURL.parse)
+  /// `page` is the web app's origin the API is served behind (its `Host`); without it, the
+  /// caller's.
+  static func admits(
+    _ check: ScriptFunction, origin: String?, env: [String: String], serving page: String? = nil
+  ) -> (answer: Result<Bool, AllowlistUnread>, read: [String]) {
+    let url = (page ?? origin).flatMap(ScriptURL.parse)
     func part(_ name: String) -> ScriptFunction.Value {
       if case .object(let fields)? = url, let value = fields[name] { return value }
       return .undefined

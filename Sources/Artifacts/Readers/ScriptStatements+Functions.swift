@@ -53,8 +53,9 @@ extension ScriptStatements {
         guard let close = closingBracket(text, from: index) else { return parameters }
         index = text.index(after: close)
         skipBlanks()
-        // A function type: its return type is read on.
-        if starts("=>") {
+        // A parenthesised function type: its return type is read on. After an object or a
+        // tuple type, `=>` is the arrow function's own.
+        if character == "(", starts("=>") {
           index = text.index(index, offsetBy: 2)
           continue
         }

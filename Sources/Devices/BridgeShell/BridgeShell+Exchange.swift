@@ -12,8 +12,8 @@ extension BridgeShell {
       ("code", .code), ("verifier", .verifier), ("state", .state),
     ]
     guard let route else { return ("/api/mobile-auth/redeem", seed) }
-    // Without the page's call, the route's own fields, where all three were read.
+    // Without the page's call, the route's own fields (the seed's when none was read).
     let keys = route.keys(of: call, roles: [.code, .verifier, .state])
-    return (call.map(route.path(of:)) ?? route.served, call == nil && keys.count < 3 ? seed : keys)
+    return (call.map(route.path(of:)) ?? route.served, keys.isEmpty ? seed : keys)
   }
 }

@@ -107,6 +107,14 @@ public final class HandoffServer: HTTPHandler, Sendable {
   /// The exchange, as the routes' code answers it: the Origin check, the throttle, the body
   /// held to the fields the route requires and takes, then the redemption.
   private func exchange(_ request: HTTPRequest) -> HTTPResponse {
+    // The schema is checked before the handler runs (Fastify validates the body first).
+    if let route = routes?.exchange?.value,
+      let why = route.refusal(
+        body: (request.jsonObject ?? [:]).mapValues { "\($0)" }, boundsOf: [.verifier, .state])
+    {
+      context.event("handoff", "an exchange refused by the route's schema: \(why)")
+      return .json(["error": "invalid_request"], status: 400)
+    }
     if let check = routes?.admitsOwnPage, !check.value,
       request.headers["Origin"] == origin.description
     {
@@ -138,12 +146,6 @@ public final class HandoffServer: HTTPHandler, Sendable {
     }
     if let refusal = rateLimited() { return refusal }
     let body = request.jsonObject ?? [:]
-    if let route = routes?.exchange?.value,
-      let why = route.refusal(body: body.mapValues { "\($0)" })
-    {
-      context.event("handoff", "an exchange refused by the route's schema: \(why)")
-      return .json(["error": "invalid_request"], status: 400)
-    }
     // Each value from the field that carries it: the route's own, else the body's.
     func value(_ role: HandoffField) -> String? {
       let key =
@@ -217,7 +219,9 @@ public final class HandoffServer: HTTPHandler, Sendable {
     for (key, role) in issue.keys(of: issueCall, roles: [.purpose, .challenge, .state]) {
       body[key] = values[role] ?? ""
     }
-    guard let why = issue.refusal(body: body) else { return nil }
+    guard let why = issue.refusal(body: body, boundsOf: [.purpose, .challenge, .state]) else {
+      return nil
+    }
     context.event("handoff", "the page's issue refused by the route's schema: \(why)")
     return .json(["error": "invalid_request"], status: 400)
   }
