@@ -175,6 +175,13 @@ extension HandoffRoute {
     return nil
   }
 
+  /// The call the route's own client would make: its path, and its fields for `roles` (a
+  /// role the route names no field for sent under the role's name).
+  public func ownCall(roles: [HandoffField]) -> HandoffCall {
+    HandoffCall(
+      path: path, fields: roles.map { .init(key: field($0) ?? $0.rawValue, role: $0) })
+  }
+
   /// The body's keys the route's own client sends, each with what it carries: `call`'s, else
   /// the route's fields for `roles`.
   public func keys(of call: HandoffCall?, roles: [HandoffField]) -> [(String, HandoffField)] {

@@ -114,11 +114,7 @@ enum BridgeMutations {
       // The page's call as read, else the one its route expects.
       var call =
         bridge.exchangeCall?.value
-        ?? HandoffCall(
-          path: route.path,
-          fields: [HandoffField.code, .verifier, .state].map {
-            .init(key: route.field($0) ?? $0.rawValue, role: $0)
-          })
+        ?? route.ownCall(roles: [HandoffField.code, .verifier, .state])
       call.fields = call.fields.map { .init(key: rename($0.key), role: $0.role) }
       configuration.build.bridge?.exchangeCall = Sourced(call, at: at)
     },
@@ -135,11 +131,7 @@ enum BridgeMutations {
       let renamed = field == "code_challenge" ? "codeChallenge" : "code_challenge"
       var call =
         bridge.issueCall?.value
-        ?? HandoffCall(
-          path: route.path,
-          fields: [HandoffField.purpose, .challenge, .state].map {
-            .init(key: route.field($0) ?? $0.rawValue, role: $0)
-          })
+        ?? route.ownCall(roles: [HandoffField.purpose, .challenge, .state])
       call.fields = call.fields.map {
         .init(key: $0.key == field ? renamed : $0.key, role: $0.role)
       }
