@@ -442,7 +442,7 @@ extension BuildReader {
       repository, under: roots, suffixes: [".ts"], quotes: ["\"", "'", "`"])
     let routeSearch = HandoffRoutesReader.routeFiles(search)
     var routes = HandoffRoutesReader.read(routeSearch)
-    let served = HandoffExchangeReader.routes(routeSearch, server: search)
+    let served = HandoffContractReader.routes(routeSearch, server: search)
     routes?.exchange = served.exchange
     routes?.issue = served.issue
     if profile.parts["handoffServer"] == nil {
@@ -465,7 +465,7 @@ extension BuildReader {
     let client = CodeSearch(
       repository, under: clientRoots, suffixes: [".ts", ".tsx"], quotes: ["\"", "'", "`"])
     (settings.exchangeCall, settings.issueCall, settings.exchangeCallUnread) =
-      HandoffExchangeReader.calls(client, routeFiles: settings.handoffServer.routes?.files ?? [])
+      HandoffContractReader.calls(client, routeFiles: settings.handoffServer.routes?.files ?? [])
     settings.exchangeCallSearched = clientRoots
   }
 }

@@ -342,7 +342,7 @@ extension BuildGuards {
               at: nil, value: "code hash", unverified: true))
         }
         hits += handoffRoutesHits(server, release: build.channel.isRelease)
-        hits += build.bridge.map(exchangeHits) ?? []
+        hits += build.bridge.map(handoffContractHits) ?? []
         if let uniform = server.uniformRejections, !uniform.value {
           hits.append(
             GuardHit(

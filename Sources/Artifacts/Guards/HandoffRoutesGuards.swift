@@ -82,7 +82,7 @@ extension BuildGuards {
   /// sends must be what the route registers and requires, and what the app puts in them —
   /// its purposes, its state's and its verifier's lengths — what the route's schema takes. A
   /// call not found, or not read, is unverified with where qualify looked.
-  static func exchangeHits(_ bridge: BridgeShellSettings) -> [GuardHit] {
+  static func handoffContractHits(_ bridge: BridgeShellSettings) -> [GuardHit] {
     guard let routes = bridge.handoffServer.routes else { return [] }
     guard let exchange = routes.exchange else {
       return [

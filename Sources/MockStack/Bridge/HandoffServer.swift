@@ -104,8 +104,8 @@ public final class HandoffServer: HTTPHandler, Sendable {
     }
   }
 
-  /// The exchange, as the routes' code answers it: the Origin check, the throttle, the body
-  /// held to the fields the route requires and takes, then the redemption.
+  /// The exchange, as the routes' code answers it: the body held to the fields and bounds the
+  /// route's schema gives, the Origin check, the throttle, then the redemption.
   private func exchange(_ request: HTTPRequest) -> HTTPResponse {
     // The schema is checked before the handler runs (Fastify validates the body first).
     if let route = routes?.exchange?.value,

@@ -7,7 +7,7 @@ import Testing
 
 /// The handoff's exchange read on both sides — the server's route and the web page's call —
 /// and held to each other: a field or a path renamed on one side refuses every sign-in.
-@Suite struct HandoffExchangeReaderTests {
+@Suite struct HandoffContractReaderTests {
   static let routes = "apps/api/src/routes/mobileAuthRoutes.ts"
   static let client = "apps/web/src/features/mobile/systemAuthExchange.ts"
 

@@ -7,7 +7,7 @@ import QualifyCore
 /// requires and whether it refuses any other — and the page's `fetch` of it — the literal end
 /// of its URL and the keys of the `JSON.stringify({…})` it sends. A side renamed without the
 /// other refuses every sign-in while each side's own tests pass.
-enum HandoffExchangeReader {
+enum HandoffContractReader {
   // MARK: The server's route
 
   /// The exchange and the issue among the POST routes of `routes`: the route whose body
